@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/** Every environment variable Firewatch reads, with its default. Parsed once at start. */
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().url().optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_EXPIRES_IN: z.string().regex(/^\d+[smhd]$/, 'must look like 30m, 12h or 7d').default('7d'),
+  TRIAL_DAYS: z.coerce.number().int().min(0).max(3650).default(14),
+  FIREWATCH_ADMIN_EMAIL: z.string().email().optional(),
+  FIREWATCH_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+  SMTP_URL: z.string().url().optional(),
+  MAIL_FROM: z.string().default('Firewatch <no-reply@firewatch.local>'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024),
+  LOGIN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
+  LOGIN_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  ADMIN_DIST: z.string().default('dist/admin'),
+});
+
+export type Config = z.infer<typeof schema>;
+
+/** Parses the given environment; a bad value stops the process with one line naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    console.error(`Invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
+    process.exit(1);
+  }
+  return parsed.data;
+}
+
+/** Variable names and descriptions, used by the README table and `--help`. */
+export const configKeys = Object.keys(schema.shape) as (keyof Config)[];

@@ -1,0 +1,53 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import postgres from 'postgres';
+import * as schema from './schema/index.js';
+
+type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** What a query can run on: the root database or a transaction. */
+export type Executor = Db | Tx;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+// The migrations folder sits at the project root, whether this runs from server/ or dist/server/.
+const migrationsFolder = fileURLToPath(new URL('../../migrations', import.meta.url)).replace(/\/dist\/migrations$/, '/migrations');
+
+export interface DatabaseOptions {
+  /** A PostgreSQL URL; without it the embedded PGlite is used. */
+  url?: string;
+  /** PGlite data folder; `memory://` keeps it in memory (tests). */
+  dataDir: string;
+  /** postgres.js pool size. */
+  max?: number;
+}
+
+/** Opens the database and applies the committed migrations. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.url) {
+    const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {} });
+    const db = drizzlePostgres({ client, schema }) as unknown as Db;
+    await migratePostgres(db as never, { migrationsFolder: migrationsFolder });
+    return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
+  }
+  if (!options.dataDir.startsWith('memory://')) mkdirSync(options.dataDir, { recursive: true });
+  const client = await PGlite.create(options.dataDir, { extensions: { pg_trgm, btree_gin } });
+  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  await migratePglite(db as never, { migrationsFolder: migrationsFolder });
+  return { db, kind: 'pglite', close: () => client.close() };
+}
+

@@ -1,0 +1,3 @@
+export * from './core.js';
+export * from './projects.js';
+export * from './tags.js';

@@ -1,0 +1,51 @@
+import { boolean, foreignKey, index, integer, pgTable, text, unique } from 'drizzle-orm/pg-core';
+import { id, organizationId, tenantPolicy, timestamps } from './columns.js';
+import { organizations } from './core.js';
+import { projects } from './projects.js';
+
+export const tagTypes = pgTable(
+  'tag_types',
+  {
+    id: id(),
+    organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
+    project_id: integer(),
+    name: text().notNull(),
+    description: text(),
+    default: boolean().notNull().default(false),
+    exclusive: boolean().notNull().default(false),
+    ...timestamps(),
+  },
+  (t) => [
+    unique('tag_types_org_id_unique').on(t.organization_id, t.id),
+    unique('tag_types_org_name_unique').on(t.organization_id, t.name),
+    foreignKey({ name: 'tag_types_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
+    tenantPolicy('tag_types'),
+  ],
+);
+
+export const tags = pgTable(
+  'tags',
+  {
+    id: id(),
+    organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
+    project_id: integer(),
+    tag_type_id: integer().notNull(),
+    name: text().notNull(),
+    source: text().notNull().default('product'),
+    uri: text(),
+    description: text().notNull().default('Generic tag'),
+    count: integer().notNull().default(0),
+    external_id: text(),
+    discoverable: boolean().notNull().default(true),
+    ...timestamps(),
+  },
+  (t) => [
+    unique('tags_org_id_unique').on(t.organization_id, t.id),
+    unique('tags_org_type_name_unique').on(t.organization_id, t.tag_type_id, t.name),
+    index('tags_org_name_idx').on(t.organization_id, t.name, t.id),
+    index('tags_org_name_trgm_idx').using('gin', t.organization_id, t.name.op('gin_trgm_ops')),
+    foreignKey({ name: 'tags_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
+    foreignKey({ name: 'tags_tag_type_fk', columns: [t.organization_id, t.tag_type_id], foreignColumns: [tagTypes.organization_id, tagTypes.id] }),
+    tenantPolicy('tags'),
+  ],
+);

@@ -1,0 +1,95 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+
+export interface DetailItem {
+  msg: string;
+  loc: (string | number)[];
+  type: string;
+}
+
+/** Every 4xx/5xx leaves the server as `{"detail": [...]}`; throw this to choose the status and items. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly detail: DetailItem[],
+  ) {
+    super(detail.map((d) => d.msg).join('; '));
+  }
+}
+
+export const httpError = (status: number, msg: string, type: string, loc: (string | number)[] = []) =>
+  new HttpError(status, [{ msg, loc, type }]);
+
+export const notFound = (label: string, id: unknown) =>
+  httpError(404, `${label} '${String(id)}' could not be found.`, 'not_found', ['path', 'id']);
+
+export const invalid = (msg: string, loc: (string | number)[], type = 'value_error') => httpError(422, msg, type, loc);
+
+export const forbidden = (msg = 'You do not have permission to do this.') => httpError(403, msg, 'forbidden');
+
+export const unauthorized = (msg = 'Could not validate credentials.', type = 'unauthorized') => httpError(401, msg, type);
+
+export const SERVER_ERROR_MESSAGE =
+  'Something has gone wrong. Please, retry or let your admin know that you received this error.';
+
+/** PostgreSQL error codes the API turns into client errors instead of 500s. */
+function fromDatabaseError(err: { code?: string; constraint_name?: string; constraint?: string; cause?: unknown }): HttpError | null {
+  const pg = (err.code ? err : (err.cause as typeof err | undefined)) ?? err;
+  const constraint = pg.constraint_name ?? pg.constraint ?? '';
+  switch (pg.code) {
+    case '23505':
+      return httpError(409, `A record with the same ${uniqueFields(constraint)} already exists.`, 'conflict');
+    case '23503':
+      return httpError(409, 'This record is still referenced by other records, or refers to one that does not exist.', 'foreign_key');
+    case '23514':
+    case '23502':
+    case '22P02':
+    case '22003':
+    case '22007':
+    case '22008':
+      return httpError(422, 'A value has the wrong type or is out of range.', 'value_error');
+    default:
+      return null;
+  }
+}
+
+/** `tags_org_type_name_unique` → "type and name": the words between the table and `unique`. */
+function uniqueFields(constraint: string): string {
+  const words = constraint.replace(/_(unique|key|pkey)$/, '').split('_').slice(1).filter((w) => w !== 'org' && w !== 'id');
+  return words.length ? words.join(' and ') : 'values';
+}
+
+const fastifyCodes: Record<string, [number, string, string]> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'The request body is not valid JSON.', 'json_invalid'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'The request body is empty but declared as JSON.', 'json_invalid'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'The request body is too large.', 'body_too_large'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'Unsupported content type; send application/json.', 'media_type'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'The Content-Length header does not match the body.', 'content_length'],
+};
+
+export function registerErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError & { detail?: unknown }, request, reply) => {
+    if (err instanceof HttpError) return reply.status(err.statusCode).send({ detail: err.detail });
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const where = err.validationContext ?? 'body';
+      const detail = err.validation.map((v) => {
+        const path = v.instancePath.split('/').filter(Boolean);
+        const keys = (v.params as { keys?: string[] }).keys;
+        if (v.keyword === 'unrecognized_keys' && keys) {
+          return { msg: `Unknown field '${keys.join("', '")}'.`, loc: [where, ...path, ...keys], type: 'extra_forbidden' };
+        }
+        return { msg: v.message ?? 'Invalid value.', loc: [where, ...path], type: v.keyword ?? 'value_error' };
+      });
+      return reply.status(422).send({ detail });
+    }
+    const known = err.code ? fastifyCodes[err.code] : undefined;
+    if (known) return reply.status(known[0]).send({ detail: [{ msg: known[1], loc: ['body'], type: known[2] }] });
+    const fromDb = fromDatabaseError(err as never);
+    if (fromDb) return reply.status(fromDb.statusCode).send({ detail: fromDb.detail });
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return reply.status(err.statusCode).send({ detail: [{ msg: err.message, loc: [], type: err.code ?? 'client_error' }] });
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.status(500).send({ detail: [{ msg: SERVER_ERROR_MESSAGE, loc: [], type: 'server_error' }] });
+  });
+}

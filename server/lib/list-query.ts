@@ -1,0 +1,71 @@
+import { asc, desc, getTableColumns, ilike, or, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import { z } from 'zod';
+import { invalid } from '../errors.js';
+import type { RequestContext, ResourceDefinition } from '../resources/define.js';
+import { columnType, compileFilter, type FilterField } from './filters.js';
+
+/** The most rows one page may hold; `itemsPerPage=-1` ("all") is capped here too. */
+export const MAX_PAGE_SIZE = 10000;
+
+const stringOrList = z.union([z.string(), z.array(z.string())]).optional();
+
+export const listQuerySchema = (pageSize: number) =>
+  z.strictObject({
+    page: z.coerce.number().int().min(1).default(1),
+    itemsPerPage: z.coerce.number().int().min(-1).max(MAX_PAGE_SIZE).refine((n) => n !== 0, 'itemsPerPage must be -1 or at least 1').default(pageSize),
+    sortBy: stringOrList,
+    'sortBy[]': stringOrList,
+    descending: stringOrList,
+    'descending[]': stringOrList,
+    q: z.string().max(200).optional(),
+    filter: z.string().max(20000).optional(),
+  });
+export type ListQuery = z.infer<ReturnType<typeof listQuerySchema>>;
+
+const asList = (...v: (string | string[] | undefined)[]) => v.flatMap((x) => (x === undefined ? [] : Array.isArray(x) ? x : [x]));
+
+/** Columns and computed values a definition exposes, by name. */
+export function readableFields(def: ResourceDefinition, ctx: RequestContext) {
+  const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+  const hidden = new Set(def.hidden ?? []);
+  const selection: Record<string, PgColumn | SQL.Aliased> = {};
+  for (const [name, column] of Object.entries(columns)) if (!hidden.has(name)) selection[name] = column;
+  const computed = def.computed?.(ctx) ?? {};
+  for (const [name, expr] of Object.entries(computed)) selection[name] = expr.as(name);
+  const filterable: Record<string, FilterField> = {};
+  for (const name of ['id', ...def.fields]) {
+    const column = columns[name];
+    if (column) filterable[name] = { column, type: columnType(column) };
+    else if (computed[name]) filterable[name] = { column: computed[name]!, type: 'string' };
+  }
+  return { columns, selection, filterable };
+}
+
+/** Turns list parameters into the WHERE and ORDER BY of a definition's list query. */
+export function listClauses(def: ResourceDefinition, ctx: RequestContext, query: ListQuery) {
+  const { columns, filterable } = readableFields(def, ctx);
+  const conditions: (SQL | undefined)[] = [];
+  const q = query.q?.trim();
+  if (q && def.search.length) {
+    const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conditions.push(or(...def.search.map((name) => ilike(columns[name]!, pattern))));
+  }
+  if (query.filter?.trim()) conditions.push(compileFilter(query.filter, def.model, filterable, def.customFilters));
+
+  const sortBy = asList(query.sortBy, query['sortBy[]']);
+  const descending = asList(query.descending, query['descending[]']).map((d) => d === 'true' || d === '1');
+  const order: [string, boolean][] = sortBy.length
+    ? sortBy.map((field, i) => [field, descending[i] ?? false])
+    : def.sort.map(([field, dir]) => [field, dir === 'desc']);
+  const orderBy: SQL[] = order.map(([field, desc_], i) => {
+    const target = filterable[field];
+    if (!target) throw invalid(`Cannot sort by unknown field '${field}'.`, ['query', 'sortBy', i], 'sort_error');
+    return desc_ ? desc(target.column) : asc(target.column);
+  });
+  if (!order.some(([field]) => field === 'id')) orderBy.push(asc(columns.id!));
+  const limit = query.itemsPerPage === -1 ? MAX_PAGE_SIZE : query.itemsPerPage;
+  return { conditions, orderBy, limit, offset: (query.page - 1) * limit };
+}
+
+export const countAll = sql<number>`count(*)::int`;

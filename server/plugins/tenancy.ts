@@ -1,0 +1,81 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import { memberships, organizations, type Role } from '../db/schema/index.js';
+import { withTenant } from '../db/tenant.js';
+import { httpError, unauthorized } from '../errors.js';
+import type { RequestContext } from '../resources/define.js';
+import { API_KEY_PREFIX, findApiKey } from '../services/auth.js';
+
+export interface Caller {
+  orgId: number;
+  orgSlug: string;
+  userId: number | null;
+  apiKeyId: number | null;
+  role: Role;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    org: { id: number; slug: string };
+    caller: Caller;
+  }
+  interface FastifyContextConfig {
+    /** `public`: no sign-in needed (the organization is still resolved). */
+    access?: 'public';
+  }
+  interface FastifyInstance {
+    db: Db;
+    config: Config;
+  }
+}
+
+const orgNotFound = (slug: string) => httpError(404, `Organization '${slug}' could not be found.`, 'not_found', ['path', 'organization']);
+
+/** Resolves `/{organization}` and the caller (JWT or API key) for every route registered in `scope`. */
+export function registerTenancy(scope: FastifyInstance) {
+  scope.decorateRequest('org', null as never);
+  scope.decorateRequest('caller', null as never);
+  scope.addHook('onRequest', async (req) => {
+    const slug = (req.params as { organization: string }).organization;
+    const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+    const isPublic = req.routeOptions.config.access === 'public';
+
+    if (!bearer || bearer.startsWith(API_KEY_PREFIX)) {
+      const [org] = await scope.db.select({ id: organizations.id, slug: organizations.slug }).from(organizations).where(eq(organizations.slug, slug));
+      if (!org) throw orgNotFound(slug);
+      req.org = org;
+      if (isPublic) return;
+      if (!bearer) throw unauthorized('Not authenticated.', 'not_authenticated');
+      const key = await findApiKey(scope.db, org.id, bearer);
+      if (!key) throw unauthorized('Invalid API key.');
+      req.caller = { orgId: org.id, orgSlug: org.slug, userId: null, apiKeyId: key.id, role: 'Member' };
+      return;
+    }
+
+    let userId: number | null = null;
+    try {
+      userId = Number(scope.jwt.verify<{ sub: string }>(bearer).sub);
+    } catch (err) {
+      if (isPublic) userId = null;
+      else if ((err as { code?: string }).code === 'FAST_JWT_EXPIRED') throw unauthorized('Your credentials have expired. Please sign in again.', 'token_expired');
+      else throw unauthorized();
+    }
+    const [row] = await scope.db
+      .select({ id: organizations.id, slug: organizations.slug, role: memberships.role })
+      .from(organizations)
+      .leftJoin(memberships, and(eq(memberships.organization_id, organizations.id), eq(memberships.user_id, userId ?? sql`null`)))
+      .where(eq(organizations.slug, slug));
+    if (!row) throw orgNotFound(slug);
+    req.org = { id: row.id, slug: row.slug };
+    if (row.role && userId !== null) req.caller = { orgId: row.id, orgSlug: row.slug, userId, apiKeyId: null, role: row.role };
+    else if (!isPublic) throw httpError(403, `You are not a member of organization '${slug}'.`, 'forbidden');
+  });
+}
+
+/** Runs `fn` in the caller's organization scope (one transaction, row level security on). */
+export function inTenant<T>(req: FastifyRequest, fn: (ctx: RequestContext) => Promise<T>): Promise<T> {
+  const db = req.server.db;
+  return withTenant(db, { orgId: req.caller.orgId, userId: req.caller.userId }, (tx) => fn({ ...req.caller, system: db, config: req.server.config, tx }));
+}

@@ -1,0 +1,141 @@
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { getTableColumns } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Role } from '../db/schema/index.js';
+import { forbidden, invalid, notFound } from '../errors.js';
+import { countAll, listClauses, listQuerySchema, readableFields } from '../lib/list-query.js';
+import { inTenant } from '../plugins/tenancy.js';
+import type { RequestContext, ResourceDefinition } from '../resources/define.js';
+import { atLeast } from '../services/auth.js';
+
+export const idParam = z.object({ id: z.coerce.number({ error: 'The id must be a whole number.' }).int().positive() });
+
+/** The row condition that keeps a query inside the caller's organization. */
+export function scopeOf(def: ResourceDefinition, ctx: RequestContext): SQL {
+  if (def.scope) return def.scope(ctx);
+  const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+  return eq(columns.organization_id!, ctx.orgId);
+}
+
+/** One record as clients see it, or a 404 with the entity's message. */
+export async function getRecord(def: ResourceDefinition, ctx: RequestContext, id: number) {
+  const { columns, selection } = readableFields(def, ctx);
+  const [row] = await ctx.tx.select(selection).from(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).limit(1);
+  if (!row) throw notFound(def.label, id);
+  return row as Record<string, unknown>;
+}
+
+function requireRole(def: ResourceDefinition, role: Role) {
+  if (!atLeast(role, def.writeRole ?? 'Member')) throw forbidden(`Only a${/^[AEIOU]/.test(def.writeRole!) ? 'n' : ''} ${def.writeRole} or above may change ${def.label.toLowerCase()}s.`);
+}
+
+/** Body foreign keys must name rows of the caller's own organization. */
+async function checkReferences(def: ResourceDefinition, ctx: RequestContext, data: Record<string, unknown>) {
+  for (const [field, target] of Object.entries(def.references ?? {})) {
+    const value = data[field];
+    if (value === undefined || value === null) continue;
+    const ref = target();
+    const { columns } = readableFields(ref, ctx);
+    const [hit] = await ctx.tx.select({ id: columns.id! }).from(ref.table).where(and(eq(columns.id!, value), scopeOf(ref, ctx))).limit(1);
+    if (!hit) throw invalid(`${ref.label} '${String(value)}' could not be found.`, ['body', field], 'not_found');
+  }
+}
+
+/** Turns one resource definition into its list, get, create, update and delete routes. */
+export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const enabled = (route: keyof NonNullable<ResourceDefinition['routes']>) => def.routes?.[route] !== false;
+  const tags = [def.label];
+  const updateSchema = def.update ?? def.create.partial();
+
+  if (enabled('list')) {
+    app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize) } }, (req) =>
+      inTenant(req, async (ctx) => {
+        const { selection } = readableFields(def, ctx);
+        const { conditions, orderBy, limit, offset } = listClauses(def, ctx, req.query);
+        const where = and(scopeOf(def, ctx), ...conditions);
+        const items = await ctx.tx.select(selection).from(def.table).where(where).orderBy(...orderBy).limit(limit).offset(offset);
+        const [counted] = await ctx.tx.select({ total: countAll }).from(def.table).where(where);
+        return { items, itemsPerPage: req.query.itemsPerPage, page: req.query.page, total: counted!.total };
+      }),
+    );
+  }
+
+  if (enabled('get')) {
+    app.get(`${def.path}/:id`, { schema: { tags, summary: `Get one ${def.label.toLowerCase()}`, params: idParam } }, (req) =>
+      inTenant(req, (ctx) => getRecord(def, ctx, req.params.id)),
+    );
+  }
+
+  if (enabled('create')) {
+    app.post(def.path, { schema: { tags, summary: `Create a ${def.label.toLowerCase()}`, body: def.create } }, async (req, reply) => {
+      const record = await inTenant(req, async (ctx) => {
+        requireRole(def, ctx.role);
+        let data = req.body as Record<string, unknown>;
+        if (def.hooks?.beforeCreate) data = await def.hooks.beforeCreate(ctx, data);
+        await checkReferences(def, ctx, data);
+        let id: number;
+        if (def.hooks?.create) id = await def.hooks.create(ctx, data);
+        else {
+          const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+          const values = columns.organization_id && !def.scope ? { ...data, organization_id: ctx.orgId } : data;
+          const [row] = await ctx.tx.insert(def.table).values(values).returning({ id: columns.id! });
+          id = row!.id as number;
+        }
+        const created = await getRecord(def, ctx, id);
+        return def.hooks?.afterCreate ? def.hooks.afterCreate(ctx, created, data) : created;
+      });
+      return reply.status(201).send(record);
+    });
+  }
+
+  if (enabled('update')) {
+    app.put(`${def.path}/:id`, { schema: { tags, summary: `Update a ${def.label.toLowerCase()}`, params: idParam, body: updateSchema } }, (req) =>
+      inTenant(req, async (ctx) => {
+        const id = req.params.id;
+        requireRole(def, ctx.role);
+        let data = req.body as Record<string, unknown>;
+        if (def.immutable?.some((f) => data[f] !== undefined)) {
+          const current = await getRecord(def, ctx, id);
+          for (const field of def.immutable) {
+            if (data[field] !== undefined && data[field] !== current[field]) throw invalid('This field cannot be changed after creation.', ['body', field], 'immutable');
+          }
+        }
+        if (def.hooks?.beforeUpdate) data = await def.hooks.beforeUpdate(ctx, id, data);
+        await checkReferences(def, ctx, data);
+        if (def.hooks?.update) {
+          if (!(await def.hooks.update(ctx, id, data))) throw notFound(def.label, id);
+        } else {
+          const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+          const set = columns.updated_at ? { ...data, updated_at: sql`now()` } : data;
+          const done = Object.keys(set).length
+            ? await ctx.tx.update(def.table).set(set).where(and(eq(columns.id!, id), scopeOf(def, ctx))).returning({ id: columns.id! })
+            : [await getRecord(def, ctx, id)];
+          if (!done.length) throw notFound(def.label, id);
+        }
+        return getRecord(def, ctx, id);
+      }),
+    );
+  }
+
+  if (enabled('delete')) {
+    app.delete(`${def.path}/:id`, { schema: { tags, summary: `Delete a ${def.label.toLowerCase()}`, params: idParam } }, async (req, reply) => {
+      await inTenant(req, async (ctx) => {
+        const id = req.params.id;
+        requireRole(def, ctx.role);
+        if (def.hooks?.beforeDelete) await def.hooks.beforeDelete(ctx, id);
+        let deleted: boolean;
+        if (def.hooks?.delete) deleted = await def.hooks.delete(ctx, id);
+        else {
+          const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+          deleted = (await ctx.tx.delete(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).returning({ id: columns.id! })).length > 0;
+        }
+        if (!deleted) throw notFound(def.label, id);
+      });
+      return reply.status(204).send();
+    });
+  }
+}

@@ -1,0 +1,96 @@
+import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import argon2 from 'argon2';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { apiKeys, memberships, organizations, projects, settings, users, type Role } from '../db/schema/index.js';
+
+export const API_KEY_PREFIX = 'fw_';
+export const CODE_TTL_MS = 10 * 60 * 1000;
+export const CODE_MAX_ATTEMPTS = 5;
+export const ROLE_RANK: Record<Role, number> = { Member: 0, Admin: 1, Manager: 2, Owner: 3 };
+export const atLeast = (role: Role, least: Role) => ROLE_RANK[role] >= ROLE_RANK[least];
+
+export const hashPassword = (password: string) => argon2.hash(password, { type: argon2.argon2id });
+export const verifyPassword = (hash: string, password: string) => argon2.verify(hash, password).catch(() => false);
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/** API keys are long random secrets, so a plain SHA-256 is enough to store and look them up. */
+export const hashApiKey = (key: string) => createHash('sha256').update(key).digest('hex');
+export function newApiKey() {
+  const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+  return { key, prefix: key.slice(0, 10), hash: hashApiKey(key) };
+}
+
+/** Six-digit codes are guessable offline, so they are kept as an HMAC under the server secret. */
+export const hashCode = (secret: string, email: string, code: string) =>
+  createHmac('sha256', secret).update(`${email}:${code}`).digest('hex');
+export const newCode = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
+export function sameHash(a: string, b: string) {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The JWT secret: the configured one, else one generated on first start and kept in the database. */
+export async function jwtSecret(db: Db, configured?: string): Promise<string> {
+  if (configured) return configured;
+  const fresh = randomBytes(48).toString('base64url');
+  await db.insert(settings).values({ key: 'jwt_secret', value: fresh }).onConflictDoNothing();
+  const [row] = await db.select().from(settings).where(eq(settings.key, 'jwt_secret'));
+  return row!.value;
+}
+
+export function slugify(name: string) {
+  return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'org';
+}
+
+/** Creates an organization on the free trial and makes `ownerId` its Owner. */
+export async function createOrganization(db: Db, input: { name: string; description: string; slug?: string; allow_signup?: boolean } & Record<string, unknown>, ownerId: number | null, trialDays: number) {
+  return db.transaction(async (tx) => {
+    const base = input.slug ?? slugify(input.name);
+    const taken = await tx.select({ slug: organizations.slug }).from(organizations).where(sql`${organizations.slug} = ${base} or ${organizations.slug} like ${base + '-%'}`);
+    const names = new Set(taken.map((t) => t.slug));
+    let slug = base;
+    for (let i = 2; names.has(slug); i++) slug = `${base}-${i}`;
+    const now = new Date();
+    const [org] = await tx
+      .insert(organizations)
+      .values({ ...input, slug, plan: 'free', free_trial_start: now, free_trial_end: new Date(now.getTime() + trialDays * 86400_000) } as typeof organizations.$inferInsert)
+      .returning();
+    if (ownerId !== null) await tx.insert(memberships).values({ organization_id: org!.id, user_id: ownerId, role: 'Owner' });
+    return org!;
+  });
+}
+
+/** At start: organization `default` exists (open to sign-up) and the configured admin owns it. */
+export async function ensureDefaults(db: Db, opts: { adminEmail?: string; adminPassword?: string; trialDays: number }) {
+  let [org] = await db.select().from(organizations).where(eq(organizations.slug, 'default'));
+  if (!org) org = await createOrganization(db, { name: 'Default', description: 'The default organization', slug: 'default', allow_signup: true }, null, opts.trialDays);
+  if (!opts.adminEmail) return;
+  const email = normalizeEmail(opts.adminEmail);
+  const password_hash = opts.adminPassword ? await hashPassword(opts.adminPassword) : null;
+  const [user] = await db
+    .insert(users)
+    .values({ email, password_hash })
+    .onConflictDoUpdate({ target: users.email, set: password_hash ? { password_hash } : { email } })
+    .returning();
+  await db
+    .insert(memberships)
+    .values({ organization_id: org.id, user_id: user!.id, role: 'Owner' })
+    .onConflictDoUpdate({ target: [memberships.organization_id, memberships.user_id], set: { role: 'Owner' } });
+}
+
+/** The API key behind a bearer secret, if it belongs to this organization. */
+export async function findApiKey(db: Db, orgId: number, secret: string) {
+  const [key] = await db
+    .update(apiKeys)
+    .set({ last_used_at: new Date() })
+    .where(and(eq(apiKeys.organization_id, orgId), eq(apiKeys.key_hash, hashApiKey(secret))))
+    .returning({ id: apiKeys.id, project_id: apiKeys.project_id });
+  return key ?? null;
+}
+
+export async function organizationProjects(db: Db, orgId: number) {
+  return db.select().from(projects).where(eq(projects.organization_id, orgId)).orderBy(projects.name);
+}
