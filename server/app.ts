@@ -13,6 +13,7 @@ import { registerTenancy } from './plugins/tenancy.js';
 import { resources } from './resources/index.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerCrud } from './routes/crud.js';
+import { registerMetaRoutes } from './routes/meta.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { ensureDefaults, jwtSecret } from './services/auth.js';
 import { createMailer, type Mailer } from './services/mail.js';
@@ -66,6 +67,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerTenancy(scope);
       registerAuthRoutes(scope, { mailer, secret });
       registerProjectRoutes(scope);
+      registerMetaRoutes(scope, resources);
       for (const def of resources) registerCrud(scope, def);
     },
     { prefix: '/api/v1/:organization' },

@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import postgres from 'postgres';
+import type { Test } from 'tap';
+import { buildApp } from '../server/app.js';
+import { loadConfig, type Config } from '../server/config.js';
+import { openDatabase, type Database } from '../server/db/client.js';
+import type { Mail } from '../server/services/mail.js';
+
+/**
+ * A fresh database for one test file: in-memory PGlite by default, or, with DATABASE_URL set, a new
+ * PostgreSQL database created next to the given one and dropped when the test ends.
+ */
+export async function freshDatabase(t: Test): Promise<{ database: Database; url?: string }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) {
+    const database = await openDatabase({ dataDir: 'memory://' });
+    t.teardown(() => database.close());
+    return { database };
+  }
+  const name = `fw_test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ url: url.toString(), dataDir: '', max: 4 });
+  t.teardown(async () => {
+    await database.close();
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  });
+  return { database, url: url.toString() };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: Database;
+  config: Config;
+  /** Mail the app sent (sign-in codes, reports), newest last. */
+  outbox: Mail[];
+  /** Injects a request; `token` adds the bearer header, objects are sent as JSON. */
+  request(opts: InjectOptions & { token?: string }): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  /** Signs in (creating the user and membership if needed) and returns a bearer token. */
+  login(email: string, opts?: { org?: string; role?: 'Owner' | 'Manager' | 'Admin' | 'Member' }): Promise<string>;
+  /** Creates an organization owned by `ownerEmail`; returns its slug and the owner's token there. */
+  organization(slug: string, ownerEmail?: string): Promise<{ slug: string; id: number; token: string }>;
+}
+
+export async function testApp(t: Test, env: Record<string, string> = {}): Promise<TestApp> {
+  const { database } = await freshDatabase(t);
+  const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: 'test-secret-test-secret-test-secret-42', ADMIN_DIST: 'dist/no-admin-in-tests', ...env });
+  const outbox: Mail[] = [];
+  const app = await buildApp({ config, database, logger: false, mailer: async (m) => void outbox.push(m) });
+  t.teardown(() => app.close());
+  const { memberships, organizations, users } = await import('../server/db/schema/index.js');
+  const { eq, and } = await import('drizzle-orm');
+  const { createOrganization } = await import('../server/services/auth.js');
+
+  const request: TestApp['request'] = async ({ token, headers, ...opts }) => {
+    const res = await app.inject({ ...opts, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } } as InjectOptions);
+    let body: unknown = res.body;
+    try {
+      body = res.body ? JSON.parse(res.body) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.statusCode, body, headers: res.headers };
+  };
+
+  const login: TestApp['login'] = async (email, opts = {}) => {
+    const slug = opts.org ?? 'default';
+    const db = database.db;
+    const [org] = await db.select().from(organizations).where(eq(organizations.slug, slug));
+    const [user] = await db.insert(users).values({ email }).onConflictDoUpdate({ target: users.email, set: { email } }).returning();
+    const [existing] = await db.select().from(memberships).where(and(eq(memberships.organization_id, org!.id), eq(memberships.user_id, user!.id)));
+    if (!existing) await db.insert(memberships).values({ organization_id: org!.id, user_id: user!.id, role: opts.role ?? 'Owner' });
+    else if (opts.role) await db.update(memberships).set({ role: opts.role }).where(and(eq(memberships.organization_id, org!.id), eq(memberships.user_id, user!.id)));
+    return app.jwt.sign({ sub: String(user!.id), email }, { expiresIn: '1h' });
+  };
+
+  const organization: TestApp['organization'] = async (slug, ownerEmail = `owner@${slug}.test`) => {
+    const [user] = await database.db.insert(users).values({ email: ownerEmail }).onConflictDoUpdate({ target: users.email, set: { email: ownerEmail } }).returning();
+    const org = await createOrganization(database.db, { name: slug, description: `${slug} org`, slug }, user!.id, config.TRIAL_DAYS);
+    return { slug: org.slug, id: org.id, token: app.jwt.sign({ sub: String(user!.id), email: ownerEmail }, { expiresIn: '1h' }) };
+  };
+
+  return { app, database, config, outbox, request, login, organization };
+}
