@@ -17,8 +17,9 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
   const { db, config } = scope;
   const publicRoute = { access: 'public' as const };
 
+  // An address gets five times an e-mail's allowance: many people may sign in from one office NAT.
   const limit = (req: FastifyRequest, address: string) =>
-    hitRateLimit(db, [`auth:email:${address}`, `auth:ip:${req.ip}`], config.LOGIN_RATE_LIMIT, config.LOGIN_RATE_WINDOW_SECONDS);
+    hitRateLimit(db, [[`auth:email:${address}`, config.LOGIN_RATE_LIMIT], [`auth:ip:${req.ip}`, config.LOGIN_RATE_LIMIT * 5]], config.LOGIN_RATE_WINDOW_SECONDS);
 
   /** The response of every successful sign-in. */
   async function session(orgId: number, slug: string, user: { id: number; email: string }) {

@@ -7,10 +7,10 @@ import { httpError } from '../errors.js';
  * Fixed-window counters kept in the database, so every server process behind a load balancer
  * counts the same attempts. Throws 429 once any key passes `limit` within the window.
  */
-export async function hitRateLimit(db: Db, keys: string[], limit: number, windowSeconds: number) {
+export async function hitRateLimit(db: Db, limits: [key: string, limit: number][], windowSeconds: number) {
   const windowMs = windowSeconds * 1000;
   const start = new Date(Math.floor(Date.now() / windowMs) * windowMs);
-  for (const key of keys) {
+  for (const [key, limit] of limits) {
     await db.delete(rateLimits).where(and(eq(rateLimits.key, key), lt(rateLimits.window_start, start)));
     const [row] = await db
       .insert(rateLimits)
