@@ -18,6 +18,8 @@ const schema = z.object({
   LOGIN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   LOGIN_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
   ADMIN_DIST: z.string().default('dist/admin'),
+  /** Conference link each incident gets; {organization} and {name} are filled in. */
+  CONFERENCE_URL_TEMPLATE: z.string().default('https://meet.jit.si/firewatch-{organization}-{name}'),
 });
 
 export type Config = z.infer<typeof schema>;
