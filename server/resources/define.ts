@@ -51,7 +51,7 @@ export interface ResourceDefinition {
   computed?: (ctx: RequestContext) => Record<string, SQL>;
   /** Fields that cannot change after creation. */
   immutable?: string[];
-  /** Foreign keys in the body, checked to exist in the caller's organization. */
+  /** Foreign keys in the body (an id, or a list of ids), checked to exist in the caller's organization. */
   references?: Record<string, () => ResourceDefinition>;
   /** Least role that may create, update and delete (default Member). */
   writeRole?: Role;

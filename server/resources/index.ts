@@ -1,3 +1,4 @@
+import { catalogResources } from './catalog.js';
 import type { ResourceDefinition } from './define.js';
 import { organizationResource } from './organizations.js';
 import { apiKeyResource, projectResource } from './projects.js';
@@ -5,4 +6,4 @@ import { tagResource, tagTypeResource } from './tags.js';
 import { userResource } from './users.js';
 
 /** Every plain-CRUD entity. Adding one: a definition here, a migration, an admin entry. */
-export const resources: ResourceDefinition[] = [organizationResource, userResource, projectResource, apiKeyResource, tagTypeResource, tagResource];
+export const resources: ResourceDefinition[] = [organizationResource, userResource, projectResource, apiKeyResource, tagTypeResource, tagResource, ...catalogResources];

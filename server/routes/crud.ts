@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { getTableColumns } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
@@ -39,8 +39,13 @@ async function checkReferences(def: ResourceDefinition, ctx: RequestContext, dat
     if (value === undefined || value === null) continue;
     const ref = target();
     const { columns } = readableFields(ref, ctx);
-    const [hit] = await ctx.tx.select({ id: columns.id! }).from(ref.table).where(and(eq(columns.id!, value), scopeOf(ref, ctx))).limit(1);
-    if (!hit) throw invalid(`${ref.label} '${String(value)}' could not be found.`, ['body', field], 'not_found');
+    // A list of ids (e.g. `filters`) is checked as a whole: every id must be visible.
+    const ids = [...new Set(Array.isArray(value) ? value : [value])];
+    if (!ids.length) continue;
+    const hits = await ctx.tx.select({ id: columns.id! }).from(ref.table).where(and(inArray(columns.id!, ids), scopeOf(ref, ctx)));
+    const found = new Set(hits.map((h) => h.id));
+    const missing = ids.find((id) => !found.has(id));
+    if (missing !== undefined) throw invalid(`${ref.label} '${String(missing)}' could not be found.`, ['body', field], 'not_found');
   }
 }
 

@@ -1,0 +1,58 @@
+import { and, eq, getTableColumns, ne, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { z } from 'zod';
+import type { RequestContext, ResourceDefinition } from './define.js';
+import { color, email, flag, ref, requiredText, text } from './fields.js';
+
+/** Every column a filter or sortBy may name: all but organization_id. */
+export function fieldsOf(table: PgTable, except: string[] = []): string[] {
+  return Object.keys(getTableColumns(table)).filter((name) => name !== 'organization_id' && name !== 'id' && !except.includes(name));
+}
+
+export const projectField = { project_id: ref().nullish() };
+export const order = () => z.number().int().min(0).max(10_000);
+export const hours = () => z.number().int().min(0).max(24 * 366);
+export const json = () => z.array(z.unknown()).max(500);
+export const idList = () => z.array(ref()).max(500);
+
+/** The body of a priority or severity: name, description, color, enabled, default, view_order, project. */
+export const rankFields = {
+  name: requiredText(100),
+  description: text(2000),
+  color: color().nullish(),
+  enabled: flag().optional(),
+  default: flag().optional(),
+  view_order: order().optional(),
+  ...projectField,
+};
+
+/** Owner reminded every interval (days) to review the object. */
+export const evergreenFields = {
+  evergreen: flag().optional(),
+  evergreen_owner: email().nullish(),
+  evergreen_reminder_interval: z.number().int().min(1).max(3650).optional(),
+};
+
+/**
+ * Hooks that keep at most one row per project with `default` set: saving a new default clears the
+ * flag on the others, as a user ticking "default" on a priority expects.
+ */
+export function oneDefault(table: PgTable): NonNullable<ResourceDefinition['hooks']> {
+  const c = getTableColumns(table) as Record<string, PgColumn>;
+  const clear = async (ctx: RequestContext, projectId: unknown, exceptId?: number) => {
+    const where = and(eq(c.organization_id!, ctx.orgId), eq(c.default!, true), sql`${c.project_id!} is not distinct from ${projectId ?? null}::integer`, exceptId ? ne(c.id!, exceptId) : undefined);
+    await ctx.tx.update(table).set({ default: false, updated_at: sql`now()` } as never).where(where);
+  };
+  return {
+    async beforeCreate(ctx, data) {
+      if (data.default === true) await clear(ctx, data.project_id);
+      return data;
+    },
+    async beforeUpdate(ctx, id, data) {
+      if (data.default !== true) return data;
+      const [row] = await ctx.tx.select({ project_id: c.project_id! }).from(table).where(and(eq(c.id!, id), eq(c.organization_id!, ctx.orgId)));
+      if (row) await clear(ctx, data.project_id !== undefined ? data.project_id : row.project_id, id);
+      return data;
+    },
+  };
+}
