@@ -18,6 +18,16 @@ const schema = z.object({
   LOGIN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   LOGIN_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
   ADMIN_DIST: z.string().default('dist/admin'),
+  // AI workspace (issue 5): an OpenAI-compatible endpoint is optional; without it answers are extractive.
+  AI_BASE_URL: z.string().url().optional(),
+  AI_API_KEY: z.string().optional(),
+  AI_MODEL: z.string().optional(),
+  AI_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** JSON overriding per-plan limits, e.g. {"free":{"max_file_bytes":1048576,"files_per_project":5,"messages_per_day":20}}. */
+  AI_LIMITS: z.string().optional(),
+  ANONYMOUS_SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  YOUTUBE_BASE_URL: z.string().url().default('https://www.youtube.com'),
+  JOB_POLL_SECONDS: z.coerce.number().min(0.5).default(2),
   /** Conference link each incident gets; {organization} and {name} are filled in. */
   CONFERENCE_URL_TEMPLATE: z.string().default('https://meet.jit.si/firewatch-{organization}-{name}'),
 });

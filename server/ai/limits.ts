@@ -1,0 +1,72 @@
+import { and, count, eq, gte, isNull, sql } from 'drizzle-orm';
+import type { Config } from '../config.js';
+import type { Executor } from '../db/client.js';
+import { chatMessages, organizations, submissions } from '../db/schema/index.js';
+
+export interface Limits {
+  plan: string;
+  max_file_bytes: number;
+  files_per_project: number;
+  messages_per_day: number;
+}
+
+const MB = 1024 * 1024;
+/** Per plan; anonymous visitors get the 'anonymous' row whatever the organization's plan. */
+const DEFAULTS: Record<string, Omit<Limits, 'plan'>> = {
+  anonymous: { max_file_bytes: 2 * MB, files_per_project: 5, messages_per_day: 20 },
+  free: { max_file_bytes: 10 * MB, files_per_project: 50, messages_per_day: 100 },
+  pro: { max_file_bytes: 50 * MB, files_per_project: 500, messages_per_day: 2000 },
+  team_pro: { max_file_bytes: 100 * MB, files_per_project: 5000, messages_per_day: 20000 },
+};
+
+let parsedFor: string | undefined;
+let overrides: Record<string, Partial<Omit<Limits, 'plan'>>> = {};
+
+/** The limits of a plan, with AI_LIMITS overrides applied. */
+export function planLimits(config: Config, plan: string): Limits {
+  if (parsedFor !== config.AI_LIMITS) {
+    parsedFor = config.AI_LIMITS;
+    overrides = config.AI_LIMITS ? (JSON.parse(config.AI_LIMITS) as typeof overrides) : {};
+  }
+  return { plan, ...(DEFAULTS[plan] ?? DEFAULTS.free!), ...(overrides[plan] ?? {}) };
+}
+
+/** The largest limit any plan allows, for the socket's frame size. */
+export function largestFileLimit(config: Config): number {
+  return Math.max(...Object.keys(DEFAULTS).map((p) => planLimits(config, p).max_file_bytes));
+}
+
+export async function limitsFor(tx: Executor, config: Config, orgId: number, anonymous: boolean): Promise<Limits> {
+  if (anonymous) return planLimits(config, 'anonymous');
+  const [org] = await tx.select({ plan: organizations.plan }).from(organizations).where(eq(organizations.id, orgId));
+  return planLimits(config, org?.plan ?? 'free');
+}
+
+export interface Usage {
+  messages_today: number;
+}
+
+/** Questions asked since midnight UTC by this user (or anonymous session). */
+export async function messagesToday(tx: Executor, orgId: number, who: { userId: number | null; sessionId: number | null }): Promise<number> {
+  const since = sql`date_trunc('day', now() at time zone 'utc') at time zone 'utc'`;
+  const [row] = await tx
+    .select({ n: count() })
+    .from(chatMessages)
+    .where(
+      and(
+        eq(chatMessages.organization_id, orgId),
+        eq(chatMessages.role, 'user'),
+        who.userId !== null ? eq(chatMessages.user_id, who.userId) : isNull(chatMessages.user_id),
+        who.sessionId !== null ? eq(chatMessages.anonymous_session_id, who.sessionId) : sql`true`,
+        gte(chatMessages.created_at, since),
+      ),
+    );
+  return row?.n ?? 0;
+}
+
+export async function filesInProject(tx: Executor, orgId: number, projectId: number): Promise<number> {
+  const [row] = await tx.select({ n: count() }).from(submissions).where(and(eq(submissions.organization_id, orgId), eq(submissions.project_id, projectId)));
+  return row?.n ?? 0;
+}
+
+export const formatBytes = (n: number) => (n >= MB ? `${+(n / MB).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`);
