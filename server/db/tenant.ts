@@ -19,3 +19,13 @@ export function withTenant<T>(db: Db, scope: TenantScope, fn: (tx: Tx) => Promis
     return fn(tx);
   });
 }
+
+/** Inside a tenant transaction: lift the role for `fn` (row level security off), then drop it again. */
+export async function asSystem<T>(tx: Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  await tx.execute(sql`select set_config('role', 'none', true)`);
+  try {
+    return await fn(tx);
+  } finally {
+    await tx.execute(sql`select set_config('role', 'firewatch_app', true)`);
+  }
+}

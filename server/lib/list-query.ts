@@ -1,5 +1,6 @@
 import { asc, desc, getTableColumns, ilike, or, sql, type SQL } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { Tx } from '../db/client.js';
 import { z } from 'zod';
 import { invalid } from '../errors.js';
 import type { RequestContext, ResourceDefinition } from '../resources/define.js';
@@ -61,11 +62,40 @@ export function listClauses(def: ResourceDefinition, ctx: RequestContext, query:
   const orderBy: SQL[] = order.map(([field, desc_], i) => {
     const target = filterable[field];
     if (!target) throw invalid(`Cannot sort by unknown field '${field}'.`, ['query', 'sortBy', i], 'sort_error');
-    return desc_ ? desc(target.column) : asc(target.column);
+    const key = target.type === 'string' ? textSortKey(target.column) : target.column;
+    return desc_ ? desc(key) : asc(key);
   });
-  if (!order.some(([field]) => field === 'id')) orderBy.push(asc(columns.id!));
+  // The id tie-break follows the last sort key's direction, so one (organization_id, column, id)
+  // index serves the sort both ways (a backward scan for descending) and pages stay stable.
+  if (!order.some(([field]) => field === 'id')) orderBy.push(order.at(-1)?.[1] ? desc(columns.id!) : asc(columns.id!));
   const limit = query.itemsPerPage === -1 ? MAX_PAGE_SIZE : query.itemsPerPage;
   return { conditions, orderBy, limit, offset: (query.page - 1) * limit };
 }
 
+/**
+ * Text sorts ignore case and use byte order, so PGlite (C collation) and a PostgreSQL server (often
+ * en_US) list rows in the same order. Indexes that serve a sort use the same expression.
+ */
+export const textSortKey = (column: PgColumn | SQL) => sql`lower(${column}) collate "C"`;
+
 export const countAll = sql<number>`count(*)::int`;
+
+/**
+ * Lists count at most this many rows past the start of the window the page sits in, so a count never
+ * walks a whole organization's table: `total` is exact up to the cap; beyond it `total` is the cap
+ * and `totalCapped` is true ("more than total"). The window grows in steps of the cap as the caller
+ * pages on, so `total` always shows whether a next page exists.
+ */
+export const COUNT_CAP = 1000;
+
+/** How far the count of a page at `offset` with `limit` rows may go (a multiple of COUNT_CAP). */
+export const countCap = (offset: number, limit: number) => COUNT_CAP * Math.ceil((offset + limit + 1) / COUNT_CAP);
+
+/** `select count(*) from (select 1 ... where <where> limit cap + 1)`: exact below the cap, cheap above it. */
+export async function cappedCount(tx: Tx, table: PgTable, where: SQL | undefined, offset: number, limit: number) {
+  const cap = countCap(offset, limit);
+  const window = tx.select({ one: sql`1`.as('one') }).from(table).where(where).limit(cap + 1).as('counted');
+  const [row] = await tx.select({ n: countAll }).from(window);
+  const n = row!.n;
+  return n > cap ? { total: cap, totalCapped: true } : { total: n, totalCapped: false };
+}

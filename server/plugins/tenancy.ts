@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { memberships, organizations, type Role } from '../db/schema/index.js';
-import { withTenant } from '../db/tenant.js';
+import { asSystem, withTenant } from '../db/tenant.js';
 import { httpError, unauthorized } from '../errors.js';
 import type { RequestContext } from '../resources/define.js';
 import { API_KEY_PREFIX, findApiKey } from '../services/auth.js';
@@ -76,6 +76,12 @@ export function registerTenancy(scope: FastifyInstance) {
 
 /** Runs `fn` in the caller's organization scope (one transaction, row level security on). */
 export function inTenant<T>(req: FastifyRequest, fn: (ctx: RequestContext) => Promise<T>): Promise<T> {
-  const db = req.server.db;
-  return withTenant(db, { orgId: req.caller.orgId, userId: req.caller.userId }, (tx) => fn({ ...req.caller, system: db, config: req.server.config, tx }));
+  return runInTenant(req.server.db, req.server.config, req.caller, fn);
+}
+
+/** The same outside a request (background jobs): `caller` says whose rights the work runs with. */
+export function runInTenant<T>(db: Db, config: Config, caller: Omit<Caller, 'apiKeyId'>, fn: (ctx: RequestContext) => Promise<T>): Promise<T> {
+  return withTenant(db, { orgId: caller.orgId, userId: caller.userId }, (tx) =>
+    fn({ ...caller, system: db, asSystem: (f) => asSystem(tx, f), config, tx }),
+  );
 }

@@ -11,8 +11,13 @@ export interface RequestContext {
   orgSlug: string;
   userId: number | null;
   role: Role;
-  /** The privileged database, for the few cross-organization steps (creating an organization). */
+  /**
+   * The privileged root database, for work that runs after the request (background jobs). Never
+   * use it inside the request: on PGlite it waits for the request's own transaction forever.
+   */
   system: Db;
+  /** Runs `fn` in the request's transaction with the privileged role (cross-organization steps). */
+  asSystem<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   config: Config;
   /** The transaction scoped to the request's organization. */
   tx: Tx;

@@ -43,7 +43,7 @@ export const organizationResource = defineResource({
   hooks: {
     async create(ctx, data) {
       if (ctx.userId === null) throw forbidden('Only a signed-in user can create an organization.');
-      const org = await createOrganization(ctx.system, data as never, ctx.userId, ctx.config.TRIAL_DAYS);
+      const org = await ctx.asSystem((tx) => createOrganization(tx, data as never, ctx.userId!, ctx.config.TRIAL_DAYS));
       return org.id;
     },
     async beforeUpdate(ctx, id, data) {
@@ -54,7 +54,7 @@ export const organizationResource = defineResource({
     async update(ctx, id, data) {
       // Shared table: the privileged connection writes it, after the scope check above.
       if ((await roleIn(ctx, id)) === null) return false;
-      if (Object.keys(data).length) await ctx.system.update(organizations).set({ ...data, updated_at: sql`now()` }).where(eq(organizations.id, id));
+      if (Object.keys(data).length) await ctx.asSystem((tx) => tx.update(organizations).set({ ...data, updated_at: sql`now()` }).where(eq(organizations.id, id)));
       return true;
     },
     async delete(ctx, id) {
@@ -63,7 +63,7 @@ export const organizationResource = defineResource({
       if (role !== 'Owner') throw forbidden('Only an Owner may delete the organization.');
       const [org] = await ctx.tx.select({ slug: organizations.slug }).from(organizations).where(eq(organizations.id, id));
       if (org?.slug === 'default') throw httpError(409, "The 'default' organization cannot be deleted.", 'conflict');
-      await ctx.system.delete(organizations).where(eq(organizations.id, id));
+      await ctx.asSystem((tx) => tx.delete(organizations).where(eq(organizations.id, id)));
       return true;
     },
   },

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import argon2 from 'argon2';
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import type { Db, Executor } from '../db/client.js';
 import { apiKeys, memberships, organizations, projects, settings, users, type Role } from '../db/schema/index.js';
 
 export const API_KEY_PREFIX = 'fw_';
@@ -46,7 +46,7 @@ export function slugify(name: string) {
 }
 
 /** Creates an organization on the free trial and makes `ownerId` its Owner. */
-export async function createOrganization(db: Db, input: { name: string; description: string; slug?: string; allow_signup?: boolean } & Record<string, unknown>, ownerId: number | null, trialDays: number) {
+export async function createOrganization(db: Executor, input: { name: string; description: string; slug?: string; allow_signup?: boolean } & Record<string, unknown>, ownerId: number | null, trialDays: number) {
   return db.transaction(async (tx) => {
     const base = input.slug ?? slugify(input.name);
     const taken = await tx.select({ slug: organizations.slug }).from(organizations).where(sql`${organizations.slug} = ${base} or ${organizations.slug} like ${base + '-%'}`);

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, foreignKey, index, integer, pgTable, text, unique } from 'drizzle-orm/pg-core';
 import { id, organizationId, tenantPolicy, timestamps } from './columns.js';
 import { organizations } from './core.js';
@@ -42,7 +43,7 @@ export const tags = pgTable(
   (t) => [
     unique('tags_org_id_unique').on(t.organization_id, t.id),
     unique('tags_org_type_name_unique').on(t.organization_id, t.tag_type_id, t.name),
-    index('tags_org_name_idx').on(t.organization_id, t.name, t.id),
+    index('tags_org_name_idx').on(t.organization_id, sql`lower(${t.name}) collate "C"`, t.id),
     index('tags_org_name_trgm_idx').using('gin', t.organization_id, t.name.op('gin_trgm_ops')),
     foreignKey({ name: 'tags_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
     foreignKey({ name: 'tags_tag_type_fk', columns: [t.organization_id, t.tag_type_id], foreignColumns: [tagTypes.organization_id, tagTypes.id] }),

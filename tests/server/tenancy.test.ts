@@ -1,0 +1,112 @@
+import { sql } from 'drizzle-orm';
+import t from 'tap';
+import { tags } from '../../server/db/schema/index.js';
+import { withTenant } from '../../server/db/tenant.js';
+import { testApp } from '../helpers.js';
+
+t.test('organization A never reads, lists, changes or deletes what belongs to B', async (t) => {
+  const { request, organization, database } = await testApp(t);
+  const a = await organization('org-a');
+  const b = await organization('org-b');
+  const post = (org: string, token: string, url: string, payload: object) => request({ method: 'POST', url: `/api/v1/${org}${url}`, token, payload });
+  const typeA = (await post(a.slug, a.token, '/tag_types', { name: 'Env' })).body;
+  const typeB = (await post(b.slug, b.token, '/tag_types', { name: 'Env' })).body;
+  const tagB = (await post(b.slug, b.token, '/tags', { name: 'secret-b', tag_type_id: typeB.id })).body;
+  await post(a.slug, a.token, '/tags', { name: 'mine', tag_type_id: typeA.id });
+
+  t.equal((await request({ method: 'GET', url: `/api/v1/${b.slug}/tags`, token: a.token })).status, 403, "another organization's path is refused");
+  const get = await request({ method: 'GET', url: `/api/v1/${a.slug}/tags/${tagB.id}`, token: a.token });
+  t.equal(get.status, 404, 'by id: not found, as if it did not exist');
+  const put = await request({ method: 'PUT', url: `/api/v1/${a.slug}/tags/${tagB.id}`, token: a.token, payload: { name: 'hijacked' } });
+  t.equal(put.status, 404);
+  t.equal((await request({ method: 'DELETE', url: `/api/v1/${a.slug}/tags/${tagB.id}`, token: a.token })).status, 404);
+  const byFilter = await request({ method: 'GET', url: `/api/v1/${a.slug}/tags`, token: a.token, query: { filter: JSON.stringify({ and: [{ field: 'id', op: 'in', value: [tagB.id] }] }) } });
+  t.same(byFilter.body.items, [], 'by filter: nothing');
+  const list = await request({ method: 'GET', url: `/api/v1/${a.slug}/tags`, token: a.token, query: { itemsPerPage: '-1' } });
+  t.same(list.body.items.map((x: { name: string }) => x.name), ['mine']);
+
+  const crossRef = await post(a.slug, a.token, '/tags', { name: 'sneaky', tag_type_id: typeB.id });
+  t.equal(crossRef.status, 422, "a body naming B's id is refused");
+  t.equal(crossRef.body.detail[0].msg, `Tag type '${typeB.id}' could not be found.`);
+  t.same(crossRef.body.detail[0].loc, ['body', 'tag_type_id']);
+
+  const still = await request({ method: 'GET', url: `/api/v1/${b.slug}/tags/${tagB.id}`, token: b.token });
+  t.equal(still.body.name, 'secret-b', "B's tag is unchanged");
+  const count = await database.db.select({ n: sql<number>`count(*)::int` }).from(tags);
+  t.equal(count[0]!.n, 2, 'nothing was created by the refused requests');
+
+  const orgs = await request({ method: 'GET', url: `/api/v1/${a.slug}/organizations`, token: a.token });
+  t.same(orgs.body.items.map((o: { slug: string }) => o.slug), ['org-a'], 'organizations: only those one belongs to');
+  const editB = await request({ method: 'PUT', url: `/api/v1/${a.slug}/organizations/${b.id}`, token: a.token, payload: { description: 'mine now' } });
+  t.equal(editB.status, 404);
+  const members = await request({ method: 'GET', url: `/api/v1/${a.slug}/users`, token: a.token });
+  t.same(members.body.items.map((u: { email: string }) => u.email), ['owner@org-a.test'], "B's members stay hidden");
+});
+
+t.test('row level security: a query without the organization condition sees only its own rows', async (t) => {
+  const { request, organization, database } = await testApp(t);
+  const a = await organization('rls-a');
+  const b = await organization('rls-b');
+  for (const o of [a, b]) {
+    const type = (await request({ method: 'POST', url: `/api/v1/${o.slug}/tag_types`, token: o.token, payload: { name: 'T' } })).body;
+    await request({ method: 'POST', url: `/api/v1/${o.slug}/tags`, token: o.token, payload: { name: `tag-of-${o.slug}`, tag_type_id: type.id } });
+  }
+  const seenByA = await withTenant(database.db, { orgId: a.id, userId: null }, (tx) => tx.select({ name: tags.name }).from(tags));
+  t.same(seenByA.map((r) => r.name), ['tag-of-rls-a'], 'a forgotten WHERE still returns only A');
+  const unscoped = await database.db.transaction(async (tx) => {
+    await tx.execute(sql`select set_config('role', 'firewatch_app', true)`);
+    return tx.select({ name: tags.name }).from(tags);
+  });
+  t.same(unscoped, [], 'the application role with no organization set sees nothing');
+  await t.rejects(
+    withTenant(database.db, { orgId: a.id, userId: null }, (tx) => tx.update(tags).set({ organization_id: b.id })),
+    'moving rows into another organization is refused',
+  );
+});
+
+t.test('unknown organization is a 404 naming it', async (t) => {
+  const { request, login } = await testApp(t);
+  const token = await login('x@example.com');
+  const res = await request({ method: 'GET', url: '/api/v1/nowhere/tags', token });
+  t.equal(res.status, 404);
+  t.equal(res.body.detail[0].msg, "Organization 'nowhere' could not be found.");
+  const login404 = await request({ method: 'POST', url: '/api/v1/nowhere/auth/login', payload: { email: 'x@example.com' } });
+  t.equal(login404.status, 404);
+});
+
+t.test('bad bodies change nothing and answer in the detail shape', async (t) => {
+  const { request, login } = await testApp(t, { BODY_LIMIT: '2048' });
+  const token = await login('x@example.com');
+  const send = (payload: string, type = 'application/json') =>
+    request({ method: 'POST', url: '/api/v1/default/tag_types', token, payload, headers: { 'content-type': type } });
+  const malformed = await send('{"name": ');
+  t.equal(malformed.status, 400);
+  t.equal(malformed.body.detail[0].msg, 'The request body is not valid JSON.');
+  const huge = await send(JSON.stringify({ name: 'x'.repeat(5000) }));
+  t.equal(huge.status, 413);
+  t.ok(Array.isArray(huge.body.detail));
+  const wrongType = await send(JSON.stringify({ name: 42 }));
+  t.equal(wrongType.status, 422);
+  t.same(wrongType.body.detail[0].loc, ['body', 'name']);
+  const unknown = await send(JSON.stringify({ name: 'ok', colour: 'red' }));
+  t.equal(unknown.status, 422);
+  t.equal(unknown.body.detail[0].msg, "Unknown field 'colour'.");
+  const missing = await send(JSON.stringify({}));
+  t.equal(missing.body.detail[0].msg, 'This field is required');
+  const blank = await send(JSON.stringify({ name: '   ' }));
+  t.equal(blank.body.detail[0].msg, 'This field is required');
+  const list = await request({ method: 'GET', url: '/api/v1/default/tag_types', token });
+  t.equal(list.body.total, 0, 'none of them created anything');
+  const badId = await request({ method: 'GET', url: '/api/v1/default/tag_types/abc', token });
+  t.equal(badId.status, 422);
+  const orgName = await request({ method: 'POST', url: '/api/v1/default/organizations', token, payload: { description: 'd' } });
+  t.equal(orgName.body.detail[0].msg, 'This field is required');
+  const org = await request({ method: 'POST', url: '/api/v1/default/organizations', token, payload: { name: 'Acme', description: 'd' } });
+  t.equal(org.status, 201);
+  t.equal(org.body.banner_color, '#1565C0');
+  t.equal(org.body.plan, 'free');
+  t.ok(new Date(org.body.free_trial_end).getTime() - Date.now() > 13 * 86400_000, 'a 14-day trial');
+  const rename = await request({ method: 'PUT', url: `/api/v1/default/organizations/${org.body.id}`, token, payload: { name: 'Other' } });
+  t.equal(rename.status, 422);
+  t.equal(rename.body.detail[0].msg, 'This field cannot be changed after creation.');
+});
