@@ -8,7 +8,6 @@ export const FILTER_OPS = ['==', '!=', '>', '<', '>=', '<=', 'like', 'ilike', 'n
 export type FilterOp = (typeof FILTER_OPS)[number];
 
 type Leaf = { model?: string; field: string; op: string; value?: unknown };
-type Node = { and: Node[] } | { or: Node[] } | { not: Node[] } | Leaf;
 
 const MAX_DEPTH = 8;
 const MAX_LEAVES = 100;

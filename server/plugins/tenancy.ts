@@ -58,7 +58,8 @@ export function registerTenancy(scope: FastifyInstance) {
     try {
       userId = Number(scope.jwt.verify<{ sub: string }>(bearer).sub);
     } catch (err) {
-      if (isPublic) userId = null;
+      // A public route ignores a bad token: the caller is simply anonymous.
+      if (isPublic) userId = null; // eslint-disable-line no-useless-assignment
       else if ((err as { code?: string }).code === 'FAST_JWT_EXPIRED') throw unauthorized('Your credentials have expired. Please sign in again.', 'token_expired');
       else throw unauthorized();
     }
