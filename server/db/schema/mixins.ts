@@ -1,3 +1,4 @@
+import { sql, type SQL } from 'drizzle-orm';
 import { boolean, ExtraConfigColumn, foreignKey, index, integer, text, timestamp, unique, type PgColumn } from 'drizzle-orm/pg-core';
 import { tenantPolicy } from './columns.js';
 import { projects } from './projects.js';
@@ -27,10 +28,13 @@ export function tenantExtras(
   return [
     unique(`${table}_org_id_unique`).on(t.organization_id, t.id),
     ...(t.project_id ? [tenantFk(`${table}_project_fk`, t.organization_id, t.project_id, projects).onDelete('cascade')] : []),
-    ...(sortColumns.length ? [index(`${table}_org_sort_idx`).on(t.organization_id, ...(sortColumns as [PgColumn, ...PgColumn[]]), t.id)] : []),
+    ...(sortColumns.length ? [index(`${table}_org_sort_idx`).on(t.organization_id, ...(sortColumns.map(sortKey) as [SQL, ...SQL[]]), t.id)] : []),
     tenantPolicy(table),
   ];
 }
+
+/** Text sorts run on lower(x) collate "C" (server/lib/list-query.ts textSortKey); the index uses the same. */
+const sortKey = (c: PgColumn): PgColumn | SQL => (c.dataType === 'string' ? sql`lower(${c}) collate "C"` : c);
 
 /** Trigram index for `q` search on a text column (pg_trgm, btree_gin from the setup migration). */
 export const trigram = (table: string, organizationId: PgColumn, column: ExtraConfigColumn) =>
