@@ -15,6 +15,9 @@ import { registerAuthRoutes } from './routes/auth.js';
 import { registerCrud } from './routes/crud.js';
 import { registerMetaRoutes } from './routes/meta.js';
 import { registerProjectRoutes } from './routes/projects.js';
+import { registerCaseRoutes } from './routes/cases.js';
+import { registerIncidentRoutes } from './routes/incidents.js';
+import { registerTaskRoutes } from './routes/tasks.js';
 import { ensureDefaults, jwtSecret } from './services/auth.js';
 import { createMailer, type Mailer } from './services/mail.js';
 
@@ -69,6 +72,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerProjectRoutes(scope);
       registerMetaRoutes(scope, resources);
       for (const def of resources) registerCrud(scope, def);
+      registerIncidentRoutes(scope, { mailer });
+      registerCaseRoutes(scope);
+      registerTaskRoutes(scope);
     },
     { prefix: '/api/v1/:organization' },
   );

@@ -1,0 +1,101 @@
+import { and, asc, desc, eq, getTableColumns } from 'drizzle-orm';
+import {
+  caseParticipants,
+  cases,
+  caseTags,
+  comments,
+  events,
+  incidentCosts,
+  incidentParticipants,
+  incidentResources,
+  incidentRoles,
+  incidents,
+  incidentSteps,
+  incidentSubscriptions,
+  incidentTags,
+  reports,
+  tags,
+  tasks,
+} from '../../db/schema/index.js';
+import type { RequestContext } from '../../resources/define.js';
+import { callerEmail, loadCase, loadIncident } from './common.js';
+
+const { search: _search, ...incidentColumns } = getTableColumns(incidents);
+export { incidentColumns };
+const slimCase = { id: cases.id, name: cases.name, title: cases.title, status: cases.status, visibility: cases.visibility, reported_at: cases.reported_at };
+
+/**
+ * The full incident, in a fixed number of queries whatever its size: participants with their roles
+ * (renounced ones marked Inactive), tags, tasks, cases, timeline, reports, resources, steps, costs.
+ */
+export async function fullIncident(ctx: RequestContext, id: number) {
+  const incident = await loadIncident(ctx, id);
+  const { search: _s, ...record } = incident;
+  const org = ctx.orgId;
+  const people = await ctx.tx
+    .select()
+    .from(incidentParticipants)
+    .where(and(eq(incidentParticipants.organization_id, org), eq(incidentParticipants.incident_id, id)))
+    .orderBy(asc(incidentParticipants.added_at), asc(incidentParticipants.id));
+  const roles = await ctx.tx.select().from(incidentRoles).where(and(eq(incidentRoles.organization_id, org), eq(incidentRoles.incident_id, id))).orderBy(asc(incidentRoles.assumed_at), asc(incidentRoles.id));
+  const tagRows = await ctx.tx
+    .select({ id: tags.id, name: tags.name, tag_type_id: tags.tag_type_id })
+    .from(incidentTags)
+    .innerJoin(tags, and(eq(tags.organization_id, incidentTags.organization_id), eq(tags.id, incidentTags.tag_id)))
+    .where(and(eq(incidentTags.organization_id, org), eq(incidentTags.incident_id, id)))
+    .orderBy(asc(tags.name));
+  const taskRows = await ctx.tx.select().from(tasks).where(and(eq(tasks.organization_id, org), eq(tasks.incident_id, id))).orderBy(asc(tasks.created_at), asc(tasks.id));
+  const caseRows = await ctx.tx.select(slimCase).from(cases).where(and(eq(cases.organization_id, org), eq(cases.incident_id, id))).orderBy(asc(cases.id));
+  const eventRows = await ctx.tx.select().from(events).where(and(eq(events.organization_id, org), eq(events.incident_id, id))).orderBy(asc(events.started_at), asc(events.id));
+  const reportRows = await ctx.tx.select().from(reports).where(and(eq(reports.organization_id, org), eq(reports.incident_id, id))).orderBy(desc(reports.created_at), desc(reports.id));
+  const resourceRows = await ctx.tx.select().from(incidentResources).where(and(eq(incidentResources.organization_id, org), eq(incidentResources.incident_id, id))).orderBy(asc(incidentResources.id));
+  const stepRows = await ctx.tx.select().from(incidentSteps).where(and(eq(incidentSteps.organization_id, org), eq(incidentSteps.incident_id, id))).orderBy(asc(incidentSteps.position));
+  const costRows = await ctx.tx.select().from(incidentCosts).where(and(eq(incidentCosts.organization_id, org), eq(incidentCosts.incident_id, id)));
+  const commentRows = await ctx.tx.select().from(comments).where(and(eq(comments.organization_id, org), eq(comments.incident_id, id))).orderBy(asc(comments.created_at), asc(comments.id));
+  const me = await callerEmail(ctx);
+  const subscribed = me
+    ? (await ctx.tx.select({ email: incidentSubscriptions.email }).from(incidentSubscriptions).where(and(eq(incidentSubscriptions.organization_id, org), eq(incidentSubscriptions.incident_id, id), eq(incidentSubscriptions.email, me)))).length > 0
+    : false;
+
+  const participants = people.map((p) => ({
+    ...p,
+    roles: roles.filter((r) => r.participant_id === p.id).map((r) => ({ id: r.id, role: r.role, assumed_at: r.assumed_at, renounced_at: r.renounced_at, status: r.renounced_at ? 'Inactive' : 'Active' })),
+  }));
+  return {
+    ...record,
+    participants,
+    tags: tagRows,
+    tasks: taskRows,
+    cases: caseRows,
+    events: eventRows,
+    reports: reportRows,
+    resources: resourceRows,
+    steps: stepRows,
+    incident_costs: costRows,
+    comments: commentRows,
+    subscribed,
+    is_participant: !!me && people.some((p) => p.email === me),
+  };
+}
+
+export async function fullCase(ctx: RequestContext, id: number) {
+  const row = await loadCase(ctx, id);
+  const org = ctx.orgId;
+  const tagRows = await ctx.tx
+    .select({ id: tags.id, name: tags.name, tag_type_id: tags.tag_type_id })
+    .from(caseTags)
+    .innerJoin(tags, and(eq(tags.organization_id, caseTags.organization_id), eq(tags.id, caseTags.tag_id)))
+    .where(and(eq(caseTags.organization_id, org), eq(caseTags.case_id, id)))
+    .orderBy(asc(tags.name));
+  const eventRows = await ctx.tx.select().from(events).where(and(eq(events.organization_id, org), eq(events.case_id, id))).orderBy(asc(events.started_at), asc(events.id));
+  const commentRows = await ctx.tx.select().from(comments).where(and(eq(comments.organization_id, org), eq(comments.case_id, id))).orderBy(asc(comments.created_at), asc(comments.id));
+  const participantRows = await ctx.tx.select({ email: caseParticipants.email }).from(caseParticipants).where(and(eq(caseParticipants.organization_id, org), eq(caseParticipants.case_id, id)));
+  const taskRows = await ctx.tx.select().from(tasks).where(and(eq(tasks.organization_id, org), eq(tasks.case_id, id))).orderBy(asc(tasks.id));
+  const incidentRows = row.incident_id
+    ? await ctx.tx
+        .select({ id: incidents.id, name: incidents.name, title: incidents.title, status: incidents.status, conference_url: incidents.conference_url, conversation_id: incidents.conversation_id })
+        .from(incidents)
+        .where(and(eq(incidents.organization_id, org), eq(incidents.id, row.incident_id)))
+    : [];
+  return { ...row, tags: tagRows, events: eventRows, comments: commentRows, participants: participantRows.map((p) => p.email), tasks: taskRows, incidents: incidentRows };
+}

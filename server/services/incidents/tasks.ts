@@ -1,0 +1,80 @@
+import { and, eq, lte, sql } from 'drizzle-orm';
+import { tasks } from '../../db/schema/index.js';
+import { notFound } from '../../errors.js';
+import type { RequestContext } from '../../resources/define.js';
+import { actorOf, addEvent, callerEmail } from './common.js';
+
+type TaskRow = typeof tasks.$inferSelect;
+
+const timelineOf = (t: Pick<TaskRow, 'incident_id' | 'case_id'>) => ({ incident_id: t.incident_id, case_id: t.case_id });
+
+async function loadTask(ctx: RequestContext, id: number, lock = false) {
+  const q = ctx.tx.select().from(tasks).where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id)));
+  const [row] = lock ? await q.for('update') : await q;
+  if (!row) throw notFound('Task', id);
+  return row;
+}
+
+export async function createTask(ctx: RequestContext, data: Record<string, unknown>) {
+  const me = await callerEmail(ctx);
+  const status = (data.status as TaskRow['status'] | undefined) ?? 'Open';
+  const [row] = await ctx.tx
+    .insert(tasks)
+    .values({
+      ...(data as object),
+      organization_id: ctx.orgId,
+      creator_email: me,
+      owner_email: (data.owner_email as string | undefined) ?? me,
+      status,
+      resolved_at: status === 'Resolved' ? sql`now()` : null,
+    } as typeof tasks.$inferInsert)
+    .returning();
+  if (row!.incident_id || row!.case_id) {
+    await addEvent(ctx, { ...timelineOf(row!), type: 'Task updated', description: `Task created by ${await actorOf(ctx)}: ${row!.description}`, owner: me, details: { task_id: row!.id } });
+  }
+  return row!.id;
+}
+
+export async function updateTask(ctx: RequestContext, id: number, data: Record<string, unknown>) {
+  const current = await loadTask(ctx, id, true);
+  const statusChanged = data.status !== undefined && data.status !== current.status;
+  const set: Record<string, unknown> = { ...data, updated_at: sql`now()` };
+  if (statusChanged) set.resolved_at = data.status === 'Resolved' ? sql`now()` : null;
+  await ctx.tx.update(tasks).set(set).where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id)));
+  const target = { incident_id: (data.incident_id as number | undefined) ?? current.incident_id, case_id: (data.case_id as number | undefined) ?? current.case_id };
+  if (target.incident_id || target.case_id) {
+    const what = statusChanged ? (data.status === 'Resolved' ? 'resolved' : 'reopened') : 'updated';
+    await addEvent(ctx, { ...target, type: 'Task updated', description: `Task ${what} by ${await actorOf(ctx)}: ${(data.description as string | undefined) ?? current.description}`, owner: await callerEmail(ctx), details: { task_id: id, fields: Object.keys(data) } });
+  }
+  return true;
+}
+
+export async function deleteTask(ctx: RequestContext, id: number) {
+  const [row] = await ctx.tx.delete(tasks).where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id))).returning();
+  if (!row) return false;
+  if (row.incident_id || row.case_id) await addEvent(ctx, { ...timelineOf(row), type: 'Task updated', description: `Task deleted by ${await actorOf(ctx)}: ${row.description}`, owner: await callerEmail(ctx) });
+  return true;
+}
+
+/** mark-resolved / mark-open: the spec's messages on success. */
+export async function setTaskStatus(ctx: RequestContext, id: number, status: TaskRow['status']) {
+  const current = await loadTask(ctx, id);
+  if (current.status !== status) await updateTask(ctx, id, { status });
+  return status === 'Resolved' ? 'Task resolved successfully.' : 'Task opened successfully.';
+}
+
+/** Open tasks past resolve_by with reminders on, not reminded in the last day (for the reminder job). */
+export async function dueReminders(ctx: RequestContext, now = new Date()) {
+  return ctx.tx
+    .select()
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.organization_id, ctx.orgId),
+        eq(tasks.status, 'Open'),
+        eq(tasks.reminders, true),
+        lte(tasks.resolve_by, now),
+        sql`(${tasks.last_reminder_at} is null or ${tasks.last_reminder_at} < ${now}::timestamptz - interval '1 day')`,
+      ),
+    );
+}
