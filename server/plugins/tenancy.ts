@@ -54,14 +54,13 @@ export function registerTenancy(scope: FastifyInstance) {
       return;
     }
 
-    let userId: number | null = null;
+    let userId: number | null;
     try {
       userId = Number(scope.jwt.verify<{ sub: string }>(bearer).sub);
     } catch (err) {
-      // A public route ignores a bad token: the caller is simply anonymous.
-      if (isPublic) userId = null; // eslint-disable-line no-useless-assignment
-      else if ((err as { code?: string }).code === 'FAST_JWT_EXPIRED') throw unauthorized('Your credentials have expired. Please sign in again.', 'token_expired');
-      else throw unauthorized();
+      if (!isPublic && (err as { code?: string }).code === 'FAST_JWT_EXPIRED') throw unauthorized('Your credentials have expired. Please sign in again.', 'token_expired');
+      if (!isPublic) throw unauthorized();
+      userId = null; // a public route ignores a bad token: the caller is simply anonymous
     }
     const [row] = await scope.db
       .select({ id: organizations.id, slug: organizations.slug, role: memberships.role })
