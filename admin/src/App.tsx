@@ -1,0 +1,77 @@
+import { BrowserRouter, Navigate, Route, Routes } from 'react-router-dom';
+import { Admin, CustomRoutes, Layout, Resource, defaultDarkTheme, defaultLightTheme, type LayoutProps } from 'react-admin';
+import { AppBar } from './layout/AppBar.js';
+import { Menu } from './layout/Menu.js';
+import { loadMeta, plural, representation } from './meta.js';
+import { organization, storage } from './org.js';
+import { Dashboard } from './pages/Dashboard.js';
+import { LoginPage } from './pages/LoginPage.js';
+import { authProvider, LOGIN_PATH } from './providers/authProvider.js';
+import { dataProvider } from './providers/dataProvider.js';
+import { i18nProvider } from './providers/i18n.js';
+import { screensFor } from './resources/overrides.js';
+
+const AppLayout = (props: LayoutProps) => <Layout {...props} appBar={AppBar} menu={Menu} />;
+
+/**
+ * The screens come from the server's resource metadata, fetched once signed in: adding an entity
+ * on the server (one definition) adds its list, create and edit screens here.
+ */
+async function resources() {
+  // Called again once signed in (permissions change); before that there is nothing to describe.
+  if (!storage.token) return [];
+  const metas = await loadMeta();
+  return metas
+    .filter((m) => m.routes.list)
+    .map((m) => {
+      const screens = screensFor(m.name);
+      return (
+        <Resource
+          key={m.name}
+          name={m.name}
+          list={screens.list}
+          create={m.routes.create ? screens.create : undefined}
+          edit={m.routes.update && m.routes.get ? screens.edit : undefined}
+          recordRepresentation={(r) => representation(r)}
+          // Polyglot picks the singular or plural side of "Tag |||| Tags".
+          options={{ label: `${m.label} |||| ${plural(m.label)}`, menuLabel: screens.menuLabel ?? plural(m.label) }}
+        />
+      );
+    });
+}
+
+/** react-admin under /{organization}/ in a browser (not hash) router; anything else goes to the organization's root. */
+export function App() {
+  return (
+    <BrowserRouter>
+      <Routes>
+        <Route path={`/${organization}/*`} element={<FirewatchAdmin />} />
+        <Route path="*" element={<Navigate to={`/${organization}/`} replace />} />
+      </Routes>
+    </BrowserRouter>
+  );
+}
+
+function FirewatchAdmin() {
+  return (
+    <Admin
+      basename={`/${organization}`}
+      title="Firewatch"
+      dataProvider={dataProvider}
+      authProvider={authProvider}
+      i18nProvider={i18nProvider}
+      layout={AppLayout}
+      dashboard={Dashboard}
+      loginPage={false}
+      requireAuth
+      lightTheme={defaultLightTheme}
+      darkTheme={defaultDarkTheme}
+      disableTelemetry
+    >
+      <CustomRoutes noLayout>
+        <Route path={LOGIN_PATH} element={<LoginPage />} />
+      </CustomRoutes>
+      {resources}
+    </Admin>
+  );
+}

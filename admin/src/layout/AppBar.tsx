@@ -1,0 +1,180 @@
+import { useState } from 'react';
+import { Box, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, ListItemIcon, ListItemText, MenuItem, Typography } from '@mui/material';
+import AddIcon from '@mui/icons-material/Add';
+import CheckIcon from '@mui/icons-material/Check';
+import KeyIcon from '@mui/icons-material/Key';
+import {
+  AppBar as RaAppBar,
+  Form,
+  LoadingIndicator,
+  Logout,
+  PasswordInput,
+  SaveButton,
+  TextInput,
+  TitlePortal,
+  ToggleThemeButton,
+  UserMenu,
+  required,
+  useCreate,
+  useGetIdentity,
+  useNotify,
+  useUpdate,
+  useUserMenu,
+} from 'react-admin';
+import { organization, switchOrganization } from '../org.js';
+import { trialDaysLeft, useOrganizations, type Organization } from './useOrganization.js';
+
+/** Banner text (or the name) of the current organization, and the trial countdown on the free plan. */
+function OrganizationBanner({ org }: { org?: Organization }) {
+  if (!org) return null;
+  const days = trialDaysLeft(org);
+  const text = org.banner_enabled && org.banner_text ? org.banner_text : org.name;
+  return (
+    <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, mr: 1 }} data-testid="organization-banner">
+      <Chip label={text} size="small" sx={{ bgcolor: org.banner_color, color: '#fff', fontWeight: 600 }} />
+      {days !== null ? (
+        <Typography variant="body2" component="span">
+          {days > 0 ? `Trial: ${days} day${days === 1 ? '' : 's'} left` : 'Trial expired'}
+        </Typography>
+      ) : null}
+    </Box>
+  );
+}
+
+function OrganizationItems({ organizations, onNew }: { organizations: Organization[]; onNew: () => void }) {
+  const { onClose } = useUserMenu() ?? { onClose: () => undefined };
+  return (
+    <>
+      <Typography variant="overline" sx={{ px: 2, display: 'block' }}>
+        Organizations
+      </Typography>
+      {organizations.map((o) => (
+        <MenuItem key={o.id} onClick={() => (o.slug === organization ? onClose() : switchOrganization(o.slug))} selected={o.slug === organization}>
+          <ListItemIcon>{o.slug === organization ? <CheckIcon fontSize="small" /> : null}</ListItemIcon>
+          <ListItemText primary={o.name} secondary={o.slug} />
+        </MenuItem>
+      ))}
+      <MenuItem
+        onClick={() => {
+          onClose();
+          onNew();
+        }}
+      >
+        <ListItemIcon>
+          <AddIcon fontSize="small" />
+        </ListItemIcon>
+        <ListItemText primary="New organization" />
+      </MenuItem>
+    </>
+  );
+}
+
+function PasswordItem({ onOpen }: { onOpen: () => void }) {
+  const { onClose } = useUserMenu() ?? { onClose: () => undefined };
+  return (
+    <MenuItem
+      onClick={() => {
+        onClose();
+        onOpen();
+      }}
+    >
+      <ListItemIcon>
+        <KeyIcon fontSize="small" />
+      </ListItemIcon>
+      <ListItemText primary="Change password" />
+    </MenuItem>
+  );
+}
+
+function NewOrganizationDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const [create] = useCreate();
+  const notify = useNotify();
+  const submit = (values: Record<string, unknown>) =>
+    create(
+      'organizations',
+      { data: { name: values.name, description: values.description } },
+      {
+        returnPromise: true,
+        onSuccess: (org: Organization) => {
+          notify(`Organization '${org.name}' created successfully.`, { type: 'success' });
+          switchOrganization(org.slug);
+        },
+      },
+    ).then(
+      () => undefined,
+      (error: { body?: { errors?: Record<string, string> } }) => error.body?.errors,
+    );
+  return (
+    <Dialog open={open} onClose={onClose} aria-labelledby="new-org-title" fullWidth maxWidth="sm">
+      <Form onSubmit={submit} noValidate>
+        <DialogTitle id="new-org-title">New organization</DialogTitle>
+        <DialogContent>
+          <TextInput source="name" label="Name" validate={required()} fullWidth />
+          <TextInput source="description" label="Description" validate={required()} multiline minRows={2} fullWidth />
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={onClose}>Cancel</Button>
+          <SaveButton label="Create" alwaysEnable />
+        </DialogActions>
+      </Form>
+    </Dialog>
+  );
+}
+
+function PasswordDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const { identity } = useGetIdentity();
+  const [update] = useUpdate();
+  const notify = useNotify();
+  const submit = (values: Record<string, unknown>) =>
+    update('users', { id: identity!.id, data: { password: values.password }, previousData: {} }, { returnPromise: true, mutationMode: 'pessimistic' }).then(
+      () => {
+        notify('Your password was changed.', { type: 'success' });
+        onClose();
+      },
+      (error: { body?: { errors?: Record<string, string> } }) => error.body?.errors,
+    );
+  return (
+    <Dialog open={open} onClose={onClose} aria-labelledby="password-title" fullWidth maxWidth="xs">
+      <Form onSubmit={submit} noValidate>
+        <DialogTitle id="password-title">Change password</DialogTitle>
+        <DialogContent>
+          <PasswordInput source="password" label="New password" validate={required()} fullWidth autoComplete="new-password" />
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={onClose}>Cancel</Button>
+          <SaveButton label="Change" alwaysEnable />
+        </DialogActions>
+      </Form>
+    </Dialog>
+  );
+}
+
+export function AppBar() {
+  const { organizations, current } = useOrganizations();
+  const { identity } = useGetIdentity();
+  const [dialog, setDialog] = useState<'organization' | 'password' | null>(null);
+  return (
+    <>
+      <RaAppBar
+        toolbar={
+          <>
+            <OrganizationBanner org={current} />
+            <ToggleThemeButton />
+            <LoadingIndicator />
+          </>
+        }
+        userMenu={
+          <UserMenu>
+            <OrganizationItems organizations={organizations} onNew={() => setDialog('organization')} />
+            {typeof identity?.id === 'number' ? <PasswordItem onOpen={() => setDialog('password')} /> : null}
+            <Logout />
+          </UserMenu>
+        }
+      >
+        <TitlePortal />
+      </RaAppBar>
+      <NewOrganizationDialog open={dialog === 'organization'} onClose={() => setDialog(null)} />
+      <PasswordDialog open={dialog === 'password'} onClose={() => setDialog(null)} />
+    </>
+  );
+}

@@ -1,0 +1,82 @@
+import type { AuthProvider } from 'react-admin';
+import { organization, storage } from '../org.js';
+import { api } from './http.js';
+
+export interface Me {
+  id: number | null;
+  email: string | null;
+  display_name?: string | null;
+  role: 'Owner' | 'Manager' | 'Admin' | 'Member';
+  organization_slug: string;
+  projects: { id: number; name: string }[];
+  is_pro?: boolean;
+  is_pro_team?: boolean;
+  subscription_status?: string;
+}
+
+/** The sign-in route inside the app, and the full address react-admin redirects to (it does not add the basename). */
+export const LOGIN_PATH = '/auth/login';
+const LOGIN_URL = `/${organization}${LOGIN_PATH}`;
+
+let me: Promise<Me> | null = null;
+export function currentUser(): Promise<Me> {
+  if (me) return me;
+  const loading = api<Me>('/auth/me');
+  loading.catch(() => (me = null));
+  me = loading;
+  return loading;
+}
+
+/** What a successful /auth/login (password) or /auth/verify (code) returns. */
+export interface Session {
+  token: string;
+  organization: { slug: string };
+  projects: { id: number; name: string }[];
+}
+
+export function startSession(session: Session) {
+  storage.token = session.token;
+  localStorage.setItem('organization', session.organization.slug);
+  me = null;
+}
+
+/** Asks the server to e-mail a sign-in code; resolves to the server's message. */
+export async function sendCode(email: string): Promise<string> {
+  const answer = await api<{ message?: string }>('/auth/login', { method: 'POST', json: { email }, anonymous: true });
+  return answer.message ?? 'Verification code sent to your email.';
+}
+
+export const authProvider: AuthProvider = {
+  /** Sign-in with a password, or with the code e-mailed by `sendCode`. */
+  async login({ email, password, code }: { email: string; password?: string; code?: string }) {
+    const session =
+      code !== undefined
+        ? await api<Session>('/auth/verify', { method: 'POST', json: { email, code }, anonymous: true })
+        : await api<Session>('/auth/login', { method: 'POST', json: { email, password }, anonymous: true });
+    startSession(session);
+  },
+  async logout() {
+    storage.token = null;
+    me = null;
+    return LOGIN_URL;
+  },
+  async checkAuth() {
+    if (!storage.token) throw { redirectTo: LOGIN_URL, message: false };
+  },
+  async checkError(error) {
+    const status = (error as { status?: number })?.status;
+    if (status === 401) {
+      storage.token = null;
+      me = null;
+      throw { redirectTo: LOGIN_URL, message: 'Your credentials have expired. Please sign in again.' };
+    }
+  },
+  async getIdentity() {
+    const user = await currentUser();
+    return { id: user.id ?? 'api-key', fullName: user.display_name || user.email || 'API key', email: user.email, role: user.role, is_pro_team: !!user.is_pro_team };
+  },
+  async getPermissions() {
+    if (!storage.token) return null;
+    return (await currentUser()).role;
+  },
+};

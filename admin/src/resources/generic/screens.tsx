@@ -1,0 +1,196 @@
+import type { ReactElement } from 'react';
+import {
+  AutocompleteInput,
+  BooleanField,
+  BulkDeleteButton,
+  Create,
+  CreateButton,
+  Datagrid,
+  DateField,
+  DeleteButton,
+  Edit,
+  FunctionField,
+  List,
+  NullableBooleanInput,
+  NumberField,
+  ReferenceField,
+  ReferenceInput,
+  SaveButton,
+  SearchInput,
+  SelectInput,
+  SimpleForm,
+  TextField,
+  Toolbar,
+  TopToolbar,
+  useNotify,
+  usePermissions,
+  useRecordContext,
+  useRedirect,
+  useResourceContext,
+  type CreateProps,
+} from 'react-admin';
+import { fieldSpecs, humanize, metaOf, representation, type FieldSpec, type ResourceMeta } from '../../meta.js';
+import { FieldInput } from './inputs.js';
+
+const RANK = { Member: 0, Admin: 1, Manager: 2, Owner: 3 } as const;
+
+/** May the signed-in user change this resource (the definition's writeRole)? */
+export function useCanWrite(meta: ResourceMeta) {
+  const { permissions } = usePermissions<keyof typeof RANK>();
+  return permissions !== undefined && RANK[permissions] >= RANK[meta.writeRole];
+}
+
+function useMeta(): ResourceMeta {
+  const resource = useResourceContext()!;
+  const meta = metaOf(resource);
+  if (!meta) throw new Error(`No metadata for resource '${resource}'.`);
+  return meta;
+}
+
+/** Fields the screens of one resource leave out or lock (see overrides.tsx). */
+export interface FormTweaks {
+  omit?: string[];
+  /** Fields shown but locked, e.g. plan-gated settings. */
+  locked?: string[];
+}
+
+const SKIP_COLUMNS = new Set(['id', 'updated_at', 'created_by', 'organization_id']);
+const LONG = /(^|_)(text|notes|details|message|expression|schema|sample_log|documentation|configuration)$/;
+
+/** The columns a list shows: table columns plus computed values the create body names (a member's role). */
+function listColumns(meta: ResourceMeta) {
+  const cols = meta.columns.filter((c) => !SKIP_COLUMNS.has(c.name) && !LONG.test(c.name) && c.type !== 'json_array');
+  const known = new Set(meta.columns.map((c) => c.name));
+  const extra = meta.filterFields.filter((f) => !known.has(f)).map((name) => ({ name, type: 'string', nullable: true }));
+  return [...cols, ...extra].slice(0, 8);
+}
+
+function column(meta: ResourceMeta, col: { name: string; type: string }): ReactElement {
+  const label = humanize(col.name);
+  const sortable = meta.filterFields.includes(col.name);
+  const reference = meta.references[col.name];
+  if (reference)
+    return (
+      <ReferenceField key={col.name} source={col.name} reference={reference} label={label} sortable={sortable} link={false}>
+        <FunctionField render={(r) => representation(r)} />
+      </ReferenceField>
+    );
+  if (col.type === 'boolean') return <BooleanField key={col.name} source={col.name} label={label} sortable={sortable} />;
+  if (col.type === 'date') return <DateField key={col.name} source={col.name} label={label} sortable={sortable} showTime />;
+  if (col.type === 'number') return <NumberField key={col.name} source={col.name} label={label} sortable={sortable} />;
+  if (col.name === 'description')
+    return <FunctionField key={col.name} source={col.name} label={label} sortable={sortable} render={(r) => (r.description?.length > 80 ? `${r.description.slice(0, 80)}…` : r.description)} />;
+  return <TextField key={col.name} source={col.name} label={label} sortable={sortable} />;
+}
+
+function listFilters(meta: ResourceMeta): ReactElement[] {
+  const filters: ReactElement[] = [];
+  if (meta.search.length) filters.push(<SearchInput key="q" source="q" alwaysOn placeholder="Search" />);
+  const body = fieldSpecs(meta, meta.create);
+  for (const field of meta.filterFields) {
+    const spec = body.find((s) => s.name === field);
+    const col = meta.columns.find((c) => c.name === field);
+    const label = humanize(field);
+    if (meta.references[field])
+      filters.push(
+        <ReferenceInput key={field} source={field} reference={meta.references[field]!}>
+          <AutocompleteInput label={label} optionText={representation} />
+        </ReferenceInput>,
+      );
+    else if (spec?.kind === 'enum') filters.push(<SelectInput key={field} source={field} label={label} choices={spec.choices!.map((c) => ({ id: c, name: c }))} />);
+    else if (col?.type === 'boolean') filters.push(<NullableBooleanInput key={field} source={field} label={label} />);
+  }
+  return filters;
+}
+
+export function GenericList() {
+  const meta = useMeta();
+  const canWrite = useCanWrite(meta);
+  const [field, dir] = meta.sort[0] ?? ['id', 'asc'];
+  const editable = canWrite && meta.routes.update;
+  return (
+    <List
+      filters={listFilters(meta)}
+      sort={{ field, order: dir === 'desc' ? 'DESC' : 'ASC' }}
+      perPage={Math.min(meta.pageSize, 100)}
+      exporter={false}
+      actions={<TopToolbar>{canWrite && meta.routes.create ? <CreateButton /> : null}</TopToolbar>}
+      empty={false}
+    >
+      <Datagrid
+        rowClick={editable ? 'edit' : false}
+        bulkActionButtons={canWrite && meta.routes.delete ? <BulkDeleteButton mutationMode="pessimistic" /> : false}
+      >
+        {listColumns(meta).map((c) => column(meta, c))}
+      </Datagrid>
+    </List>
+  );
+}
+
+function inputs(meta: ResourceMeta, specs: FieldSpec[], tweaks: FormTweaks, editing: boolean) {
+  const omit = new Set(tweaks.omit ?? []);
+  const locked = new Set([...(tweaks.locked ?? []), ...(editing ? meta.immutable : [])]);
+  return specs.filter((s) => !omit.has(s.name)).map((s) => <FieldInput key={s.name} spec={s} disabled={locked.has(s.name)} />);
+}
+
+/** "Tag 'urgent' created successfully." then back to the list (spec section 8 wording). */
+function useSaved(meta: ResourceMeta, verb: 'created' | 'updated') {
+  const notify = useNotify();
+  const redirect = useRedirect();
+  return (data: Record<string, unknown>) => {
+    notify('fw.' + verb, { type: 'success', messageArgs: { name: meta.label } });
+    redirect('list', meta.name, data.id as never);
+  };
+}
+
+export function GenericCreate({ tweaks = {}, mutationOptions }: { tweaks?: FormTweaks; mutationOptions?: CreateProps['mutationOptions'] }) {
+  const meta = useMeta();
+  const saved = useSaved(meta, 'created');
+  return (
+    <Create title={`New ${meta.label.toLowerCase()}`} mutationOptions={mutationOptions ?? { onSuccess: saved }}>
+      <SimpleForm noValidate>{inputs(meta, fieldSpecs(meta, meta.create), tweaks, false)}</SimpleForm>
+    </Create>
+  );
+}
+
+function EditTitle({ meta }: { meta: ResourceMeta }) {
+  const record = useRecordContext();
+  return <span>{record ? `${meta.label} ${representation(record)}` : meta.label}</span>;
+}
+
+function EditToolbar({ meta, canDelete }: { meta: ResourceMeta; canDelete: boolean }) {
+  const record = useRecordContext();
+  const notify = useNotify();
+  const redirect = useRedirect();
+  return (
+    <Toolbar sx={{ justifyContent: 'space-between' }}>
+      <SaveButton />
+      {canDelete ? (
+        <DeleteButton
+          mutationMode="pessimistic"
+          confirmTitle={`Delete ${meta.label.toLowerCase()} '${representation(record)}'?`}
+          confirmContent="This cannot be undone."
+          mutationOptions={{
+            onSuccess: () => {
+              notify('fw.deleted', { type: 'success', messageArgs: { name: meta.label } });
+              redirect('list', meta.name);
+            },
+          }}
+        />
+      ) : null}
+    </Toolbar>
+  );
+}
+
+export function GenericEdit({ tweaks = {} }: { tweaks?: FormTweaks }) {
+  const meta = useMeta();
+  const canWrite = useCanWrite(meta);
+  const saved = useSaved(meta, 'updated');
+  return (
+    <Edit title={<EditTitle meta={meta} />} mutationMode="pessimistic" mutationOptions={{ onSuccess: saved }}>
+      <SimpleForm noValidate toolbar={canWrite ? <EditToolbar meta={meta} canDelete={meta.routes.delete} /> : false}>
+        {inputs(meta, fieldSpecs(meta, meta.update), canWrite ? tweaks : { ...tweaks, locked: Object.keys(meta.update.properties ?? {}) }, true)}
+      </SimpleForm>
+    </Edit>
+  );
+}

@@ -1,0 +1,80 @@
+import { useState, type ComponentType } from 'react';
+import { Alert, Button, Dialog, DialogActions, DialogContent, DialogTitle, TextField as MuiTextField } from '@mui/material';
+import { useGetIdentity, useNotify, useRedirect } from 'react-admin';
+import { GenericCreate, GenericEdit, GenericList } from './generic/screens.js';
+
+/**
+ * The few resources whose screens differ from the generic ones. Everything else (every definition
+ * the server's /meta/resources lists) gets the generic list, create and edit screens.
+ */
+export interface Screens {
+  list: ComponentType;
+  create: ComponentType;
+  edit: ComponentType;
+  /** Menu label when it differs from the plural of the server label. */
+  menuLabel?: string;
+}
+
+/** The secret of a new API key is in the create response only, so it is shown once, here. */
+function ApiKeyCreate() {
+  const [key, setKey] = useState<string | null>(null);
+  const notify = useNotify();
+  const redirect = useRedirect();
+  return (
+    <>
+      <GenericCreate
+        mutationOptions={{
+          onSuccess: (data: { key?: string }) => {
+            notify('API Key created successfully.', { type: 'success' });
+            setKey(data.key ?? '');
+          },
+        }}
+      />
+      <Dialog open={key !== null} aria-labelledby="new-key-title">
+        <DialogTitle id="new-key-title">Your new API key</DialogTitle>
+        <DialogContent>
+          <Alert severity="warning" sx={{ mb: 2 }}>
+            Copy it now: it is not stored and will not be shown again.
+          </Alert>
+          <MuiTextField label="API key" value={key ?? ''} fullWidth slotProps={{ input: { readOnly: true } }} onFocus={(e) => e.target.select()} />
+        </DialogContent>
+        <DialogActions>
+          <Button
+            onClick={() => {
+              void navigator.clipboard?.writeText(key ?? '').then(() => notify('Copied to clipboard.', { type: 'info' }), () => undefined);
+            }}
+          >
+            Copy
+          </Button>
+          <Button variant="contained" onClick={() => redirect('list', 'apikeys')}>
+            Done
+          </Button>
+        </DialogActions>
+      </Dialog>
+    </>
+  );
+}
+
+/** Banner and logging settings need the team plan (spec section 5); the name never changes (immutable). */
+const PLAN_GATED = ['banner_text', 'banner_color', 'banner_enabled', 'storycurve_logging_enabled'];
+function OrganizationEdit() {
+  const { identity } = useGetIdentity();
+  return <GenericEdit tweaks={{ locked: identity?.is_pro_team ? [] : PLAN_GATED }} />;
+}
+function OrganizationCreate() {
+  const { identity } = useGetIdentity();
+  return <GenericCreate tweaks={{ locked: identity?.is_pro_team ? [] : PLAN_GATED }} />;
+}
+
+/** Passwords change through the account menu's dialog, only for oneself. */
+const UserEdit = () => <GenericEdit tweaks={{ omit: ['password'] }} />;
+
+const generic: Screens = { list: GenericList, create: GenericCreate, edit: GenericEdit };
+
+const overrides: Record<string, Partial<Screens>> = {
+  apikeys: { create: ApiKeyCreate, menuLabel: 'API keys' },
+  users: { edit: UserEdit, menuLabel: 'Members' },
+  organizations: { edit: OrganizationEdit, create: OrganizationCreate },
+};
+
+export const screensFor = (resource: string): Screens => ({ ...generic, ...overrides[resource] });
