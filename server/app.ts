@@ -12,6 +12,7 @@ import { registerErrorHandling, httpError } from './errors.js';
 import { registerTenancy } from './plugins/tenancy.js';
 import { resources } from './resources/index.js';
 import { registerAuthRoutes } from './routes/auth.js';
+import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerCrud } from './routes/crud.js';
 import { registerMetaRoutes } from './routes/meta.js';
 import { registerProjectRoutes } from './routes/projects.js';
@@ -72,6 +73,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerProjectRoutes(scope);
       registerMetaRoutes(scope, resources);
       for (const def of resources) registerCrud(scope, def);
+      registerCatalogRoutes(scope, resources);
       registerIncidentRoutes(scope, { mailer });
       registerCaseRoutes(scope);
       registerTaskRoutes(scope);

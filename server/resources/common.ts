@@ -1,5 +1,6 @@
 import { and, eq, getTableColumns, ne, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { invalid } from '../errors.js';
 import { z } from 'zod';
 import type { RequestContext, ResourceDefinition } from './define.js';
 import { color, email, flag, ref, requiredText, text } from './fields.js';
@@ -56,3 +57,43 @@ export function oneDefault(table: PgTable): NonNullable<ResourceDefinition['hook
     },
   };
 }
+
+/** An ISO date-time in the body, stored as a timestamp. */
+export const datetime = () =>
+  z.iso
+    .datetime({ offset: true, error: 'Must be an ISO date-time like 2026-01-31T09:00:00Z' })
+    .transform((s) => new Date(s))
+    .nullish();
+
+/**
+ * Hooks that stamp a flag's time: turning `sent` on sets `sent_at` to now (unless the body gives it),
+ * turning it off clears it. Pairs are flag -> timestamp column.
+ */
+export function stampFlags(table: PgTable, pairs: Record<string, string>): NonNullable<ResourceDefinition['hooks']> {
+  const c = getTableColumns(table) as Record<string, PgColumn>;
+  const stamp = (data: Record<string, unknown>, was: Record<string, unknown>) => {
+    for (const [flagName, at] of Object.entries(pairs)) {
+      if (data[flagName] === undefined || data[at] !== undefined) continue;
+      if (data[flagName] === false) data[at] = null;
+      else if (!was[flagName]) data[at] = new Date();
+    }
+    return data;
+  };
+  return {
+    beforeCreate: (_ctx, data) => stamp({ ...data }, {}),
+    async beforeUpdate(ctx, id, data) {
+      if (!Object.keys(pairs).some((f) => data[f] !== undefined)) return data;
+      const selection = Object.fromEntries(Object.keys(pairs).map((f) => [f, c[f]!]));
+      const [row] = await ctx.tx.select(selection).from(table).where(and(eq(c.id!, id), eq(c.organization_id!, ctx.orgId)));
+      return stamp({ ...data }, row ?? {});
+    },
+  };
+}
+
+/** A body id that must name a row of the caller's organization (for tables without a definition here). */
+export async function mustExist(ctx: RequestContext, table: PgTable & { id: PgColumn; organization_id: PgColumn }, id: unknown, label: string, field: string) {
+  if (id === undefined || id === null) return;
+  const [hit] = await ctx.tx.select({ id: table.id }).from(table).where(and(eq(table.id, id), eq(table.organization_id, ctx.orgId))).limit(1);
+  if (!hit) throw invalid(`${label} '${String(id)}' could not be found.`, ['body', field], 'not_found');
+}
+

@@ -3,6 +3,7 @@ import { individuals, services, teams } from '../db/schema/index.js';
 import { evergreenFields, fieldsOf, idList, projectField } from './common.js';
 import { defineResource } from './define.js';
 import { email, flag, requiredText, text } from './fields.js';
+import { searchFilterResource } from './notifications.js';
 import { projectResource } from './projects.js';
 
 export const serviceResource = defineResource({
@@ -25,7 +26,7 @@ export const serviceResource = defineResource({
   sort: [['name', 'asc']],
   search: ['name', 'description', 'external_id'],
   fields: fieldsOf(services),
-  references: { project_id: () => projectResource },
+  references: { project_id: () => projectResource, filters: () => searchFilterResource },
 });
 
 export const individualResource = defineResource({
@@ -49,7 +50,7 @@ export const individualResource = defineResource({
   sort: [['name', 'asc']],
   search: ['name', 'email', 'company'],
   fields: fieldsOf(individuals),
-  references: { project_id: () => projectResource },
+  references: { project_id: () => projectResource, filters: () => searchFilterResource },
 });
 
 export const teamResource = defineResource({
@@ -70,5 +71,5 @@ export const teamResource = defineResource({
   sort: [['name', 'asc']],
   search: ['name', 'email', 'company'],
   fields: fieldsOf(teams),
-  references: { project_id: () => projectResource },
+  references: { project_id: () => projectResource, filters: () => searchFilterResource },
 });

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { commands, queries, sourceDataFormats, sourceEnvironments, sources, sourceStatuses, sourceTransports, sourceTypes } from '../db/schema/index.js';
+import { datetime, fieldsOf, projectField } from './common.js';
+import { defineResource } from './define.js';
+import { count, flag, ref, requiredText, text } from './fields.js';
+import { projectResource } from './projects.js';
+
+/** The five source attributes share one shape: name, description, project. */
+const attribute = (table: typeof sourceEnvironments, model: string, label: string, path: string) =>
+  defineResource({
+    model,
+    label,
+    path: `/data/sources/${path}`,
+    table,
+    create: z.strictObject({ name: requiredText(200), description: text(2000), ...projectField }),
+    pageSize: 10,
+    sort: [['name', 'asc']],
+    search: ['name', 'description'],
+    fields: fieldsOf(table),
+    references: { project_id: () => projectResource },
+  });
+
+export const sourceEnvironmentResource = attribute(sourceEnvironments, 'SourceEnvironment', 'Source environment', 'environments');
+export const sourceStatusResource = attribute(sourceStatuses, 'SourceStatus', 'Source status', 'statuses');
+export const sourceTransportResource = attribute(sourceTransports, 'SourceTransport', 'Source transport', 'transports');
+export const sourceTypeResource = attribute(sourceTypes, 'SourceType', 'Source type', 'types');
+export const sourceDataFormatResource = attribute(sourceDataFormats, 'SourceDataFormat', 'Source data format', 'dataFormats');
+
+export const sourceResource = defineResource({
+  model: 'Source',
+  label: 'Source',
+  path: '/data/sources',
+  table: sources,
+  create: z.strictObject({
+    name: requiredText(200),
+    description: text(5000),
+    owner: text(200),
+    retention: z.number().int().min(0).max(100_000).nullish(),
+    source_environment_id: ref().nullish(),
+    source_status_id: ref().nullish(),
+    source_type_id: ref().nullish(),
+    source_transport_id: ref().nullish(),
+    source_data_format_id: ref().nullish(),
+    size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
+    aggregated: flag().optional(),
+    delay: z.number().int().min(0).max(1_000_000).nullish(),
+    external_id: text(200),
+    documentation: text(20_000),
+    data_last_loaded_at: datetime(),
+    sampling_rate: z.number().int().min(0).max(100).nullish(),
+    schema: text(100_000),
+    sample_log: text(100_000),
+    cost: z.number().min(0).max(1e12).nullish(),
+    links: z.array(z.strictObject({ name: text(200), url: z.url('Must be a URL').max(2000) })).max(100).optional(),
+    ...projectField,
+  }),
+  pageSize: 10,
+  sort: [['name', 'asc']],
+  search: ['name', 'description', 'owner'],
+  fields: fieldsOf(sources),
+  references: {
+    project_id: () => projectResource,
+    source_environment_id: () => sourceEnvironmentResource,
+    source_status_id: () => sourceStatusResource,
+    source_type_id: () => sourceTypeResource,
+    source_transport_id: () => sourceTransportResource,
+    source_data_format_id: () => sourceDataFormatResource,
+  },
+});
+
+export const queryResource = defineResource({
+  model: 'Query',
+  label: 'Query',
+  path: '/data/queries',
+  table: queries,
+  create: z.strictObject({
+    name: requiredText(200),
+    description: text(5000),
+    source_id: ref().nullish(),
+    text: requiredText(100_000),
+    language: text(100),
+    count: count().optional(),
+    ...projectField,
+  }),
+  pageSize: 10,
+  sort: [['name', 'asc']],
+  search: ['name', 'description'],
+  fields: fieldsOf(queries),
+  references: { project_id: () => projectResource, source_id: () => sourceResource },
+});
+
+export const commandResource = defineResource({
+  model: 'Command',
+  label: 'Command',
+  path: '/data/commands',
+  table: commands,
+  create: z.strictObject({ name: requiredText(200), description: text(5000), command_text: requiredText(20_000), count: count().optional(), ...projectField }),
+  pageSize: 25,
+  sort: [['count', 'desc']],
+  search: ['name', 'description'],
+  fields: fieldsOf(commands),
+  references: { project_id: () => projectResource },
+});

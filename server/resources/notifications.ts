@@ -1,0 +1,109 @@
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import { z } from 'zod';
+import { cases, incidents, individuals, NOTIFICATION_TYPES, notifications, SEARCH_FILTER_SUBJECTS, searchFilters, services, teams } from '../db/schema/index.js';
+import { HttpError, invalid } from '../errors.js';
+import { columnType, compileFilter, type FilterField } from '../lib/filters.js';
+import { readableFields } from '../lib/list-query.js';
+import { evergreenFields, fieldsOf, idList, projectField } from './common.js';
+import { defineResource, type RequestContext } from './define.js';
+import { flag, requiredText, text } from './fields.js';
+import { projectResource } from './projects.js';
+
+export const searchFilterResource = defineResource({
+  model: 'SearchFilter',
+  label: 'Search filter',
+  path: '/search/filters',
+  table: searchFilters,
+  create: z.strictObject({
+    name: requiredText(200),
+    description: text(5000),
+    expression: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())], { error: 'The expression must be a filter object or list' }),
+    type: text(100),
+    subject: z.enum(SEARCH_FILTER_SUBJECTS, { error: `Subject must be one of ${SEARCH_FILTER_SUBJECTS.join(', ')}` }).optional(),
+    enabled: flag().optional(),
+    ...projectField,
+  }),
+  pageSize: 10,
+  sort: [['name', 'asc']],
+  search: ['name', 'description'],
+  fields: fieldsOf(searchFilters, ['expression']),
+  // Individuals, services, teams and notifications hold the link (their `filters` lists).
+  computed: () =>
+    Object.fromEntries(
+      (
+        [
+          ['individuals', individuals],
+          ['services', services],
+          ['teams', teams],
+          ['notifications', notifications],
+        ] as const
+      ).map(([name, table]) => [
+        name,
+        sql`(select coalesce(jsonb_agg(${table.id} order by ${table.id}), '[]'::jsonb) from ${table} where ${table.organization_id} = ${searchFilters.organization_id} and ${table.filters} @> jsonb_build_array(${searchFilters.id}))`,
+      ]),
+    ),
+  references: { project_id: () => projectResource },
+  hooks: {
+    async beforeCreate(ctx, data) {
+      await checkExpression(ctx, (data.subject as string | undefined) ?? 'incident', data.expression);
+      return data;
+    },
+    async beforeUpdate(ctx, id, data) {
+      if (data.expression === undefined && data.subject === undefined) return data;
+      const [current] = await ctx.tx.select({ subject: searchFilters.subject, expression: searchFilters.expression }).from(searchFilters).where(and(eq(searchFilters.id, id), eq(searchFilters.organization_id, ctx.orgId)));
+      if (!current) return data;
+      await checkExpression(ctx, (data.subject as string | undefined) ?? current.subject, data.expression ?? current.expression);
+      return data;
+    },
+  },
+});
+
+const subjects = { incident: { model: 'Incident', table: incidents }, case: { model: 'Case', table: cases } } as const;
+
+/**
+ * The expression is compiled exactly as a list's `filter` would be against the subject's definition,
+ * so a saved filter can never name a field or operator the list would reject.
+ */
+async function checkExpression(ctx: RequestContext, subject: string, expression: unknown) {
+  const target = subjects[subject as keyof typeof subjects];
+  const { resources } = await import('./index.js'); // lazily: index.ts imports this file
+  const def = resources.find((d) => d.model === target.model);
+  let fields: Record<string, FilterField>;
+  if (def) fields = readableFields(def, ctx).filterable;
+  else {
+    // The subject has no definition registered: every column of its table may be named.
+    const columns = getTableColumns(target.table) as Record<string, PgColumn>;
+    fields = Object.fromEntries(Object.entries(columns).map(([name, column]) => [name, { column, type: columnType(column) }]));
+  }
+  let compiled;
+  try {
+    compiled = compileFilter(JSON.stringify(expression), target.model, fields, def?.customFilters);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    throw new HttpError(422, err.detail.map((d) => ({ ...d, loc: ['body', 'expression', ...d.loc.slice(2)] })));
+  }
+  if (!compiled) throw invalid('The expression has no conditions.', ['body', 'expression'], 'filter_error');
+}
+
+export const notificationResource = defineResource({
+  model: 'Notification',
+  label: 'Notification',
+  path: '/notifications',
+  table: notifications,
+  create: z.strictObject({
+    name: requiredText(200),
+    description: text(5000),
+    type: z.enum(NOTIFICATION_TYPES, { error: `Type must be one of ${NOTIFICATION_TYPES.join(', ')}` }).optional(),
+    target: requiredText(500),
+    enabled: flag().optional(),
+    filters: idList().optional(),
+    ...evergreenFields,
+    ...projectField,
+  }),
+  pageSize: 10,
+  sort: [['name', 'asc']],
+  search: ['name', 'description', 'target'],
+  fields: fieldsOf(notifications),
+  references: { project_id: () => projectResource, filters: () => searchFilterResource },
+});
