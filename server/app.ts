@@ -6,6 +6,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { registerAiScope, registerAiWorkspace } from './ai/plugin.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
 import { registerErrorHandling, httpError } from './errors.js';
@@ -44,6 +45,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (!options.database) app.addHook('onClose', () => database.close());
   app.decorate('db', database.db);
   app.decorate('config', config);
+  await registerAiWorkspace(app, database);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -73,6 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerProjectRoutes(scope);
       registerMetaRoutes(scope, resources);
       for (const def of resources) registerCrud(scope, def);
+      registerAiScope(scope);
       registerCatalogRoutes(scope, resources);
       registerIncidentRoutes(scope, { mailer });
       registerCaseRoutes(scope);

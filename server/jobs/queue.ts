@@ -16,6 +16,7 @@ export type JobHandler<T> = (data: T, job: { id: string; name: string }) => Prom
 export interface Queue {
   enqueue<T extends object>(name: string, data: T, opts?: JobOptions): Promise<string | null>;
   work<T extends object>(name: string, handler: JobHandler<T>, opts?: { concurrency?: number }): Promise<void>;
+  /** Starts pg-boss and the registered workers (idempotent). */
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Emits 'failed' (name, error) when a handler throws; handlers report their own state too. */
@@ -65,6 +66,13 @@ function adapter(database: Database): { executeSql(text: string, values?: unknow
   };
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's job queue (server/jobs/queue.ts). */
+    queue: Queue;
+  }
+}
+
 export interface QueueOptions {
   /** How often an idle worker looks for jobs (seconds, at least 0.5). */
   pollingIntervalSeconds?: number;
@@ -78,7 +86,7 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
   let started: Promise<void> | null = null;
   let stopped = false;
   boss.on('error', (err) => {
-    if (!stopped) events.emit('error', err);
+    if (!stopped && events.listenerCount('error')) events.emit('error', err);
   });
 
   const ensureQueue = async (name: string) => {
@@ -87,10 +95,16 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
     created.add(name);
   };
 
+  // Handlers registered before start() begin polling when the queue starts (at listen, or at the
+  // first enqueue), so an app that never queues anything (most tests) never touches pg-boss.
+  const pending: (() => Promise<void>)[] = [];
   const queue: Queue = {
     events,
     start() {
-      started ??= boss.start().then(() => undefined);
+      started ??= (async () => {
+        await boss.start();
+        for (const register of pending.splice(0)) await register();
+      })();
       return started;
     },
     async enqueue(name, data, o = {}) {
@@ -102,21 +116,26 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
       return id;
     },
     async work(name, handler, o = {}) {
-      await queue.start();
-      await ensureQueue(name);
-      for (let i = 0; i < (o.concurrency ?? 1); i++) {
-        const id = await boss.work<object>(name, { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize: 1 }, async (jobs) => {
-          for (const job of jobs) {
-            try {
-              await handler(job.data as never, { id: job.id, name: job.name });
-            } catch (err) {
-              events.emit('failed', name, err);
-              throw err;
+      const register = async () => {
+        await ensureQueue(name);
+        for (let i = 0; i < (o.concurrency ?? 1); i++) {
+          const id = await boss.work<object>(name, { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize: 1 }, async (jobs) => {
+            for (const job of jobs) {
+              try {
+                await handler(job.data as never, { id: job.id, name: job.name });
+              } catch (err) {
+                events.emit('failed', name, err);
+                throw err;
+              }
             }
-          }
-        });
-        workers.set(name, [...(workers.get(name) ?? []), id]);
-      }
+          });
+          workers.set(name, [...(workers.get(name) ?? []), id]);
+        }
+      };
+      if (started) {
+        await started;
+        await register();
+      } else pending.push(register);
     },
     async stop() {
       if (!started || stopped) return;

@@ -1,0 +1,35 @@
+import fastifyWebsocket from '@fastify/websocket';
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../db/client.js';
+import { createQueue } from '../jobs/queue.js';
+import { registerAiRoutes } from '../routes/ai.js';
+import { registerSocket } from '../ws/socket.js';
+import { INDEX_JOB, indexSubmission } from './ingest.js';
+import { largestFileLimit } from './limits.js';
+
+/**
+ * App-level parts of the AI workspace: the job queue (app.queue, shared by every domain), the
+ * indexing worker, and the websocket plugin sized for the largest upload any plan allows.
+ */
+export async function registerAiWorkspace(app: FastifyInstance, database: Database) {
+  const queue = createQueue(database, { pollingIntervalSeconds: app.config.JOB_POLL_SECONDS });
+  queue.events.on('error', (err) => app.log.error({ err }, 'job queue error'));
+  queue.events.on('failed', (name, err) => app.log.warn({ err, job: name }, 'job failed'));
+  app.decorate('queue', queue);
+  await queue.work<{ orgId: number; submissionId: number }>(INDEX_JOB, (d) => indexSubmission(database.db, d.orgId, d.submissionId), { concurrency: 2 });
+  // Workers poll from the moment the server listens; an app that only injects starts them on first use.
+  app.addHook('onListen', async () => {
+    await queue.start();
+  });
+  app.addHook('preClose', async () => {
+    await queue.stop().catch((err) => app.log.warn({ err }, 'job queue did not stop cleanly'));
+  });
+  // base64 grows a file by a third; the JSON frame adds a little more.
+  await app.register(fastifyWebsocket, { options: { maxPayload: Math.ceil(largestFileLimit(app.config) * 1.4) + 64 * 1024 } });
+}
+
+/** Routes under /api/v1/{organization}: the live socket and the AI REST calls. */
+export function registerAiScope(scope: FastifyInstance) {
+  registerAiRoutes(scope);
+  registerSocket(scope, { queue: scope.queue });
+}

@@ -1,0 +1,271 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import { z } from 'zod';
+import { findAnonymousSession, NO_SESSION } from '../ai/anonymous.js';
+import { accessOf, ask, giveFeedback, likedInProcessing, type Chatter } from '../ai/chat.js';
+import { objectContent } from '../ai/content.js';
+import { checkProject, createSubmission, INDEX_JOB, SubmitError, submissionColumns, submissionEvents, type SubmissionStatusEvent, type SubmitInput } from '../ai/ingest.js';
+import { limitsFor, messagesToday } from '../ai/limits.js';
+import { allowedLevels } from '../ai/retrieve.js';
+import { fetchYoutubeTranscript } from '../ai/youtube.js';
+import { memberships, SENSITIVITY_LEVELS, submissions } from '../db/schema/index.js';
+import { withTenant } from '../db/tenant.js';
+import { HttpError, SERVER_ERROR_MESSAGE, type DetailItem } from '../errors.js';
+import type { Queue } from '../jobs/queue.js';
+
+const id = z.union([z.string().max(100), z.number()]);
+const projectId = z.number().int().positive();
+const sensitivity = z.enum(SENSITIVITY_LEVELS).default('internal');
+
+/** Every message a client may send, by type (spec §7 plus chat, text and video submissions, feedback). */
+const messages = {
+  fetch_limits: z.strictObject({}).default({}),
+  fetch_submissions: z.strictObject({ project_id: projectId }),
+  file_upload: z.strictObject({
+    fileName: z.string().min(1).max(300),
+    fileType: z.string().max(200).optional().nullable(),
+    fileContent: z.string().min(1),
+    buildIndex: z.boolean().default(true),
+    project_id: projectId,
+    eccs_project_id: z.union([z.string(), z.number()]).nullish(),
+    sensitivityLevel: sensitivity,
+  }),
+  text_submission: z.strictObject({
+    title: z.string().max(300).optional(),
+    text: z.string().min(1, 'This field is required').max(2_000_000),
+    buildIndex: z.boolean().default(true),
+    project_id: projectId,
+    eccs_project_id: z.union([z.string(), z.number()]).nullish(),
+    sensitivityLevel: sensitivity,
+  }),
+  video_transcript_submission: z.strictObject({
+    url: z.string().url().max(2000),
+    fileName: z.string().max(300).optional(),
+    fileContent: z.string().optional(),
+    title: z.string().max(300).optional(),
+    buildIndex: z.boolean().default(true),
+    project_id: projectId,
+    eccs_project_id: z.union([z.string(), z.number()]).nullish(),
+    sensitivityLevel: sensitivity,
+  }),
+  fetch_liked_messages_processing: z.strictObject({ project_id: projectId }),
+  fetch_object_content: z.strictObject({
+    object_type: z.enum(['chunk', 'submission']),
+    object_id: z.union([z.number().int().positive(), z.string().regex(/^\d+$/).transform(Number)]),
+    chat_id: z.string().uuid().nullish(),
+    is_shared_view: z.boolean().default(false),
+  }),
+  chat: z.strictObject({ project_id: projectId.nullish(), chat_id: z.string().uuid().nullish(), text: z.string().trim().min(1, 'This field is required').max(4000) }),
+  message_feedback: z.strictObject({ message_id: z.number().int().positive(), value: z.enum(['like', 'dislike']) }),
+} as const;
+type Messages = typeof messages;
+type Name = keyof Messages;
+
+const frame = z.object({ type: z.string().min(1).max(100), id: id.optional(), data: z.unknown().optional() });
+
+/** Who is on the socket; `none` may only open shared chats' sources. */
+type SocketCaller = Chatter & { kind: 'user' | 'anonymous' | 'none' };
+
+async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<SocketCaller> {
+  const orgId = req.org.id;
+  const q = req.query as { token?: string; key?: string };
+  if (q.token) {
+    let userId: number | null = null;
+    try {
+      userId = Number(app.jwt.verify<{ sub: string }>(q.token).sub);
+    } catch {
+      userId = null;
+    }
+    if (userId !== null) {
+      const [m] = await app.db.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.organization_id, orgId), eq(memberships.user_id, userId)));
+      if (m) return { kind: 'user', orgId, userId, role: m.role, sessionId: null };
+    }
+  }
+  if (q.key) {
+    const session = await findAnonymousSession(app.db, orgId, q.key);
+    if (session) return { kind: 'anonymous', orgId, userId: null, role: null, sessionId: session.id };
+  }
+  return { kind: 'none', orgId, userId: null, role: null, sessionId: null };
+}
+
+const detail = (msg: string, loc: (string | number)[] = [], type = 'value_error'): DetailItem[] => [{ msg, loc, type }];
+
+/**
+ * The live socket, GET /api/v1/{organization}/ws?token=… or ?key=…. Frames are JSON
+ * {type, id?, data}; replies echo the id. A bad frame gets an `error` frame and the socket stays open.
+ */
+export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
+  scope.get('/ws', { websocket: true, config: { access: 'public' }, schema: { hide: true } }, async (socket: WebSocket, req) => {
+    // Frames that arrive while the caller is being looked up wait for it.
+    const early: Buffer[] = [];
+    const onEarly = (d: Buffer) => early.push(d);
+    socket.on('message', onEarly);
+    const app = req.server;
+    const caller = await authenticate(app, req);
+    socket.off('message', onEarly);
+    const watched = new Set<number>();
+
+    const send = (type: string, data: unknown, replyTo?: string | number) => {
+      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(replyTo === undefined ? { type, data } : { type, id: replyTo, data }));
+    };
+    const sendError = (d: DetailItem[], replyTo?: string | number, requestType?: string) => send('error', { detail: d, ...(requestType ? { request_type: requestType } : {}) }, replyTo);
+
+    const onStatus = (e: SubmissionStatusEvent) => {
+      if (e.orgId === caller.orgId && watched.has(e.projectId)) {
+        const { orgId: _o, projectId: _p, ...rest } = e;
+        send('submission_status', { ...rest, project_id: e.projectId });
+      }
+    };
+    submissionEvents.on('status', onStatus);
+    socket.on('close', () => submissionEvents.off('status', onStatus));
+
+    const tenant = <T>(fn: Parameters<typeof withTenant<T>>[2]) => withTenant(app.db, { orgId: caller.orgId, userId: caller.userId }, fn);
+    const submitter = { orgId: caller.orgId, userId: caller.userId, sessionId: caller.sessionId };
+
+    /** Stores a submission and queues its indexing once the row is committed. */
+    const submit = async (input: SubmitInput, buildIndex: boolean) => {
+      const sub = await tenant(async (tx) => createSubmission(tx, submitter, await limitsFor(tx, app.config, caller.orgId, caller.kind === 'anonymous'), input));
+      watched.add(input.projectId);
+      if (buildIndex) await deps.queue.enqueue(INDEX_JOB, { orgId: caller.orgId, submissionId: sub.id });
+      return sub;
+    };
+
+    const handlers: { [K in Name]: (data: z.output<Messages[K]>, replyTo?: string | number) => Promise<void> } = {
+      async fetch_limits(_d, replyTo) {
+        const data = await tenant(async (tx) => ({
+          ...(await limitsFor(tx, app.config, caller.orgId, caller.kind === 'anonymous')),
+          messages_today: await messagesToday(tx, caller.orgId, { userId: caller.userId, sessionId: caller.sessionId }),
+          model: app.config.AI_MODEL && app.config.AI_BASE_URL ? app.config.AI_MODEL : null,
+        }));
+        send('limits', data, replyTo);
+      },
+      async fetch_submissions(d, replyTo) {
+        const items = await tenant(async (tx) => {
+          await checkProject(tx, submitter, d.project_id);
+          const levels = allowedLevels(accessOf(caller));
+          const mine = caller.userId !== null ? sql`${submissions.created_by} = ${caller.userId}` : caller.sessionId !== null ? sql`${submissions.anonymous_session_id} = ${caller.sessionId}` : sql`false`;
+          return tx
+            .select(submissionColumns)
+            .from(submissions)
+            .where(and(eq(submissions.organization_id, caller.orgId), eq(submissions.project_id, d.project_id), sql`(${submissions.sensitivity_level} in (${sql.join(levels.map((l) => sql`${l}`), sql`, `)}) or ${mine})`))
+            .orderBy(desc(submissions.created_at), desc(submissions.id))
+            .limit(500);
+        });
+        watched.add(d.project_id);
+        send('submissions', { project_id: d.project_id, items }, replyTo);
+      },
+      async file_upload(d, replyTo) {
+        const content = Buffer.from(d.fileContent, 'base64');
+        try {
+          const sub = await submit(
+            { kind: 'file', projectId: d.project_id, eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id), title: d.fileName, fileName: d.fileName, fileType: d.fileType ?? null, content, sensitivityLevel: d.sensitivityLevel },
+            d.buildIndex,
+          );
+          send('submit_file_response', { status: 'success', submission_id: sub.id, fileName: d.fileName, submission_status: sub.status, message: d.buildIndex ? 'File uploaded; indexing has started.' : 'File uploaded.' }, replyTo);
+        } catch (err) {
+          if (!(err instanceof SubmitError)) throw err;
+          send('submit_file_response', { status: 'error', submission_id: null, fileName: d.fileName, message: `Upload failed: ${err.message}` }, replyTo);
+        }
+      },
+      async text_submission(d, replyTo) {
+        try {
+          const title = d.title?.trim() || d.text.replace(/\s+/g, ' ').trim().slice(0, 60);
+          const sub = await submit({ kind: 'text', projectId: d.project_id, eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id), title, content: Buffer.from(d.text, 'utf8'), sensitivityLevel: d.sensitivityLevel }, d.buildIndex);
+          send('submit_text_response', { status: 'success', submission_id: sub.id, message: 'Text submitted.' }, replyTo);
+        } catch (err) {
+          if (!(err instanceof SubmitError)) throw err;
+          send('submit_text_response', { status: 'error', submission_id: null, message: `Submission failed. ${err.message}` }, replyTo);
+        }
+      },
+      async video_transcript_submission(d, replyTo) {
+        try {
+          let fileName = d.fileName ?? null;
+          let content: Buffer;
+          let title = d.title ?? '';
+          if (d.fileContent) {
+            content = Buffer.from(d.fileContent, 'base64');
+            fileName ??= 'captions.vtt';
+          } else {
+            const fetched = await fetchYoutubeTranscript(app.config.YOUTUBE_BASE_URL, d.url, Math.min(app.config.AI_TIMEOUT_MS, 15_000));
+            content = Buffer.from(fetched.vtt, 'utf8');
+            fileName = `${fetched.id}.vtt`;
+            title ||= fetched.title;
+          }
+          const sub = await submit(
+            { kind: 'video_transcript', projectId: d.project_id, eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id), title: title || fileName, fileName, fileType: null, sourceUrl: d.url, content, sensitivityLevel: d.sensitivityLevel },
+            d.buildIndex,
+          );
+          send('submit_video_response', { status: 'success', submission_id: sub.id, message: 'Transcript submitted.' }, replyTo);
+        } catch (err) {
+          if (!(err instanceof SubmitError)) throw err;
+          send('submit_video_response', { status: 'error', submission_id: null, message: `Submission failed. ${err.message}` }, replyTo);
+        }
+      },
+      async fetch_liked_messages_processing(d, replyTo) {
+        const list = await tenant(async (tx) => {
+          await checkProject(tx, submitter, d.project_id);
+          return likedInProcessing(tx, caller.orgId, d.project_id);
+        });
+        send('liked_messages_processing', { project_id: d.project_id, messages: list }, replyTo);
+      },
+      async fetch_object_content(d, replyTo) {
+        const content = await tenant((tx) => objectContent(tx, caller.kind === 'none' ? null : caller, caller.orgId, d));
+        send('object_content', content, replyTo);
+      },
+      async chat(d, replyTo) {
+        const result = await ask(app.db, app.config, caller, d, {
+          sources: (data) => send('chat_sources', data, replyTo),
+          token: (data) => send('chat_token', data, replyTo),
+          reset: (data) => send('chat_reset', data, replyTo),
+        });
+        send('chat_done', { chat_id: result.chat_id, message_id: result.message_id, answer: result.answer, sources: result.sources, answered_by: result.answered_by, notice: result.notice }, replyTo);
+      },
+      async message_feedback(d, replyTo) {
+        send('message_feedback_response', await tenant((tx) => giveFeedback(tx, caller, d.message_id, d.value)), replyTo);
+      },
+    };
+
+    const onMessage = async (raw: Buffer, isBinary: boolean) => {
+      if (isBinary) return sendError(detail('Binary frames are not accepted; send JSON text.', [], 'frame_invalid'));
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return sendError(detail('The message is not valid JSON.', [], 'json_invalid'));
+      }
+      const f = frame.safeParse(parsed);
+      if (!f.success) return sendError(detail('A message must be {"type": "<name>", "data": {...}}.', [], 'frame_invalid'));
+      const { type, id: replyTo } = f.data;
+      if (!(type in messages)) return sendError(detail(`Unknown message type '${type}'.`, ['type'], 'unknown_type'), replyTo, type);
+      const name = type as Name;
+      if (caller.kind === 'none' && !(name === 'fetch_object_content' && (f.data.data as { is_shared_view?: boolean } | undefined)?.is_shared_view)) {
+        return sendError(detail(NO_SESSION, [], 'no_session'), replyTo, type);
+      }
+      const body = messages[name].safeParse(f.data.data ?? {});
+      if (!body.success) {
+        return sendError(
+          body.error.issues.map((i) => {
+            const keys = (i as { keys?: string[] }).keys;
+            return i.code === 'unrecognized_keys' && keys
+              ? { msg: `Unknown field '${keys.join("', '")}'.`, loc: ['data', ...keys], type: 'extra_forbidden' }
+              : { msg: i.message, loc: ['data', ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], type: i.code };
+          }),
+          replyTo,
+          type,
+        );
+      }
+      try {
+        await (handlers[name] as (d: unknown, r?: string | number) => Promise<void>)(body.data, replyTo);
+      } catch (err) {
+        if (err instanceof HttpError) return sendError(err.detail, replyTo, type);
+        if (err instanceof SubmitError) return sendError(detail(err.message, ['data', ...err.loc]), replyTo, type);
+        req.log.error({ err, type }, 'socket message failed');
+        sendError(detail(SERVER_ERROR_MESSAGE, [], 'server_error'), replyTo, type);
+      }
+    };
+    socket.on('message', (raw: Buffer, isBinary: boolean) => void onMessage(raw, isBinary));
+    send('ready', { authenticated: caller.kind !== 'none', kind: caller.kind, organization: req.org.slug });
+    for (const d of early) void onMessage(d, false);
+  });
+}
