@@ -126,7 +126,7 @@ export function plural(label: string): string {
 }
 
 /** How a record is named in references, titles and confirmations. */
-export function representation(record: Record<string, any> | undefined): string {
+export function representation(record: Record<string, unknown> | undefined): string {
   if (!record) return '';
   for (const key of ['name', 'title', 'email', 'text', 'key_prefix', 'description', 'commit_message', 'url']) {
     const value = record[key];

@@ -98,7 +98,11 @@ export function LoginPage() {
                   fullWidth
                 />
               ) : null}
-              {info ? <Alert severity="success">{info}</Alert> : null}
+              {info ? (
+                <Alert severity="success" role="status">
+                  {info}
+                </Alert>
+              ) : null}
               {error ? (
                 <Alert severity="error" role="alert">
                   {error}

@@ -80,6 +80,7 @@ export function bodyFor(schema: JsonSchema | undefined, data: Record<string, unk
   return body;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- react-admin types records per call site
 type Page = { items: any[]; total: number };
 
 /** react-admin ↔ the Firewatch list/CRUD contract (page, itemsPerPage, sortBy, descending, q, filter). */
@@ -89,7 +90,7 @@ export const dataProvider: DataProvider = {
     return { data: page.items, total: page.total };
   },
   async getOne(resource, params) {
-    return { data: await api(`${pathOf(resource)}/${encodeURIComponent(String(params.id))}`, { signal: params.signal }) };
+    return { data: await api<Page['items'][number]>(`${pathOf(resource)}/${encodeURIComponent(String(params.id))}`, { signal: params.signal }) };
   },
   async getMany(resource, params) {
     const ids = [...new Set(params.ids)].filter((id) => id !== null && id !== undefined && id !== '');
@@ -104,11 +105,11 @@ export const dataProvider: DataProvider = {
   },
   async create(resource, params) {
     const body = bodyFor(metaOf(resource)?.create, params.data);
-    return { data: await api(pathOf(resource), { method: 'POST', json: body }) };
+    return { data: await api<Page['items'][number]>(pathOf(resource), { method: 'POST', json: body }) };
   },
   async update(resource, params) {
     const body = bodyFor(metaOf(resource)?.update, params.data, params.previousData);
-    return { data: await api(`${pathOf(resource)}/${encodeURIComponent(String(params.id))}`, { method: 'PUT', json: body }) };
+    return { data: await api<Page['items'][number]>(`${pathOf(resource)}/${encodeURIComponent(String(params.id))}`, { method: 'PUT', json: body }) };
   },
   async updateMany(resource, params) {
     // The API has no bulk routes: one call per row, as the spec says.
@@ -122,7 +123,7 @@ export const dataProvider: DataProvider = {
   },
   async delete(resource, params) {
     await api(`${pathOf(resource)}/${encodeURIComponent(String(params.id))}`, { method: 'DELETE' });
-    return { data: params.previousData ?? ({ id: params.id } as any) };
+    return { data: params.previousData ?? ({ id: params.id } as never) };
   },
   async deleteMany(resource, params) {
     const done: Identifier[] = [];

@@ -26,7 +26,7 @@ export function toHttpError(status: number, payload: unknown): HttpError {
 }
 
 /** JSON over fetch with the bearer token; every failure becomes an HttpError. */
-export async function api<T = any>(path: string, init: RequestInit & { json?: unknown; anonymous?: boolean } = {}): Promise<T> {
+export async function api<T = unknown>(path: string, init: RequestInit & { json?: unknown; anonymous?: boolean } = {}): Promise<T> {
   const { json, anonymous, ...rest } = init;
   const headers = new Headers(rest.headers);
   headers.set('accept', 'application/json');
@@ -40,7 +40,7 @@ export async function api<T = any>(path: string, init: RequestInit & { json?: un
     throw new HttpError('The server cannot be reached. Check your connection and retry.', 0);
   }
   const text = await response.text();
-  let payload: unknown = null;
+  let payload: unknown;
   try {
     payload = text ? JSON.parse(text) : null;
   } catch {

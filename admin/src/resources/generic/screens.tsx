@@ -148,7 +148,17 @@ export function GenericCreate({ tweaks = {}, mutationOptions }: { tweaks?: FormT
   const saved = useSaved(meta, 'created');
   return (
     <Create title={`New ${meta.label.toLowerCase()}`} mutationOptions={mutationOptions ?? { onSuccess: saved }}>
-      <SimpleForm noValidate>{inputs(meta, fieldSpecs(meta, meta.create), tweaks, false)}</SimpleForm>
+      <SimpleForm
+        noValidate
+        // Enabled on an empty form too, so clicking it names the missing fields.
+        toolbar={
+          <Toolbar>
+            <SaveButton alwaysEnable />
+          </Toolbar>
+        }
+      >
+        {inputs(meta, fieldSpecs(meta, meta.create), tweaks, false)}
+      </SimpleForm>
     </Create>
   );
 }

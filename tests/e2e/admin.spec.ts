@@ -1,0 +1,283 @@
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { AxeBuilder } from '@axe-core/playwright';
+import { SMTPServer } from 'smtp-server';
+import { E2E } from './playwright.config.js';
+
+/**
+ * What a person does in the admin app, against the real server and database. The steps build on
+ * each other (a tag needs its tag type, an API key its project), so they run in order.
+ */
+test.describe.configure({ mode: 'serial' });
+
+/** Sign-in codes arrive here over SMTP, as they would at a mail server. */
+const mailbox: string[] = [];
+let smtp: SMTPServer;
+
+test.beforeAll(async () => {
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    logger: false,
+    onData(stream, _session, done) {
+      let raw = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => (raw += chunk));
+      stream.on('end', () => {
+        mailbox.push(raw);
+        done();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(E2E.smtpPort, '127.0.0.1', resolve));
+});
+
+test.afterAll(async () => {
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+});
+
+async function codeFor(email: string): Promise<string> {
+  let code: string | undefined;
+  await expect
+    .poll(() => {
+      const mail = mailbox.filter((m) => m.toLowerCase().includes(`to: ${email}`)).at(-1);
+      code = mail ? /sign-in code: (\d{6})/.exec(mail)?.[1] : undefined;
+      return code;
+    })
+    .toBeTruthy();
+  return code!;
+}
+
+async function signIn(page: Page, email = E2E.adminEmail, password = E2E.adminPassword) {
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+
+async function openFromMenu(page: Page, label: string) {
+  await page.locator('.RaMenu-open, .RaMenu-closed').getByRole('menuitem', { name: label, exact: true }).click();
+}
+
+async function newPage(browser: Browser) {
+  const context = await browser.newContext();
+  return context.newPage();
+}
+
+let admin: Page;
+
+test('a protected page leads to sign-in; a wrong password is refused; the right one returns to that page', async ({ browser }) => {
+  admin = await newPage(browser);
+  await admin.goto('/default/tags');
+  await expect(admin).toHaveURL(/\/default\/auth\/login$/);
+  await expect(admin.getByRole('heading', { name: 'Sign in to Firewatch' })).toBeVisible();
+
+  await signIn(admin, E2E.adminEmail, 'not-the-password');
+  await expect(admin.getByRole('alert')).toHaveText('Invalid e-mail or password.');
+
+  await signIn(admin);
+  await expect(admin).toHaveURL(/\/default\/tags$/);
+  await expect(admin.getByRole('heading', { name: 'Tags' }).or(admin.locator('#react-admin-title', { hasText: 'Tags' })).first()).toBeVisible();
+  await expect(admin.getByTestId('organization-banner')).toContainText('Default');
+  await expect(admin.getByTestId('organization-banner')).toContainText(/Trial: \d+ days? left/);
+});
+
+test('settings screens come from the server: menu filter, required fields, a reference picker and search', async () => {
+  await admin.getByLabel('Filter menu').fill('tag');
+  const sidebar = admin.locator('.RaSidebar-fixed');
+  await expect(sidebar.getByRole('menuitem', { name: 'Tag types' })).toBeVisible();
+  await expect(sidebar.getByRole('menuitem', { name: 'Tags', exact: true })).toBeVisible();
+  await expect(sidebar.getByRole('menuitem', { name: 'Projects' })).toHaveCount(0);
+
+  await sidebar.getByRole('menuitem', { name: 'Tag types' }).click();
+  await admin.getByRole('link', { name: 'Create' }).click();
+  await admin.getByRole('button', { name: 'Save' }).click();
+  await expect(admin.getByText('This field is required')).toBeVisible();
+  await admin.getByRole('textbox', { name: 'Name' }).fill('Severity');
+  await admin.getByRole('textbox', { name: 'Description' }).fill('How bad it is');
+  await admin.getByRole('button', { name: 'Save' }).click();
+  await expect(admin.getByText('Tag type created successfully.')).toBeVisible();
+  await expect(admin.getByRole('cell', { name: 'Severity' })).toBeVisible();
+
+  for (const name of ['sev-1', 'sev-2']) {
+    await sidebar.getByRole('menuitem', { name: 'Tags', exact: true }).click();
+    await admin.getByRole('link', { name: 'Create' }).click();
+    await expect(admin).toHaveURL(/\/tags\/create$/);
+    await admin.getByRole('textbox', { name: 'Name' }).fill(name);
+    await admin.getByLabel('Tag type').fill('Sev');
+    await admin.getByRole('option', { name: 'Severity' }).click();
+    await admin.getByRole('button', { name: 'Save' }).click();
+    await expect(admin.getByText('Tag created successfully.')).toBeVisible();
+  }
+  const rows = admin.locator('tbody tr');
+  await expect(rows).toHaveCount(2);
+  // The tag type column shows the referenced record's name, not its id.
+  await expect(rows.filter({ hasText: 'sev-1' })).toContainText('Severity');
+
+  await admin.getByPlaceholder('Search').fill('sev-1');
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText('sev-1');
+  await expect(admin).toHaveURL(/filter=.*sev-1/);
+});
+
+test('the server’s validation message shows at its field, and a fixed value saves', async () => {
+  await admin.locator('tbody tr', { hasText: 'sev-1' }).click();
+  await expect(admin.getByRole('textbox', { name: 'Name' })).toHaveValue('sev-1');
+  await admin.getByRole('textbox', { name: 'Uri' }).fill('not a url');
+  await admin.getByRole('button', { name: 'Save' }).click();
+  // "Must be a URL" comes from the API's 422 (the form has no URL rule of its own).
+  await expect(admin.getByText('Must be a URL')).toBeVisible();
+  await expect(admin).toHaveURL(/\/tags\/\d+$/);
+
+  await admin.getByRole('textbox', { name: 'Uri' }).fill('https://runbooks.example.com/sev-1');
+  await admin.getByRole('button', { name: 'Save' }).click();
+  await expect(admin.getByText('Tag updated successfully.')).toBeVisible();
+  await admin.locator('tbody tr', { hasText: 'sev-1' }).click();
+  await expect(admin.getByRole('textbox', { name: 'Uri' })).toHaveValue('https://runbooks.example.com/sev-1');
+});
+
+test('deleting asks first, and the row stays gone after a reload', async () => {
+  await admin.locator('.RaSidebar-fixed').getByRole('menuitem', { name: 'Tags', exact: true }).click();
+  await admin.getByPlaceholder('Search').fill('');
+  await admin.locator('tbody tr', { hasText: 'sev-2' }).click();
+  await admin.getByRole('button', { name: 'Delete' }).click();
+  const dialog = admin.getByRole('dialog');
+  await expect(dialog).toContainText("Delete tag 'sev-2'?");
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(admin.getByRole('textbox', { name: 'Name' })).toHaveValue('sev-2');
+
+  await admin.getByRole('button', { name: 'Delete' }).click();
+  await admin.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+  await expect(admin.getByText('Tag deleted successfully.')).toBeVisible();
+  await admin.reload();
+  await expect(admin.locator('tbody tr', { hasText: 'sev-1' })).toBeVisible();
+  await expect(admin.locator('tbody tr', { hasText: 'sev-2' })).toHaveCount(0);
+});
+
+test('a new API key is shown once and works against the API', async () => {
+  const sidebar = admin.locator('.RaSidebar-fixed');
+  await admin.getByLabel('Filter menu').fill('');
+  await sidebar.getByRole('menuitem', { name: 'Projects' }).click();
+  await admin.getByRole('link', { name: 'Create' }).click();
+  await admin.getByRole('textbox', { name: 'Name' }).fill('Payments');
+  await admin.getByRole('button', { name: 'Save' }).click();
+  await expect(admin.getByText('Project created successfully.')).toBeVisible();
+
+  await sidebar.getByRole('menuitem', { name: 'API keys' }).click();
+  await admin.getByRole('link', { name: 'Create' }).click();
+  await admin.getByLabel('Project').fill('Pay');
+  await admin.getByRole('option', { name: 'Payments' }).click();
+  await admin.getByRole('textbox', { name: 'Description' }).fill('CI pipeline');
+  await admin.getByRole('button', { name: 'Save' }).click();
+  const dialog = admin.getByRole('dialog', { name: 'Your new API key' });
+  await expect(dialog).toContainText('will not be shown again');
+  const key = await dialog.getByLabel('API key').inputValue();
+  expect(key).toMatch(/^fw_/);
+
+  const answer = await admin.request.get('/api/v1/default/projects', { headers: { authorization: `Bearer ${key}` } });
+  expect(answer.status()).toBe(200);
+  expect((await answer.json()).items.map((p: { name: string }) => p.name)).toContain('Payments');
+
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await expect(admin.locator('tbody tr', { hasText: 'CI pipeline' })).toContainText(key.slice(0, 10));
+});
+
+test('a new person signs in with an e-mailed code and gets the Member role', async ({ browser }) => {
+  const page = await newPage(browser);
+  const email = 'newcomer@firewatch.test';
+  await page.goto('/default/');
+  await expect(page).toHaveURL(/\/default\/auth\/login$/);
+  await page.getByRole('tab', { name: 'E-mail code' }).click();
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByRole('button', { name: 'Send code' }).click();
+  await expect(page.getByText('Verification code sent to your email.')).toBeVisible();
+  const code = await codeFor(email);
+
+  await page.getByLabel('Code').fill(code === '123456' ? '654321' : '123456');
+  await page.getByRole('button', { name: 'Verify code' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Invalid or expired verification code. Please try again.');
+
+  await page.getByLabel('Code').fill(code);
+  await page.getByRole('button', { name: 'Verify code' }).click();
+  await expect(page).toHaveURL(/\/default\/$/);
+  await expect(page.getByText(`Signed in as ${email} (Member)`)).toBeVisible();
+
+  // API keys need an Admin: a Member sees them but gets no create button.
+  await openFromMenu(page, 'API keys');
+  await expect(page.locator('tbody tr', { hasText: 'CI pipeline' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Create' })).toHaveCount(0);
+  await page.context().close();
+});
+
+test('an organization made from the account menu becomes the address, the banner and the switcher', async () => {
+  await admin.getByRole('button', { name: 'Profile' }).click();
+  await admin.getByRole('menuitem', { name: 'New organization' }).click();
+  const dialog = admin.getByRole('dialog', { name: 'New organization' });
+  await dialog.getByRole('button', { name: 'Create' }).click();
+  await expect(dialog.getByText('This field is required')).toHaveCount(2);
+  await dialog.getByRole('textbox', { name: 'Name' }).fill('Acme Corp');
+  await dialog.getByRole('textbox', { name: 'Description' }).fill('Our biggest customer');
+  await dialog.getByRole('button', { name: 'Create' }).click();
+
+  await expect(admin).toHaveURL(/\/acme-corp\/$/);
+  await expect(admin.getByTestId('organization-banner')).toContainText('Acme Corp');
+  // A fresh organization has none of Default's data.
+  await openFromMenu(admin, 'Tags');
+  await expect(admin.getByText('No Tags found')).toBeVisible();
+
+  await admin.getByRole('button', { name: 'Profile' }).click();
+  await expect(admin.getByRole('menuitem', { name: /Acme Corp/ })).toBeVisible();
+  await admin.getByRole('menuitem', { name: /^Default/ }).click();
+  await expect(admin).toHaveURL(/\/default\/$/);
+  await expect(admin.getByTestId('organization-banner')).toContainText('Default');
+});
+
+test('the dark theme toggles and is remembered', async () => {
+  const background = () => admin.locator('body').evaluate((el) => getComputedStyle(el).backgroundColor);
+  const light = await background();
+  await admin.getByRole('button', { name: 'Toggle light/dark mode' }).click();
+  await expect.poll(background).not.toBe(light);
+  const dark = await background();
+  await admin.reload();
+  await expect(admin.getByTestId('organization-banner')).toBeVisible();
+  expect(await background()).toBe(dark);
+  await admin.getByRole('button', { name: 'Toggle light/dark mode' }).click();
+  await expect.poll(background).toBe(light);
+});
+
+test('sign-in and list screens have no serious accessibility problems', async ({ browser }) => {
+  const check = async (page: Page) => {
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  };
+  await openFromMenu(admin, 'Tags');
+  await expect(admin.locator('tbody tr').first()).toBeVisible();
+  await check(admin);
+  const visitor = await newPage(browser);
+  await visitor.goto('/default/auth/login');
+  await expect(visitor.getByRole('heading', { name: 'Sign in to Firewatch' })).toBeVisible();
+  await check(visitor);
+  await visitor.context().close();
+});
+
+test('changing one’s password: required, then the new one signs in', async () => {
+  await admin.getByRole('button', { name: 'Profile' }).click();
+  await admin.getByRole('menuitem', { name: 'Change password' }).click();
+  const dialog = admin.getByRole('dialog', { name: 'Change password' });
+  await dialog.getByRole('button', { name: 'Change' }).click();
+  await expect(dialog.getByText('This field is required')).toBeVisible();
+  await dialog.getByLabel('New password').fill('short');
+  await dialog.getByRole('button', { name: 'Change' }).click();
+  await expect(dialog.getByText('The password needs at least 8 characters')).toBeVisible();
+  await dialog.getByLabel('New password').fill('a-brand-new-password');
+  await dialog.getByRole('button', { name: 'Change' }).click();
+  await expect(admin.getByText('Your password was changed.')).toBeVisible();
+
+  await admin.getByRole('button', { name: 'Profile' }).click();
+  await admin.getByRole('menuitem', { name: 'Logout' }).click();
+  await expect(admin).toHaveURL(/\/default\/auth\/login$/);
+  await signIn(admin, E2E.adminEmail, E2E.adminPassword);
+  await expect(admin.getByRole('alert')).toHaveText('Invalid e-mail or password.');
+  await signIn(admin, E2E.adminEmail, 'a-brand-new-password');
+  await expect(admin).toHaveURL(/\/default\/$/);
+});
