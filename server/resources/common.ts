@@ -1,5 +1,5 @@
 import { and, eq, getTableColumns, ne, sql } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import { invalid } from '../errors.js';
 import { z } from 'zod';
 import type { RequestContext, ResourceDefinition } from './define.js';
@@ -97,3 +97,9 @@ export async function mustExist(ctx: RequestContext, table: PgTable & { id: PgCo
   if (!hit) throw invalid(`${label} '${String(id)}' could not be found.`, ['body', field], 'not_found');
 }
 
+
+/**
+ * A column of the outer row, always qualified by its table name: inside a correlated subquery in a
+ * select list, Drizzle writes columns bare, and a bare name would bind to the subquery's own table.
+ */
+export const outer = (table: PgTable, column: string) => sql`${sql.identifier(getTableConfig(table).name)}.${sql.identifier(column)}`;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { bestPractices, definitions, documents, terms, weblinks } from '../db/schema/index.js';
-import { evergreenFields, fieldsOf, idList, projectField } from './common.js';
+import { evergreenFields, fieldsOf, idList, outer, projectField } from './common.js';
 import { defineResource } from './define.js';
 import { count, flag, requiredText, text, url } from './fields.js';
 import { searchFilterResource } from './notifications.js';
@@ -56,7 +56,7 @@ export const termResource = defineResource({
   fields: fieldsOf(terms),
   // The definitions that name this term (they hold the link).
   computed: () => ({
-    definitions: sql`(select coalesce(jsonb_agg(${definitions.id} order by ${definitions.id}), '[]'::jsonb) from ${definitions} where ${definitions.organization_id} = ${terms.organization_id} and ${definitions.terms} @> jsonb_build_array(${terms.id}))`,
+    definitions: sql`(select coalesce(jsonb_agg(d.id order by d.id), '[]'::jsonb) from ${definitions} d where d.organization_id = ${outer(terms, 'organization_id')} and d.terms @> jsonb_build_array(${outer(terms, 'id')}))`,
   }),
   references: { project_id: () => projectResource },
 });

@@ -5,7 +5,7 @@ import { cases, incidents, individuals, NOTIFICATION_TYPES, notifications, SEARC
 import { HttpError, invalid } from '../errors.js';
 import { columnType, compileFilter, type FilterField } from '../lib/filters.js';
 import { readableFields } from '../lib/list-query.js';
-import { evergreenFields, fieldsOf, idList, projectField } from './common.js';
+import { evergreenFields, fieldsOf, idList, outer, projectField } from './common.js';
 import { defineResource, type RequestContext } from './define.js';
 import { flag, requiredText, text } from './fields.js';
 import { projectResource } from './projects.js';
@@ -40,7 +40,7 @@ export const searchFilterResource = defineResource({
         ] as const
       ).map(([name, table]) => [
         name,
-        sql`(select coalesce(jsonb_agg(${table.id} order by ${table.id}), '[]'::jsonb) from ${table} where ${table.organization_id} = ${searchFilters.organization_id} and ${table.filters} @> jsonb_build_array(${searchFilters.id}))`,
+        sql`(select coalesce(jsonb_agg(x.id order by x.id), '[]'::jsonb) from ${table} x where x.organization_id = ${outer(searchFilters, 'organization_id')} and x.filters @> jsonb_build_array(${outer(searchFilters, 'id')}))`,
       ]),
     ),
   references: { project_id: () => projectResource },
