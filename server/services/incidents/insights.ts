@@ -20,7 +20,9 @@ export async function similarIncidents(ctx: RequestContext, id: number, limit = 
   const theirs = sql`(select array_agg(tag_id) from ${incidentTags} it where it.organization_id = ${incidents.organization_id} and it.incident_id = ${incidents.id})`;
   const shared = sql`coalesce(cardinality(array(select unnest(${theirs}) intersect select unnest(${mine}))), 0)`;
   const union = sql`coalesce(cardinality(array(select unnest(${theirs}) union select unnest(${mine}))), 0)`;
-  const textScore = sql<number>`ts_rank_cd(${incidents.search}, q.q, 32)`;
+  // Relative to this incident's own rank against its words, so a near copy scores close to 1.
+  const selfRank = sql`(select nullif(ts_rank_cd(i0.search, ${query}), 0) from ${incidents} i0 where i0.organization_id = ${ctx.orgId} and i0.id = ${id})`;
+  const textScore = sql<number>`coalesce(least(1, ts_rank_cd(${incidents.search}, ${query}) / ${selfRank}), 0)`;
   const tagScore = sql<number>`case when ${union} = 0 then 0 else ${shared}::float / ${union} end`;
   const rows = await ctx.tx
     .select({
@@ -32,18 +34,18 @@ export async function similarIncidents(ctx: RequestContext, id: number, limit = 
       text_score: textScore.mapWith(Number),
       tag_score: tagScore.mapWith(Number),
     })
-    .from(sql`${incidents}, (select ${query} as q) q`)
+    .from(incidents)
     .where(
       and(
         incidentScope(ctx),
         sql`${incidents.id} <> ${id}`,
-        sql`(${incidents.search} @@ q.q or exists (select 1 from ${incidentTags} it2 where it2.organization_id = ${incidents.organization_id} and it2.incident_id = ${incidents.id} and it2.tag_id = any(coalesce(${mine}, '{}'))))`,
+        sql`(${incidents.search} @@ ${query} or exists (select 1 from ${incidentTags} it2 where it2.organization_id = ${incidents.organization_id} and it2.incident_id = ${incidents.id} and it2.tag_id = any(coalesce(${mine}, '{}'))))`,
       ),
     )
     .orderBy(sql`${SIMILARITY_WEIGHTS.text} * ${textScore} + ${SIMILARITY_WEIGHTS.tags} * ${tagScore} desc`, asc(incidents.id))
     .limit(limit);
   const items = rows.map((r) => ({ ...r, score: Math.round((SIMILARITY_WEIGHTS.text * r.text_score + SIMILARITY_WEIGHTS.tags * r.tag_score) * 10000) / 10000 }));
-  return { items, method: 'full-text rank (ts_rank_cd) x 0.7 + tag Jaccard x 0.3' };
+  return { items, method: "full-text rank (ts_rank_cd, relative to the incident's own) x 0.7 + tag Jaccard x 0.3" };
 }
 
 /* ---------- forecast ---------- */
@@ -119,12 +121,12 @@ export async function stepSummary(ctx: RequestContext, incidentId: number, stepI
   const timeline = await ctx.tx
     .select({ description: events.description })
     .from(events)
-    .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), sql`${events.type} not in ('Field updated')`))
+    .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), sql`${events.description} ilike ${'%' + step.name.replace(/[\\%_]/g, (c) => '\\' + c) + '%'}`))
     .orderBy(asc(events.started_at))
     .limit(200);
   const result = await summarize({
     subject: `step '${step.name}' of ${incident.name}`,
-    texts: [`${step.name}: ${step.description ?? ''}.`, step.notes ?? '', incident.description ?? '', ...timeline.map((e) => `${e.description}.`)],
+    texts: [step.notes ?? '', step.description ?? '', ...timeline.map((e) => `${e.description}.`)],
     maxSentences: 3,
   });
   return { step_id: stepId, summary: result.summary, method: result.method };
