@@ -47,6 +47,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('config', config);
   await registerAiWorkspace(app, database);
 
+  // While shutting down, answers close their connection: a keep-alive socket that was busy when
+  // close() began would otherwise hold the process open after its request finished.
+  let closing = false;
+  app.addHook('preClose', async () => void (closing = true));
+  app.addHook('onSend', async (_req, reply) => void (closing && reply.header('connection', 'close')));
+
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
