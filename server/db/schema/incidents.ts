@@ -2,6 +2,9 @@ import { sql } from 'drizzle-orm';
 import { boolean, check, customType, foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { id, organizationId, tenantPolicy, timestamps } from './columns.js';
 import { organizations } from './core.js';
+import { casePriorities, caseSeverities, caseTypes } from './case-settings.js';
+import { incidentCostTypes, incidentPriorities, incidentSeverities, incidentTypes } from './incident-settings.js';
+import { tenantFk } from './mixins.js';
 import { projects } from './projects.js';
 import { tags } from './tags.js';
 
@@ -77,6 +80,10 @@ export const incidents = pgTable(
     check('incidents_status_check', sql`${t.status} in (${inList(INCIDENT_STATUSES)})`),
     check('incidents_visibility_check', sql`${t.visibility} in (${inList(VISIBILITIES)})`),
     foreignKey({ name: 'incidents_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
+    // Settings in use cannot be deleted (409) rather than silently emptying incidents' fields.
+    tenantFk('incidents_type_fk', t.organization_id, t.incident_type_id, incidentTypes),
+    tenantFk('incidents_priority_fk', t.organization_id, t.incident_priority_id, incidentPriorities),
+    tenantFk('incidents_severity_fk', t.organization_id, t.incident_severity_id, incidentSeverities),
     tenantPolicy('incidents'),
   ],
 );
@@ -192,6 +199,9 @@ export const cases = pgTable(
     check('cases_resolution_reason_check', sql`${t.resolution_reason} is null or ${t.resolution_reason} in (${inList(RESOLUTION_REASONS)})`),
     foreignKey({ name: 'cases_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
     foreignKey({ name: 'cases_incident_fk', columns: [t.organization_id, t.incident_id], foreignColumns: [incidents.organization_id, incidents.id] }),
+    tenantFk('cases_type_fk', t.organization_id, t.case_type_id, caseTypes),
+    tenantFk('cases_priority_fk', t.organization_id, t.case_priority_id, casePriorities),
+    tenantFk('cases_severity_fk', t.organization_id, t.case_severity_id, caseSeverities),
     tenantPolicy('cases'),
   ],
 );
@@ -376,6 +386,7 @@ export const incidentCosts = pgTable(
   (t) => [
     unique('incident_costs_org_incident_kind_unique').on(t.organization_id, t.incident_id, t.kind),
     incidentFk('incident_costs_incident_fk', t as never),
+    tenantFk('incident_costs_cost_type_fk', t.organization_id, t.incident_cost_type_id, incidentCostTypes),
     tenantPolicy('incident_costs'),
   ],
 );
