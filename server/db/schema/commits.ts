@@ -22,7 +22,7 @@ export const commits = pgTable(
     ...timestamps(),
   },
   (t) => [
-    ...tenantExtras('commits', t, [t.commit_date]),
+    ...tenantExtras('commits', t, [t.commit_date.desc().nullsFirst()]),
     unique('commits_org_repository_commit_unique').on(t.organization_id, t.repository_url, t.commit_id).nullsNotDistinct(),
     trigram('commits', t.organization_id, t.commit_message),
   ],

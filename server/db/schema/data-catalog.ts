@@ -95,5 +95,5 @@ export const commands = pgTable(
     count: integer().notNull().default(0),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('commands', t, [t.count]), trigram('commands', t.organization_id, t.name)],
+  (t) => [...tenantExtras('commands', t, [t.count.desc().nullsFirst()]), trigram('commands', t.organization_id, t.name)],
 );

@@ -26,7 +26,7 @@ export const feedback = pgTable(
     ...timestamps(),
   },
   (t) => [
-    ...tenantExtras('feedback', t, [t.created_at]),
+    ...tenantExtras('feedback', t, [t.created_at.desc().nullsFirst()]),
     check('feedback_rating_check', sql`${t.rating} in (${inList(FEEDBACK_RATINGS)})`),
     tenantFk('feedback_incident_fk', t.organization_id, t.incident_id, incidents).onDelete('cascade'),
     tenantFk('feedback_participant_fk', t.organization_id, t.participant_id, incidentParticipants).onDelete('cascade'),
@@ -47,7 +47,7 @@ export const serviceFeedback = pgTable(
     ...timestamps(),
   },
   (t) => [
-    ...tenantExtras('service_feedback', t, [t.created_at]),
+    ...tenantExtras('service_feedback', t, [t.created_at.desc().nullsFirst()]),
     check('service_feedback_rating_check', sql`${t.rating} in (${inList(SERVICE_FEEDBACK_RATINGS)})`),
     tenantFk('service_feedback_service_fk', t.organization_id, t.service_id, services).onDelete('cascade'),
     tenantFk('service_feedback_individual_fk', t.organization_id, t.individual_contact_id, individuals).onDelete('cascade'),

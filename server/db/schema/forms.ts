@@ -38,7 +38,7 @@ export const forms = pgTable(
     ...timestamps(),
   },
   (t) => [
-    ...tenantExtras('forms', t, [t.created_at]),
+    ...tenantExtras('forms', t, [t.created_at.desc().nullsFirst()]),
     check('forms_status_check', sql`${t.status} in ('Draft', 'Completed')`),
     tenantFk('forms_form_type_fk', t.organization_id, t.form_type_id, formTypes).onDelete('cascade'),
     tenantFk('forms_incident_fk', t.organization_id, t.incident_id, incidents).onDelete('cascade'),

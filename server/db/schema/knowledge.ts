@@ -64,7 +64,7 @@ export const bestPractices = pgTable(
     count: integer().notNull().default(0),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('best_practices', t, [t.count]), trigram('best_practices', t.organization_id, t.name)],
+  (t) => [...tenantExtras('best_practices', t, [t.count.desc().nullsFirst()]), trigram('best_practices', t.organization_id, t.name)],
 );
 
 export const weblinks = pgTable(
@@ -79,5 +79,5 @@ export const weblinks = pgTable(
     count: integer().notNull().default(0),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('weblinks', t, [t.count]), trigram('weblinks', t.organization_id, t.title)],
+  (t) => [...tenantExtras('weblinks', t, [t.count.desc().nullsFirst()]), trigram('weblinks', t.organization_id, t.title)],
 );

@@ -1,5 +1,7 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { boolean, ExtraConfigColumn, foreignKey, index, integer, text, timestamp, unique, type PgColumn } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, ExtraConfigColumn, foreignKey, index, integer, text, timestamp, unique, type IndexBuilderOn, type PgColumn } from 'drizzle-orm/pg-core';
+
+type IndexPart = Parameters<IndexBuilderOn['on']>[number];
 import { tenantPolicy } from './columns.js';
 import { projects } from './projects.js';
 
@@ -23,18 +25,18 @@ export function tenantFk(name: string, organizationId: PgColumn, column: PgColum
 export function tenantExtras(
   table: string,
   t: { organization_id: PgColumn; id: PgColumn; project_id?: PgColumn },
-  sortColumns: PgColumn[] = [],
+  sortColumns: IndexPart[] = [],
 ) {
   return [
     unique(`${table}_org_id_unique`).on(t.organization_id, t.id),
     ...(t.project_id ? [tenantFk(`${table}_project_fk`, t.organization_id, t.project_id, projects).onDelete('cascade')] : []),
-    ...(sortColumns.length ? [index(`${table}_org_sort_idx`).on(t.organization_id, ...(sortColumns.map(sortKey) as [SQL, ...SQL[]]), t.id)] : []),
+    ...(sortColumns.length ? [index(`${table}_org_sort_idx`).on(t.organization_id, ...(sortColumns.map(sortKey) as [IndexPart, ...IndexPart[]]), t.id)] : []),
     tenantPolicy(table),
   ];
 }
 
 /** Text sorts run on lower(x) collate "C" (server/lib/list-query.ts textSortKey); the index uses the same. */
-const sortKey = (c: PgColumn): PgColumn | SQL => (c.dataType === 'string' ? sql`lower(${c}) collate "C"` : c);
+const sortKey = (c: IndexPart): IndexPart => ((c as PgColumn).dataType === 'string' ? sql`lower(${c}) collate "C"` : c);
 
 /** Trigram index for `q` search on a text column (pg_trgm, btree_gin from the setup migration). */
 export const trigram = (table: string, organizationId: PgColumn, column: ExtraConfigColumn) =>

@@ -29,7 +29,7 @@ export const oncallHandoffs = pgTable(
     handoff_completed_at: ts(),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('oncall_handoffs', t, [t.end_time])],
+  (t) => [...tenantExtras('oncall_handoffs', t, [t.end_time.desc().nullsFirst()])],
 );
 
 export const oncallPreshiftPreps = pgTable(
@@ -49,5 +49,5 @@ export const oncallPreshiftPreps = pgTable(
     handshake_completed_at: ts(),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('oncall_preshift_preps', t, [t.sent_at])],
+  (t) => [...tenantExtras('oncall_preshift_preps', t, [t.sent_at.desc().nullsFirst()])],
 );
