@@ -44,6 +44,9 @@ export const tags = pgTable(
     unique('tags_org_id_unique').on(t.organization_id, t.id),
     unique('tags_org_type_name_unique').on(t.organization_id, t.tag_type_id, t.name),
     index('tags_org_name_idx').on(t.organization_id, sql`lower(${t.name}) collate "C"`, t.id),
+    // "Most used first" (sortBy=count&descending=true, id ascending breaks ties). NULLS FIRST is what
+    // ORDER BY ... DESC means, so the index matches it (NULLS LAST would not, even on a NOT NULL column).
+    index('tags_org_count_idx').on(t.organization_id, t.count.desc().nullsFirst(), t.id),
     index('tags_org_name_trgm_idx').using('gin', t.organization_id, t.name.op('gin_trgm_ops')),
     foreignKey({ name: 'tags_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
     foreignKey({ name: 'tags_tag_type_fk', columns: [t.organization_id, t.tag_type_id], foreignColumns: [tagTypes.organization_id, tagTypes.id] }),

@@ -1,0 +1,1 @@
+CREATE INDEX "tags_org_count_idx" ON "tags" USING btree ("organization_id","count" DESC NULLS LAST,"id");
