@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { casePriorities, caseSeverities, caseTypes } from '../db/schema/index.js';
-import { fieldsOf, hours, oneDefault, rankFields } from './common.js';
+import { chainHooks, fieldsOf, hours, oneDefault, rankFields } from './common.js';
 import { defineResource } from './define.js';
 import { flag, ref, text } from './fields.js';
 import { incidentTypeResource, typeCommon } from './incident-settings.js';
-import { documentResource } from './knowledge.js';
+import { documentResource, templateChecks } from './knowledge.js';
 import { serviceResource } from './people.js';
 import { projectResource } from './projects.js';
 
@@ -58,5 +58,5 @@ export const caseTypeResource = defineResource({
     incident_type_id: () => incidentTypeResource,
     oncall_service_id: () => serviceResource,
   },
-  hooks: oneDefault(caseTypes),
+  hooks: chainHooks(oneDefault(caseTypes), templateChecks({ case_template_document_id: 'dispatch-case-document-template' })),
 });

@@ -103,3 +103,19 @@ export async function mustExist(ctx: RequestContext, table: PgTable & { id: PgCo
  * select list, Drizzle writes columns bare, and a bare name would bind to the subquery's own table.
  */
 export const outer = (table: PgTable, column: string) => sql`${sql.identifier(getTableConfig(table).name)}.${sql.identifier(column)}`;
+
+type Hooks = NonNullable<ResourceDefinition['hooks']>;
+
+/** Runs the before-create and before-update hooks of several helpers one after another. */
+export function chainHooks(...list: Hooks[]): Hooks {
+  return {
+    async beforeCreate(ctx, data) {
+      for (const h of list) if (h.beforeCreate) data = await h.beforeCreate(ctx, data);
+      return data;
+    },
+    async beforeUpdate(ctx, id, data) {
+      for (const h of list) if (h.beforeUpdate) data = await h.beforeUpdate(ctx, id, data);
+      return data;
+    },
+  };
+}

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { incidentCostTypes, incidentPriorities, incidentRolePolicies, incidentSeverities, incidentTypes, POLICY_ROLES, TYPE_VISIBILITIES } from '../db/schema/index.js';
-import { fieldsOf, hours, json, oneDefault, order, projectField, rankFields } from './common.js';
+import { chainHooks, fieldsOf, hours, json, oneDefault, order, projectField, rankFields } from './common.js';
 import { defineResource } from './define.js';
 import { flag, ref, requiredText, text } from './fields.js';
-import { documentResource } from './knowledge.js';
+import { documentResource, templateChecks } from './knowledge.js';
 import { individualResource, serviceResource } from './people.js';
 import { projectResource } from './projects.js';
 
@@ -107,7 +107,15 @@ export const incidentTypeResource = defineResource({
     review_template_document_id: () => documentResource,
     executive_template_document_id: () => documentResource,
   },
-  hooks: oneDefault(incidentTypes),
+  hooks: chainHooks(
+    oneDefault(incidentTypes),
+    templateChecks({
+      incident_template_document_id: 'dispatch-incident-document-template',
+      tracking_template_document_id: 'dispatch-incident-tracking-document-template',
+      review_template_document_id: 'dispatch-incident-review-document-template',
+      executive_template_document_id: 'dispatch-executive-report-document-template',
+    }),
+  ),
 });
 
 export const incidentCostTypeResource = defineResource({

@@ -1,8 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { bestPractices, definitions, documents, terms, weblinks } from '../db/schema/index.js';
 import { evergreenFields, fieldsOf, idList, outer, projectField } from './common.js';
-import { defineResource } from './define.js';
+import { invalid } from '../errors.js';
+import { defineResource, type RequestContext, type ResourceDefinition } from './define.js';
 import { count, flag, requiredText, text, url } from './fields.js';
 import { searchFilterResource } from './notifications.js';
 import { projectResource } from './projects.js';
@@ -99,3 +100,20 @@ export const weblinkResource = defineResource({
   fields: fieldsOf(weblinks),
   references: { project_id: () => projectResource },
 });
+
+/**
+ * Hooks that check template fields name documents of the right template type, e.g. an incident
+ * type's review template must be an incident review template. (Existence is the reference check's.)
+ */
+export function templateChecks(fields: Record<string, string>): NonNullable<ResourceDefinition['hooks']> {
+  const check = async (ctx: RequestContext, data: Record<string, unknown>) => {
+    for (const [field, type] of Object.entries(fields)) {
+      const id = data[field];
+      if (id === undefined || id === null) continue;
+      const [doc] = await ctx.tx.select({ type: documents.resource_type }).from(documents).where(and(eq(documents.id, id as number), eq(documents.organization_id, ctx.orgId)));
+      if (doc && doc.type !== type) throw invalid(`Document '${String(id)}' is not a ${type} but ${doc.type ?? 'an untyped document'}.`, ['body', field], 'template_type');
+    }
+    return data;
+  };
+  return { beforeCreate: check, beforeUpdate: (ctx, _id, data) => check(ctx, data) };
+}

@@ -255,3 +255,21 @@ t.test('terms list the definitions that name them; cost models have no single GE
   t.equal((await api('GET', `/cost_models/${model.id}`)).status, 404);
   t.equal((await api('GET', '/cost_models')).body.items[0].activities.length, 1, 'activities come with the list');
 });
+
+t.test('incident and case types take templates of the matching template type only', async (t) => {
+  const { post, api } = await setup(t);
+  const review = await post('/documents', { name: 'PIR template', resource_type: 'dispatch-incident-review-document-template' });
+  const runbook = await post('/documents', { name: 'DB runbook', resource_type: 'dispatch-incident-runbook' });
+  const caseTemplate = await post('/documents', { name: 'Case template', resource_type: 'dispatch-case-document-template' });
+  const wrong = await api('POST', '/incident_types', { name: 'Ops', review_template_document_id: runbook.id });
+  t.equal(wrong.status, 422);
+  t.same(wrong.body.detail[0].loc, ['body', 'review_template_document_id']);
+  t.match(wrong.body.detail[0].msg, /is not a dispatch-incident-review-document-template/);
+  const type = await post('/incident_types', { name: 'Ops', review_template_document_id: review.id });
+  t.equal(type.review_template_document_id, review.id);
+  t.equal((await api('PUT', `/incident_types/${type.id}`, { executive_template_document_id: review.id })).status, 422, 'checked on update too');
+  t.equal((await api('POST', '/case_types', { name: 'Fraud', case_template_document_id: review.id })).status, 422);
+  t.equal((await api('POST', '/case_types', { name: 'Fraud', case_template_document_id: caseTemplate.id, incident_type_id: type.id })).status, 201);
+  const inUse = await api('DELETE', `/documents/${review.id}`);
+  t.equal(inUse.status, 409, 'a template in use cannot be deleted');
+});
