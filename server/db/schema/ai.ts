@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, customType, foreignKey, index, integer, jsonb, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, customType, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { id, organizationId, tenantPolicy, timestamps } from './columns.js';
 import { organizations, users } from './core.js';
 import { projects } from './projects.js';
@@ -122,10 +122,30 @@ export const chunks = pgTable(
   (t) => [
     // btree_gin lets the organization and project lead the full-text index.
     index('chunks_org_project_tsv_idx').using('gin', t.organization_id, t.project_id, t.tsv),
-    index('chunks_text_trgm_idx').using('gin', sql`${t.text} gin_trgm_ops`),
+    index('chunks_org_text_trgm_idx').using('gin', t.organization_id, sql`${t.text} gin_trgm_ops`),
     index('chunks_org_submission_idx').on(t.organization_id, t.submission_id, t.ordinal),
     foreignKey({ name: 'chunks_submission_fk', columns: [t.organization_id, t.submission_id], foreignColumns: [submissions.organization_id, submissions.id] }).onDelete('cascade'),
     tenantPolicy('chunks'),
+  ],
+);
+
+/**
+ * How many chunks of a project contain each lexeme (ts_stat's ndoc), kept up to date as submissions
+ * are indexed and removed, so retrieval weighs rare words over common ones with one index lookup.
+ */
+export const chunkLexemes = pgTable(
+  'chunk_lexemes',
+  {
+    organization_id: organizationId(),
+    project_id: integer().notNull(),
+    lexeme: text().notNull(),
+    ndoc: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organization_id, t.project_id, t.lexeme] }),
+    index('chunk_lexemes_org_lexeme_idx').on(t.organization_id, t.lexeme),
+    foreignKey({ name: 'chunk_lexemes_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
+    tenantPolicy('chunk_lexemes'),
   ],
 );
 
