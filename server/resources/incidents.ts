@@ -1,6 +1,12 @@
 import { eq, exists, ilike, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
+  casePriorities,
+  caseSeverities,
+  caseTypes,
+  incidentPriorities,
+  incidentSeverities,
+  incidentTypes,
   caseParticipants,
   cases,
   caseTags,
@@ -20,6 +26,8 @@ import type { CustomFilter, ResourceDefinition } from './define.js';
 import { defineResource } from './define.js';
 import { email, flag, ref, requiredRef, requiredText, text } from './fields.js';
 import { projectResource } from './projects.js';
+import { casePriorityResource, caseSeverityResource, caseTypeResource } from './case-settings.js';
+import { incidentPriorityResource, incidentSeverityResource, incidentTypeResource } from './incident-settings.js';
 import { caseScope, incidentScope } from '../services/incidents/common.js';
 import { createIncident, updateIncident } from '../services/incidents/lifecycle.js';
 import { createCase, updateCase } from '../services/incidents/cases.js';
@@ -30,6 +38,10 @@ import { createTask, deleteTask, updateTask } from '../services/incidents/tasks.
  * own columns), create, update and delete; their hooks add names, roles, tags and timeline entries.
  * The full single records and the actions live in routes/incidents.ts, cases.ts and tasks.ts.
  */
+
+/** `<name>` of the row `column` points at, as a correlated lookup inside the list query (no N+1). */
+const nameOf = (table: { organization_id: never; id: never; name: never }, parent: { organization_id: never }, column: unknown) =>
+  sql<string | null>`(select ${table.name} from ${table as never} where ${table.organization_id} = ${parent.organization_id} and ${table.id} = ${column})`;
 
 const date = () => z.coerce.date({ error: 'Must be a date' });
 const tagIds = () => z.array(ref()).max(200);
@@ -77,7 +89,7 @@ export const incidentResource: ResourceDefinition = defineResource({
   pageSize: 25,
   sort: [['reported_at', 'desc']],
   search: ['name', 'title'],
-  fields: ['name', 'title', 'status', 'visibility', 'project_id', 'incident_type_id', 'incident_priority_id', 'incident_severity_id', 'commander_email', 'reporter_email', 'reported_at', 'stable_at', 'closed_at', 'created_at', 'updated_at'],
+  fields: ['name', 'title', 'status', 'visibility', 'project_id', 'incident_type_id', 'incident_priority_id', 'incident_severity_id', 'commander_email', 'reporter_email', 'reported_at', 'stable_at', 'closed_at', 'created_at', 'updated_at', 'incident_type_name', 'incident_priority_name', 'incident_severity_name'],
   // The list record is slim; GET /iaos/{id} returns everything.
   hidden: ['search', 'description', 'resolution', 'custom_fields'],
   routes: { get: false },
@@ -96,7 +108,12 @@ export const incidentResource: ResourceDefinition = defineResource({
         ),
     },
   },
-  references: { project_id: () => projectResource },
+  computed: () => ({
+    incident_type_name: nameOf(incidentTypes as never, incidents as never, incidents.incident_type_id),
+    incident_priority_name: nameOf(incidentPriorities as never, incidents as never, incidents.incident_priority_id),
+    incident_severity_name: nameOf(incidentSeverities as never, incidents as never, incidents.incident_severity_id),
+  }),
+  references: { project_id: () => projectResource, incident_type_id: () => incidentTypeResource, incident_priority_id: () => incidentPriorityResource, incident_severity_id: () => incidentSeverityResource },
   hooks: {
     create: (ctx, data) => createIncident(ctx, data as never),
     update: (ctx, id, data) => updateIncident(ctx, id, data as never),
@@ -135,6 +152,7 @@ export const caseResource: ResourceDefinition = defineResource({
   fields: [
     'name', 'title', 'status', 'visibility', 'resolution_reason', 'project_id', 'case_type_id', 'case_priority_id', 'case_severity_id',
     'assignee_email', 'reporter_email', 'incident_id', 'reported_at', 'triage_at', 'escalated_at', 'stable_at', 'closed_at', 'created_at', 'updated_at',
+    'case_type_name', 'case_priority_name', 'case_severity_name',
   ],
   hidden: ['description', 'resolution', 'custom_fields'],
   routes: { get: false },
@@ -156,7 +174,12 @@ export const caseResource: ResourceDefinition = defineResource({
       build: (_op, v) => exists(sql`(select 1 from ${caseParticipants} where ${caseParticipants.organization_id} = ${cases.organization_id} and ${caseParticipants.case_id} = ${cases.id} and ${caseParticipants.email} = ${v})`),
     },
   },
-  references: { project_id: () => projectResource },
+  computed: () => ({
+    case_type_name: nameOf(caseTypes as never, cases as never, cases.case_type_id),
+    case_priority_name: nameOf(casePriorities as never, cases as never, cases.case_priority_id),
+    case_severity_name: nameOf(caseSeverities as never, cases as never, cases.case_severity_id),
+  }),
+  references: { project_id: () => projectResource, case_type_id: () => caseTypeResource, case_priority_id: () => casePriorityResource, case_severity_id: () => caseSeverityResource },
   hooks: {
     create: (ctx, data) => createCase(ctx, data as never),
     update: (ctx, id, data) => updateCase(ctx, id, data as never),

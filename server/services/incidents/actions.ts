@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { comments, conversationMessages, events, incidentResources, incidents, incidentSubscriptions, reports, tasks } from '../../db/schema/index.js';
+import { comments, conversationMessages, documents, events, incidentResources, incidents, incidentSubscriptions, incidentTypes, reports, tasks } from '../../db/schema/index.js';
 import { httpError } from '../../errors.js';
 import type { RequestContext } from '../../resources/define.js';
 import type { Mail } from '../mail.js';
@@ -141,9 +141,17 @@ export async function createReport(ctx: RequestContext, incidentId: number, inpu
 
 /* ---------- postmortem ---------- */
 
-/** The review template of an incident's type, once incident types exist (resources issue). */
+/** The review template document of an incident's type. */
 export type ReviewTemplateLookup = (ctx: RequestContext, incident: typeof incidents.$inferSelect) => Promise<{ name: string; weblink: string | null; description: string | null } | null>;
-let reviewTemplate: ReviewTemplateLookup = async () => null;
+let reviewTemplate: ReviewTemplateLookup = async (ctx, incident) => {
+  if (!incident.incident_type_id) return null;
+  const [doc] = await ctx.tx
+    .select({ name: documents.name, weblink: documents.weblink, description: documents.description })
+    .from(incidentTypes)
+    .innerJoin(documents, and(eq(documents.organization_id, incidentTypes.organization_id), eq(documents.id, incidentTypes.review_template_document_id)))
+    .where(and(eq(incidentTypes.organization_id, ctx.orgId), eq(incidentTypes.id, incident.incident_type_id)));
+  return doc ?? null;
+};
 export function setReviewTemplateLookup(lookup: ReviewTemplateLookup) {
   reviewTemplate = lookup;
 }

@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { caseParticipants, cases, caseTags, conversations, events, incidents, type CASE_STATUSES } from '../../db/schema/index.js';
+import { caseParticipants, cases, caseTags, caseTypes, conversations, events, incidents, type CASE_STATUSES } from '../../db/schema/index.js';
 import { httpError } from '../../errors.js';
 import type { RequestContext } from '../../resources/define.js';
 import { summarize } from './ai.js';
@@ -95,9 +95,12 @@ export async function updateCase(ctx: RequestContext, id: number, data: Partial<
   return true;
 }
 
-/** The incident type a case type escalates to; wired to case types by the settings resources. */
+/** The incident type a case type escalates to (case_types.incident_type_id). */
 export type IncidentTypeLookup = (ctx: RequestContext, caseTypeId: number) => Promise<number | null>;
-let incidentTypeFor: IncidentTypeLookup = async () => null;
+let incidentTypeFor: IncidentTypeLookup = async (ctx, caseTypeId) => {
+  const [row] = await ctx.tx.select({ id: caseTypes.incident_type_id }).from(caseTypes).where(and(eq(caseTypes.organization_id, ctx.orgId), eq(caseTypes.id, caseTypeId)));
+  return row?.id ?? null;
+};
 export function setIncidentTypeLookup(lookup: IncidentTypeLookup) {
   incidentTypeFor = lookup;
 }

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { comments, conversationMessages, events, incidentCosts, incidentParticipants, incidents, projects } from '../../db/schema/index.js';
+import { comments, conversationMessages, costModels, events, incidentCosts, incidentParticipants, incidents, projects } from '../../db/schema/index.js';
 import type { RequestContext } from '../../resources/define.js';
 
 /** One tracked participant activity: who, when (ms since epoch), and the response time it costs. */
@@ -56,14 +56,22 @@ export const ACTIVITY_KINDS = ['timeline_event', 'comment', 'conversation_messag
  * Gathers an incident's tracked activities (timeline events, comments, conversation messages by its
  * participants) in three queries and stores the result as the incident's response cost.
  */
-export async function incidentResponseCost(ctx: RequestContext, incidentId: number, responseSeconds: Partial<Record<(typeof ACTIVITY_KINDS)[number], number>> = {}) {
-  const r = (kind: (typeof ACTIVITY_KINDS)[number]) => responseSeconds[kind] ?? DEFAULT_RESPONSE_SECONDS;
+export async function incidentResponseCost(ctx: RequestContext, incidentId: number) {
   const [rate] = await ctx.tx
-    .select({ annual: projects.annual_employee_cost, hours: projects.business_year_hours })
+    .select({ annual: projects.annual_employee_cost, hours: projects.business_year_hours, project_id: projects.id })
     .from(incidents)
     .innerJoin(projects, and(eq(projects.organization_id, incidents.organization_id), eq(projects.id, incidents.project_id)))
     .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, incidentId)));
   const hourlyRate = rate ? rate.annual / rate.hours : 0;
+  // The project's enabled cost model (else an organization-wide one) names the response time per activity.
+  const [model] = await ctx.tx
+    .select({ name: costModels.name, activities: costModels.activities })
+    .from(costModels)
+    .where(and(eq(costModels.organization_id, ctx.orgId), eq(costModels.enabled, true), sql`(${costModels.project_id} = ${rate?.project_id ?? null}::integer or ${costModels.project_id} is null)`))
+    .orderBy(sql`${costModels.project_id} is null`, costModels.id)
+    .limit(1);
+  const configured = new Map((model?.activities ?? []).filter((a) => a.enabled).map((a) => [a.plugin_event, a.response_time_seconds]));
+  const r = (kind: (typeof ACTIVITY_KINDS)[number]) => configured.get(kind) ?? DEFAULT_RESPONSE_SECONDS;
   const isParticipant = (email: unknown) =>
     sql`exists (select 1 from ${incidentParticipants} p where p.organization_id = ${ctx.orgId} and p.incident_id = ${incidentId} and p.email = ${email})`;
   const [evs, cms, msgs] = await Promise.all([
@@ -90,5 +98,5 @@ export async function incidentResponseCost(ctx: RequestContext, incidentId: numb
     .insert(incidentCosts)
     .values({ organization_id: ctx.orgId, incident_id: incidentId, kind: 'response', amount: cost.amount, details: { hours: cost.hours, hourly_rate: hourlyRate } })
     .onConflictDoUpdate({ target: [incidentCosts.organization_id, incidentCosts.incident_id, incidentCosts.kind], set: { amount: cost.amount, details: { hours: cost.hours, hourly_rate: hourlyRate }, updated_at: sql`now()` } });
-  return cost;
+  return { ...cost, cost_model: model?.name ?? null, response_seconds: Object.fromEntries(ACTIVITY_KINDS.map((k) => [k, r(k)])) };
 }

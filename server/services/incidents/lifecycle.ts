@@ -8,6 +8,7 @@ import {
   incidentSteps,
   incidentSubscriptions,
   incidentTags,
+  incidentTypes,
   INCIDENT_ROLES,
   tags,
 } from '../../db/schema/index.js';
@@ -28,6 +29,14 @@ export const DEFAULT_STEPS = [
   { name: 'Resolve', description: 'Remove the cause and restore service.' },
   { name: 'Review', description: 'Write the postmortem and follow-up tasks.' },
 ];
+
+/** The steps an incident starts with: its type's custom checklist, else the default one. */
+async function checklistFor(ctx: RequestContext, typeId: number | null | undefined): Promise<{ name: string; description?: string | null }[]> {
+  if (!typeId) return DEFAULT_STEPS;
+  const [type] = await ctx.tx.select({ checklist: incidentTypes.custom_checklist }).from(incidentTypes).where(and(eq(incidentTypes.organization_id, ctx.orgId), eq(incidentTypes.id, typeId)));
+  const items = ((type?.checklist ?? []) as { text?: string; required?: boolean }[]).filter((i) => typeof i?.text === 'string');
+  return items.length ? items.map((i) => ({ name: i.text!.slice(0, 200), description: i.required ? 'Required' : null })) : DEFAULT_STEPS;
+}
 
 /** Adds a person as a participant (idempotent) and returns the participant id. */
 export async function ensureParticipant(ctx: RequestContext, incidentId: number, email: string, reason: string) {
@@ -120,7 +129,8 @@ export interface IncidentInput {
 }
 
 /** Creates an incident with its name, roles, steps and first timeline entry; the conversation follows in the background. */
-export async function createIncident(ctx: RequestContext, input: IncidentInput, checklist: { name: string; description?: string | null }[] = DEFAULT_STEPS) {
+export async function createIncident(ctx: RequestContext, input: IncidentInput) {
+  const checklist = await checklistFor(ctx, input.incident_type_id);
   const me = await callerEmail(ctx);
   const reporter = input.reporter_email ?? me;
   const commander = input.commander_email ?? reporter;

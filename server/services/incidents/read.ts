@@ -1,5 +1,12 @@
-import { and, asc, desc, eq, getTableColumns } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import {
+  casePriorities,
+  caseSeverities,
+  caseTypes,
+  incidentPriorities,
+  incidentSeverities,
+  incidentTypes,
   caseParticipants,
   cases,
   caseTags,
@@ -22,6 +29,14 @@ import { callerEmail, loadCase, loadIncident } from './common.js';
 
 const { search: _search, ...incidentColumns } = getTableColumns(incidents);
 export { incidentColumns };
+/** Names of the settings rows a record points at ({type, priority, severity}), in one query. */
+async function settingNames(ctx: RequestContext, parts: [string, PgTable & { organization_id: PgColumn; id: PgColumn; name: PgColumn }, number | null][]) {
+  const cols: Record<string, SQL> = {};
+  for (const [key, table, id] of parts) cols[key] = sql`(select ${table.name} from ${table} where ${table.organization_id} = ${ctx.orgId} and ${table.id} = ${id ?? null}::integer)`;
+  const [row] = await ctx.tx.select(Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.as(k)])) as never).from(sql`(select 1) one`);
+  return row as unknown as Record<string, string | null>;
+}
+
 const slimCase = { id: cases.id, name: cases.name, title: cases.title, status: cases.status, visibility: cases.visibility, reported_at: cases.reported_at };
 
 /**
@@ -61,8 +76,14 @@ export async function fullIncident(ctx: RequestContext, id: number) {
     ...p,
     roles: roles.filter((r) => r.participant_id === p.id).map((r) => ({ id: r.id, role: r.role, assumed_at: r.assumed_at, renounced_at: r.renounced_at, status: r.renounced_at ? 'Inactive' : 'Active' })),
   }));
+  const names = await settingNames(ctx, [
+    ['incident_type_name', incidentTypes as never, record.incident_type_id],
+    ['incident_priority_name', incidentPriorities as never, record.incident_priority_id],
+    ['incident_severity_name', incidentSeverities as never, record.incident_severity_id],
+  ]);
   return {
     ...record,
+    ...names,
     participants,
     tags: tagRows,
     tasks: taskRows,
@@ -97,5 +118,10 @@ export async function fullCase(ctx: RequestContext, id: number) {
         .from(incidents)
         .where(and(eq(incidents.organization_id, org), eq(incidents.id, row.incident_id)))
     : [];
-  return { ...row, tags: tagRows, events: eventRows, comments: commentRows, participants: participantRows.map((p) => p.email), tasks: taskRows, incidents: incidentRows };
+  const names = await settingNames(ctx, [
+    ['case_type_name', caseTypes as never, row.case_type_id],
+    ['case_priority_name', casePriorities as never, row.case_priority_id],
+    ['case_severity_name', caseSeverities as never, row.case_severity_id],
+  ]);
+  return { ...row, ...names, tags: tagRows, events: eventRows, comments: commentRows, participants: participantRows.map((p) => p.email), tasks: taskRows, incidents: incidentRows };
 }

@@ -116,3 +116,38 @@ t.test('escalation: creates the incident, copies tags and events, links both', a
   t.equal(listed.body.total, 1, 'the incident appears in the list');
   t.equal((await api('PUT', `/cases/${c.body.id}/escalate`, { bogus: true })).status, 422);
 });
+
+t.test("settings: type, priority and severity by name; escalation takes the case type's incident type", async (t) => {
+  const { api, projectId, request, organization } = await incidentApp(t);
+  const doc = await api('POST', '/documents', { name: 'Security review template', resource_type: 'dispatch-incident-review-document-template', description: 'Answer the five whys.' });
+  t.equal(doc.status, 201, JSON.stringify(doc.body));
+  const itype = await api('POST', '/incident_types', { name: 'Security', review_template_document_id: doc.body.id, custom_checklist: [{ text: 'Preserve evidence', required: true }, { text: 'Rotate credentials' }] });
+  t.equal(itype.status, 201, JSON.stringify(itype.body));
+  const prio = await api('POST', '/incident_priorities', { name: 'High' });
+  const ctype = await api('POST', '/case_types', { name: 'Malware', incident_type_id: itype.body.id });
+  t.equal(ctype.status, 201, JSON.stringify(ctype.body));
+  const c = await api('POST', '/cases', { title: 'Trojan', project_id: projectId, case_type_id: ctype.body.id });
+  t.equal((await api('GET', '/cases')).body.items[0].case_type_name, 'Malware', 'type name in the slim list');
+  const esc = await api('PUT', `/cases/${c.body.id}/escalate`, { incident_priority_id: prio.body.id });
+  const incident = (await api('GET', `/iaos/${esc.body.incident_id}`)).body;
+  t.equal(incident.incident_type_id, itype.body.id, 'incident type from the case type');
+  t.equal(incident.incident_type_name, 'Security');
+  t.equal(incident.incident_priority_name, 'High');
+  t.same(incident.steps.map((s: any) => s.name), ['Preserve evidence', 'Rotate credentials'], "steps from the type's checklist");
+  const listed = await api('GET', `/iaos?filter=${encodeURIComponent(JSON.stringify([{ field: 'incident_type_name', op: '==', value: 'Security' }]))}`);
+  t.same(listed.body.items.map((i: any) => [i.name, i.incident_type_name, i.incident_priority_name]), [['IAO-1', 'Security', 'High']]);
+  await api('POST', `/iaos/${esc.body.incident_id}/postmortem/create`);
+  const { drainJobs } = await import('../../../server/services/incidents/background.js');
+  await drainJobs();
+  const review = (await api('GET', `/iaos/${esc.body.incident_id}`)).body.resources.find((r: any) => r.resource_type === 'dispatch-incident-review-document');
+  t.match(review.content, /Template: Security review template/);
+  t.match(review.content, /Answer the five whys\./);
+
+  const other = await organization('acme');
+  const foreignType = await request({ method: 'POST', url: '/api/v1/acme/incident_types', token: other.token, payload: { name: 'Theirs' } });
+  const bad = await api('POST', '/iaos', { title: 'x', project_id: projectId, incident_type_id: foreignType.body.id });
+  t.equal(bad.status, 422);
+  t.equal(bad.body.detail[0].msg, `Incident type '${foreignType.body.id}' could not be found.`);
+  const inUse = await api('DELETE', `/incident_types/${itype.body.id}`);
+  t.equal(inUse.status, 409, 'a type in use cannot be deleted');
+});
