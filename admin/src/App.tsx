@@ -1,5 +1,5 @@
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router-dom';
-import { Admin, CustomRoutes, Layout, Resource, defaultDarkTheme, defaultLightTheme, type LayoutProps } from 'react-admin';
+import { Admin, CustomRoutes, Layout, Resource, type LayoutProps } from 'react-admin';
 import { AppBar } from './layout/AppBar.js';
 import { Menu } from './layout/Menu.js';
 import { loadMeta, plural, representation } from './meta.js';
@@ -10,6 +10,7 @@ import { authProvider, LOGIN_PATH } from './providers/authProvider.js';
 import { dataProvider } from './providers/dataProvider.js';
 import { i18nProvider } from './providers/i18n.js';
 import { screensFor } from './resources/overrides.js';
+import { darkTheme, lightTheme } from './theme.js';
 
 const AppLayout = (props: LayoutProps) => <Layout {...props} appBar={AppBar} menu={Menu} />;
 
@@ -31,7 +32,7 @@ async function resources() {
           name={m.name}
           list={screens.list}
           create={m.routes.create ? screens.create : undefined}
-          edit={m.routes.update && m.routes.get ? screens.edit : undefined}
+          edit={m.routes.update ? screens.edit : undefined}
           recordRepresentation={(r) => representation(r)}
           // Polyglot picks the singular or plural side of "Tag |||| Tags".
           options={{ label: `${m.label} |||| ${plural(m.label)}`, menuLabel: screens.menuLabel ?? plural(m.label) }}
@@ -64,8 +65,8 @@ function FirewatchAdmin() {
       dashboard={Dashboard}
       loginPage={false}
       requireAuth
-      lightTheme={defaultLightTheme}
-      darkTheme={defaultDarkTheme}
+      lightTheme={lightTheme}
+      darkTheme={darkTheme}
       disableTelemetry
     >
       <CustomRoutes noLayout>

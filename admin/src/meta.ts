@@ -106,8 +106,15 @@ export function fieldSpecs(meta: ResourceMeta, body: JsonSchema): FieldSpec[] {
         if (name === 'color' || name.endsWith('_color')) return { ...base, kind: 'color' };
         if (LONG_TEXT.test(name) || (schema.maxLength ?? 0) > 1000) return { ...base, kind: 'longtext' };
         return { ...base, kind: 'text' };
-      default:
-        return { ...base, kind: 'json' };
+      default: {
+        // No JSON schema type (e.g. a coerced date): go by the column behind it.
+        const column = meta.columns.find((c) => c.name === name)?.type;
+        if (column === 'date') return { ...base, kind: 'date' };
+        if (column === 'number') return { ...base, kind: 'number' };
+        if (column === 'boolean') return { ...base, kind: 'boolean' };
+        if (column === 'json_array' || column === 'array') return { ...base, kind: 'json' };
+        return { ...base, kind: 'text' };
+      }
     }
   });
 }

@@ -54,8 +54,15 @@ async function signIn(page: Page, email = E2E.adminEmail, password = E2E.adminPa
 }
 
 
-async function openFromMenu(page: Page, label: string) {
+/** Opens a list from the side menu and waits until it is that list (clicks must not race the navigation). */
+async function openFromMenu(page: Page, label: string, path: string) {
   await page.locator('.RaMenu-open, .RaMenu-closed').getByRole('menuitem', { name: label, exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/${path}(\\?.*)?$`));
+}
+
+async function openCreate(page: Page, path: string) {
+  await page.getByRole('link', { name: 'Create' }).click();
+  await expect(page).toHaveURL(new RegExp(`/${path}/create$`));
 }
 
 async function newPage(browser: Browser) {
@@ -88,8 +95,8 @@ test('settings screens come from the server: menu filter, required fields, a ref
   await expect(sidebar.getByRole('menuitem', { name: 'Tags', exact: true })).toBeVisible();
   await expect(sidebar.getByRole('menuitem', { name: 'Projects' })).toHaveCount(0);
 
-  await sidebar.getByRole('menuitem', { name: 'Tag types' }).click();
-  await admin.getByRole('link', { name: 'Create' }).click();
+  await openFromMenu(admin, 'Tag types', 'tag_types');
+  await openCreate(admin, 'tag_types');
   await admin.getByRole('button', { name: 'Save' }).click();
   await expect(admin.getByText('This field is required')).toBeVisible();
   await admin.getByRole('textbox', { name: 'Name' }).fill('Severity');
@@ -99,9 +106,8 @@ test('settings screens come from the server: menu filter, required fields, a ref
   await expect(admin.getByRole('cell', { name: 'Severity' })).toBeVisible();
 
   for (const name of ['sev-1', 'sev-2']) {
-    await sidebar.getByRole('menuitem', { name: 'Tags', exact: true }).click();
-    await admin.getByRole('link', { name: 'Create' }).click();
-    await expect(admin).toHaveURL(/\/tags\/create$/);
+    await openFromMenu(admin, 'Tags', 'tags');
+    await openCreate(admin, 'tags');
     await admin.getByRole('textbox', { name: 'Name' }).fill(name);
     await admin.getByLabel('Tag type').fill('Sev');
     await admin.getByRole('option', { name: 'Severity' }).click();
@@ -136,7 +142,7 @@ test('the server’s validation message shows at its field, and a fixed value sa
 });
 
 test('deleting asks first, and the row stays gone after a reload', async () => {
-  await admin.locator('.RaSidebar-fixed').getByRole('menuitem', { name: 'Tags', exact: true }).click();
+  await openFromMenu(admin, 'Tags', 'tags');
   await admin.getByPlaceholder('Search').fill('');
   await admin.locator('tbody tr', { hasText: 'sev-2' }).click();
   await admin.getByRole('button', { name: 'Delete' }).click();
@@ -154,16 +160,15 @@ test('deleting asks first, and the row stays gone after a reload', async () => {
 });
 
 test('a new API key is shown once and works against the API', async () => {
-  const sidebar = admin.locator('.RaSidebar-fixed');
   await admin.getByLabel('Filter menu').fill('');
-  await sidebar.getByRole('menuitem', { name: 'Projects' }).click();
-  await admin.getByRole('link', { name: 'Create' }).click();
+  await openFromMenu(admin, 'Projects', 'projects');
+  await openCreate(admin, 'projects');
   await admin.getByRole('textbox', { name: 'Name' }).fill('Payments');
   await admin.getByRole('button', { name: 'Save' }).click();
   await expect(admin.getByText('Project created successfully.')).toBeVisible();
 
-  await sidebar.getByRole('menuitem', { name: 'API keys' }).click();
-  await admin.getByRole('link', { name: 'Create' }).click();
+  await openFromMenu(admin, 'API keys', 'apikeys');
+  await openCreate(admin, 'apikeys');
   await admin.getByLabel('Project').fill('Pay');
   await admin.getByRole('option', { name: 'Payments' }).click();
   await admin.getByRole('textbox', { name: 'Description' }).fill('CI pipeline');
@@ -179,6 +184,25 @@ test('a new API key is shown once and works against the API', async () => {
 
   await dialog.getByRole('button', { name: 'Done' }).click();
   await expect(admin.locator('tbody tr', { hasText: 'CI pipeline' })).toContainText(key.slice(0, 10));
+});
+
+test('an incident moves through its lifecycle from its own screen', async () => {
+  await openFromMenu(admin, 'Incidents', 'iaos');
+  await openCreate(admin, 'iaos');
+  await admin.getByRole('textbox', { name: 'Title' }).fill('Checkout is down');
+  await admin.getByLabel('Project').fill('Pay');
+  await admin.getByRole('option', { name: 'Payments' }).click();
+  await admin.getByRole('button', { name: 'Save' }).click();
+  await expect(admin.getByText('IAO created successfully.')).toBeVisible();
+
+  await admin.locator('tbody tr', { hasText: 'Checkout is down' }).click();
+  await admin.getByRole('button', { name: 'Mark stable' }).click();
+  await expect(admin.getByText('Incident marked as stable. Running stable status workflows.')).toBeVisible();
+  await expect(admin.getByRole('button', { name: 'Mark stable' })).toHaveCount(0);
+  await admin.getByRole('button', { name: 'Mark closed' }).click();
+  await expect(admin.getByText('Incident marked as closed. Running closed status workflows.')).toBeVisible();
+  await expect(admin.getByRole('button', { name: 'Reopen' })).toBeVisible();
+  await expect(admin.getByRole('button', { name: 'Mark closed' })).toHaveCount(0);
 });
 
 test('a new person signs in with an e-mailed code and gets the Member role', async ({ browser }) => {
@@ -202,7 +226,7 @@ test('a new person signs in with an e-mailed code and gets the Member role', asy
   await expect(page.getByText(`Signed in as ${email} (Member)`)).toBeVisible();
 
   // API keys need an Admin: a Member sees them but gets no create button.
-  await openFromMenu(page, 'API keys');
+  await openFromMenu(page, 'API keys', 'apikeys');
   await expect(page.locator('tbody tr', { hasText: 'CI pipeline' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Create' })).toHaveCount(0);
   await page.context().close();
@@ -221,7 +245,7 @@ test('an organization made from the account menu becomes the address, the banner
   await expect(admin).toHaveURL(/\/acme-corp\/$/);
   await expect(admin.getByTestId('organization-banner')).toContainText('Acme Corp');
   // A fresh organization has none of Default's data.
-  await openFromMenu(admin, 'Tags');
+  await openFromMenu(admin, 'Tags', 'tags');
   await expect(admin.getByText('No Tags found')).toBeVisible();
 
   await admin.getByRole('button', { name: 'Profile' }).click();
@@ -250,7 +274,7 @@ test('sign-in and list screens have no serious accessibility problems', async ({
     const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
   };
-  await openFromMenu(admin, 'Tags');
+  await openFromMenu(admin, 'Tags', 'tags');
   await expect(admin.locator('tbody tr').first()).toBeVisible();
   await check(admin);
   const visitor = await newPage(browser);

@@ -171,7 +171,8 @@ export function AppBar() {
           </UserMenu>
         }
       >
-        <TitlePortal />
+        {/* The page title is the one h1 of each screen. */}
+        <TitlePortal {...({ component: "h1" } as object)} />
       </RaAppBar>
       <NewOrganizationDialog open={dialog === 'organization'} onClose={() => setDialog(null)} />
       <PasswordDialog open={dialog === 'password'} onClose={() => setDialog(null)} />

@@ -1,5 +1,5 @@
-import { useMemo, useState } from 'react';
-import { InputAdornment, ListSubheader, TextField } from '@mui/material';
+import { Fragment, useMemo, useState } from 'react';
+import { Box, InputAdornment, TextField, Typography } from '@mui/material';
 import SearchIcon from '@mui/icons-material/Search';
 import { Menu as RaMenu, useResourceDefinitions, useSidebarState } from 'react-admin';
 import { GROUP_ORDER, groupOf } from './groups.js';
@@ -22,9 +22,13 @@ export function Menu() {
     return GROUP_ORDER.filter((g) => map.has(g)).map((g) => ({ group: g, items: map.get(g)!.sort((a, b) => a.label.localeCompare(b.label)) }));
   }, [resources, filter]);
 
+  // One menu list per group: a role=menu list may only hold menu items, so the filter box and the
+  // group headings sit between the lists.
   return (
-    <RaMenu>
-      <RaMenu.DashboardItem />
+    <Box component="nav" aria-label="Main" sx={{ pb: 2 }}>
+      <RaMenu>
+        <RaMenu.DashboardItem />
+      </RaMenu>
       {open ? (
         <TextField
           size="small"
@@ -45,17 +49,19 @@ export function Menu() {
         />
       ) : null}
       {groups.map(({ group, items }) => (
-        <div key={group} role="group" aria-label={group}>
+        <Fragment key={group}>
           {open ? (
-            <ListSubheader component="div" sx={{ lineHeight: '32px', bgcolor: 'transparent' }}>
+            <Typography variant="overline" component="h2" id={`menu-${group}`} sx={{ display: 'block', px: 2, pt: 1, color: 'text.secondary', lineHeight: '24px' }}>
               {group}
-            </ListSubheader>
+            </Typography>
           ) : null}
-          {items.map((item) => (
-            <RaMenu.ResourceItem key={item.name} name={item.name} primaryText={item.label} />
-          ))}
-        </div>
+          <RaMenu aria-label={group} sx={{ mt: 0 }}>
+            {items.map((item) => (
+              <RaMenu.ResourceItem key={item.name} name={item.name} primaryText={item.label} />
+            ))}
+          </RaMenu>
+        </Fragment>
       ))}
-    </RaMenu>
+    </Box>
   );
 }

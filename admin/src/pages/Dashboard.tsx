@@ -1,4 +1,4 @@
-import { Card, CardContent, CardHeader, Chip, Grid, List, ListItemButton, ListItemText, Typography } from '@mui/material';
+import { Card, CardContent, CardHeader, Chip, Grid, List, ListItem, ListItemButton, ListItemText, Typography } from '@mui/material';
 import { Link } from 'react-router-dom';
 import { Title, useCreatePath, useGetIdentity, useResourceDefinitions } from 'react-admin';
 import { GROUP_ORDER, groupOf } from '../layout/groups.js';
@@ -40,9 +40,11 @@ export function Dashboard() {
               <CardHeader title={group} titleTypographyProps={{ variant: 'h6', component: 'h2' }} />
               <List dense>
                 {items.map((r) => (
-                  <ListItemButton key={r.name} component={Link} to={createPath({ resource: r.name, type: 'list' })}>
-                    <ListItemText primary={String(r.options?.menuLabel ?? r.name)} />
-                  </ListItemButton>
+                  <ListItem key={r.name} disablePadding>
+                    <ListItemButton component={Link} to={createPath({ resource: r.name, type: 'list' })}>
+                      <ListItemText primary={String(r.options?.menuLabel ?? r.name)} />
+                    </ListItemButton>
+                  </ListItem>
                 ))}
               </List>
             </Card>

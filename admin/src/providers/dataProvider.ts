@@ -90,7 +90,19 @@ export const dataProvider: DataProvider = {
     return { data: page.items, total: page.total };
   },
   async getOne(resource, params) {
-    return { data: await api<Page['items'][number]>(`${pathOf(resource)}/${encodeURIComponent(String(params.id))}`, { signal: params.signal }) };
+    const url = `${pathOf(resource)}/${encodeURIComponent(String(params.id))}`;
+    if (metaOf(resource)?.routes.get !== false) return { data: await api<Page['items'][number]>(url, { signal: params.signal }) };
+    // No generic GET: many such resources have a hand-made one (incidents, cases); a few have none
+    // at all (cost models), and then the record comes from the list.
+    try {
+      return { data: await api<Page['items'][number]>(url, { signal: params.signal }) };
+    } catch (error) {
+      const detail = (error as { body?: { detail?: { msg: string }[] } }).body?.detail?.[0]?.msg ?? '';
+      if ((error as { status?: number }).status !== 404 || !detail.startsWith('Nothing at')) throw error;
+      const page = await api<Page>(`${pathOf(resource)}?${listQuery({ pagination: { page: 1, perPage: 1 }, extra: [{ field: 'id', op: '==', value: params.id }] })}`, { signal: params.signal });
+      if (!page.items[0]) throw error;
+      return { data: page.items[0] };
+    }
   },
   async getMany(resource, params) {
     const ids = [...new Set(params.ids)].filter((id) => id !== null && id !== undefined && id !== '');

@@ -1,6 +1,6 @@
 import { useState, type ComponentType } from 'react';
 import { Alert, Button, Dialog, DialogActions, DialogContent, DialogTitle, TextField as MuiTextField } from '@mui/material';
-import { useGetIdentity, useNotify, useRedirect } from 'react-admin';
+import { useGetIdentity, useNotify, useRedirect, type RaRecord } from 'react-admin';
 import { GenericCreate, GenericEdit, GenericList } from './generic/screens.js';
 
 /**
@@ -66,6 +66,29 @@ function OrganizationCreate() {
   return <GenericCreate tweaks={{ locked: identity?.is_pro_team ? [] : PLAN_GATED }} />;
 }
 
+const status = (...values: string[]) => (record: RaRecord) => values.includes(String(record.status));
+
+/** Incident lifecycle (spec §4): the server answers with the spec's messages, e.g. "Incident marked as stable. …". */
+const IncidentEdit = () => (
+  <GenericEdit
+    actions={[
+      { label: 'Join', action: 'join' },
+      { label: 'Mark stable', action: 'stable', when: status('Active') },
+      { label: 'Mark closed', action: 'closed', when: status('Active', 'Stable') },
+      { label: 'Reopen', action: 'active', when: status('Stable', 'Closed') },
+    ]}
+  />
+);
+const TaskEdit = () => (
+  <GenericEdit
+    actions={[
+      { label: 'Resolve', action: 'mark-resolved', when: status('Open') },
+      { label: 'Reopen', action: 'mark-open', when: status('Resolved') },
+    ]}
+  />
+);
+const CaseEdit = () => <GenericEdit actions={[{ label: 'Escalate to incident', action: 'escalate', method: 'PUT', when: status('New', 'Triage', 'Stable') }]} />;
+
 /** Passwords change through the account menu's dialog, only for oneself. */
 const UserEdit = () => <GenericEdit tweaks={{ omit: ['password'] }} />;
 
@@ -75,6 +98,9 @@ const overrides: Record<string, Partial<Screens>> = {
   apikeys: { create: ApiKeyCreate, menuLabel: 'API keys' },
   users: { edit: UserEdit, menuLabel: 'Members' },
   organizations: { edit: OrganizationEdit, create: OrganizationCreate },
+  iaos: { edit: IncidentEdit, menuLabel: 'Incidents' },
+  tasks: { edit: TaskEdit },
+  cases: { edit: CaseEdit },
 };
 
 export const screensFor = (resource: string): Screens => ({ ...generic, ...overrides[resource] });

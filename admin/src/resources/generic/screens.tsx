@@ -6,7 +6,6 @@ import {
   Create,
   CreateButton,
   Datagrid,
-  DateField,
   DeleteButton,
   Edit,
   FunctionField,
@@ -30,7 +29,18 @@ import {
   type CreateProps,
 } from 'react-admin';
 import { fieldSpecs, humanize, metaOf, representation, type FieldSpec, type ResourceMeta } from '../../meta.js';
+import { RecordActions, type RecordAction } from './actions.js';
 import { FieldInput } from './inputs.js';
+
+/** Spec §9: timestamps read as YYYY-MM-DD HH:mm:ss UTC. */
+export const utc = (value: unknown) => {
+  if (value === null || value === undefined || value === '') return '';
+  const date = new Date(String(value));
+  return Number.isNaN(date.getTime()) ? String(value) : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+};
+
+/** "Tag type" → "tag type", but "IAO" and "API Key" keep their capitals. */
+const lowerFirst = (label: string) => (/^[A-Z][a-z]/.test(label) ? label.charAt(0).toLowerCase() + label.slice(1) : label);
 
 const RANK = { Member: 0, Admin: 1, Manager: 2, Owner: 3 } as const;
 
@@ -76,7 +86,7 @@ function column(meta: ResourceMeta, col: { name: string; type: string }): ReactE
       </ReferenceField>
     );
   if (col.type === 'boolean') return <BooleanField key={col.name} source={col.name} label={label} sortable={sortable} />;
-  if (col.type === 'date') return <DateField key={col.name} source={col.name} label={label} sortable={sortable} showTime />;
+  if (col.type === 'date') return <FunctionField key={col.name} source={col.name} label={label} sortable={sortable} render={(r) => utc(r[col.name])} />;
   if (col.type === 'number') return <NumberField key={col.name} source={col.name} label={label} sortable={sortable} />;
   if (col.name === 'description')
     return <FunctionField key={col.name} source={col.name} label={label} sortable={sortable} render={(r) => (r.description?.length > 80 ? `${r.description.slice(0, 80)}…` : r.description)} />;
@@ -147,7 +157,7 @@ export function GenericCreate({ tweaks = {}, mutationOptions }: { tweaks?: FormT
   const meta = useMeta();
   const saved = useSaved(meta, 'created');
   return (
-    <Create title={`New ${meta.label.toLowerCase()}`} mutationOptions={mutationOptions ?? { onSuccess: saved }}>
+    <Create title={`New ${lowerFirst(meta.label)}`} mutationOptions={mutationOptions ?? { onSuccess: saved }}>
       <SimpleForm
         noValidate
         // Enabled on an empty form too, so clicking it names the missing fields.
@@ -178,7 +188,7 @@ function EditToolbar({ meta, canDelete }: { meta: ResourceMeta; canDelete: boole
       {canDelete ? (
         <DeleteButton
           mutationMode="pessimistic"
-          confirmTitle={`Delete ${meta.label.toLowerCase()} '${representation(record)}'?`}
+          confirmTitle={`Delete ${lowerFirst(meta.label)} '${representation(record)}'?`}
           confirmContent="This cannot be undone."
           mutationOptions={{
             onSuccess: () => {
@@ -192,12 +202,17 @@ function EditToolbar({ meta, canDelete }: { meta: ResourceMeta; canDelete: boole
   );
 }
 
-export function GenericEdit({ tweaks = {} }: { tweaks?: FormTweaks }) {
+export function GenericEdit({ tweaks = {}, actions = [] }: { tweaks?: FormTweaks; actions?: RecordAction[] }) {
   const meta = useMeta();
   const canWrite = useCanWrite(meta);
   const saved = useSaved(meta, 'updated');
   return (
-    <Edit title={<EditTitle meta={meta} />} mutationMode="pessimistic" mutationOptions={{ onSuccess: saved }}>
+    <Edit
+      title={<EditTitle meta={meta} />}
+      mutationMode="pessimistic"
+      mutationOptions={{ onSuccess: saved }}
+      actions={actions.length ? <RecordActions meta={meta} actions={actions} /> : false}
+    >
       <SimpleForm noValidate toolbar={canWrite ? <EditToolbar meta={meta} canDelete={meta.routes.delete} /> : false}>
         {inputs(meta, fieldSpecs(meta, meta.update), canWrite ? tweaks : { ...tweaks, locked: Object.keys(meta.update.properties ?? {}) }, true)}
       </SimpleForm>

@@ -1,0 +1,47 @@
+import { useState } from 'react';
+import { Button } from '@mui/material';
+import { TopToolbar, useNotify, useRecordContext, useRefresh, type RaRecord } from 'react-admin';
+import type { ResourceMeta } from '../../meta.js';
+import { api } from '../../providers/http.js';
+
+/** A button on a record's screen that calls `{path}/{id}/{action}` (spec §7 actions beyond CRUD). */
+export interface RecordAction {
+  label: string;
+  action: string;
+  method?: 'POST' | 'PUT';
+  /** When the button applies, e.g. only open tasks can be resolved. */
+  when?: (record: RaRecord) => boolean;
+  /** Shown when the server answers without a message. */
+  success?: string;
+}
+
+export function RecordActions({ meta, actions }: { meta: ResourceMeta; actions: RecordAction[] }) {
+  const record = useRecordContext();
+  const notify = useNotify();
+  const refresh = useRefresh();
+  const [busy, setBusy] = useState<string | null>(null);
+  if (!record) return <TopToolbar />;
+  const run = async (a: RecordAction) => {
+    setBusy(a.action);
+    try {
+      const answer = await api<{ message?: string } | null>(`${meta.path}/${encodeURIComponent(String(record.id))}/${a.action}`, { method: a.method ?? 'POST' });
+      notify(answer?.message ?? a.success ?? 'Done.', { type: 'success' });
+      refresh();
+    } catch (error) {
+      notify((error as Error).message, { type: 'error', autoHideDuration: 0 });
+    } finally {
+      setBusy(null);
+    }
+  };
+  return (
+    <TopToolbar>
+      {actions
+        .filter((a) => !a.when || a.when(record))
+        .map((a) => (
+          <Button key={a.action} variant="outlined" size="small" disabled={busy !== null} onClick={() => void run(a)}>
+            {a.label}
+          </Button>
+        ))}
+    </TopToolbar>
+  );
+}
