@@ -9,7 +9,7 @@ import { addComment, addCustomEvent, addResource, createReport, deleteEvent, lis
 import { drainJobs } from '../services/incidents/background.js';
 import { EVENT_SOURCES, EVENT_TYPES, loadIncident, TIMELINE_FILTERS, type EventType } from '../services/incidents/common.js';
 import { incidentResponseCost } from '../services/incidents/costs.js';
-import { incidentForecast, listSteps, similarIncidents, stepSummary, updateStep } from '../services/incidents/insights.js';
+import { dashboardSummary, incidentForecast, listSteps, similarIncidents, stepSummary, updateStep } from '../services/incidents/insights.js';
 import { assignRole, joinIncident, renounceRole, setIncidentStatus, subscribeIncident } from '../services/incidents/lifecycle.js';
 import { fullIncident } from '../services/incidents/read.js';
 import { idParam } from './crud.js';
@@ -39,6 +39,10 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
 
   app.get('/iaos/metric/forecast', { schema: { tags, summary: 'Incidents per month and a forecast', querystring: z.strictObject({ months: z.coerce.number().int().min(2).max(120).default(24), ahead: z.coerce.number().int().min(1).max(24).default(3) }) } }, (req) =>
     inTenant(req, (ctx) => incidentForecast(ctx, req.query.months, req.query.ahead)),
+  );
+
+  app.get('/iaos/metric/summary', { schema: { tags, summary: 'Dashboard figures: incidents, cases and tasks per month, times to stable and close, cost, people', querystring: z.strictObject({ since: date().optional() }) } }, (req) =>
+    inTenant(req, (ctx) => dashboardSummary(ctx, req.query.since ?? new Date(Date.now() - 365 * 86400_000))),
   );
 
   app.get('/iaos/similar-incidents/:id', { schema: { tags, summary: 'Similar incidents, scored', params: idParam } }, (req) => inTenant(req, (ctx) => similarIncidents(ctx, req.params.id)));

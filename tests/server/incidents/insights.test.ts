@@ -78,3 +78,24 @@ t.test('steps, step AI summary, resources, postmortem, comments', async (t) => {
   ]) t.ok(descriptions.includes(expected), expected);
   t.same(full.comments.map((c: any) => c.text), ['Replica is healthy.']);
 });
+
+t.test('dashboard summary: counts per month, times to stable and close, tasks, people', async (t) => {
+  const { api, createIncident, projectId } = await incidentApp(t);
+  const now = new Date();
+  const a = await createIncident({ reported_at: new Date(now.getTime() - 4 * 3600_000).toISOString() });
+  await createIncident();
+  await api('POST', `/iaos/${a.id}/stable`);
+  await api('POST', `/iaos/${a.id}/closed`);
+  await api('POST', '/tasks', { description: 'Follow up', incident_id: a.id, resolve_by: '2000-01-01T00:00:00Z' });
+  await api('POST', '/cases', { title: 'c', project_id: projectId });
+  const res = await api('GET', '/iaos/metric/summary');
+  t.equal(res.status, 200);
+  t.equal(res.body.incidents.total, 2);
+  const month = now.toISOString().slice(0, 7);
+  t.same(res.body.incidents.by_month.map((r: any) => [r.month, r.status, r.count]).sort(), [[month, 'Active', 1], [month, 'Closed', 1]]);
+  t.ok(res.body.incidents.hours_to_stable >= 3.9 && res.body.incidents.hours_to_stable < 5, 'about four hours to stable');
+  t.equal(res.body.cases.total, 1);
+  t.match(res.body.tasks, { total: 1, open: 1, overdue: 1 });
+  t.same(res.body.people, [{ email: 'commander@example.com', incidents: 2 }]);
+  t.equal((await api('GET', '/iaos/metric/summary?since=yesterday-ish')).status, 422);
+});
