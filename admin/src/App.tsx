@@ -5,6 +5,8 @@ import { Menu } from './layout/Menu.js';
 import { loadMeta, plural, representation } from './meta.js';
 import { organization, storage } from './org.js';
 import { Dashboard } from './pages/Dashboard.js';
+import { Dashboards } from './pages/dashboards/Dashboards.js';
+import { IncidentView } from './resources/iaos/IncidentView.js';
 import { LoginPage } from './pages/LoginPage.js';
 import { authProvider, LOGIN_PATH } from './providers/authProvider.js';
 import { dataProvider } from './providers/dataProvider.js';
@@ -71,6 +73,11 @@ function FirewatchAdmin() {
     >
       <CustomRoutes noLayout>
         <Route path={LOGIN_PATH} element={<LoginPage />} />
+      </CustomRoutes>
+      <CustomRoutes>
+        <Route path="iaos/:name/view" element={<IncidentView />} />
+        <Route path="dashboards" element={<Dashboards />} />
+        <Route path="dashboards/:kind" element={<Dashboards />} />
       </CustomRoutes>
       {resources}
     </Admin>
