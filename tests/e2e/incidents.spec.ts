@@ -1,0 +1,135 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { E2E } from './playwright.config.js';
+
+/**
+ * Issue 4, a responder's incident from start to finish in the browser, against the real server:
+ * create, join, timeline event, task added and resolved, stable, tactical report, closed, dashboard;
+ * then a case escalated to an incident. Screenshots of each stage are kept in test-results/incidents/.
+ */
+test.describe.configure({ mode: 'serial' });
+
+const shots = join(import.meta.dirname, '..', '..', 'test-results', 'incidents');
+mkdirSync(shots, { recursive: true });
+const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+let page: Page;
+const title = `Checkout errors ${Date.now() % 100000}`;
+
+/** A call to the API as the signed-in user (setup the test is not about, e.g. a project). */
+async function apiCall(path: string, method = 'GET', body?: unknown) {
+  return page.evaluate(
+    async ({ path, method, body }) => {
+      const res = await fetch(`/api/v1/default${path}`, {
+        method,
+        headers: { authorization: `Bearer ${localStorage.getItem('token')}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: res.status, body: await res.json().catch(() => null) };
+    },
+    { path, method, body },
+  );
+}
+
+test('a responder creates an incident reported by the pager, and opens it', async ({ browser }) => {
+  page = await (await browser.newContext()).newPage();
+  await page.goto('/default/iaos');
+  await page.getByLabel('E-mail').fill(E2E.adminEmail);
+  await page.getByLabel('Password').fill(E2E.adminPassword);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/default\/iaos/);
+  const project = await apiCall('/projects', 'POST', { name: `Storefront ${Date.now() % 100000}` });
+  expect(project.status).toBe(201);
+
+  await page.getByRole('link', { name: 'Create' }).click();
+  await expect(page).toHaveURL(/\/iaos\/create$/);
+  await page.getByRole('textbox', { name: 'Title' }).fill(title);
+  await page.getByLabel('Project').fill(project.body.name.slice(0, 8));
+  await page.getByRole('option', { name: project.body.name }).click();
+  await page.getByRole('textbox', { name: 'Reporter email' }).fill('pager@firewatch.test');
+  await page.getByRole('textbox', { name: 'Commander email' }).fill('oncall@firewatch.test');
+  await shot(page, '01-create');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText(/created successfully/)).toBeVisible();
+
+  const listed = await apiCall(`/iaos?q=${encodeURIComponent(title)}`);
+  const name = listed.body.items[0].name as string;
+  await page.goto(`/default/iaos/${name}/view`);
+  await expect(page.getByRole('heading', { name: `${name}: ${title}` })).toBeVisible();
+  await expect(page.getByLabel('Status Active')).toBeVisible();
+  // The conversation and conference come from a background job; the page polls until they exist.
+  await expect(page.getByRole('link', { name: 'Conference' })).toBeVisible({ timeout: 20_000 });
+});
+
+test('joins, adds a timeline event, adds and resolves a task', async () => {
+  await page.getByRole('button', { name: 'Join' }).click();
+  await expect(page.getByText('You have successfully joined the incident.')).toBeVisible();
+  const roles = page.getByRole('table', { name: 'Roles' });
+  await expect(roles.getByRole('row', { name: new RegExp(`${E2E.adminEmail}.*participant.*Active`) })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Add event' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add timeline event' });
+  await dialog.getByLabel('Description').fill('Rolled back the payment service deploy');
+  await dialog.getByRole('button', { name: 'Add event' }).click();
+  await expect(page.getByText('Event added.')).toBeVisible();
+  // Custom events are "user curated", a filter that is off by default: switch it on to see it.
+  const timeline = page.getByRole('table', { name: 'Timeline' });
+  await expect(timeline).not.toContainText('Rolled back the payment service deploy');
+  await page.getByRole('button', { name: 'User curated events' }).click();
+  await expect(timeline).toContainText('Rolled back the payment service deploy');
+
+  await page.getByLabel('New task').fill('Add an alert on checkout error rate');
+  await page.getByRole('button', { name: 'Add task' }).click();
+  const tasks = page.getByRole('table', { name: 'Tasks' });
+  await expect(tasks.getByRole('row', { name: /Add an alert on checkout error rate\s*Open/ })).toBeVisible();
+  await tasks.getByRole('button', { name: 'Resolve' }).click();
+  await expect(page.getByText('Task resolved successfully.')).toBeVisible();
+  await expect(tasks.getByRole('row', { name: /Add an alert on checkout error rate\s*Resolved/ })).toBeVisible();
+  await expect(timeline).toContainText(`Task resolved by ${E2E.adminEmail}: Add an alert on checkout error rate`);
+  await shot(page, '02-timeline-task');
+});
+
+test('marks it stable, sends a tactical report, closes it and sees it on the incident dashboard', async () => {
+  await page.getByRole('button', { name: 'Mark stable' }).click();
+  await expect(page.getByText('Incident marked as stable. Running stable status workflows.')).toBeVisible();
+  await expect(page.getByLabel('Status Stable')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Subscribe' }).click();
+  await expect(page.getByText(/subscribed to tactical report emails/)).toBeVisible();
+  await page.getByRole('button', { name: 'Report' }).click();
+  const report = page.getByRole('dialog', { name: 'Report' });
+  await report.getByLabel('Conditions').fill('Error rate back to normal after the rollback.');
+  await report.getByLabel('Needs').fill('Nothing right now.');
+  await shot(page, '03-report');
+  await report.getByRole('button', { name: 'Send report' }).click();
+  await expect(page.getByText('Tactical report created successfully.')).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Timeline' })).toContainText(`Tactical report created by ${E2E.adminEmail}`);
+
+  await page.getByRole('button', { name: 'Mark closed' }).click();
+  await expect(page.getByText('Incident marked as closed. Running closed status workflows.')).toBeVisible();
+  await expect(page.getByLabel('Status Closed')).toBeVisible();
+  await shot(page, '04-closed');
+
+  await page.goto('/default/dashboards/iaos');
+  await expect(page.getByRole('tab', { name: 'Incidents', selected: true })).toBeVisible();
+  await expect(page.getByRole('img', { name: /Incidents by status: .*Closed [1-9]/ })).toBeVisible();
+  await expect(page.getByLabel('Mean time to close')).not.toHaveText('–');
+  await shot(page, '05-dashboard');
+});
+
+test('a case is escalated and its incident appears', async () => {
+  const project = (await apiCall('/projects')).body.items[0];
+  const kase = await apiCall('/cases', 'POST', { title: `Card testing attack ${Date.now() % 100000}`, project_id: project.id });
+  expect(kase.status).toBe(201);
+  await page.goto(`/default/cases/${kase.body.id}`);
+  await page.getByRole('button', { name: 'Escalate to incident' }).click();
+  await expect(page.getByText('Case escalated successfully.')).toBeVisible();
+  await page.goto('/default/iaos');
+  await expect(page.getByRole('cell', { name: kase.body.title })).toBeVisible();
+  await shot(page, '06-escalated');
+  const escalated = await apiCall(`/cases/${kase.body.id}`);
+  expect(escalated.body.status).toBe('Escalated');
+  await page.goto(`/default/iaos/${escalated.body.incidents[0].name}/view`);
+  await expect(page.getByRole('table', { name: 'Timeline' })).toContainText(`Incident created by escalating case ${kase.body.name}`);
+});
