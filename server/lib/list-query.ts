@@ -65,9 +65,8 @@ export function listClauses(def: ResourceDefinition, ctx: RequestContext, query:
     const key = target.type === 'string' ? textSortKey(target.column) : target.column;
     return desc_ ? desc(key) : asc(key);
   });
-  // The id tie-break follows the last sort key's direction, so one (organization_id, column, id)
-  // index serves the sort both ways (a backward scan for descending) and pages stay stable.
-  if (!order.some(([field]) => field === 'id')) orderBy.push(order.at(-1)?.[1] ? desc(columns.id!) : asc(columns.id!));
+  // Ascending id breaks ties so pages stay stable; sort indexes end with id (ascending) to match.
+  if (!order.some(([field]) => field === 'id')) orderBy.push(asc(columns.id!));
   const limit = query.itemsPerPage === -1 ? MAX_PAGE_SIZE : query.itemsPerPage;
   return { conditions, orderBy, limit, offset: (query.page - 1) * limit };
 }

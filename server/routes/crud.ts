@@ -6,7 +6,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Role } from '../db/schema/index.js';
 import { forbidden, invalid, notFound } from '../errors.js';
-import { countAll, listClauses, listQuerySchema, readableFields } from '../lib/list-query.js';
+import { cappedCount, listClauses, listQuerySchema, readableFields } from '../lib/list-query.js';
 import { inTenant } from '../plugins/tenancy.js';
 import type { RequestContext, ResourceDefinition } from '../resources/define.js';
 import { atLeast } from '../services/auth.js';
@@ -62,10 +62,16 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
         const { selection } = readableFields(def, ctx);
         const { conditions, orderBy, limit, offset } = listClauses(def, ctx, req.query);
         const where = and(scopeOf(def, ctx), ...conditions);
-        const items = await ctx.tx.select(selection).from(def.table).where(where).orderBy(...orderBy).limit(limit).offset(offset);
-        const [counted] = await ctx.tx.select({ total: countAll }).from(def.table).where(where);
-        return { items, itemsPerPage: req.query.itemsPerPage, page: req.query.page, total: counted!.total };
-      }),
+        // Both queries go out at once (pipelined on the request's connection); settle both before
+        // leaving so neither outlives the transaction.
+        const [items, counted] = await Promise.allSettled([
+          ctx.tx.select(selection).from(def.table).where(where).orderBy(...orderBy).limit(limit).offset(offset),
+          cappedCount(ctx.tx, def.table, where, offset, limit),
+        ]);
+        if (items.status === 'rejected') throw items.reason;
+        if (counted.status === 'rejected') throw counted.reason;
+        return { items: items.value, itemsPerPage: req.query.itemsPerPage, page: req.query.page, ...counted.value };
+      }, { readOnly: true }),
     );
   }
 

@@ -1,0 +1,23 @@
+import postgres from 'postgres';
+
+/** The bench's own PostgreSQL database (never the tests' or a developer's). */
+export const benchDatabaseUrl = () => process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/firewatch_bench';
+
+/** Creates the database named in `url` when it does not exist yet (connecting to `postgres` on the same server). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  if (!/^[a-z_][a-z0-9_]*$/i.test(name)) throw new Error(`BENCH_DATABASE_URL must name a plain database, got '${name}'.`);
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const admin = postgres(maintenance.toString(), { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await admin`select 1 as present from pg_database where datname = ${name}`;
+    if (!row) await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A plain postgres.js client on the bench database (seeding, the floor). */
+export const connect = (url: string, max = 10) => postgres(url, { max, onnotice: () => {} });

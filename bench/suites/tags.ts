@@ -1,0 +1,248 @@
+/**
+ * Issue 2: a page of 25 tags out of 100,000 per organization (1,000,000 in all, 10 organizations),
+ * plain, sorted, filtered with filter JSON and searched with `q`, through the real app (JWT bearer,
+ * tenancy, row level security, the generic CRUD list route) beside a bare Fastify route that runs the
+ * same SQL by hand with postgres.js (the floor).
+ */
+import { cpus, loadavg } from 'node:os';
+import Fastify from 'fastify';
+import type postgres from 'postgres';
+import { countCap } from '../../server/lib/list-query.js';
+import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
+import { defaultLoad, load, verify, type BenchRequest, type LoadResult } from '../lib/load.js';
+import { listen, startApp } from '../lib/server.js';
+import type { Suite } from '../lib/suite.js';
+import { printTable } from '../lib/table.js';
+
+const ORGS = 10;
+const TAGS_PER_ORG = 100_000;
+const PAGE = 25;
+const SEED_KEY = 'bench.tags.seed';
+const SEED_VERSION = `v2:${ORGS}x${TAGS_PER_ORG}`;
+/** Targets from issue 2, on PostgreSQL. */
+const TARGET_P99_MS = 50;
+const TARGET_FLOOR_RATIO = 0.7;
+
+const FIRST = ['api', 'auth', 'billing', 'cache', 'cdn', 'checkout', 'cluster', 'cron', 'database', 'dns', 'edge', 'email', 'etl', 'gateway', 'identity', 'ingress', 'kafka', 'kube', 'ledger', 'login', 'mobile', 'network', 'oauth', 'payments', 'queue', 'redis', 'search', 'storage', 'sync', 'web'];
+const SECOND = ['latency', 'outage', 'timeout', 'leak', 'error', 'spike', 'drift', 'breach', 'phishing', 'ransomware', 'config', 'deploy', 'rollback', 'certificate', 'quota', 'throttle', 'replica', 'failover', 'backlog', 'crash'];
+/** What people type in a tag search box: a whole word (broad, ~3-5% of tags) or the start of a name (narrow). */
+const Q_TERMS = ['latency', 'kafka', 'redis-fail', 'timeout', 'payments', 'oauth-cert', 'rollback', 'dns-q'];
+const SOURCES = ['product', 'github', 'jira', 'slack', 'pagerduty'];
+const TAG_TYPES = ['Team', 'Service', 'Technique', 'Region', 'Product', 'Customer', 'Severity hint', 'Threat actor', 'Vendor', 'Component'];
+
+const sqlArray = (words: string[]) => `array[${words.map((w) => `'${w}'`).join(',')}]`;
+
+/**
+ * Set-based seed, one transaction (so a crash leaves no half seed), marked in `settings` so re-runs
+ * skip it. Names, sources, counts and dates come from hashes of the row number, so they are varied,
+ * repeatable, independent of each other and uncorrelated with insertion order (index scans hit the
+ * heap as they would on real data).
+ */
+async function seed(sql: postgres.Sql) {
+  const [done] = await sql`select value from settings where key = ${SEED_KEY}`;
+  if (done?.value === SEED_VERSION) return false;
+  if (done) throw new Error(`The bench database holds a different seed (${done.value}); drop it or point BENCH_DATABASE_URL elsewhere.`);
+  const started = Date.now();
+  process.stdout.write(`seeding ${ORGS} organizations x ${TAGS_PER_ORG.toLocaleString('en-US')} tags... `);
+  await sql.begin(async (tx) => {
+    await tx.unsafe(`set local maintenance_work_mem = '256MB'`);
+    await tx.unsafe(`
+      insert into organizations (name, description, slug, plan)
+      select 'Bench ' || n, 'Benchmark organization ' || n, 'bench-' || lpad(n::text, 2, '0'), 'team_pro'
+      from generate_series(1, ${ORGS}) n`);
+    await tx.unsafe(`
+      insert into users (email, display_name)
+      select 'owner@' || o.slug || '.bench', 'Bench owner ' || o.slug from organizations o where o.slug like 'bench-%'`);
+    await tx.unsafe(`
+      insert into memberships (organization_id, user_id, role)
+      select o.id, u.id, 'Owner' from organizations o join users u on u.email = 'owner@' || o.slug || '.bench'`);
+    await tx.unsafe(`
+      insert into tag_types (organization_id, name, description, "default", exclusive)
+      select o.id, t.name, t.name || ' tags', t.ord = 1, t.ord in (4, 7)
+      from organizations o cross join unnest(${sqlArray(TAG_TYPES)}) with ordinality t(name, ord)
+      where o.slug like 'bench-%'`);
+    await tx.unsafe(`
+      insert into tags (organization_id, tag_type_id, name, source, uri, description, count, external_id, discoverable, created_at, updated_at)
+      select o.id, tt.id,
+        (${sqlArray(FIRST)})[1 + h1 % ${FIRST.length}] || '-' || (${sqlArray(SECOND)})[1 + (h1 / ${FIRST.length}) % ${SECOND.length}] || '-' || i,
+        (${sqlArray(SOURCES)})[1 + h2 % ${SOURCES.length}],
+        case when h3 % 3 = 0 then 'https://wiki.example.com/tags/' || i end,
+        case when h3 % 4 = 0 then 'Generic tag' else 'Tag ' || i || ' seen in ' || (${sqlArray(SECOND)})[1 + h3 % ${SECOND.length}] || ' reports' end,
+        -- long tail: most tags are rarely used, a few very often
+        ((h4 % 1000)::float8 / 1000) ^ 6 * 5000,
+        case when h5 % 5 = 0 then 'EXT-' || h5 % 1000000 end,
+        h5 % 10 <> 0,
+        now() - make_interval(secs => h6 % (730 * 86400)),
+        now() - make_interval(secs => h6 % (30 * 86400))
+      from organizations o
+      cross join lateral generate_series(1, ${TAGS_PER_ORG}) i
+      -- independent, well-mixed values per attribute (hashint8extended is PostgreSQL's own 64-bit hash)
+      cross join lateral (select ${[1, 2, 3, 4, 5, 6, 7].map((k) => `abs(hashint8extended(i::bigint * 100 + o.id, ${k}) % 1000000007) as h${k}`).join(', ')}) x
+      join tag_types tt on tt.organization_id = o.id and tt.name = (${sqlArray(TAG_TYPES)})[1 + h7 % ${TAG_TYPES.length}]
+      where o.slug like 'bench-%'`);
+    await tx`insert into settings (key, value) values (${SEED_KEY}, ${SEED_VERSION})`;
+  });
+  await sql.unsafe('vacuum analyze organizations, users, memberships, tag_types, tags');
+  console.log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return true;
+}
+
+interface Org {
+  id: number;
+  slug: string;
+  userId: number;
+  email: string;
+}
+
+const TAG_COLUMNS = 'id, organization_id, project_id, tag_type_id, name, source, uri, description, count, external_id, discoverable, created_at, updated_at';
+
+/**
+ * What each scenario asks, as the app's query string and as the floor's hand-written SQL
+ * (`$1` organization id, `$2` the scenario's value; `order` and `where` are spliced into both the page
+ * query and its count).
+ */
+interface Scenario {
+  name: string;
+  query: (k: number) => string;
+  value: (k: number) => string;
+  where: string;
+  order: string;
+}
+
+// The app's sort for text columns (textSortKey in server/lib/list-query.ts) and its id tie-break.
+const NAME_ORDER = 'lower(name) collate "C" asc, id asc';
+
+const scenarios: Scenario[] = [
+  { name: 'plain', query: () => '', value: () => '', where: 'true', order: NAME_ORDER },
+  {
+    name: 'sorted (count desc)',
+    query: () => '&sortBy=count&descending=true',
+    value: () => '',
+    where: 'true',
+    order: 'count desc, id asc',
+  },
+  {
+    name: 'filter JSON (source, discoverable)',
+    query: (k) => `&filter=${encodeURIComponent(JSON.stringify({ and: [{ field: 'source', op: '==', value: SOURCES[k % SOURCES.length] }, { field: 'discoverable', op: '==', value: true }] }))}`,
+    value: (k) => SOURCES[k % SOURCES.length]!,
+    where: 'source = $2 and discoverable = true',
+    order: NAME_ORDER,
+  },
+  {
+    name: 'q search (name ilike)',
+    query: (k) => `&q=${Q_TERMS[k % Q_TERMS.length]}`,
+    value: (k) => `%${Q_TERMS[k % Q_TERMS.length]}%`,
+    where: 'name ilike $2',
+    order: NAME_ORDER,
+  },
+];
+
+/** The floor: bare Fastify + postgres.js, no auth, no tenancy, no validation, the same SQL by hand. */
+async function startFloor(url: string) {
+  const sql = connect(url, 10);
+  const app = Fastify({ logger: false });
+  app.get<{ Params: { scenario: string }; Querystring: { org: string; page: string; v: string } }>('/floor/:scenario', async (req) => {
+    const s = scenarios[Number(req.params.scenario)]!;
+    const page = Number(req.query.page);
+    const params = s.where.includes('$2') ? [Number(req.query.org), req.query.v] : [Number(req.query.org)];
+    const where = `organization_id = $1 and ${s.where}`;
+    const [items, counted] = await Promise.all([
+      sql.unsafe(`select ${TAG_COLUMNS} from tags where ${where} order by ${s.order} limit ${PAGE} offset ${(page - 1) * PAGE}`, params, { prepare: true }),
+      sql.unsafe(countSql(where, (page - 1) * PAGE), params, { prepare: true }),
+    ]);
+    return { items, itemsPerPage: PAGE, page, total: counted[0]!.total };
+  });
+  const baseUrl = await listen(app);
+  return { baseUrl, close: async () => (await app.close(), await sql.end()) };
+}
+
+/** The count the app runs (cappedCount in server/lib/list-query.ts): exact up to the cap, then the cap. */
+const countSql = (where: string, offset: number) => {
+  const cap = countCap(offset, PAGE);
+  return `select least(count(*)::int, ${cap}) as total from (select 1 from tags where ${where} limit ${cap + 1}) counted`;
+};
+
+const suite: Suite = {
+  name: 'tags',
+  description: `a page of ${PAGE} tags, ${ORGS} organizations x ${TAGS_PER_ORG.toLocaleString('en-US')} tags; app vs bare floor`,
+  async run() {
+    const url = benchDatabaseUrl();
+    await ensureDatabase(url);
+    const { app, baseUrl } = await startApp(url); // applies the migrations
+    const sql = connect(url, 2);
+    const floor = await (async () => {
+      await seed(sql);
+      return startFloor(url);
+    })();
+    try {
+      const orgs: Org[] = (await sql`
+        select o.id, o.slug, u.id as "userId", u.email from organizations o
+        join users u on u.email = 'owner@' || o.slug || '.bench'
+        where o.slug like 'bench-%' order by o.slug`) as unknown as Org[];
+      if (orgs.length !== ORGS) throw new Error(`Expected ${ORGS} bench organizations, found ${orgs.length}.`);
+      // A real sign-in token per organization's owner, signed by the app's own JWT key.
+      const tokens = orgs.map((o) => app.jwt.sign({ sub: String(o.userId), email: o.email }, { expiresIn: '1h' }));
+      const opts = defaultLoad();
+      const rows: (string | number)[][] = [];
+      let passed = true;
+      const expectPage = (body: unknown) => {
+        const b = body as { items?: unknown[]; total?: number };
+        return Array.isArray(b.items) && b.items.length === PAGE && typeof b.total === 'number' && b.total >= PAGE ? null : 'expected a full page and a total';
+      };
+
+      // BENCH_ONLY=plain,sorted runs the scenarios whose names start with one of the given words.
+      const only = process.env.BENCH_ONLY?.split(',').filter(Boolean);
+      for (const [index, s] of scenarios.entries()) {
+        if (only && !only.some((o) => s.name.startsWith(o))) continue;
+        // 40 distinct requests: every organization, a few pages and values, cycled by each connection.
+        const appRequests: BenchRequest[] = [];
+        const floorRequests: BenchRequest[] = [];
+        for (let k = 0; k < 40; k++) {
+          const org = orgs[k % ORGS]!;
+          const page = 1 + (k % 4);
+          appRequests.push({ path: `/api/v1/${org.slug}/tags?page=${page}&itemsPerPage=${PAGE}${s.query(k)}`, headers: { authorization: `Bearer ${tokens[k % ORGS]}` } });
+          floorRequests.push({ path: `/floor/${index}?org=${org.id}&page=${page}&v=${encodeURIComponent(s.value(k))}` });
+        }
+        await verify(baseUrl, appRequests, expectPage);
+        await verify(floor.baseUrl, floorRequests, expectPage);
+        await sameResults(baseUrl, appRequests[1]!, floor.baseUrl, floorRequests[1]!);
+
+        const a = await load(baseUrl, appRequests, opts);
+        const f = await load(floor.baseUrl, floorRequests, opts);
+        const ratio = a.rps / f.rps;
+        const ok = a.failures === 0 && f.failures === 0 && a.p99 <= TARGET_P99_MS && ratio >= TARGET_FLOOR_RATIO;
+        passed &&= ok;
+        rows.push(row(s.name, 'floor', f, null, ''));
+        rows.push(row(s.name, 'app', a, ratio, verdict(a, f, ratio)));
+      }
+      console.log(`loopback, ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s measured per line; targets: app p99 <= ${TARGET_P99_MS} ms, app req/s >= ${TARGET_FLOOR_RATIO * 100}% of floor`);
+      console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end (others' work competes for the same cores)\n`);
+      printTable(['scenario', 'server', 'p50 ms', 'p99 ms', 'req/s', 'vs floor', 'result'], rows);
+      return { passed };
+    } finally {
+      await app.close();
+      await floor.close();
+      await sql.end();
+    }
+  },
+};
+
+function row(name: string, server: string, r: LoadResult, ratio: number | null, result: string): (string | number)[] {
+  return [name, server, r.p50, r.p99, Math.round(r.rps), ratio === null ? '' : `${(ratio * 100).toFixed(0)}%`, result];
+}
+
+function verdict(a: LoadResult, f: LoadResult, ratio: number) {
+  if (a.failures || f.failures) return `MISS (${a.failures + f.failures} failed requests)`;
+  const misses = [a.p99 > TARGET_P99_MS ? `p99 > ${TARGET_P99_MS} ms` : '', ratio < TARGET_FLOOR_RATIO ? `< ${TARGET_FLOOR_RATIO * 100}% of floor` : ''].filter(Boolean);
+  return misses.length ? `MISS (${misses.join(', ')})` : 'PASS';
+}
+
+/** The floor must answer what the app answers, or it is not a floor for the same work. */
+async function sameResults(appBase: string, appReq: BenchRequest, floorBase: string, floorReq: BenchRequest) {
+  const get = async (base: string, r: BenchRequest) => (await (await fetch(base + r.path, { headers: r.headers })).json()) as { items: { id: number }[]; total: number };
+  const [a, f] = await Promise.all([get(appBase, appReq), get(floorBase, floorReq)]);
+  const ids = (x: typeof a) => x.items.map((i) => i.id).join(',');
+  if (ids(a) !== ids(f) || a.total !== f.total) throw new Error(`The floor and the app disagree on ${appReq.path}: ids ${ids(a)} vs ${ids(f)}, total ${a.total} vs ${f.total}.`);
+}
+
+export default suite;
