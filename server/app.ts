@@ -85,7 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerCatalogRoutes(scope, resources);
       registerIncidentRoutes(scope, { mailer });
       registerCaseRoutes(scope);
-      registerTaskRoutes(scope);
+      registerTaskRoutes(scope, { mailer });
     },
     { prefix: '/api/v1/:organization' },
   );

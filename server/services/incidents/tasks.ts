@@ -1,7 +1,8 @@
-import { and, eq, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { tasks } from '../../db/schema/index.js';
 import { notFound } from '../../errors.js';
 import type { RequestContext } from '../../resources/define.js';
+import type { Mail } from '../mail.js';
 import { actorOf, addEvent, callerEmail } from './common.js';
 
 type TaskRow = typeof tasks.$inferSelect;
@@ -77,4 +78,21 @@ export async function dueReminders(ctx: RequestContext, now = new Date()) {
         sql`(${tasks.last_reminder_at} is null or ${tasks.last_reminder_at} < ${now}::timestamptz - interval '1 day')`,
       ),
     );
+}
+
+/**
+ * Reminder e-mails for open tasks past resolve_by (reminders on), to the owner and assignees, at most
+ * once a day per task. Returns the mails; the caller sends them after the transaction commits.
+ */
+export async function taskReminders(ctx: RequestContext, now = new Date()): Promise<Mail[]> {
+  const due = await dueReminders(ctx, now);
+  if (!due.length) return [];
+  await ctx.tx.update(tasks).set({ last_reminder_at: now }).where(and(eq(tasks.organization_id, ctx.orgId), inArray(tasks.id, due.map((t) => t.id))));
+  return due.flatMap((t) =>
+    [...new Set([t.owner_email, ...t.assignees].filter((e): e is string => !!e))].map((to) => ({
+      to,
+      subject: `Task overdue: ${t.description.slice(0, 80)}`,
+      text: `This task was due ${t.resolve_by!.toISOString().replace('T', ' ').slice(0, 19)} UTC and is still open:\n\n${t.description}\n\nResolve it, or turn its reminders off.\n`,
+    })),
+  );
 }

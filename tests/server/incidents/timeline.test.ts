@@ -134,3 +134,21 @@ t.test('reports: stored, on the timeline, e-mailed to subscribers', async (t) =>
   t.equal(outbox.length, count, 'a rejected report sends nothing');
   t.equal((await api('GET', `/iaos/${inc.id}`)).body.reports.length, 2);
 });
+
+t.test('task reminders: overdue open tasks with reminders on, once a day', async (t) => {
+  const { api, login, outbox } = await incidentApp(t);
+  await api('POST', '/tasks', { description: 'Rotate the leaked key', owner_email: 'owner@example.com', assignees: ['helper@example.com'], resolve_by: '2020-01-01T00:00:00Z' });
+  await api('POST', '/tasks', { description: 'Quiet task', resolve_by: '2020-01-01T00:00:00Z', reminders: false });
+  await api('POST', '/tasks', { description: 'Not due yet', resolve_by: '2999-01-01T00:00:00Z' });
+  const done = await api('POST', '/tasks', { description: 'Done already', resolve_by: '2020-01-01T00:00:00Z' });
+  await api('POST', `/tasks/${done.body.id}/mark-resolved`);
+  const before = outbox.length;
+  const sent = await api('POST', '/tasks/reminders/send');
+  t.equal(sent.status, 200);
+  t.equal(sent.body.sent, 2);
+  t.same(outbox.slice(before).map((m) => m.to).sort(), ['helper@example.com', 'owner@example.com']);
+  t.equal(outbox.at(-1)!.subject, 'Task overdue: Rotate the leaked key');
+  t.equal((await api('POST', '/tasks/reminders/send')).body.sent, 0, 'not again the same day');
+  const member = await login('member@example.com', { role: 'Member' });
+  t.equal((await api('POST', '/tasks/reminders/send', undefined, member)).status, 403);
+});
