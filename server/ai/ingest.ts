@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { and, eq } from 'drizzle-orm';
-import type { Config } from '../config.js';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/client.js';
 import { anonymousProjects, chunks, projects, submissions, type SensitivityLevel, type SubmissionKind, type SubmissionStatus } from '../db/schema/index.js';
 import { withTenant } from '../db/tenant.js';
@@ -108,6 +107,20 @@ function kindOf(s: { kind: SubmissionKind; file_name: string | null; file_type: 
 const BATCH = 200;
 
 /**
+ * Adds (sign 1) or removes (sign -1) a submission's chunks to the project's lexeme counts. The ids
+ * are integers from the database, so they can sit in ts_stat's query text.
+ */
+export async function adjustLexemes(tx: Executor, orgId: number, projectId: number, submissionId: number, sign: 1 | -1) {
+  const inner = `select tsv from chunks where organization_id = ${Number(orgId)} and submission_id = ${Number(submissionId)}`;
+  await tx.execute(
+    sql.raw(`insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc)
+      select ${Number(orgId)}, ${Number(projectId)}, word, ${sign} * ndoc from ts_stat('${inner}')
+      on conflict (organization_id, project_id, lexeme) do update set ndoc = chunk_lexemes.ndoc + excluded.ndoc`),
+  );
+  if (sign < 0) await tx.execute(sql`delete from chunk_lexemes where organization_id = ${orgId} and project_id = ${projectId} and ndoc <= 0`);
+}
+
+/**
  * The indexing job: uploaded → indexing → indexed (or failed with the reason). Chunks are written
  * in batches, each its own transaction, with progress on the submission for the client's bar.
  */
@@ -117,6 +130,7 @@ export async function indexSubmission(db: Db, orgId: number, submissionId: numbe
     const [s] = await tx.select().from(submissions).where(and(eq(submissions.organization_id, orgId), eq(submissions.id, submissionId)));
     if (!s) return null;
     await tx.update(submissions).set({ status: 'indexing', progress: 5, error: null, updated_at: new Date() }).where(eq(submissions.id, submissionId));
+    if (s.status === 'indexed') await adjustLexemes(tx, orgId, s.project_id, submissionId, -1);
     await tx.delete(chunks).where(and(eq(chunks.organization_id, orgId), eq(chunks.submission_id, submissionId)));
     return s;
   });
@@ -141,9 +155,10 @@ export async function indexSubmission(db: Db, orgId: number, submissionId: numbe
       });
       report('indexing', progress, null);
     }
-    await withTenant(db, scope, (tx) =>
-      tx.update(submissions).set({ status: 'indexed', progress: 100, chunk_count: parts.length, indexed_at: new Date(), updated_at: new Date() }).where(eq(submissions.id, submissionId)),
-    );
+    await withTenant(db, scope, async (tx) => {
+      await adjustLexemes(tx, orgId, sub.project_id, submissionId, 1);
+      await tx.update(submissions).set({ status: 'indexed', progress: 100, chunk_count: parts.length, indexed_at: new Date(), updated_at: new Date() }).where(eq(submissions.id, submissionId));
+    });
     report('indexed', 100, null, parts.length);
   } catch (err) {
     const reason = err instanceof ExtractError ? err.message : `Indexing failed: ${(err as Error).message}`;
@@ -175,4 +190,3 @@ export const submissionColumns = {
   indexed_at: submissions.indexed_at,
 };
 
-export type { Config };

@@ -75,31 +75,94 @@ export function codeTokens(query: string): string[] {
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * Best passages for a question. Full-text search matches any of the question's words (an AND of
- * every word would miss most natural questions), ranked by cover density, with a bonus when every
- * word is present and for literal code/host matches.
+ * Candidate budget: the rarest question words select candidates until their chunk counts add up to
+ * this; the other words only score. Keeps ranking work bounded on millions of chunks.
+ */
+const BUDGET = 800;
+/** When every word is common, this many chunks containing all of them (or the rarest) are ranked. */
+const COMMON_CAP = 1000;
+/** A lexeme as a tsquery literal (quoted, so "basalt-mail" stays one lexeme). */
+const lexemeQuery = (lex: string) => `'${lex.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+interface TermStat {
+  lex: string;
+  df: number | string;
+}
+
+/**
+ * Best passages for a question, ranked like BM25 without term frequency: each question word found in
+ * a passage adds its inverse document frequency (from the project's lexeme counts), and cover
+ * density (where heading words weigh more) breaks ties. Only the rarest words select
+ * candidates (see BUDGET), so questions full of common words stay fast on millions of chunks. Codes
+ * and host names also match literally through the trigram index. Quoted phrases and -exclusions
+ * (web search syntax) filter.
  */
 export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Passage[]> {
   const limit = opts.limit ?? 8;
   const query = opts.query.trim().slice(0, 1000);
   if (!query) return [];
-  const codes = codeTokens(query);
-  const codeMatch = codes.length ? sql.join(codes.map((c) => sql`c.text ilike ${'%' + escapeLike(c) + '%'}`), sql` or `) : sql`false`;
-  const codeScore = codes.length ? sql.join(codes.map((c) => sql`(c.text ilike ${'%' + escapeLike(c) + '%'})::int`), sql` + `) : sql`0`;
   const project = opts.projectId ? sql`and c.project_id = ${opts.projectId}` : sql``;
+  const [stats] = rowsOf<{ terms: TermStat[] | string | null; n: number | string }>(
+    await tx.execute(sql`
+      with t as (select distinct lex from unnest(tsvector_to_array(to_tsvector('english', ${query}))) lex limit 16)
+      select (select coalesce(sum(s.chunk_count), 0) from submissions s where s.organization_id = ${opts.orgId} ${opts.projectId ? sql`and s.project_id = ${opts.projectId}` : sql``} and s.status = 'indexed') as n,
+        (select json_agg(json_build_object('lex', t.lex, 'df',
+          (select coalesce(sum(l.ndoc), 0) from chunk_lexemes l where l.organization_id = ${opts.orgId} ${opts.projectId ? sql`and l.project_id = ${opts.projectId}` : sql``} and l.lexeme = t.lex)))
+         from t) as terms`),
+  );
+  const rawTerms = typeof stats?.terms === 'string' ? (JSON.parse(stats.terms) as TermStat[]) : (stats?.terms ?? []);
+  const n = Math.max(Number(stats?.n ?? 0), 1);
+  const terms = rawTerms
+    .map((t) => ({ lex: t.lex, df: Number(t.df) }))
+    .filter((t) => t.df > 0)
+    .map((t) => ({ ...t, idf: Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)) }))
+    .sort((a, b) => a.df - b.df);
+  const codes = codeTokens(query);
+  if (!terms.length && !codes.length) return [];
+
+  const base = sql`c.organization_id = ${opts.orgId} ${project} and ${accessCondition(opts.access)}`;
+  const branches: SQL[] = [];
+  const chosen: typeof terms = [];
+  let total = 0;
+  for (const t of terms) {
+    if (total + t.df > BUDGET) break;
+    chosen.push(t);
+    total += t.df;
+  }
+  if (chosen.length) branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${chosen.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery)`);
+  else if (terms.length) {
+    branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${terms.map((t) => lexemeQuery(t.lex)).join(' & ')}::tsquery limit ${COMMON_CAP})`);
+    branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${lexemeQuery(terms[0]!.lex)}::tsquery limit ${COMMON_CAP})`);
+  }
+  for (const c of codes) branches.push(sql`(select c.id from chunks c where ${base} and c.text ilike ${'%' + escapeLike(c) + '%'} limit 200)`);
+
+  const maxIdf = Math.max(1, ...terms.map((t) => t.idf));
+  const score = sql.join(
+    [
+      ...terms.map((t) => sql`${t.idf}::float8 * (c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int`),
+      ...codes.map((c) => sql`${maxIdf}::float8 * (c.text ilike ${'%' + escapeLike(c) + '%'})::int`),
+      terms.length ? sql`ts_rank_cd(c.tsv, ${terms.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery, 1)` : sql`0`,
+    ],
+    sql` + `,
+  );
+  // Quoted phrases and -exclusions narrow the results as in a web search box.
+  const strict = /"|(^|\s)-\w/.test(query) ? sql`and c.tsv @@ websearch_to_tsquery('english', ${query})` : sql``;
+  const highlight = terms.length ? terms.map((t) => lexemeQuery(t.lex)).join(' | ') : '';
   const rows = await tx.execute(sql`
-    with q as (select websearch_to_tsquery('english', ${query}) as qa),
-    qq as (select qa, case when numnode(qa) = 0 then null else replace(qa::text, ' & ', ' | ')::tsquery end as qo from q)
-    select c.id, c.submission_id, c.text, c.place, s.title, s.source_url, s.kind,
-      ts_headline('english', c.text, coalesce(qq.qo, qq.qa), 'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2') as headline,
-      (case when qq.qo is null then 0 else ts_rank_cd(c.tsv, qq.qo, 1) + case when c.tsv @@ qq.qa then 0.5 else 0 end end + ${codeScore}) as score
-    from chunks c cross join qq
-    join submissions s on s.organization_id = c.organization_id and s.id = c.submission_id
-    where c.organization_id = ${opts.orgId} ${project}
-      and (${qq_match()} or ${codeMatch})
-      and ${accessCondition(opts.access)}
-    order by score desc, c.id
-    limit ${limit}
+    with cand as (${sql.join(branches, sql` union `)}),
+    ranked as (
+      select c.id, c.submission_id, c.text, c.place, (${score}) as score
+      from chunks c join cand on cand.id = c.id
+      where c.organization_id = ${opts.orgId} ${strict}
+      order by score desc, c.id
+      limit ${limit}
+    )
+    select r.id, r.submission_id, r.text, r.place, r.score, s.title, s.source_url, s.kind,
+      case when ${highlight} = '' then left(r.text, 240)
+        else ts_headline('english', r.text, ${highlight}::tsquery, 'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2') end as headline
+    from ranked r
+    join submissions s on s.organization_id = ${opts.orgId} and s.id = r.submission_id
+    order by r.score desc, r.id
   `);
   const list = rowsOf<Row>(rows);
   const passages: Passage[] = list.map((r) => ({
@@ -125,8 +188,6 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
   }
   return passages.slice(0, limit);
 }
-
-const qq_match = () => sql`(qq.qo is not null and c.tsv @@ qq.qo)`;
 
 interface Row {
   id: number | string;

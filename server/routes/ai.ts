@@ -5,9 +5,9 @@ import { z } from 'zod';
 import { createAnonymousSession, requireAnonymousSession } from '../ai/anonymous.js';
 import { giveFeedback, likedInProcessing, loadChat, type Chatter } from '../ai/chat.js';
 import { DEFAULT_PLATFORM, recordEngagement, trending } from '../ai/curated.js';
-import { INDEX_JOB, submissionColumns } from '../ai/ingest.js';
+import { adjustLexemes, INDEX_JOB, submissionColumns } from '../ai/ingest.js';
 import { allowedLevels } from '../ai/retrieve.js';
-import { anonymousProjects, chats, projects, submissions } from '../db/schema/index.js';
+import { anonymousProjects, chats, chunks, projects, submissions } from '../db/schema/index.js';
 import { withTenant } from '../db/tenant.js';
 import { forbidden, notFound } from '../errors.js';
 import { inTenant } from '../plugins/tenancy.js';
@@ -187,15 +187,18 @@ export function registerAiRoutes(scope: FastifyInstance) {
   );
 
   const ownSubmission = async (req: FastifyRequest, id: number, tx: Parameters<Parameters<typeof inTenant>[1]>[0]['tx']) => {
-    const [s] = await tx.select({ id: submissions.id, created_by: submissions.created_by }).from(submissions).where(and(eq(submissions.organization_id, req.caller.orgId), eq(submissions.id, id)));
+    const [s] = await tx.select({ id: submissions.id, created_by: submissions.created_by, status: submissions.status, project_id: submissions.project_id }).from(submissions).where(and(eq(submissions.organization_id, req.caller.orgId), eq(submissions.id, id)));
     if (!s) throw notFound('Submission', id);
     if (s.created_by !== req.caller.userId && !atLeast(req.caller.role, 'Admin')) throw forbidden('Only the uploader or an Admin may change this submission.');
+    return s;
   };
 
   app.post('/submissions/:id/index', { schema: { tags: ['Submission'], summary: 'Index (again) a submission', params: numId } }, async (req, reply) => {
     await inTenant(req, async (ctx) => {
-      await ownSubmission(req, req.params.id, ctx.tx);
-      await ctx.tx.update(submissions).set({ status: 'uploaded', progress: 0, error: null }).where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
+      const sub = await ownSubmission(req, req.params.id, ctx.tx);
+      if (sub.status === 'indexed') await adjustLexemes(ctx.tx, ctx.orgId, sub.project_id, sub.id, -1);
+      await ctx.tx.delete(chunks).where(and(eq(chunks.organization_id, ctx.orgId), eq(chunks.submission_id, sub.id)));
+      await ctx.tx.update(submissions).set({ status: 'uploaded', progress: 0, error: null, chunk_count: 0 }).where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
     });
     await scope.queue.enqueue(INDEX_JOB, { orgId: req.caller.orgId, submissionId: req.params.id });
     return reply.status(202).send({ submission_id: req.params.id, status: 'uploaded', message: 'Indexing has started.' });
@@ -203,7 +206,8 @@ export function registerAiRoutes(scope: FastifyInstance) {
 
   app.delete('/submissions/:id', { schema: { tags: ['Submission'], summary: 'Delete a submission and its passages', params: numId } }, (req, reply) =>
     inTenant(req, async (ctx) => {
-      await ownSubmission(req, req.params.id, ctx.tx);
+      const sub = await ownSubmission(req, req.params.id, ctx.tx);
+      if (sub.status === 'indexed') await adjustLexemes(ctx.tx, ctx.orgId, sub.project_id, sub.id, -1);
       await ctx.tx.delete(submissions).where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
       return reply.status(204).send();
     }),

@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { summarize } from '../../../server/ai/answer.js';
 import { loadConfig } from '../../../server/config.js';
 import { testApp } from '../../helpers.js';
 import { SocketClient } from './socket-client.js';
 
 /** A local server speaking the OpenAI chat-completions streaming protocol; `mode` picks its behaviour. */
-async function fakeModel(t: Tap.Test) {
+async function fakeModel(t: Test) {
   const state = { mode: 'ok' as 'ok' | 'error' | 'break' | 'stall', requests: [] as any[] };
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     let body = '';
@@ -31,8 +31,6 @@ async function fakeModel(t: Tap.Test) {
   t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
   return { state, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
 }
-
-declare namespace Tap { type Test = typeof t; }
 
 t.test('an OpenAI-compatible model writes the answer, streamed; its failures fall back to the extractive answer', async (t) => {
   const model = await fakeModel(t);
