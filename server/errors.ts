@@ -33,12 +33,13 @@ export const SERVER_ERROR_MESSAGE =
   'Something has gone wrong. Please, retry or let your admin know that you received this error.';
 
 /** PostgreSQL error codes the API turns into client errors instead of 500s. */
-function fromDatabaseError(err: { code?: string; constraint_name?: string; constraint?: string; cause?: unknown }): HttpError | null {
+function fromDatabaseError(err: { code?: string; constraint_name?: string; constraint?: string; table_name?: string; table?: string; cause?: unknown }): HttpError | null {
   const pg = (err.code ? err : (err.cause as typeof err | undefined)) ?? err;
   const constraint = pg.constraint_name ?? pg.constraint ?? '';
+  const table = pg.table_name ?? pg.table ?? '';
   switch (pg.code) {
     case '23505':
-      return httpError(409, `A record with the same ${uniqueFields(constraint)} already exists.`, 'conflict');
+      return httpError(409, `A record with the same ${uniqueFields(constraint, table)} already exists.`, 'conflict');
     case '23503':
       return httpError(409, 'This record is still referenced by other records, or refers to one that does not exist.', 'foreign_key');
     case '23514':
@@ -54,8 +55,11 @@ function fromDatabaseError(err: { code?: string; constraint_name?: string; const
 }
 
 /** `tags_org_type_name_unique` → "type and name": the words between the table and `unique`. */
-function uniqueFields(constraint: string): string {
-  const words = constraint.replace(/_(unique|key|pkey)$/, '').split('_').slice(1).filter((w) => w !== 'org' && w !== 'id');
+function uniqueFields(constraint: string, table = ''): string {
+  const bare = constraint.replace(/_(unique|key|pkey)$/, '');
+  // The table name may have several words (incident_severities_org_project_name_unique).
+  const rest = table && bare.startsWith(`${table}_`) ? bare.slice(table.length + 1).split('_') : bare.split('_').slice(1);
+  const words = rest.filter((w) => w !== 'org' && w !== 'id');
   return words.length ? words.join(' and ') : 'values';
 }
 

@@ -1,22 +1,25 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import t, { type Test } from 'tap';
-import { incidentParticipants, incidents, okrs, organizations, projects } from '../../../server/db/schema/index.js';
+import { incidentParticipants, incidents, okrs, projects } from '../../../server/db/schema/index.js';
 import { testApp, type TestApp } from '../../helpers.js';
 
 /** What is not plain CRUD in the catalog: defaults, flags, two-id deletes, recommendations, OKRs, filters, forms. */
 
-async function setup(t: Test) {
-  const app = await testApp(t);
-  const token = await app.login('owner@example.com');
+// One database for the file (a fresh one per test is slow on PGlite); each test gets its own organization.
+let shared: Promise<TestApp> | undefined;
+let orgs = 0;
+async function setup(_t: Test) {
+  shared ??= testApp(t);
+  const app = await shared;
+  const org = await app.organization(`catalog-${++orgs}`);
   const api = async (method: string, url: string, payload?: unknown) =>
-    app.request({ method: method as never, url: `/api/v1/default${url}`, token, ...(payload === undefined ? {} : { payload: payload as never }) });
+    app.request({ method: method as never, url: `/api/v1/${org.slug}${url}`, token: org.token, ...(payload === undefined ? {} : { payload: payload as never }) });
   const post = async (url: string, payload: unknown) => {
     const res = await api('POST', url, payload);
     if (res.status !== 201) throw new Error(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
-  const [org] = await app.database.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, 'default'));
-  return { ...app, token, api, post, orgId: org!.id };
+  return { ...app, token: org.token, api, post, orgId: org.id };
 }
 
 /** An incident with one participant, written straight to the tables (incidents are not this file's subject). */
@@ -272,4 +275,15 @@ t.test('incident and case types take templates of the matching template type onl
   t.equal((await api('POST', '/case_types', { name: 'Fraud', case_template_document_id: caseTemplate.id, incident_type_id: type.id })).status, 201);
   const inUse = await api('DELETE', `/documents/${review.id}`);
   t.equal(inUse.status, 409, 'a template in use cannot be deleted');
+});
+
+t.test('a duplicate name in the same project is a 409 that names the fields', async (t) => {
+  const { post, api } = await setup(t);
+  await post('/incident_severities', { name: 'Critical' });
+  const dup = await api('POST', '/incident_severities', { name: 'Critical' });
+  t.equal(dup.status, 409);
+  t.equal(dup.body.detail[0].msg, 'A record with the same project and name already exists.');
+  const project = await post('/projects', { name: 'Elsewhere' });
+  t.equal((await api('POST', '/incident_severities', { name: 'Critical', project_id: project.id })).status, 201, 'another project may reuse the name');
+  t.equal((await api('GET', '/incident_severities')).body.total, 2);
 });
