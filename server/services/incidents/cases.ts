@@ -147,7 +147,7 @@ export async function probableCause(ctx: RequestContext, id: number) {
   const c = await loadCase(ctx, id);
   const history = await ctx.tx.select({ description: events.description, details: events.details }).from(events).where(and(eq(events.organization_id, ctx.orgId), eq(events.case_id, id))).orderBy(asc(events.started_at));
   const texts = [c.title + '.', c.description ?? '', c.resolution ?? '', ...history.filter((e) => e.details?.field === undefined).map((e) => e.description + '.')];
-  const result = await summarize({ subject: `probable cause of case ${c.name}`, texts, maxSentences: 2 });
+  const result = await summarize({ config: ctx.config, subject: `probable cause of case ${c.name}`, texts, maxSentences: 2 });
   return { probable_cause: result.summary, method: result.method };
 }
 

@@ -125,6 +125,7 @@ export async function stepSummary(ctx: RequestContext, incidentId: number, stepI
     .orderBy(asc(events.started_at))
     .limit(200);
   const result = await summarize({
+    config: ctx.config,
     subject: `step '${step.name}' of ${incident.name}`,
     texts: [step.notes ?? '', step.description ?? '', ...timeline.map((e) => `${e.description}.`)],
     maxSentences: 3,
