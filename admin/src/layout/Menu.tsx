@@ -1,7 +1,9 @@
 import { Fragment, useMemo, useState } from 'react';
 import { Box, InputAdornment, TextField, Typography } from '@mui/material';
+import ChatIcon from '@mui/icons-material/Chat';
 import SearchIcon from '@mui/icons-material/Search';
 import { Menu as RaMenu, useResourceDefinitions, useSidebarState } from 'react-admin';
+import { organization } from '../org.js';
 import { GROUP_ORDER, groupOf } from './groups.js';
 
 /** Side menu: resources grouped as in the spec, with a box that filters the entries by name. */
@@ -28,6 +30,7 @@ export function Menu() {
     <Box component="nav" aria-label="Main" sx={{ pb: 2 }}>
       <RaMenu>
         <RaMenu.DashboardItem />
+        <RaMenu.Item to={`/${organization}/chat`} primaryText="Chat" leftIcon={<ChatIcon />} />
       </RaMenu>
       {open ? (
         <TextField
