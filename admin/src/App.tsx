@@ -4,6 +4,7 @@ import { AppBar } from './layout/AppBar.js';
 import { Menu } from './layout/Menu.js';
 import { loadMeta, plural, representation } from './meta.js';
 import { organization, storage } from './org.js';
+import { LandingPage } from './pages/landing/LandingPage.js';
 import { Dashboard } from './pages/Dashboard.js';
 import { Dashboards } from './pages/dashboards/Dashboards.js';
 import { IncidentView } from './resources/iaos/IncidentView.js';
@@ -48,6 +49,8 @@ export function App() {
   return (
     <BrowserRouter>
       <Routes>
+        {/* Public: visitors chat without a login (outside react-admin's sign-in check). */}
+        <Route path={`/${organization}/landing`} element={<LandingPage />} />
         <Route path={`/${organization}/*`} element={<FirewatchAdmin />} />
         <Route path="*" element={<Navigate to={`/${organization}/`} replace />} />
       </Routes>

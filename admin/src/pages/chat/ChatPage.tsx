@@ -1,0 +1,298 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { Alert, Box, Button, Card, CardContent, Checkbox, Chip, FormControlLabel, LinearProgress, List, ListItemButton, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import { Title, useGetList, useNotify } from 'react-admin';
+import { useSearchParams } from 'react-router-dom';
+import { organization, storage } from '../../org.js';
+import { api } from '../../providers/http.js';
+import { Conversation, type Message } from './Conversation.js';
+import { detailText, NOT_CONNECTED, useLiveSocket, type Frame } from './socket.js';
+import { relativeTime } from './time.js';
+import { useChat } from './useChat.js';
+
+interface ChatSummary {
+  id: string;
+  title: string;
+  shared: boolean;
+  updated_at: string;
+}
+interface Submission {
+  id: number;
+  title: string;
+  fileName: string | null;
+  kind: string;
+  status: 'uploaded' | 'indexing' | 'indexed' | 'failed';
+  progress: number;
+  error: string | null;
+  sensitivityLevel: string;
+  created_at: string;
+}
+
+const ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv,.json,.vtt,.srt';
+
+/** Reads a file as base64 (without the data: prefix). */
+function readBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(new Error('Failed to read file'));
+    reader.readAsDataURL(file);
+  });
+}
+
+/**
+ * The chat screen (spec §2, §9): project picker, the project's chats (chat?chat_id= reopens one),
+ * the conversation with citations, likes, sharing, and an upload panel whose progress bars follow
+ * indexing (pushed over the socket, and polled while anything is still indexing).
+ */
+export function ChatPage() {
+  const notify = useNotify();
+  const [params, setParams] = useSearchParams();
+  const { data: projects } = useGetList<{ id: number; name: string }>('projects', { pagination: { page: 1, perPage: 200 }, sort: { field: 'name', order: 'ASC' } });
+  const [projectId, setProjectId] = useState<number | ''>('');
+  const [chats, setChats] = useState<ChatSummary[]>([]);
+  const [submissions, setSubmissions] = useState<Submission[]>([]);
+  const [question, setQuestion] = useState('');
+  const [upload, setUpload] = useState({ sensitivityLevel: 'internal', buildIndex: true });
+  const [uploadError, setUploadError] = useState<string | null>(null);
+  const [shareLink, setShareLink] = useState<string | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const chat = useChat();
+  const urlChat = params.get('chat_id');
+
+  const { connected, send, request } = useLiveSocket({ token: storage.token }, (frame: Frame) => {
+    if (chat.onFrame(frame)) {
+      if (frame.type === 'chat_done') void loadChats();
+      return;
+    }
+    const data = frame.data ?? {};
+    if (frame.type === 'submissions' && data.project_id === projectId) setSubmissions(data.items as Submission[]);
+    if (frame.type === 'submission_status') {
+      setSubmissions((list) => list.map((s) => (s.id === data.submission_id ? { ...s, status: data.status, progress: data.progress, error: data.error } : s)));
+    }
+    if (frame.type === 'submit_file_response') {
+      if (data.status === 'success') notify(String(data.message), { type: 'info' });
+      else setUploadError(String(data.message ?? 'Upload failed'));
+      refreshSubmissions();
+    }
+  });
+
+  useEffect(() => {
+    if (projectId === '' && projects?.[0]) setProjectId(projects[0].id);
+  }, [projects, projectId]);
+
+  const loadChats = useCallback(async () => {
+    if (projectId === '') return;
+    try {
+      const res = await api<{ items: ChatSummary[] }>(`/chats?project_id=${projectId}`);
+      setChats(res.items);
+    } catch {
+      /* the list stays as it was */
+    }
+  }, [projectId]);
+
+  const refreshSubmissions = useCallback(() => {
+    if (projectId === '' || !connected) return;
+    try {
+      send('fetch_submissions', { project_id: projectId });
+    } catch {
+      /* reconnecting */
+    }
+  }, [projectId, connected, send]);
+
+  useEffect(() => {
+    void loadChats();
+    refreshSubmissions();
+  }, [loadChats, refreshSubmissions]);
+
+  // Poll while something is indexing (another server process may be doing the work).
+  const indexing = submissions.some((s) => s.status === 'uploaded' || s.status === 'indexing');
+  useEffect(() => {
+    if (!indexing) return;
+    const timer = setInterval(refreshSubmissions, 5000);
+    return () => clearInterval(timer);
+  }, [indexing, refreshSubmissions]);
+
+  // chat?chat_id= reopens a stored chat.
+  useEffect(() => {
+    if (!urlChat || urlChat === chat.chatId) return;
+    api<{ id: string; project_id: number | null; shared: boolean; messages: Message[] }>(`/chats/${urlChat}`)
+      .then((c) => {
+        chat.reset({ chatId: c.id, messages: c.messages });
+        if (c.project_id) setProjectId(c.project_id);
+        setShareLink(c.shared ? landingLink(c.id) : null);
+      })
+      .catch((err: Error) => chat.setError(err.message));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [urlChat]);
+
+  useEffect(() => {
+    if (chat.chatId && chat.chatId !== urlChat) setParams({ chat_id: chat.chatId }, { replace: true });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [chat.chatId]);
+
+  const landingLink = (id: string) => `${window.location.origin}/${organization}/landing?chat_id=${id}`;
+
+  const newChat = () => {
+    chat.reset();
+    setShareLink(null);
+    setParams({}, { replace: true });
+  };
+
+  const onAsk = (event: React.FormEvent) => {
+    event.preventDefault();
+    if (chat.ask(send, projectId === '' ? null : projectId, question)) setQuestion('');
+  };
+
+  const onFeedback = async (message: Message, value: 'like' | 'dislike') => {
+    try {
+      const reply = await request('message_feedback', { message_id: message.id, value });
+      if (reply.type === 'error') return notify(detailText(reply.data), { type: 'error' });
+      chat.setMessages((list) => list.map((m) => (m.id === message.id ? { ...m, feedback: value } : m)));
+      notify(String(reply.data?.message ?? 'Thank you for your feedback!'), { type: 'info' });
+    } catch (err) {
+      notify((err as Error).message, { type: 'error' });
+    }
+  };
+
+  const share = async () => {
+    if (!chat.chatId) return;
+    try {
+      await api(`/chats/${chat.chatId}`, { method: 'PUT', json: { shared: true } });
+      const link = landingLink(chat.chatId);
+      setShareLink(link);
+      await navigator.clipboard?.writeText(link).then(
+        () => notify('Copied to clipboard.', { type: 'info' }),
+        () => undefined,
+      );
+    } catch (err) {
+      notify((err as Error).message, { type: 'error' });
+    }
+  };
+
+  const onFiles = async (files: FileList | null) => {
+    setUploadError(null);
+    if (!files?.length) return;
+    if (projectId === '') return setUploadError('Upload failed: choose a project first.');
+    for (const file of Array.from(files)) {
+      let content: string;
+      try {
+        content = await readBase64(file);
+      } catch {
+        setUploadError('Failed to read file');
+        continue;
+      }
+      try {
+        send('file_upload', { fileName: file.name, fileType: file.type || null, fileContent: content, buildIndex: upload.buildIndex, project_id: projectId, eccs_project_id: null, sensitivityLevel: upload.sensitivityLevel });
+      } catch (err) {
+        setUploadError((err as Error).message === NOT_CONNECTED ? NOT_CONNECTED : 'Upload failed');
+      }
+    }
+    if (fileInput.current) fileInput.current.value = '';
+  };
+
+  return (
+    <Box sx={{ mt: 2 }}>
+      <Title title="Chat" />
+      <Stack direction={{ xs: 'column', lg: 'row' }} spacing={2} sx={{ alignItems: 'flex-start' }}>
+        <Card sx={{ width: { xs: '100%', lg: 260 }, flexShrink: 0 }}>
+          <CardContent>
+            <TextField select size="small" fullWidth label="Project" value={projectId} onChange={(e) => (setProjectId(Number(e.target.value)), newChat())}>
+              {(projects ?? []).map((p) => (
+                <MenuItem key={p.id} value={p.id}>
+                  {p.name}
+                </MenuItem>
+              ))}
+            </TextField>
+            <Button fullWidth sx={{ mt: 1 }} onClick={newChat} disabled={chat.busy}>
+              New chat
+            </Button>
+            <Typography variant="subtitle2" component="h2" sx={{ mt: 2 }}>
+              Chats
+            </Typography>
+            <List dense aria-label="Chats">
+              {chats.length === 0 ? <Typography variant="body2" color="text.secondary">No chats yet.</Typography> : null}
+              {chats.map((c) => (
+                <ListItemButton key={c.id} selected={c.id === chat.chatId} onClick={() => setParams({ chat_id: c.id })}>
+                  <ListItemText primary={c.title} secondary={`${relativeTime(c.updated_at)}${c.shared ? ' · shared' : ''}`} />
+                </ListItemButton>
+              ))}
+            </List>
+          </CardContent>
+        </Card>
+
+        <Card sx={{ flex: 2, width: '100%' }}>
+          <CardContent>
+            <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mb: 2 }}>
+              <Chip size="small" color={connected ? 'success' : 'default'} label={connected ? 'Connected' : 'Reconnecting…'} />
+              <Box sx={{ flex: 1 }} />
+              <Button size="small" variant="outlined" onClick={share} disabled={!chat.chatId || chat.busy}>
+                Share
+              </Button>
+            </Stack>
+            {!connected ? <Alert severity="warning" sx={{ mb: 2 }}>{NOT_CONNECTED}</Alert> : null}
+            {shareLink ? (
+              <Alert severity="success" sx={{ mb: 2 }}>
+                Anyone with this link can read the chat: <a href={shareLink} data-testid="share-link">{shareLink}</a>
+              </Alert>
+            ) : null}
+            {chat.messages.length === 0 ? <Typography color="text.secondary">Ask about the documents, notes and transcripts of this project.</Typography> : null}
+            <Conversation messages={chat.messages} busy={chat.busy} chatId={chat.chatId} request={request} onFeedback={onFeedback} />
+            <Box component="form" onSubmit={onAsk} noValidate sx={{ display: 'flex', gap: 1, mt: 2 }}>
+              <TextField label="Your question" value={question} onChange={(e) => setQuestion(e.target.value)} fullWidth size="small" disabled={chat.busy} />
+              <Button type="submit" variant="contained" disabled={chat.busy || !connected}>
+                Ask
+              </Button>
+            </Box>
+            {chat.error ? <Alert severity="error" sx={{ mt: 2 }}>{chat.error}</Alert> : null}
+          </CardContent>
+        </Card>
+
+        <Card sx={{ flex: 1, width: '100%' }}>
+          <CardContent>
+            <Typography variant="h6" component="h2" sx={{ mb: 1 }}>
+              Sources
+            </Typography>
+            <Stack spacing={1.5}>
+              <TextField select size="small" label="Who may retrieve it" value={upload.sensitivityLevel} onChange={(e) => setUpload({ ...upload, sensitivityLevel: e.target.value })}>
+                <MenuItem value="public">Public (also anonymous visitors)</MenuItem>
+                <MenuItem value="internal">Internal (members)</MenuItem>
+                <MenuItem value="restricted">Restricted (Admins and you)</MenuItem>
+              </TextField>
+              <FormControlLabel control={<Checkbox checked={upload.buildIndex} onChange={(e) => setUpload({ ...upload, buildIndex: e.target.checked })} />} label="Index for search now" />
+              <Button variant="outlined" component="label" disabled={!connected || projectId === ''}>
+                Upload files
+                <input ref={fileInput} hidden type="file" multiple accept={ACCEPT} data-testid="upload-input" onChange={(e) => void onFiles(e.target.files)} />
+              </Button>
+              <Typography variant="caption" color="text.secondary">
+                Text, Markdown, HTML, PDF, DOCX, CSV, JSON, WebVTT and SRT captions.
+              </Typography>
+              {uploadError ? <Alert severity="error">{uploadError}</Alert> : null}
+            </Stack>
+            <List dense aria-label="Submissions" sx={{ mt: 1 }}>
+              {submissions.map((s) => (
+                <Box key={s.id} component="li" sx={{ listStyle: 'none', py: 1 }} data-testid="submission">
+                  <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+                    <Typography variant="body2" sx={{ flex: 1, overflow: 'hidden', textOverflow: 'ellipsis' }}>
+                      {s.fileName ?? s.title}
+                    </Typography>
+                    <Chip size="small" label={s.status} color={s.status === 'indexed' ? 'success' : s.status === 'failed' ? 'error' : 'default'} data-testid="submission-status" />
+                  </Stack>
+                  {s.status === 'indexing' || s.status === 'uploaded' ? <LinearProgress variant={s.status === 'indexing' ? 'determinate' : 'indeterminate'} value={s.progress} aria-label={`Indexing ${s.fileName ?? s.title}`} sx={{ mt: 0.5 }} /> : null}
+                  {s.error ? (
+                    <Typography variant="caption" color="error">
+                      {s.error}
+                    </Typography>
+                  ) : (
+                    <Typography variant="caption" color="text.secondary">
+                      {relativeTime(s.created_at)}
+                    </Typography>
+                  )}
+                </Box>
+              ))}
+            </List>
+          </CardContent>
+        </Card>
+      </Stack>
+    </Box>
+  );
+}

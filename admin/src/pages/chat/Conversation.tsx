@@ -1,0 +1,195 @@
+import { useState } from 'react';
+import { Alert, Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, IconButton, Link, Stack, Tooltip, Typography } from '@mui/material';
+import ThumbUpIcon from '@mui/icons-material/ThumbUpOutlined';
+import ThumbDownIcon from '@mui/icons-material/ThumbDownOutlined';
+import { clock, relativeTime } from './time.js';
+import { detailText, type Frame } from './socket.js';
+
+export interface Place {
+  page?: number;
+  heading?: string;
+  start?: number;
+  end?: number;
+  line?: number;
+  row?: number;
+  path?: string;
+}
+
+export interface Source {
+  n: number;
+  object_type: string;
+  object_id: number | string;
+  title: string;
+  snippet: string;
+  place: Place;
+  url?: string | null;
+}
+
+export interface Message {
+  id?: number;
+  role: 'user' | 'assistant';
+  text: string;
+  sources: Source[];
+  notice?: string | null;
+  created_at?: string;
+  feedback?: string | null;
+}
+
+/** "page 2", "Setup › Disks", "at 01:02:03", "row 4". */
+export function placeLabel(place: Place): string {
+  const parts: string[] = [];
+  if (place.page !== undefined) parts.push(`page ${place.page}`);
+  if (place.heading) parts.push(place.heading);
+  if (place.start !== undefined) parts.push(`at ${clock(place.start)}`);
+  if (place.row !== undefined) parts.push(`row ${place.row}`);
+  if (place.path) parts.push(place.path);
+  if (place.line !== undefined && !parts.length) parts.push(`line ${place.line}`);
+  return parts.join(', ');
+}
+
+/** Turns "[1]" markers in an answer into buttons that open the cited source. */
+function AnswerText({ text, sources, onOpen }: { text: string; sources: Source[]; onOpen(s: Source): void }) {
+  const parts = text.split(/(\[\d+\])/g);
+  return (
+    <Typography sx={{ whiteSpace: 'pre-wrap' }} data-role="assistant">
+      {parts.map((p, i) => {
+        const n = /^\[(\d+)\]$/.exec(p)?.[1];
+        const source = n ? sources.find((s) => s.n === Number(n)) : undefined;
+        return source ? (
+          <Link key={i} component="button" type="button" onClick={() => onOpen(source)} aria-label={`Open source ${source.n}: ${source.title}`} sx={{ verticalAlign: 'baseline' }}>
+            [{source.n}]
+          </Link>
+        ) : (
+          <span key={i}>{p}</span>
+        );
+      })}
+    </Typography>
+  );
+}
+
+interface Opened {
+  source: Source;
+  content?: { text?: string; before?: string | null; after?: string | null; place?: Place; submission?: { title: string; source_url?: string | null } };
+  error?: string;
+}
+
+/**
+ * The messages of a chat with numbered citations. A citation opens its passage at its place (page,
+ * heading, cue time) with the text around it, fetched over the socket; likes and dislikes are sent
+ * when `onFeedback` is given (not in read-only shared views).
+ */
+export function Conversation(props: {
+  messages: Message[];
+  busy?: boolean;
+  chatId?: string | null;
+  sharedView?: boolean;
+  request(type: string, data: unknown): Promise<Frame>;
+  onFeedback?(message: Message, value: 'like' | 'dislike'): void;
+}) {
+  const { messages, busy } = props;
+  const [opened, setOpened] = useState<Opened | null>(null);
+  const open = async (source: Source) => {
+    setOpened({ source });
+    try {
+      const reply = await props.request('fetch_object_content', { object_type: source.object_type === 'submission' ? 'submission' : 'chunk', object_id: Number(source.object_id), chat_id: props.chatId ?? null, is_shared_view: Boolean(props.sharedView) });
+      if (reply.type === 'error') setOpened({ source, error: detailText(reply.data) });
+      else setOpened({ source, content: reply.data as Opened['content'] });
+    } catch (err) {
+      setOpened({ source, error: (err as Error).message });
+    }
+  };
+  return (
+    <>
+      <Stack spacing={2} aria-live="polite" data-testid="chat-messages">
+        {messages.map((m, i) => (
+          <Box key={m.id ?? `i${i}`} data-testid={`message-${m.role}`} sx={{ alignSelf: m.role === 'user' ? 'flex-end' : 'stretch', maxWidth: m.role === 'user' ? '80%' : '100%', bgcolor: m.role === 'user' ? 'action.selected' : 'transparent', borderRadius: 2, p: m.role === 'user' ? 1.5 : 0 }}>
+            {m.notice ? (
+              <Alert severity="info" sx={{ mb: 1 }}>
+                {m.notice}
+              </Alert>
+            ) : null}
+            {m.role === 'assistant' ? (
+              m.text ? <AnswerText text={m.text} sources={m.sources} onOpen={open} /> : <Typography color="text.secondary">{busy && i === messages.length - 1 ? 'Thinking…' : ''}</Typography>
+            ) : (
+              <Typography sx={{ whiteSpace: 'pre-wrap' }} data-role="user">
+                {m.text}
+              </Typography>
+            )}
+            {m.sources.length && m.role === 'assistant' ? (
+              <Box component="ol" sx={{ pl: 3, mt: 1, mb: 0 }} aria-label="Sources">
+                {m.sources.map((s) => (
+                  <li key={s.n} value={s.n}>
+                    <Typography variant="body2">
+                      <Link component="button" type="button" onClick={() => open(s)} sx={{ fontWeight: 600 }}>
+                        {s.title}
+                      </Link>
+                      {placeLabel(s.place) ? ` (${placeLabel(s.place)})` : ''}: {s.snippet.replace(/[«»]/g, '')}
+                    </Typography>
+                  </li>
+                ))}
+              </Box>
+            ) : null}
+            {m.role === 'assistant' && m.id && props.onFeedback ? (
+              <Stack direction="row" spacing={1} sx={{ mt: 0.5, alignItems: 'center' }}>
+                <Tooltip title="Helpful">
+                  <IconButton size="small" aria-label="Like this answer" aria-pressed={m.feedback === 'like'} color={m.feedback === 'like' ? 'primary' : 'default'} onClick={() => props.onFeedback!(m, 'like')}>
+                    <ThumbUpIcon fontSize="small" />
+                  </IconButton>
+                </Tooltip>
+                <Tooltip title="Not helpful">
+                  <IconButton size="small" aria-label="Dislike this answer" aria-pressed={m.feedback === 'dislike'} color={m.feedback === 'dislike' ? 'primary' : 'default'} onClick={() => props.onFeedback!(m, 'dislike')}>
+                    <ThumbDownIcon fontSize="small" />
+                  </IconButton>
+                </Tooltip>
+                {m.created_at ? (
+                  <Typography variant="caption" color="text.secondary">
+                    {relativeTime(m.created_at)}
+                  </Typography>
+                ) : null}
+              </Stack>
+            ) : null}
+          </Box>
+        ))}
+      </Stack>
+      <Dialog open={Boolean(opened)} onClose={() => setOpened(null)} maxWidth="md" fullWidth aria-labelledby="source-title">
+        {opened ? (
+          <>
+            <DialogTitle id="source-title">
+              [{opened.source.n}] {opened.source.title}
+              {placeLabel(opened.content?.place ?? opened.source.place) ? ` — ${placeLabel(opened.content?.place ?? opened.source.place)}` : ''}
+            </DialogTitle>
+            <DialogContent dividers>
+              {opened.error ? <Alert severity="error">{opened.error}</Alert> : null}
+              {!opened.content && !opened.error ? <Typography color="text.secondary">Loading…</Typography> : null}
+              {opened.content ? (
+                <Stack spacing={1.5}>
+                  {opened.content.before ? (
+                    <Typography color="text.secondary" sx={{ whiteSpace: 'pre-wrap' }}>
+                      {opened.content.before}
+                    </Typography>
+                  ) : null}
+                  <Typography data-testid="source-passage" sx={{ whiteSpace: 'pre-wrap', borderLeft: 4, borderColor: 'primary.main', pl: 1.5 }}>
+                    {opened.content.text}
+                  </Typography>
+                  {opened.content.after ? (
+                    <Typography color="text.secondary" sx={{ whiteSpace: 'pre-wrap' }}>
+                      {opened.content.after}
+                    </Typography>
+                  ) : null}
+                </Stack>
+              ) : null}
+            </DialogContent>
+            <DialogActions>
+              {opened.source.url ? (
+                <Button href={opened.source.url} target="_blank" rel="noreferrer">
+                  Open original
+                </Button>
+              ) : null}
+              <Button onClick={() => setOpened(null)}>Close</Button>
+            </DialogActions>
+          </>
+        ) : null}
+      </Dialog>
+    </>
+  );
+}

@@ -1,0 +1,91 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { organization } from '../../org.js';
+
+export interface Frame {
+  type: string;
+  id?: string | number;
+  data?: Record<string, any>;
+}
+
+export const NOT_CONNECTED = 'WebSocket is not connected';
+
+/** The error frame's messages joined, as notifications show them. */
+export const detailText = (data: Record<string, unknown> | undefined) =>
+  ((data?.detail as { msg: string }[] | undefined) ?? []).map((d) => d.msg).join(' ') || 'Something has gone wrong.';
+
+/**
+ * The live socket (GET /api/v1/{organization}/ws?token=… or ?key=…), reconnecting with exponential
+ * backoff (1 s doubling to 30 s) whenever it drops. `send` throws 'WebSocket is not connected' while
+ * it is down; `request` resolves with the reply that echoes its id (or the error frame).
+ */
+export function useLiveSocket(auth: { token?: string | null; anonKey?: string | null }, onFrame: (frame: Frame) => void) {
+  const socket = useRef<WebSocket | null>(null);
+  const handler = useRef(onFrame);
+  handler.current = onFrame;
+  const pending = useRef(new Map<string, (f: Frame) => void>());
+  const [connected, setConnected] = useState(false);
+  const query = auth.token ? `token=${encodeURIComponent(auth.token)}` : auth.anonKey ? `key=${encodeURIComponent(auth.anonKey)}` : '';
+
+  useEffect(() => {
+    let stopped = false;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let delay = 1000;
+    const open = () => {
+      const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
+      const ws = new WebSocket(`${scheme}://${window.location.host}/api/v1/${organization}/ws${query ? `?${query}` : ''}`);
+      socket.current = ws;
+      ws.onmessage = (event) => {
+        let frame: Frame;
+        try {
+          frame = JSON.parse(String(event.data)) as Frame;
+        } catch {
+          return;
+        }
+        if (frame.type === 'ready') {
+          delay = 1000;
+          setConnected(true);
+        }
+        const key = frame.id === undefined ? undefined : String(frame.id);
+        const waiter = key ? pending.current.get(key) : undefined;
+        handler.current(frame);
+        if (waiter && key && !frame.type.startsWith('chat_')) {
+          pending.current.delete(key);
+          waiter(frame);
+        }
+      };
+      ws.onclose = () => {
+        setConnected(false);
+        if (stopped) return;
+        retry = setTimeout(open, delay);
+        delay = Math.min(delay * 2, 30_000);
+      };
+    };
+    open();
+    return () => {
+      stopped = true;
+      clearTimeout(retry);
+      socket.current?.close();
+    };
+  }, [query]);
+
+  const send = useCallback((type: string, data: unknown, id = `${type}-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`) => {
+    if (socket.current?.readyState !== WebSocket.OPEN) throw new Error(NOT_CONNECTED);
+    socket.current.send(JSON.stringify({ type, id, data }));
+    return id;
+  }, []);
+
+  const request = useCallback(
+    (type: string, data: unknown) =>
+      new Promise<Frame>((resolve, reject) => {
+        try {
+          const id = send(type, data);
+          pending.current.set(id, resolve);
+        } catch (err) {
+          reject(err);
+        }
+      }),
+    [send],
+  );
+
+  return { connected, send, request };
+}
