@@ -72,9 +72,11 @@ export const incidents = pgTable(
   (t) => [
     unique('incidents_org_id_unique').on(t.organization_id, t.id),
     unique('incidents_org_name_unique').on(t.organization_id, t.name),
-    index('incidents_org_reported_idx').on(t.organization_id, t.reported_at.desc(), t.id),
-    index('incidents_org_status_reported_idx').on(t.organization_id, t.status, t.reported_at.desc(), t.id),
-    index('incidents_org_project_reported_idx').on(t.organization_id, t.project_id, t.reported_at.desc()),
+    // NULLS FIRST is what `order by reported_at desc` means; an index ordered otherwise cannot serve
+    // the list's sort. Status and visibility ride along so counts are index-only scans.
+    index('incidents_org_reported_v2_idx').on(t.organization_id, t.reported_at.desc().nullsFirst(), t.id),
+    index('incidents_org_status_reported_v2_idx').on(t.organization_id, t.status, t.reported_at.desc().nullsFirst(), t.id),
+    index('incidents_org_project_reported_v2_idx').on(t.organization_id, t.project_id, t.reported_at.desc().nullsFirst()),
     index('incidents_org_commander_idx').on(t.organization_id, t.commander_email),
     index('incidents_org_search_idx').using('gin', t.organization_id, t.search),
     check('incidents_status_check', sql`${t.status} in (${inList(INCIDENT_STATUSES)})`),
@@ -191,8 +193,8 @@ export const cases = pgTable(
   (t) => [
     unique('cases_org_id_unique').on(t.organization_id, t.id),
     unique('cases_org_name_unique').on(t.organization_id, t.name),
-    index('cases_org_reported_idx').on(t.organization_id, t.reported_at.desc(), t.id),
-    index('cases_org_status_reported_idx').on(t.organization_id, t.status, t.reported_at.desc()),
+    index('cases_org_reported_v2_idx').on(t.organization_id, t.reported_at.desc().nullsFirst(), t.id),
+    index('cases_org_status_reported_v2_idx').on(t.organization_id, t.status, t.reported_at.desc().nullsFirst(), t.id),
     index('cases_org_incident_idx').on(t.organization_id, t.incident_id),
     check('cases_status_check', sql`${t.status} in (${inList(CASE_STATUSES)})`),
     check('cases_visibility_check', sql`${t.visibility} in (${inList(VISIBILITIES)})`),
@@ -415,7 +417,7 @@ export const tasks = pgTable(
   },
   (t) => [
     unique('tasks_org_id_unique').on(t.organization_id, t.id),
-    index('tasks_org_created_idx').on(t.organization_id, t.created_at.desc(), t.id),
+    index('tasks_org_created_v2_idx').on(t.organization_id, t.created_at.desc().nullsFirst(), t.id),
     index('tasks_org_incident_idx').on(t.organization_id, t.incident_id),
     index('tasks_org_assignees_idx').using('gin', t.organization_id, t.assignees),
     index('tasks_org_due_idx').on(t.organization_id, t.resolve_by).where(sql`${t.status} = 'Open' and ${t.reminders}`),
