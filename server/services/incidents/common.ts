@@ -34,7 +34,9 @@ export function incidentScope(ctx: RequestContext): SQL {
     org,
     or(
       eq(incidents.visibility, 'Open'),
-      sql`exists (select 1 from ${incidentParticipants} where ${incidentParticipants.organization_id} = ${incidents.organization_id} and ${incidentParticipants.incident_id} = ${incidents.id} and ${incidentParticipants.email} = ${myEmail})`,
+      // The organization as a constant (not the outer column): when the planner hashes this subquery
+      // it can still use the (organization_id, email, incident_id) index instead of reading every row.
+      sql`exists (select 1 from ${incidentParticipants} where ${incidentParticipants.organization_id} = ${ctx.orgId} and ${incidentParticipants.incident_id} = ${incidents.id} and ${incidentParticipants.email} = ${myEmail})`,
     ),
   )!;
 }
@@ -49,7 +51,7 @@ export function caseScope(ctx: RequestContext): SQL {
       eq(cases.visibility, 'Open'),
       sql`${cases.assignee_email} = ${myEmail}`,
       sql`${cases.reporter_email} = ${myEmail}`,
-      sql`exists (select 1 from ${caseParticipants} where ${caseParticipants.organization_id} = ${cases.organization_id} and ${caseParticipants.case_id} = ${cases.id} and ${caseParticipants.email} = ${myEmail})`,
+      sql`exists (select 1 from ${caseParticipants} where ${caseParticipants.organization_id} = ${ctx.orgId} and ${caseParticipants.case_id} = ${cases.id} and ${caseParticipants.email} = ${myEmail})`,
     ),
   )!;
 }
