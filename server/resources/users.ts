@@ -3,11 +3,12 @@ import { z } from 'zod';
 import { memberships, ROLES, users } from '../db/schema/index.js';
 import { forbidden, httpError } from '../errors.js';
 import { atLeast, hashPassword } from '../services/auth.js';
+import { outer } from './common.js';
 import { defineResource, type RequestContext } from './define.js';
 import { email, text } from './fields.js';
 
 /** Users are shared rows; an organization sees its members, each with their role there. */
-const membership = (ctx: RequestContext) => and(eq(memberships.user_id, users.id), eq(memberships.organization_id, ctx.orgId));
+const membership = (ctx: RequestContext) => and(eq(memberships.user_id, outer(users, 'id')), eq(memberships.organization_id, ctx.orgId));
 
 async function owners(ctx: RequestContext) {
   const rows = await ctx.tx.select({ id: memberships.user_id }).from(memberships).where(and(eq(memberships.organization_id, ctx.orgId), eq(memberships.role, 'Owner')));
