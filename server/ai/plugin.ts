@@ -6,6 +6,8 @@ import { registerAiRoutes } from '../routes/ai.js';
 import { registerSocket } from '../ws/socket.js';
 import { INDEX_JOB, indexSubmission } from './ingest.js';
 import { largestFileLimit } from './limits.js';
+import { registerRetrievalSource } from './retrieve.js';
+import { workspaceSource } from './workspace-source.js';
 
 /**
  * App-level parts of the AI workspace: the job queue (app.queue, shared by every domain), the
@@ -16,6 +18,7 @@ export async function registerAiWorkspace(app: FastifyInstance, database: Databa
   queue.events.on('error', (err) => app.log.error({ err }, 'job queue error'));
   queue.events.on('failed', (name, err) => app.log.warn({ err, job: name }, 'job failed'));
   app.decorate('queue', queue);
+  registerRetrievalSource(workspaceSource);
   await queue.work<{ orgId: number; submissionId: number }>(INDEX_JOB, (d) => indexSubmission(database.db, d.orgId, d.submissionId), { concurrency: 2 });
   // Workers poll from the moment the server listens; an app that only injects starts them on first use.
   app.addHook('onListen', async () => {

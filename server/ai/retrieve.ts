@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../db/client.js';
+import type { Executor, Tx } from '../db/client.js';
 import type { ChunkPlace, SensitivityLevel } from '../db/schema/ai.js';
 import type { Role } from '../db/schema/index.js';
 
@@ -118,73 +118,81 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
     .map((t) => ({ ...t, idf: Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)) }))
     .sort((a, b) => a.df - b.df);
   const codes = codeTokens(query);
-  if (!terms.length && !codes.length) return [];
+  const passages: Passage[] = [];
+  if (terms.length || codes.length) {
+    const base = sql`c.organization_id = ${opts.orgId} ${project} and ${accessCondition(opts.access)}`;
+    const branches: SQL[] = [];
+    const chosen: typeof terms = [];
+    let total = 0;
+    for (const t of terms) {
+      if (total + t.df > BUDGET) break;
+      chosen.push(t);
+      total += t.df;
+    }
+    if (chosen.length) branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${chosen.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery)`);
+    else if (terms.length) {
+      branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${terms.map((t) => lexemeQuery(t.lex)).join(' & ')}::tsquery limit ${COMMON_CAP})`);
+      branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${lexemeQuery(terms[0]!.lex)}::tsquery limit ${COMMON_CAP})`);
+    }
+    for (const c of codes) branches.push(sql`(select c.id from chunks c where ${base} and c.text ilike ${'%' + escapeLike(c) + '%'} limit 200)`);
 
-  const base = sql`c.organization_id = ${opts.orgId} ${project} and ${accessCondition(opts.access)}`;
-  const branches: SQL[] = [];
-  const chosen: typeof terms = [];
-  let total = 0;
-  for (const t of terms) {
-    if (total + t.df > BUDGET) break;
-    chosen.push(t);
-    total += t.df;
+    const maxIdf = Math.max(1, ...terms.map((t) => t.idf));
+    const score = sql.join(
+      [
+        ...terms.map((t) => sql`${t.idf}::float8 * (c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int`),
+        ...codes.map((c) => sql`${maxIdf}::float8 * (c.text ilike ${'%' + escapeLike(c) + '%'})::int`),
+        terms.length ? sql`ts_rank_cd(c.tsv, ${terms.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery, 1)` : sql`0`,
+      ],
+      sql` + `,
+    );
+    // Quoted phrases and -exclusions narrow the results as in a web search box.
+    const strict = /"|(^|\s)-\w/.test(query) ? sql`and c.tsv @@ websearch_to_tsquery('english', ${query})` : sql``;
+    const highlight = terms.length ? terms.map((t) => lexemeQuery(t.lex)).join(' | ') : '';
+    const rows = await tx.execute(sql`
+      with cand as (${sql.join(branches, sql` union `)}),
+      ranked as (
+        select c.id, c.submission_id, c.text, c.place, (${score}) as score
+        from chunks c join cand on cand.id = c.id
+        where c.organization_id = ${opts.orgId} ${strict}
+        order by score desc, c.id
+        limit ${limit}
+      )
+      select r.id, r.submission_id, r.text, r.place, r.score, s.title, s.source_url, s.kind,
+        case when ${highlight} = '' then left(r.text, 240)
+          else ts_headline('english', r.text, ${highlight}::tsquery, 'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2') end as headline
+      from ranked r
+      join submissions s on s.organization_id = ${opts.orgId} and s.id = r.submission_id
+      order by r.score desc, r.id
+    `);
+    const list = rowsOf<Row>(rows);
+    passages.push(
+      ...list.map((r) => ({
+        object_type: 'chunk',
+        object_id: Number(r.id),
+        submission_id: r.submission_id,
+        title: r.title,
+        text: r.text,
+        place: r.place,
+        headline: r.headline,
+        score: Number(r.score),
+        url: r.source_url,
+      })),
+    );
   }
-  if (chosen.length) branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${chosen.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery)`);
-  else if (terms.length) {
-    branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${terms.map((t) => lexemeQuery(t.lex)).join(' & ')}::tsquery limit ${COMMON_CAP})`);
-    branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${lexemeQuery(terms[0]!.lex)}::tsquery limit ${COMMON_CAP})`);
-  }
-  for (const c of codes) branches.push(sql`(select c.id from chunks c where ${base} and c.text ilike ${'%' + escapeLike(c) + '%'} limit 200)`);
-
-  const maxIdf = Math.max(1, ...terms.map((t) => t.idf));
-  const score = sql.join(
-    [
-      ...terms.map((t) => sql`${t.idf}::float8 * (c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int`),
-      ...codes.map((c) => sql`${maxIdf}::float8 * (c.text ilike ${'%' + escapeLike(c) + '%'})::int`),
-      terms.length ? sql`ts_rank_cd(c.tsv, ${terms.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery, 1)` : sql`0`,
-    ],
-    sql` + `,
-  );
-  // Quoted phrases and -exclusions narrow the results as in a web search box.
-  const strict = /"|(^|\s)-\w/.test(query) ? sql`and c.tsv @@ websearch_to_tsquery('english', ${query})` : sql``;
-  const highlight = terms.length ? terms.map((t) => lexemeQuery(t.lex)).join(' | ') : '';
-  const rows = await tx.execute(sql`
-    with cand as (${sql.join(branches, sql` union `)}),
-    ranked as (
-      select c.id, c.submission_id, c.text, c.place, (${score}) as score
-      from chunks c join cand on cand.id = c.id
-      where c.organization_id = ${opts.orgId} ${strict}
-      order by score desc, c.id
-      limit ${limit}
-    )
-    select r.id, r.submission_id, r.text, r.place, r.score, s.title, s.source_url, s.kind,
-      case when ${highlight} = '' then left(r.text, 240)
-        else ts_headline('english', r.text, ${highlight}::tsquery, 'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2') end as headline
-    from ranked r
-    join submissions s on s.organization_id = ${opts.orgId} and s.id = r.submission_id
-    order by r.score desc, r.id
-  `);
-  const list = rowsOf<Row>(rows);
-  const passages: Passage[] = list.map((r) => ({
-    object_type: 'chunk',
-    object_id: Number(r.id),
-    submission_id: r.submission_id,
-    title: r.title,
-    text: r.text,
-    place: r.place,
-    headline: r.headline,
-    score: Number(r.score),
-    url: r.source_url,
-  }));
   if (opts.access.kind === 'user' && sources.length) {
+    const extra: Passage[] = [];
     for (const source of sources) {
       try {
-        passages.push(...(await source.search(tx, { ...opts, limit })));
+        // A savepoint, so a failing search leaves the surrounding transaction usable.
+        extra.push(...(await (tx as Tx).transaction((sp) => source.search(sp, { ...opts, limit }))));
       } catch {
         // Another domain's search failing must not take the chat down with it.
       }
     }
-    passages.sort((a, b) => b.score - a.score);
+    // Up to two places among the results are kept for the organization's own records.
+    extra.sort((a, b) => b.score - a.score);
+    const kept = extra.slice(0, Math.min(2, limit));
+    return [...passages.slice(0, limit - kept.length), ...kept];
   }
   return passages.slice(0, limit);
 }

@@ -3,6 +3,7 @@ import { Alert, Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, 
 import ThumbUpIcon from '@mui/icons-material/ThumbUpOutlined';
 import ThumbDownIcon from '@mui/icons-material/ThumbDownOutlined';
 import { clock, relativeTime } from './time.js';
+import { organization } from '../../org.js';
 import { detailText, type Frame } from './socket.js';
 
 export interface Place {
@@ -89,6 +90,11 @@ export function Conversation(props: {
   const { messages, busy } = props;
   const [opened, setOpened] = useState<Opened | null>(null);
   const open = async (source: Source) => {
+    // Incidents, cases and runbooks open their own screens.
+    if (source.object_type !== 'chunk' && source.object_type !== 'submission') {
+      if (source.url) window.location.assign(`/${organization}/${source.url}`);
+      return;
+    }
     setOpened({ source });
     try {
       const reply = await props.request('fetch_object_content', { object_type: source.object_type === 'submission' ? 'submission' : 'chunk', object_id: Number(source.object_id), chat_id: props.chatId ?? null, is_shared_view: Boolean(props.sharedView) });
