@@ -28,7 +28,9 @@ const root = join(import.meta.dirname, '..', '..');
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.ts',
-  outputDir: join(root, 'test-results'),
+  // Playwright empties its output folder when a run starts: one folder per run, so runs started side
+  // by side in the same tree (several people at once) do not delete each other's traces.
+  outputDir: join(root, 'test-results', `run-${env.FW_E2E_PORT}`),
   globalTeardown: join(import.meta.dirname, 'teardown.ts'),
   fullyParallel: false,
   workers: 1,
