@@ -14,7 +14,7 @@ const tags = ['Case'];
 export function registerCaseRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/cases/:id', { schema: { tags, summary: 'One case with tags, timeline, comments and its incident', params: idParam } }, (req) => inTenant(req, (ctx) => fullCase(ctx, req.params.id)));
+  app.get('/cases/:id', { schema: { tags, summary: 'One case with tags, timeline, comments and its incident', params: idParam } }, (req) => inTenant(req, (ctx) => fullCase(ctx, req.params.id), { readOnly: true }));
 
   app.put(
     '/cases/:id/escalate',

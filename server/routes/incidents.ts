@@ -38,17 +38,17 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
   }));
 
   app.get('/iaos/metric/forecast', { schema: { tags, summary: 'Incidents per month and a forecast', querystring: z.strictObject({ months: z.coerce.number().int().min(2).max(120).default(24), ahead: z.coerce.number().int().min(1).max(24).default(3) }) } }, (req) =>
-    inTenant(req, (ctx) => incidentForecast(ctx, req.query.months, req.query.ahead)),
+    inTenant(req, (ctx) => incidentForecast(ctx, req.query.months, req.query.ahead), { readOnly: true }),
   );
 
   app.get('/iaos/metric/summary', { schema: { tags, summary: 'Dashboard figures: incidents, cases and tasks per month, times to stable and close, cost, people', querystring: z.strictObject({ since: date().optional() }) } }, (req) =>
-    inTenant(req, (ctx) => dashboardSummary(ctx, req.query.since ?? new Date(Date.now() - 365 * 86400_000))),
+    inTenant(req, (ctx) => dashboardSummary(ctx, req.query.since ?? new Date(Date.now() - 365 * 86400_000)), { readOnly: true }),
   );
 
-  app.get('/iaos/similar-incidents/:id', { schema: { tags, summary: 'Similar incidents, scored', params: idParam } }, (req) => inTenant(req, (ctx) => similarIncidents(ctx, req.params.id)));
+  app.get('/iaos/similar-incidents/:id', { schema: { tags, summary: 'Similar incidents, scored', params: idParam } }, (req) => inTenant(req, (ctx) => similarIncidents(ctx, req.params.id), { readOnly: true }));
 
   app.get('/iaos/:id', { schema: { tags, summary: 'One incident with participants, roles, timeline, tasks, reports, resources, steps and costs', params: idParam } }, (req) =>
-    inTenant(req, (ctx) => fullIncident(ctx, req.params.id)),
+    inTenant(req, (ctx) => fullIncident(ctx, req.params.id), { readOnly: true }),
   );
 
   for (const [path, status] of [['stable', 'Stable'], ['closed', 'Closed'], ['active', 'Active']] as const) {

@@ -23,9 +23,10 @@ import {
   reports,
   tags,
   tasks,
+  users,
 } from '../../db/schema/index.js';
 import type { RequestContext } from '../../resources/define.js';
-import { callerEmail, loadCase, loadIncident } from './common.js';
+import { loadCase, loadIncident } from './common.js';
 
 const { search: _search, ...incidentColumns } = getTableColumns(incidents);
 export { incidentColumns };
@@ -47,40 +48,43 @@ export async function fullIncident(ctx: RequestContext, id: number) {
   const incident = await loadIncident(ctx, id);
   const { search: _s, ...record } = incident;
   const org = ctx.orgId;
-  const people = await ctx.tx
-    .select()
-    .from(incidentParticipants)
-    .where(and(eq(incidentParticipants.organization_id, org), eq(incidentParticipants.incident_id, id)))
-    .orderBy(asc(incidentParticipants.added_at), asc(incidentParticipants.id));
-  const roles = await ctx.tx.select().from(incidentRoles).where(and(eq(incidentRoles.organization_id, org), eq(incidentRoles.incident_id, id))).orderBy(asc(incidentRoles.assumed_at), asc(incidentRoles.id));
-  const tagRows = await ctx.tx
-    .select({ id: tags.id, name: tags.name, tag_type_id: tags.tag_type_id })
-    .from(incidentTags)
-    .innerJoin(tags, and(eq(tags.organization_id, incidentTags.organization_id), eq(tags.id, incidentTags.tag_id)))
-    .where(and(eq(incidentTags.organization_id, org), eq(incidentTags.incident_id, id)))
-    .orderBy(asc(tags.name));
-  const taskRows = await ctx.tx.select().from(tasks).where(and(eq(tasks.organization_id, org), eq(tasks.incident_id, id))).orderBy(asc(tasks.created_at), asc(tasks.id));
-  const caseRows = await ctx.tx.select(slimCase).from(cases).where(and(eq(cases.organization_id, org), eq(cases.incident_id, id))).orderBy(asc(cases.id));
-  const eventRows = await ctx.tx.select().from(events).where(and(eq(events.organization_id, org), eq(events.incident_id, id))).orderBy(asc(events.started_at), asc(events.id));
-  const reportRows = await ctx.tx.select().from(reports).where(and(eq(reports.organization_id, org), eq(reports.incident_id, id))).orderBy(desc(reports.created_at), desc(reports.id));
-  const resourceRows = await ctx.tx.select().from(incidentResources).where(and(eq(incidentResources.organization_id, org), eq(incidentResources.incident_id, id))).orderBy(asc(incidentResources.id));
-  const stepRows = await ctx.tx.select().from(incidentSteps).where(and(eq(incidentSteps.organization_id, org), eq(incidentSteps.incident_id, id))).orderBy(asc(incidentSteps.position));
-  const costRows = await ctx.tx.select().from(incidentCosts).where(and(eq(incidentCosts.organization_id, org), eq(incidentCosts.incident_id, id)));
-  const commentRows = await ctx.tx.select().from(comments).where(and(eq(comments.organization_id, org), eq(comments.incident_id, id))).orderBy(asc(comments.created_at), asc(comments.id));
-  const me = await callerEmail(ctx);
-  const subscribed = me
-    ? (await ctx.tx.select({ email: incidentSubscriptions.email }).from(incidentSubscriptions).where(and(eq(incidentSubscriptions.organization_id, org), eq(incidentSubscriptions.incident_id, id), eq(incidentSubscriptions.email, me)))).length > 0
-    : false;
-
+  // Everything else goes out at once: on PostgreSQL the queries are pipelined on the request's
+  // connection, so the record costs about two round trips however many parts it has.
+  const [people, roles, tagRows, taskRows, caseRows, eventRows, reportRows, resourceRows, stepRows, costRows, commentRows, me, names] = await settle([
+    ctx.tx.select().from(incidentParticipants).where(and(eq(incidentParticipants.organization_id, org), eq(incidentParticipants.incident_id, id))).orderBy(asc(incidentParticipants.added_at), asc(incidentParticipants.id)),
+    ctx.tx.select().from(incidentRoles).where(and(eq(incidentRoles.organization_id, org), eq(incidentRoles.incident_id, id))).orderBy(asc(incidentRoles.assumed_at), asc(incidentRoles.id)),
+    ctx.tx
+      .select({ id: tags.id, name: tags.name, tag_type_id: tags.tag_type_id })
+      .from(incidentTags)
+      .innerJoin(tags, and(eq(tags.organization_id, incidentTags.organization_id), eq(tags.id, incidentTags.tag_id)))
+      .where(and(eq(incidentTags.organization_id, org), eq(incidentTags.incident_id, id)))
+      .orderBy(asc(tags.name)),
+    ctx.tx.select().from(tasks).where(and(eq(tasks.organization_id, org), eq(tasks.incident_id, id))).orderBy(asc(tasks.created_at), asc(tasks.id)),
+    ctx.tx.select(slimCase).from(cases).where(and(eq(cases.organization_id, org), eq(cases.incident_id, id))).orderBy(asc(cases.id)),
+    ctx.tx.select().from(events).where(and(eq(events.organization_id, org), eq(events.incident_id, id))).orderBy(asc(events.started_at), asc(events.id)),
+    ctx.tx.select().from(reports).where(and(eq(reports.organization_id, org), eq(reports.incident_id, id))).orderBy(desc(reports.created_at), desc(reports.id)),
+    ctx.tx.select().from(incidentResources).where(and(eq(incidentResources.organization_id, org), eq(incidentResources.incident_id, id))).orderBy(asc(incidentResources.id)),
+    ctx.tx.select().from(incidentSteps).where(and(eq(incidentSteps.organization_id, org), eq(incidentSteps.incident_id, id))).orderBy(asc(incidentSteps.position)),
+    ctx.tx.select().from(incidentCosts).where(and(eq(incidentCosts.organization_id, org), eq(incidentCosts.incident_id, id))),
+    ctx.tx.select().from(comments).where(and(eq(comments.organization_id, org), eq(comments.incident_id, id))).orderBy(asc(comments.created_at), asc(comments.id)),
+    ctx.tx
+      .select({
+        email: users.email,
+        subscribed: sql<boolean>`exists (select 1 from ${incidentSubscriptions} where ${incidentSubscriptions.organization_id} = ${org} and ${incidentSubscriptions.incident_id} = ${id} and ${incidentSubscriptions.email} = ${users.email})`,
+      })
+      .from(users)
+      .where(eq(users.id, ctx.userId ?? -1)),
+    settingNames(ctx, [
+      ['incident_type_name', incidentTypes as never, record.incident_type_id],
+      ['incident_priority_name', incidentPriorities as never, record.incident_priority_id],
+      ['incident_severity_name', incidentSeverities as never, record.incident_severity_id],
+    ]),
+  ] as const);
+  const email = me[0]?.email ?? null;
   const participants = people.map((p) => ({
     ...p,
     roles: roles.filter((r) => r.participant_id === p.id).map((r) => ({ id: r.id, role: r.role, assumed_at: r.assumed_at, renounced_at: r.renounced_at, status: r.renounced_at ? 'Inactive' : 'Active' })),
   }));
-  const names = await settingNames(ctx, [
-    ['incident_type_name', incidentTypes as never, record.incident_type_id],
-    ['incident_priority_name', incidentPriorities as never, record.incident_priority_id],
-    ['incident_severity_name', incidentSeverities as never, record.incident_severity_id],
-  ]);
   return {
     ...record,
     ...names,
@@ -94,34 +98,42 @@ export async function fullIncident(ctx: RequestContext, id: number) {
     steps: stepRows,
     incident_costs: costRows,
     comments: commentRows,
-    subscribed,
-    is_participant: !!me && people.some((p) => p.email === me),
+    subscribed: me[0]?.subscribed ?? false,
+    is_participant: !!email && people.some((p) => p.email === email),
   };
+}
+
+/** Awaits every query (none may outlive the transaction), then throws the first failure if any. */
+async function settle<T extends readonly unknown[]>(queries: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const results = await Promise.allSettled(queries as readonly unknown[]);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as never;
 }
 
 export async function fullCase(ctx: RequestContext, id: number) {
   const row = await loadCase(ctx, id);
   const org = ctx.orgId;
-  const tagRows = await ctx.tx
-    .select({ id: tags.id, name: tags.name, tag_type_id: tags.tag_type_id })
-    .from(caseTags)
-    .innerJoin(tags, and(eq(tags.organization_id, caseTags.organization_id), eq(tags.id, caseTags.tag_id)))
-    .where(and(eq(caseTags.organization_id, org), eq(caseTags.case_id, id)))
-    .orderBy(asc(tags.name));
-  const eventRows = await ctx.tx.select().from(events).where(and(eq(events.organization_id, org), eq(events.case_id, id))).orderBy(asc(events.started_at), asc(events.id));
-  const commentRows = await ctx.tx.select().from(comments).where(and(eq(comments.organization_id, org), eq(comments.case_id, id))).orderBy(asc(comments.created_at), asc(comments.id));
-  const participantRows = await ctx.tx.select({ email: caseParticipants.email }).from(caseParticipants).where(and(eq(caseParticipants.organization_id, org), eq(caseParticipants.case_id, id)));
-  const taskRows = await ctx.tx.select().from(tasks).where(and(eq(tasks.organization_id, org), eq(tasks.case_id, id))).orderBy(asc(tasks.id));
-  const incidentRows = row.incident_id
-    ? await ctx.tx
-        .select({ id: incidents.id, name: incidents.name, title: incidents.title, status: incidents.status, conference_url: incidents.conference_url, conversation_id: incidents.conversation_id })
-        .from(incidents)
-        .where(and(eq(incidents.organization_id, org), eq(incidents.id, row.incident_id)))
-    : [];
-  const names = await settingNames(ctx, [
-    ['case_type_name', caseTypes as never, row.case_type_id],
-    ['case_priority_name', casePriorities as never, row.case_priority_id],
-    ['case_severity_name', caseSeverities as never, row.case_severity_id],
-  ]);
+  const [tagRows, eventRows, commentRows, participantRows, taskRows, incidentRows, names] = await settle([
+    ctx.tx
+      .select({ id: tags.id, name: tags.name, tag_type_id: tags.tag_type_id })
+      .from(caseTags)
+      .innerJoin(tags, and(eq(tags.organization_id, caseTags.organization_id), eq(tags.id, caseTags.tag_id)))
+      .where(and(eq(caseTags.organization_id, org), eq(caseTags.case_id, id)))
+      .orderBy(asc(tags.name)),
+    ctx.tx.select().from(events).where(and(eq(events.organization_id, org), eq(events.case_id, id))).orderBy(asc(events.started_at), asc(events.id)),
+    ctx.tx.select().from(comments).where(and(eq(comments.organization_id, org), eq(comments.case_id, id))).orderBy(asc(comments.created_at), asc(comments.id)),
+    ctx.tx.select({ email: caseParticipants.email }).from(caseParticipants).where(and(eq(caseParticipants.organization_id, org), eq(caseParticipants.case_id, id))),
+    ctx.tx.select().from(tasks).where(and(eq(tasks.organization_id, org), eq(tasks.case_id, id))).orderBy(asc(tasks.id)),
+    ctx.tx
+      .select({ id: incidents.id, name: incidents.name, title: incidents.title, status: incidents.status, conference_url: incidents.conference_url, conversation_id: incidents.conversation_id })
+      .from(incidents)
+      .where(and(eq(incidents.organization_id, org), eq(incidents.id, row.incident_id ?? -1))),
+    settingNames(ctx, [
+      ['case_type_name', caseTypes as never, row.case_type_id],
+      ['case_priority_name', casePriorities as never, row.case_priority_id],
+      ['case_severity_name', caseSeverities as never, row.case_severity_id],
+    ]),
+  ] as const);
   return { ...row, ...names, tags: tagRows, events: eventRows, comments: commentRows, participants: participantRows.map((p) => p.email), tasks: taskRows, incidents: incidentRows };
 }

@@ -1,4 +1,4 @@
-import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { tasks } from '../../db/schema/index.js';
 import { notFound } from '../../errors.js';
 import type { RequestContext } from '../../resources/define.js';
@@ -75,7 +75,7 @@ export async function dueReminders(ctx: RequestContext, now = new Date()) {
         eq(tasks.status, 'Open'),
         eq(tasks.reminders, true),
         lte(tasks.resolve_by, now),
-        sql`(${tasks.last_reminder_at} is null or ${tasks.last_reminder_at} < ${now}::timestamptz - interval '1 day')`,
+        or(isNull(tasks.last_reminder_at), lt(tasks.last_reminder_at, new Date(now.getTime() - 86400_000))),
       ),
     );
 }
