@@ -7,7 +7,7 @@ import { giveFeedback, likedInProcessing, loadChat, type Chatter } from '../ai/c
 import { DEFAULT_PLATFORM, recordEngagement, trending } from '../ai/curated.js';
 import { adjustLexemes, INDEX_JOB, submissionColumns } from '../ai/ingest.js';
 import { allowedLevels } from '../ai/retrieve.js';
-import { anonymousProjects, chats, chunks, projects, submissions } from '../db/schema/index.js';
+import { anonymousProjects, chats, chunks, organizations, projects, submissions } from '../db/schema/index.js';
 import { withTenant } from '../db/tenant.js';
 import { forbidden, notFound } from '../errors.js';
 import { inTenant } from '../plugins/tenancy.js';
@@ -42,6 +42,16 @@ export function registerAiRoutes(scope: FastifyInstance) {
     const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
     const own = await anon(req.org.id, (tx) => tx.select({ id: anonymousProjects.project_id }).from(anonymousProjects).where(eq(anonymousProjects.session_id, session.id)));
     return { anonymous: true, organization_slug: req.org.slug, created_at: session.created_at, expires_at: session.expires_at, projects: own.map((p) => p.id) };
+  });
+
+  /** Spec §7: the organization list of an anonymous session is its own organization. */
+  app.get('/organizations/anonymous/:key', { config: pub, schema: { tags: ['Anonymous'], summary: "An anonymous session's organization", params: keyParam } }, async (req) => {
+    await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+    const [org] = await scope.db
+      .select({ id: organizations.id, name: organizations.name, slug: organizations.slug, description: organizations.description, banner_text: organizations.banner_text, banner_color: organizations.banner_color, banner_enabled: organizations.banner_enabled, plan: organizations.plan })
+      .from(organizations)
+      .where(eq(organizations.id, req.org.id));
+    return { items: [org], itemsPerPage: 50, page: 1, total: 1 };
   });
 
   /** Projects a visitor can chat in: their own, and those with public indexed material. */

@@ -26,6 +26,8 @@ t.test('anonymous sessions: trending, projects and a public chat; everything els
   t.ok(other.id);
   t.equal((await request({ method: 'GET', url: '/api/v1/default/projects', headers: { authorization: `Bearer ${key}` } })).status, 401, 'an anonymous key opens no other call');
 
+  t.match((await request({ method: 'GET', url: `/api/v1/default/organizations/anonymous/${key}` })).body, { total: 1, items: [{ slug: 'default' }] }, "a visitor's organization list is its own");
+
   // Projects
   const created = await request({ method: 'POST', url: `/api/v1/default/projects/anonymous/${key}`, payload: { name: 'Visitor notes' } });
   t.match(created, { status: 201, body: { id: Number, name: 'Visitor notes' } });
