@@ -33,6 +33,7 @@ export const SUPPORTED_FILES = 'plain text, Markdown, HTML, PDF, DOCX, CSV, JSON
 function utf8(buf: Buffer): string {
   const text = new TextDecoder('utf-8', { fatal: false }).decode(buf).replace(/^\uFEFF/, '');
   // A binary file read as text is mostly replacement and control characters.
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what marks a binary file
   const bad = (text.slice(0, 4000).match(/[\uFFFD\u0000-\u0008\u000E-\u001F]/g) ?? []).length;
   if (text.length > 0 && bad / Math.min(text.length, 4000) > 0.1) throw new ExtractError('The file does not look like text.');
   return text;

@@ -71,7 +71,7 @@ async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<
   const orgId = req.org.id;
   const q = req.query as { token?: string; key?: string };
   if (q.token) {
-    let userId: number | null = null;
+    let userId: number | null;
     try {
       userId = Number(app.jwt.verify<{ sub: string }>(q.token).sub);
     } catch {

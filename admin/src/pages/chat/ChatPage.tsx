@@ -122,12 +122,10 @@ export function ChatPage() {
         setShareLink(c.shared ? landingLink(c.id) : null);
       })
       .catch((err: Error) => chat.setError(err.message));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [urlChat]);
 
   useEffect(() => {
     if (chat.chatId && chat.chatId !== urlChat) setParams({ chat_id: chat.chatId }, { replace: true });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [chat.chatId]);
 
   const landingLink = (id: string) => `${window.location.origin}/${organization}/landing?chat_id=${id}`;

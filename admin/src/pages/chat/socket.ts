@@ -4,6 +4,7 @@ import { organization } from '../../org.js';
 export interface Frame {
   type: string;
   id?: string | number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- frames carry many shapes; each handler reads its own fields
   data?: Record<string, any>;
 }
 
