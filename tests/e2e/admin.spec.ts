@@ -256,6 +256,20 @@ test('an organization made from the account menu becomes the address, the banner
   await expect(admin.getByTestId('organization-banner')).toContainText('Default');
 });
 
+test('an organization’s name is fixed, and banner settings wait for the team plan', async () => {
+  await openFromMenu(admin, 'Organizations', 'organizations');
+  await admin.locator('tbody tr', { hasText: 'The default organization' }).click();
+  await expect(admin.getByRole('textbox', { name: 'Name' })).toHaveValue('Default');
+  await expect(admin.getByRole('textbox', { name: 'Name' })).toBeDisabled();
+  // The free plan: banner text and colour are shown but locked (spec: pro team only).
+  await expect(admin.getByRole('textbox', { name: 'Banner text' })).toBeDisabled();
+  await expect(admin.getByRole('textbox', { name: 'Banner color' })).toBeDisabled();
+  await admin.getByRole('textbox', { name: 'Description' }).fill('Where the on-call team works');
+  await admin.getByRole('button', { name: 'Save' }).click();
+  await expect(admin.getByText('Organization updated successfully.')).toBeVisible();
+  await expect(admin.locator('tbody tr', { hasText: 'Where the on-call team works' })).toBeVisible();
+});
+
 test('the dark theme toggles and is remembered', async () => {
   const background = () => admin.locator('body').evaluate((el) => getComputedStyle(el).backgroundColor);
   const light = await background();
