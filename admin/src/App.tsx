@@ -8,6 +8,7 @@ import { LandingPage } from './pages/landing/LandingPage.js';
 import { Dashboard } from './pages/Dashboard.js';
 import { Dashboards } from './pages/dashboards/Dashboards.js';
 import { IncidentView } from './resources/iaos/IncidentView.js';
+import { SourcePage } from './resources/catalog/SourcePage.js';
 import { LoginPage } from './pages/LoginPage.js';
 import { authProvider, LOGIN_PATH } from './providers/authProvider.js';
 import { dataProvider } from './providers/dataProvider.js';
@@ -79,6 +80,7 @@ function FirewatchAdmin() {
       </CustomRoutes>
       <CustomRoutes>
         <Route path="iaos/:name/view" element={<IncidentView />} />
+        <Route path="data/sources/:name/:tab" element={<SourcePage />} />
         <Route path="dashboards" element={<Dashboards />} />
         <Route path="dashboards/:kind" element={<Dashboards />} />
       </CustomRoutes>

@@ -1,4 +1,5 @@
 import { api } from './providers/http.js';
+import { documentAliases } from './resources/catalog/documents.js';
 
 /** One entry of GET /meta/resources: everything a generic screen needs (see server/routes/meta.ts). */
 export interface JsonSchema {
@@ -33,6 +34,8 @@ export interface ResourceMeta {
   routes: Record<'list' | 'get' | 'create' | 'update' | 'delete', boolean>;
   create: JsonSchema;
   update: JsonSchema;
+  /** A filter every list request carries (client-side aliases such as runbooks, see catalog/documents.ts). */
+  permanentFilter?: Record<string, unknown>;
 }
 
 let cache: Promise<ResourceMeta[]> | null = null;
@@ -40,7 +43,8 @@ const byName = new Map<string, ResourceMeta>();
 
 export function loadMeta(): Promise<ResourceMeta[]> {
   if (cache) return cache;
-  const loading = api<{ resources: ResourceMeta[] }>('/meta/resources').then(({ resources }) => {
+  const loading = api<{ resources: ResourceMeta[] }>('/meta/resources').then(({ resources: served }) => {
+    const resources = [...served, ...documentAliases(served)];
     for (const r of resources) byName.set(r.name, r);
     return resources;
   });

@@ -1,4 +1,4 @@
-import type { DataProvider, GetListParams, Identifier } from 'react-admin';
+import { HttpError, type DataProvider, type GetListParams, type Identifier } from 'react-admin';
 import { metaOf, type JsonSchema } from '../meta.js';
 import { api } from './http.js';
 
@@ -100,7 +100,7 @@ export const dataProvider: DataProvider = {
       const detail = (error as { body?: { detail?: { msg: string }[] } }).body?.detail?.[0]?.msg ?? '';
       if ((error as { status?: number }).status !== 404 || !detail.startsWith('Nothing at')) throw error;
       const page = await api<Page>(`${pathOf(resource)}?${listQuery({ pagination: { page: 1, perPage: 1 }, extra: [{ field: 'id', op: '==', value: params.id }] })}`, { signal: params.signal });
-      if (!page.items[0]) throw error;
+      if (!page.items[0]) throw new HttpError(`${metaOf(resource)?.label ?? 'Record'} '${String(params.id)}' could not be found.`, 404);
       return { data: page.items[0] };
     }
   },

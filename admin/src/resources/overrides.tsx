@@ -2,6 +2,7 @@ import { useState, type ComponentType } from 'react';
 import { Alert, Button, Dialog, DialogActions, DialogContent, DialogTitle, TextField as MuiTextField } from '@mui/material';
 import { useGetIdentity, useNotify, useRedirect, type RaRecord } from 'react-admin';
 import { GenericCreate, GenericEdit, GenericList } from './generic/screens.js';
+import { catalogOverrides } from './catalog/overrides.js';
 
 /**
  * The few resources whose screens differ from the generic ones. Everything else (every definition
@@ -101,6 +102,7 @@ const overrides: Record<string, Partial<Screens>> = {
   iaos: { edit: IncidentEdit, menuLabel: 'Incidents' },
   tasks: { edit: TaskEdit },
   cases: { edit: CaseEdit },
+  ...catalogOverrides,
 };
 
 export const screensFor = (resource: string): Screens => ({ ...generic, ...overrides[resource] });

@@ -113,7 +113,7 @@ function listFilters(meta: ResourceMeta): ReactElement[] {
   return filters;
 }
 
-export function GenericList() {
+export function GenericList({ rowClick }: { rowClick?: (id: unknown, resource: string, record: Record<string, unknown>) => string } = {}) {
   const meta = useMeta();
   const canWrite = useCanWrite(meta);
   const [field, dir] = meta.sort[0] ?? ['id', 'asc'];
@@ -121,6 +121,7 @@ export function GenericList() {
   return (
     <List
       filters={listFilters(meta)}
+      filter={meta.permanentFilter}
       sort={{ field, order: dir === 'desc' ? 'DESC' : 'ASC' }}
       perPage={Math.min(meta.pageSize, 100)}
       exporter={false}
@@ -128,7 +129,7 @@ export function GenericList() {
       empty={false}
     >
       <Datagrid
-        rowClick={editable ? 'edit' : false}
+        rowClick={rowClick ?? (editable ? 'edit' : false)}
         bulkActionButtons={canWrite && meta.routes.delete ? <BulkDeleteButton mutationMode="pessimistic" /> : false}
       >
         {listColumns(meta).map((c) => column(meta, c))}
@@ -206,9 +207,13 @@ export function GenericEdit({ tweaks = {}, actions = [] }: { tweaks?: FormTweaks
   const meta = useMeta();
   const canWrite = useCanWrite(meta);
   const saved = useSaved(meta, 'updated');
+  const notify = useNotify();
+  const redirect = useRedirect();
   return (
     <Edit
       title={<EditTitle meta={meta} />}
+      // The server's own message ("Tag '42' could not be found."), then the sheet closes to its table.
+      queryOptions={{ onError: (error: Error) => (notify(error.message, { type: 'error' }), redirect('list', meta.name)) }}
       mutationMode="pessimistic"
       mutationOptions={{ onSuccess: saved }}
       actions={actions.length ? <RecordActions meta={meta} actions={actions} /> : false}
