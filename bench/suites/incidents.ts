@@ -13,7 +13,7 @@ import Fastify from 'fastify';
 import type postgres from 'postgres';
 import { countCap } from '../../server/lib/list-query.js';
 import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
-import { defaultLoad, load, verify, type BenchRequest, type LoadResult } from '../lib/load.js';
+import { defaultLoad, load, verify, type BenchRequest } from '../lib/load.js';
 import { listen, startApp } from '../lib/server.js';
 import type { Suite } from '../lib/suite.js';
 import { printTable } from '../lib/table.js';
@@ -28,7 +28,6 @@ const TARGET_P99_MS = 50;
 const SYSTEMS = ['database', 'checkout', 'login', 'search', 'payments', 'dns', 'cdn', 'kafka', 'redis', 'storage', 'api gateway', 'billing', 'email', 'mobile app', 'vpn'];
 const FAULTS = ['outage', 'latency spike', 'error rate', 'certificate expiry', 'replication lag', 'disk full', 'memory leak', 'bad deploy', 'phishing', 'credential leak', 'ddos', 'config drift'];
 const sqlArray = (words: string[]) => `array[${words.map((w) => `'${w}'`).join(',')}]`;
-const slugOf = (n: number) => `bench-${String(n).padStart(2, '0')}`;
 
 /**
  * Set-based seed in one transaction, marked in `settings`. Organizations and owners are shared with

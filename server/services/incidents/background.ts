@@ -9,7 +9,7 @@ import type { RequestContext } from '../../resources/define.js';
  * transaction. This in-process runner sits behind `enqueue` so the shared job queue can replace it
  * without touching callers; a job whose row is not committed yet is retried shortly after.
  */
-export interface JobContext extends RequestContext {}
+export type JobContext = RequestContext;
 export type JobHandler = (ctx: JobContext, data: Record<string, unknown>) => Promise<void>;
 
 export class NotReady extends Error {}

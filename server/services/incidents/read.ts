@@ -1,26 +1,16 @@
-import { and, asc, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import {
   casePriorities,
   caseSeverities,
   caseTypes,
-  incidentPriorities,
-  incidentSeverities,
-  incidentTypes,
   caseParticipants,
-  cases,
   caseTags,
   comments,
   events,
-  incidentCosts,
   incidentParticipants,
-  incidentResources,
-  incidentRoles,
   incidents,
-  incidentSteps,
   incidentSubscriptions,
-  incidentTags,
-  reports,
   tags,
   tasks,
   users,
@@ -39,7 +29,6 @@ async function settingNames(ctx: RequestContext, parts: [string, PgTable & { org
   return row as unknown as Record<string, string | null>;
 }
 
-const slimCase = { id: cases.id, name: cases.name, title: cases.title, status: cases.status, visibility: cases.visibility, reported_at: cases.reported_at };
 
 /**
  * The full incident, in a fixed number of queries whatever its size: participants with their roles
@@ -47,69 +36,40 @@ const slimCase = { id: cases.id, name: cases.name, title: cases.title, status: c
  */
 export async function fullIncident(ctx: RequestContext, id: number) {
   const org = ctx.orgId;
-  const name = (table: { organization_id: PgColumn; id: PgColumn; name: PgColumn }, column: PgColumn) =>
-    sql<string | null>`(select ${table.name} from ${table as never} where ${table.organization_id} = ${org} and ${table.id} = ${column})`;
-  // Every part goes out at once, the incident itself (with the visibility check) included: on
-  // PostgreSQL the queries are pipelined on the request's connection, so the record costs about one
-  // round trip however many parts it has. Parts of an incident the caller may not see are dropped.
-  const [head, people, roles, tagRows, taskRows, caseRows, eventRows, reportRows, resourceRows, stepRows, costRows, commentRows, me] = await settle([
-    ctx.tx
-      .select({
-        ...incidentColumns,
-        incident_type_name: name(incidentTypes as never, incidents.incident_type_id),
-        incident_priority_name: name(incidentPriorities as never, incidents.incident_priority_id),
-        incident_severity_name: name(incidentSeverities as never, incidents.incident_severity_id),
-      })
-      .from(incidents)
-      .where(and(eq(incidents.id, id), incidentScope(ctx)))
-      .limit(1),
-    ctx.tx.select().from(incidentParticipants).where(and(eq(incidentParticipants.organization_id, org), eq(incidentParticipants.incident_id, id))).orderBy(asc(incidentParticipants.added_at), asc(incidentParticipants.id)),
-    ctx.tx.select().from(incidentRoles).where(and(eq(incidentRoles.organization_id, org), eq(incidentRoles.incident_id, id))).orderBy(asc(incidentRoles.assumed_at), asc(incidentRoles.id)),
-    ctx.tx
-      .select({ id: tags.id, name: tags.name, tag_type_id: tags.tag_type_id })
-      .from(incidentTags)
-      .innerJoin(tags, and(eq(tags.organization_id, incidentTags.organization_id), eq(tags.id, incidentTags.tag_id)))
-      .where(and(eq(incidentTags.organization_id, org), eq(incidentTags.incident_id, id)))
-      .orderBy(asc(tags.name)),
-    ctx.tx.select().from(tasks).where(and(eq(tasks.organization_id, org), eq(tasks.incident_id, id))).orderBy(asc(tasks.created_at), asc(tasks.id)),
-    ctx.tx.select(slimCase).from(cases).where(and(eq(cases.organization_id, org), eq(cases.incident_id, id))).orderBy(asc(cases.id)),
-    ctx.tx.select().from(events).where(and(eq(events.organization_id, org), eq(events.incident_id, id))).orderBy(asc(events.started_at), asc(events.id)),
-    ctx.tx.select().from(reports).where(and(eq(reports.organization_id, org), eq(reports.incident_id, id))).orderBy(desc(reports.created_at), desc(reports.id)),
-    ctx.tx.select().from(incidentResources).where(and(eq(incidentResources.organization_id, org), eq(incidentResources.incident_id, id))).orderBy(asc(incidentResources.id)),
-    ctx.tx.select().from(incidentSteps).where(and(eq(incidentSteps.organization_id, org), eq(incidentSteps.incident_id, id))).orderBy(asc(incidentSteps.position)),
-    ctx.tx.select().from(incidentCosts).where(and(eq(incidentCosts.organization_id, org), eq(incidentCosts.incident_id, id))),
-    ctx.tx.select().from(comments).where(and(eq(comments.organization_id, org), eq(comments.incident_id, id))).orderBy(asc(comments.created_at), asc(comments.id)),
-    ctx.tx
-      .select({
-        email: users.email,
-        subscribed: sql<boolean>`exists (select 1 from ${incidentSubscriptions} where ${incidentSubscriptions.organization_id} = ${org} and ${incidentSubscriptions.incident_id} = ${id} and ${incidentSubscriptions.email} = ${users.email})`,
-      })
-      .from(users)
-      .where(eq(users.id, ctx.userId ?? -1)),
-  ] as const);
-  const found = head[0];
-  if (!found) throw notFound('IAO', id);
-  const record = found;
-  const email = me[0]?.email ?? null;
-  const participants = people.map((p) => ({
-    ...p,
-    roles: roles.filter((r) => r.participant_id === p.id).map((r) => ({ id: r.id, role: r.role, assumed_at: r.assumed_at, renounced_at: r.renounced_at, status: r.renounced_at ? 'Inactive' : 'Active' })),
-  }));
-  return {
-    ...record,
-    participants,
-    tags: tagRows,
-    tasks: taskRows,
-    cases: caseRows,
-    events: eventRows,
-    reports: reportRows,
-    resources: resourceRows,
-    steps: stepRows,
-    incident_costs: costRows,
-    comments: commentRows,
-    subscribed: me[0]?.subscribed ?? false,
-    is_participant: !!email && people.some((p) => p.email === email),
-  };
+  const me = sql`(select ${users.email} from ${users} where ${users.id} = ${ctx.userId ?? -1})`;
+  const name = (table: string, column: string) => sql.raw(`(select name from ${table} t where t.organization_id = i.organization_id and t.id = i.${column})`);
+  const list = (table: string, order: string, row = 'to_jsonb(x)') =>
+    sql.raw(`(select coalesce(jsonb_agg(${row} order by ${order}), '[]') from ${table} x where x.organization_id = i.organization_id and x.incident_id = i.id)`);
+  // One statement: the incident (visibility checked) with every part as a JSON aggregate, so the
+  // record costs one round trip and no per-part work in the server, however large it is.
+  const result = await ctx.tx.execute(sql`
+    select to_jsonb(i) - 'search' || jsonb_build_object(
+      'incident_type_name', ${name('incident_types', 'incident_type_id')},
+      'incident_priority_name', ${name('incident_priorities', 'incident_priority_id')},
+      'incident_severity_name', ${name('incident_severities', 'incident_severity_id')},
+      'participants', (select coalesce(jsonb_agg(to_jsonb(p) || jsonb_build_object('roles', (
+          select coalesce(jsonb_agg(jsonb_build_object('id', r.id, 'role', r.role, 'assumed_at', r.assumed_at, 'renounced_at', r.renounced_at, 'status', case when r.renounced_at is null then 'Active' else 'Inactive' end) order by r.assumed_at, r.id), '[]')
+          from incident_roles r where r.organization_id = i.organization_id and r.incident_id = i.id and r.participant_id = p.id)) order by p.added_at, p.id), '[]')
+        from incident_participants p where p.organization_id = i.organization_id and p.incident_id = i.id),
+      'tags', (select coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'name', t.name, 'tag_type_id', t.tag_type_id) order by t.name), '[]')
+        from incident_tags it join tags t on t.organization_id = it.organization_id and t.id = it.tag_id where it.organization_id = i.organization_id and it.incident_id = i.id),
+      'tasks', ${list('tasks', 'x.created_at, x.id')},
+      'cases', ${list('cases', 'x.id', "jsonb_build_object('id', x.id, 'name', x.name, 'title', x.title, 'status', x.status, 'visibility', x.visibility, 'reported_at', x.reported_at)")},
+      'events', ${list('events', 'x.started_at, x.id')},
+      'reports', ${list('reports', 'x.created_at desc, x.id desc')},
+      'resources', ${list('incident_resources', 'x.id')},
+      'steps', ${list('incident_steps', 'x.position')},
+      'incident_costs', ${list('incident_costs', 'x.id')},
+      'comments', ${list('comments', 'x.created_at, x.id')},
+      'subscribed', exists (select 1 from ${incidentSubscriptions} s where s.organization_id = i.organization_id and s.incident_id = i.id and s.email = ${me}),
+      'is_participant', exists (select 1 from ${incidentParticipants} p2 where p2.organization_id = i.organization_id and p2.incident_id = i.id and p2.email = ${me})
+    ) as record
+    from ${incidents} i
+    where i.id = ${id} and i.organization_id = ${org} and i.id in (select ${incidents.id} from ${incidents} where ${incidents.id} = ${id} and ${incidentScope(ctx)})`);
+  const rows = ((result as unknown as { rows?: { record: unknown }[] }).rows ?? (result as unknown as { record: unknown }[])) as { record: Record<string, unknown> | string }[];
+  const record = rows[0]?.record;
+  if (!record) throw notFound('IAO', id);
+  return (typeof record === 'string' ? JSON.parse(record) : record) as Record<string, unknown>;
 }
 
 /** Awaits every query (none may outlive the transaction), then throws the first failure if any. */
