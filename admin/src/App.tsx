@@ -1,7 +1,9 @@
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router-dom';
-import { Admin, CustomRoutes, Layout, Resource, type LayoutProps } from 'react-admin';
-import { AppBar } from './layout/AppBar.js';
-import { Menu } from './layout/Menu.js';
+import { Admin, CustomRoutes, Resource } from 'react-admin';
+import { AppLayout } from './layout/Layout.js';
+import { Notification } from './layout/Notification.js';
+import { IntoOrganization, OrganizationGuard } from './layout/OrganizationGuard.js';
+import { shellStore } from './layout/store.js';
 import { loadMeta, plural, representation } from './meta.js';
 import { organization, storage } from './org.js';
 import { LandingPage } from './pages/landing/LandingPage.js';
@@ -16,7 +18,7 @@ import { i18nProvider } from './providers/i18n.js';
 import { screensFor } from './resources/overrides.js';
 import { darkTheme, lightTheme } from './theme.js';
 
-const AppLayout = (props: LayoutProps) => <Layout {...props} appBar={AppBar} menu={Menu} />;
+const store = shellStore();
 
 /**
  * The screens come from the server's resource metadata, fetched once signed in: adding an entity
@@ -49,11 +51,14 @@ async function resources() {
 export function App() {
   return (
     <BrowserRouter>
+      <OrganizationGuard />
       <Routes>
         {/* Public: visitors chat without a login (outside react-admin's sign-in check). */}
         <Route path={`/${organization}/landing`} element={<LandingPage />} />
         <Route path={`/${organization}/*`} element={<FirewatchAdmin />} />
-        <Route path="*" element={<Navigate to={`/${organization}/`} replace />} />
+        {/* An empty path goes to chat (spec). */}
+        <Route path={`/${organization}`} element={<Navigate to={`/${organization}/chat`} replace />} />
+        <Route path="*" element={<IntoOrganization />} />
       </Routes>
     </BrowserRouter>
   );
@@ -68,7 +73,8 @@ function FirewatchAdmin() {
       authProvider={authProvider}
       i18nProvider={i18nProvider}
       layout={AppLayout}
-      dashboard={Dashboard}
+      notification={Notification}
+      store={store}
       loginPage={false}
       requireAuth
       lightTheme={lightTheme}
@@ -81,6 +87,7 @@ function FirewatchAdmin() {
       <CustomRoutes>
         <Route path="iaos/:name/view" element={<IncidentView />} />
         <Route path="data/sources/:name/:tab" element={<SourcePage />} />
+        <Route path="overview" element={<Dashboard />} />
         <Route path="dashboards" element={<Dashboards />} />
         <Route path="dashboards/:kind" element={<Dashboards />} />
       </CustomRoutes>

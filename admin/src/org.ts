@@ -2,8 +2,8 @@
  * Every screen lives under /{organization}/. The slug comes from the address when it has one (a
  * bookmark or a shared link) and is remembered in localStorage, as the spec's `organization` key.
  */
-const RESERVED = new Set(['', '404', '500', 'implicit', 'legal', 'help', 'blog', 'api', 'assets']);
-const SLUG = /^[a-z0-9][a-z0-9-]*$/;
+export const RESERVED = new Set(['', '404', '500', 'implicit', 'legal', 'help', 'blog', 'api', 'assets']);
+export const SLUG = /^[a-z0-9][a-z0-9-]*$/;
 
 export const storage = {
   get token() {

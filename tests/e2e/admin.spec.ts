@@ -73,9 +73,11 @@ async function newPage(browser: Browser) {
 
 let admin: Page;
 
-test('a protected page leads to sign-in; a wrong password is refused; the right one returns to that page', async ({ browser }) => {
+test('a protected page leads to the landing page and on to sign-in; a wrong password is refused; the right one returns to that page', async ({ browser }) => {
   admin = await newPage(browser);
   await admin.goto('/default/tags');
+  await expect(admin).toHaveURL(/\/default\/landing$/);
+  await admin.getByRole('link', { name: 'Sign in' }).click();
   await expect(admin).toHaveURL(/\/default\/auth\/login$/);
   await expect(admin.getByRole('heading', { name: 'Sign in to Firewatch' })).toBeVisible();
 
@@ -90,6 +92,8 @@ test('a protected page leads to sign-in; a wrong password is refused; the right 
 });
 
 test('settings screens come from the server: menu filter, required fields, a reference picker and search', async () => {
+  // The drawer starts minimized (spec); the filter box is in the full-width drawer.
+  await admin.getByRole('button', { name: 'Open menu' }).click();
   await admin.getByLabel('Filter menu').fill('tag');
   const sidebar = admin.locator('.RaSidebar-fixed');
   await expect(sidebar.getByRole('menuitem', { name: 'Tag types' })).toBeVisible();
@@ -210,7 +214,8 @@ test('a new person signs in with an e-mailed code and gets the Member role', asy
   const page = await newPage(browser);
   const email = 'newcomer@firewatch.test';
   await page.goto('/default/');
-  await expect(page).toHaveURL(/\/default\/auth\/login$/);
+  await expect(page).toHaveURL(/\/default\/landing$/);
+  await page.getByRole('link', { name: 'Sign in' }).click();
   await page.getByRole('tab', { name: 'E-mail code' }).click();
   await page.getByLabel('E-mail').fill(email);
   await page.getByRole('button', { name: 'Send code' }).click();
@@ -223,7 +228,8 @@ test('a new person signs in with an e-mailed code and gets the Member role', asy
 
   await page.getByLabel('Code').fill(code);
   await page.getByRole('button', { name: 'Verify code' }).click();
-  await expect(page).toHaveURL(/\/default\/$/);
+  await expect(page).toHaveURL(/\/default\/chat$/);
+  await openFromMenu(page, 'Overview', 'overview');
   await expect(page.getByText(`Signed in as ${email} (Member)`)).toBeVisible();
 
   // API keys need an Admin: a Member sees them but gets no create button.
@@ -243,7 +249,7 @@ test('an organization made from the account menu becomes the address, the banner
   await dialog.getByRole('textbox', { name: 'Description' }).fill('Our biggest customer');
   await dialog.getByRole('button', { name: 'Create' }).click();
 
-  await expect(admin).toHaveURL(/\/acme-corp\/$/);
+  await expect(admin).toHaveURL(/\/acme-corp\/chat$/);
   await expect(admin.getByTestId('organization-banner')).toContainText('Acme Corp');
   // A fresh organization has none of Default's data.
   await openFromMenu(admin, 'Tags', 'tags');
@@ -252,7 +258,7 @@ test('an organization made from the account menu becomes the address, the banner
   await admin.getByRole('button', { name: 'Profile' }).click();
   await expect(admin.getByRole('menuitem', { name: /Acme Corp/ })).toBeVisible();
   await admin.getByRole('menuitem', { name: /^Default/ }).click();
-  await expect(admin).toHaveURL(/\/default\/$/);
+  await expect(admin).toHaveURL(/\/default\/chat$/);
   await expect(admin.getByTestId('organization-banner')).toContainText('Default');
 });
 
@@ -309,7 +315,7 @@ test('changing one’s password: required, at least 8 characters, then the new o
   await page.getByRole('button', { name: 'Send code' }).click();
   await page.getByLabel('Code').fill(await codeFor(email));
   await page.getByRole('button', { name: 'Verify code' }).click();
-  await expect(page).toHaveURL(/\/default\/$/);
+  await expect(page).toHaveURL(/\/default\/chat$/);
 
   await page.getByRole('button', { name: 'Profile' }).click();
   await page.getByRole('menuitem', { name: 'Change password' }).click();
@@ -329,6 +335,6 @@ test('changing one’s password: required, at least 8 characters, then the new o
   await signIn(page, email, 'not-it-at-all');
   await expect(page.getByRole('alert')).toHaveText('Invalid e-mail or password.');
   await signIn(page, email, 'a-brand-new-password');
-  await expect(page).toHaveURL(/\/default\/$/);
+  await expect(page).toHaveURL(/\/default\/chat$/);
   await page.context().close();
 });

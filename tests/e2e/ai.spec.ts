@@ -31,6 +31,8 @@ async function makePdf(path: string) {
 test('a signed-in user uploads a PDF, asks about it, opens the citation, likes and shares the answer', async ({ browser }) => {
   const page = await (await browser.newContext()).newPage();
   await page.goto('/default/chat');
+  // Signed out, a protected page leads to the landing page; its Sign in link returns here once signed in.
+  await page.getByRole('link', { name: 'Sign in' }).click();
   await page.getByLabel('E-mail').fill(E2E.adminEmail);
   await page.getByLabel('Password').fill(E2E.adminPassword);
   await page.getByRole('button', { name: 'Sign in' }).click();

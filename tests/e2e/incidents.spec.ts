@@ -35,6 +35,8 @@ async function apiCall(path: string, method = 'GET', body?: unknown) {
 test('a responder creates an incident reported by the pager, and opens it', async ({ browser }) => {
   page = await (await browser.newContext()).newPage();
   await page.goto('/default/iaos');
+  // Signed out, a protected page leads to the landing page; its Sign in link returns here once signed in.
+  await page.getByRole('link', { name: 'Sign in' }).click();
   await page.getByLabel('E-mail').fill(E2E.adminEmail);
   await page.getByLabel('Password').fill(E2E.adminPassword);
   await page.getByRole('button', { name: 'Sign in' }).click();

@@ -1,7 +1,9 @@
-import { useState } from 'react';
-import { Box, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, ListItemIcon, ListItemText, MenuItem, Typography } from '@mui/material';
+import { useEffect, useState } from 'react';
+import { Box, Button, Chip, Dialog, IconButton, Tooltip, DialogActions, DialogContent, DialogTitle, ListItemIcon, ListItemText, MenuItem, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import CheckIcon from '@mui/icons-material/Check';
+import FullscreenIcon from '@mui/icons-material/Fullscreen';
+import FullscreenExitIcon from '@mui/icons-material/FullscreenExit';
 import KeyIcon from '@mui/icons-material/Key';
 import {
   AppBar as RaAppBar,
@@ -18,6 +20,7 @@ import {
   useCreate,
   useGetIdentity,
   useNotify,
+  useTranslate,
   useUpdate,
   useUserMenu,
 } from 'react-admin';
@@ -149,6 +152,26 @@ function PasswordDialog({ open, onClose }: { open: boolean; onClose: () => void 
   );
 }
 
+/** Full screen on and off for the whole page (the browser's own Esc also leaves it). */
+function FullScreenButton() {
+  const translate = useTranslate();
+  const [full, setFull] = useState(() => !!document.fullscreenElement);
+  useEffect(() => {
+    const sync = () => setFull(!!document.fullscreenElement);
+    document.addEventListener('fullscreenchange', sync);
+    return () => document.removeEventListener('fullscreenchange', sync);
+  }, []);
+  const label = translate(full ? 'fw.shell.fullscreen_exit' : 'fw.shell.fullscreen_enter');
+  const toggle = () => void (full ? document.exitFullscreen() : document.documentElement.requestFullscreen()).catch(() => undefined);
+  return (
+    <Tooltip title={label}>
+      <IconButton color="inherit" aria-label={label} onClick={toggle}>
+        {full ? <FullscreenExitIcon /> : <FullscreenIcon />}
+      </IconButton>
+    </Tooltip>
+  );
+}
+
 export function AppBar() {
   const { organizations, current } = useOrganizations();
   const { identity } = useGetIdentity();
@@ -160,6 +183,7 @@ export function AppBar() {
           <>
             <OrganizationBanner org={current} />
             <ToggleThemeButton />
+            <FullScreenButton />
             <LoadingIndicator />
           </>
         }

@@ -1,8 +1,9 @@
 import { Fragment, useMemo, useState } from 'react';
 import { Box, InputAdornment, TextField, Typography } from '@mui/material';
 import ChatIcon from '@mui/icons-material/Chat';
+import DashboardIcon from '@mui/icons-material/Dashboard';
 import SearchIcon from '@mui/icons-material/Search';
-import { Menu as RaMenu, useResourceDefinitions, useSidebarState } from 'react-admin';
+import { Menu as RaMenu, useResourceDefinitions, useSidebarState, useTranslate } from 'react-admin';
 import { organization } from '../org.js';
 import { GROUP_ORDER, groupOf } from './groups.js';
 
@@ -10,6 +11,7 @@ import { GROUP_ORDER, groupOf } from './groups.js';
 export function Menu() {
   const resources = useResourceDefinitions();
   const [open] = useSidebarState();
+  const translate = useTranslate();
   const [filter, setFilter] = useState('');
   const groups = useMemo(() => {
     const needle = filter.trim().toLowerCase();
@@ -29,8 +31,8 @@ export function Menu() {
   return (
     <Box component="nav" aria-label="Main" sx={{ pb: 2 }}>
       <RaMenu>
-        <RaMenu.DashboardItem />
-        <RaMenu.Item to={`/${organization}/chat`} primaryText="Chat" leftIcon={<ChatIcon />} />
+        <RaMenu.Item to={`/${organization}/chat`} primaryText={translate('fw.shell.chat')} leftIcon={<ChatIcon />} />
+        <RaMenu.Item to={`/${organization}/overview`} primaryText={translate('fw.shell.overview')} leftIcon={<DashboardIcon />} />
       </RaMenu>
       {open ? (
         <TextField
@@ -38,7 +40,8 @@ export function Menu() {
           placeholder="Filter menu"
           value={filter}
           onChange={(e) => setFilter(e.target.value)}
-          sx={{ mx: 1.5, my: 1 }}
+          // Inside the 250 px drawer (its margins included).
+          sx={{ mx: 1.5, my: 1, width: 'calc(100% - 24px)' }}
           slotProps={{
             htmlInput: { 'aria-label': 'Filter menu' },
             input: {

@@ -18,6 +18,12 @@ export interface Me {
 export const LOGIN_PATH = '/auth/login';
 const LOGIN_URL = `/${organization}${LOGIN_PATH}`;
 
+/** Where a signed-out visit to a protected page goes (spec): the public landing page, keeping a chat_id. */
+function landingUrl() {
+  const chatId = new URLSearchParams(window.location.search).get('chat_id');
+  return `/${organization}/landing${chatId ? `?chat_id=${encodeURIComponent(chatId)}` : ''}`;
+}
+
 let me: Promise<Me> | null = null;
 export function currentUser(): Promise<Me> {
   if (me) return me;
@@ -56,12 +62,14 @@ export const authProvider: AuthProvider = {
     startSession(session);
   },
   async logout() {
+    // react-admin also "logs out" a signed-out visit to a protected page: that one goes to the landing page.
+    const signedIn = !!storage.token;
     storage.token = null;
     me = null;
-    return LOGIN_URL;
+    return signedIn ? LOGIN_URL : landingUrl();
   },
   async checkAuth() {
-    if (!storage.token) throw { redirectTo: LOGIN_URL, message: false };
+    if (!storage.token) throw { redirectTo: landingUrl(), message: false };
   },
   async checkError(error) {
     const status = (error as { status?: number })?.status;

@@ -1,5 +1,6 @@
 import polyglotI18nProvider from 'ra-i18n-polyglot';
 import englishMessages from 'ra-language-english';
+import { shell } from '../i18n/en.js';
 
 /** English, with the wording the spec fixes (validation and error messages). */
 const messages = {
@@ -16,6 +17,7 @@ const messages = {
     created: '%{name} created successfully.',
     updated: '%{name} updated successfully.',
     deleted: '%{name} deleted successfully.',
+    shell,
   },
 };
 

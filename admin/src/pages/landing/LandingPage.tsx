@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Alert, Box, Button, Card, CardContent, Chip, Container, createTheme, CssBaseline, Link, List, ListItem, ListItemText, MenuItem, Stack, TextField, ThemeProvider, Typography, type ThemeOptions } from '@mui/material';
-import { useSearchParams } from 'react-router-dom';
+import { Link as RouterLink, useLocation, useSearchParams } from 'react-router-dom';
 import { organization } from '../../org.js';
 import { api } from '../../providers/http.js';
 import { lightTheme } from '../../theme.js';
@@ -41,6 +41,8 @@ async function anonymousKey(): Promise<string> {
  */
 export function LandingPage() {
   const [params] = useSearchParams();
+  // Sent here from a protected page: the sign-in link carries that page along, so signing in returns to it.
+  const { state: from } = useLocation();
   const sharedId = params.get('chat_id');
   const [key, setKey] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
@@ -88,7 +90,7 @@ export function LandingPage() {
           <Typography variant="h4" component="h1" sx={{ flex: 1 }}>
             Firewatch
           </Typography>
-          <Button href={`/${organization}/auth/login`} variant="outlined">
+          <Button component={RouterLink} to={`/${organization}/auth/login`} state={from} variant="outlined">
             Sign in
           </Button>
         </Stack>

@@ -1,0 +1,207 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { SMTPServer } from 'smtp-server';
+import { E2E } from './playwright.config.js';
+
+/**
+ * Issue 2's walk through the admin shell, on the run's fresh server: a new person signs in with an
+ * e-mailed code, makes a tag type and a tag through the screens, finds the tag with the list filter,
+ * switches to dark mode and logs out. Each step's screenshot is kept in test-results/foundation/.
+ * Then the shell's rules: empty path, signed-out redirect, persistent errors, stored preferences.
+ */
+test.describe.configure({ mode: 'serial' });
+
+const shots = join(import.meta.dirname, '..', '..', 'test-results', 'foundation');
+mkdirSync(shots, { recursive: true });
+const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+/** Sign-in codes arrive here over SMTP, as they would at a mail server. */
+const mailbox: string[] = [];
+let smtp: SMTPServer;
+
+test.beforeAll(async () => {
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    logger: false,
+    onData(stream, _session, done) {
+      let raw = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => (raw += chunk));
+      stream.on('end', () => {
+        mailbox.push(raw);
+        done();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(E2E.smtpPort, '127.0.0.1', resolve));
+});
+
+test.afterAll(async () => {
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+});
+
+async function codeFor(email: string): Promise<string> {
+  let code: string | undefined;
+  await expect
+    .poll(() => {
+      const mail = mailbox.filter((m) => m.toLowerCase().includes(`to: ${email}`)).at(-1);
+      code = mail ? /sign-in code: (\d{6})/.exec(mail)?.[1] : undefined;
+      return code;
+    })
+    .toBeTruthy();
+  return code!;
+}
+
+async function newPage(browser: Browser) {
+  return (await browser.newContext()).newPage();
+}
+
+/** From the landing page's Sign in link, with a code sent to `email`. */
+async function signInWithCode(page: Page, email: string, step?: (name: string) => Promise<unknown>) {
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/default\/auth\/login$/);
+  await page.getByRole('tab', { name: 'E-mail code' }).click();
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByRole('button', { name: 'Send code' }).click();
+  await expect(page.getByText('Verification code sent to your email.')).toBeVisible();
+  await step?.('02-code-sent');
+  await page.getByLabel('Code').fill(await codeFor(email));
+  await page.getByRole('button', { name: 'Verify code' }).click();
+}
+
+/** A side menu entry (the drawer may be minimized: entries keep their names). */
+async function openFromMenu(page: Page, label: string, path: string) {
+  await page.locator('.RaSidebar-fixed').getByRole('menuitem', { name: label, exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/${path}(\\?.*)?$`));
+}
+
+const stamp = Date.now() % 1_000_000;
+
+test('issue 2 walk: code sign-in, a tag type and a tag from the screens, the list filter, dark mode, log out', async ({ browser }) => {
+  const page = await newPage(browser);
+  const step = (name: string) => shot(page, name);
+
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/default\/landing$/);
+  await step('01-landing');
+  await signInWithCode(page, `walker-${stamp}@firewatch.test`, step);
+  await expect(page).toHaveURL(/\/default\/chat$/);
+  await step('03-signed-in');
+
+  await openFromMenu(page, 'Tag types', 'tag_types');
+  await page.getByRole('link', { name: 'Create' }).and(page.locator('a[href$="/tag_types/create"]')).click();
+  await page.getByRole('textbox', { name: 'Name' }).fill(`Impact ${stamp}`);
+  await page.getByRole('textbox', { name: 'Description' }).fill('Who is affected');
+  await step('04-tag-type-form');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Tag type created successfully.')).toBeVisible();
+  await expect(page.getByRole('cell', { name: `Impact ${stamp}` })).toBeVisible();
+  await step('05-tag-type-created');
+
+  await openFromMenu(page, 'Tags', 'tags');
+  await page.getByRole('link', { name: 'Create' }).and(page.locator('a[href$="/tags/create"]')).click();
+  await page.getByRole('textbox', { name: 'Name' }).fill(`customers-${stamp}`);
+  await page.getByRole('combobox', { name: 'Tag type' }).fill(`Impact ${stamp}`);
+  await page.getByRole('option', { name: `Impact ${stamp}` }).click();
+  await step('06-tag-form');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Tag created successfully.')).toBeVisible();
+  await step('07-tag-created');
+
+  await page.getByPlaceholder('Search').fill(`customers-${stamp}`);
+  await expect(page).toHaveURL(new RegExp(`filter=.*customers-${stamp}`));
+  const rows = page.locator('tbody tr');
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText(`customers-${stamp}`);
+  await expect(rows.first()).toContainText(`Impact ${stamp}`);
+  await step('08-tag-found');
+
+  const background = () => page.locator('body').evaluate((el) => getComputedStyle(el).backgroundColor);
+  const light = await background();
+  await page.getByRole('button', { name: 'Toggle light/dark mode' }).click();
+  await expect.poll(background).not.toBe(light);
+  await step('09-dark-mode');
+
+  await page.getByRole('button', { name: 'Profile' }).click();
+  await page.getByRole('menuitem', { name: 'Logout' }).click();
+  await expect(page).toHaveURL(/\/default\/auth\/login$/);
+  expect(await page.evaluate(() => localStorage.getItem('token'))).toBeNull();
+  await step('10-logged-out');
+  await page.context().close();
+});
+
+test('signed out, a protected page leads to the landing page keeping chat_id; signed in, an empty path is the chat', async ({ browser }) => {
+  const page = await newPage(browser);
+  const chatId = '0b7e4a8c-1f7a-4c57-9a49-3f1c2b1d0e5a';
+  await page.goto(`/default/chat?chat_id=${chatId}`);
+  await expect(page).toHaveURL(new RegExp(`/default/landing\\?chat_id=${chatId}$`));
+  await page.goto('/default/tags');
+  await expect(page).toHaveURL(/\/default\/landing$/);
+
+  // The Sign in link carries the page along: signing in returns to the tags.
+  await signInWithCode(page, `returner-${stamp}@firewatch.test`);
+  await expect(page).toHaveURL(/\/default\/tags$/);
+  await page.goto('/default/');
+  await expect(page).toHaveURL(/\/default\/chat$/);
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/default\/chat$/);
+  // An address under another first segment is put under the stored organization.
+  await page.goto('/default/tags');
+  await page.evaluate(() => window.history.pushState(null, '', '/elsewhere/tags'));
+  await page.evaluate(() => window.dispatchEvent(new PopStateEvent('popstate')));
+  await expect(page).toHaveURL(/\/default\/tags$/);
+  await page.context().close();
+});
+
+test('an error notification with the server’s message stays until dismissed', async ({ browser }) => {
+  const page = await newPage(browser);
+  await page.goto('/default/tags');
+  await signInWithCode(page, `errors-${stamp}@firewatch.test`);
+  await expect(page).toHaveURL(/\/default\/tags$/);
+
+  await page.goto('/default/tags/987654321');
+  const error = page.locator('.MuiSnackbar-root', { hasText: "Tag '987654321' could not be found." });
+  await expect(error).toBeVisible();
+  await shot(page, '11-error-notification');
+  // The next user actions (typing in the list search, clicking elsewhere) leave it on screen.
+  await page.getByPlaceholder('Search').fill('nothing-like-this');
+  await page.locator('tbody, .RaList-noResults, main').first().click();
+  await expect(page.locator('tbody tr')).toHaveCount(0);
+  await expect(error).toBeVisible();
+  await error.getByRole('button', { name: 'Dismiss' }).click();
+  await expect(error).toHaveCount(0);
+  await page.context().close();
+});
+
+test('preferences live under the spec’s localStorage keys: dark_theme, mini_nav (minimized by default), and a full screen toggle', async ({ browser }) => {
+  const page = await newPage(browser);
+  await page.goto('/default/tags');
+  await signInWithCode(page, `prefs-${stamp}@firewatch.test`);
+  await expect(page).toHaveURL(/\/default\/tags$/);
+  const stored = () => page.evaluate(() => ({ dark_theme: localStorage.getItem('dark_theme'), mini_nav: localStorage.getItem('mini_nav'), organization: localStorage.getItem('organization'), token: !!localStorage.getItem('token') }));
+  const drawer = () => page.locator('.RaSidebar-root .MuiDrawer-paper').evaluate((el) => el.getBoundingClientRect().width);
+
+  expect(await stored()).toEqual({ dark_theme: 'false', mini_nav: 'true', organization: 'default', token: true });
+  expect(await drawer()).toBe(80);
+  await page.getByRole('button', { name: 'Open menu' }).click();
+  await expect.poll(drawer).toBe(250);
+  await page.getByRole('button', { name: 'Toggle light/dark mode' }).click();
+  await expect.poll(stored).toMatchObject({ dark_theme: 'true', mini_nav: 'false' });
+  const dark = await page.locator('body').evaluate((el) => getComputedStyle(el).backgroundColor);
+
+  await page.reload();
+  await expect.poll(drawer).toBe(250);
+  await expect(page.locator('body')).toHaveCSS('background-color', dark);
+  await page.getByRole('button', { name: 'Close menu' }).click();
+  await expect.poll(stored).toMatchObject({ mini_nav: 'true' });
+  await expect.poll(drawer).toBe(80);
+  await shot(page, '12-dark-mini-drawer');
+
+  await page.getByRole('button', { name: 'Enter full screen' }).click();
+  await expect.poll(() => page.evaluate(() => !!document.fullscreenElement)).toBe(true);
+  await page.getByRole('button', { name: 'Exit full screen' }).click();
+  await expect.poll(() => page.evaluate(() => !!document.fullscreenElement)).toBe(false);
+  await page.context().close();
+});
