@@ -1,35 +1,73 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import postgres from 'postgres';
-import type { Test } from 'tap';
+import tap, { type Test } from 'tap';
 import { buildApp } from '../server/app.js';
 import { loadConfig, type Config } from '../server/config.js';
 import { openDatabase, type Database } from '../server/db/client.js';
 import type { Mail } from '../server/services/mail.js';
 
 /**
- * A fresh database for one test file: in-memory PGlite by default, or, with DATABASE_URL set, a new
- * PostgreSQL database created next to the given one and dropped when the test ends.
+ * Migrating is most of what a fresh database costs, so each test process migrates once and clones
+ * that: a PGlite data-folder snapshot, or a PostgreSQL template database (dropped when the file ends).
+ */
+let pgliteSnapshot: Promise<Blob> | undefined;
+let postgresTemplate: Promise<string> | undefined;
+
+function migratedPglite(): Promise<Blob> {
+  pgliteSnapshot ??= (async () => {
+    const database = await openDatabase({ dataDir: 'memory://' });
+    const blob = await database.dump!();
+    await database.close();
+    return blob;
+  })();
+  return pgliteSnapshot;
+}
+
+const databaseUrl = (base: string, name: string) => {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+function migratedTemplate(base: string, admin: postgres.Sql): Promise<string> {
+  postgresTemplate ??= (async () => {
+    const name = `fw_tpl_${randomBytes(6).toString('hex')}`;
+    await admin.unsafe(`create database ${name}`);
+    const database = await openDatabase({ url: databaseUrl(base, name), dataDir: '', max: 1 });
+    await database.close();
+    tap.teardown(async () => {
+      const cleanup = postgres(base, { max: 1, onnotice: () => {} });
+      await cleanup.unsafe(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
+    });
+    return name;
+  })();
+  return postgresTemplate;
+}
+
+/**
+ * A fresh, migrated database for one test: in-memory PGlite by default, or, with DATABASE_URL set, a
+ * new PostgreSQL database created next to the given one and dropped when the test ends.
  */
 export async function freshDatabase(t: Test): Promise<{ database: Database; url?: string }> {
   const base = process.env.DATABASE_URL;
   if (!base) {
-    const database = await openDatabase({ dataDir: 'memory://' });
+    const database = await openDatabase({ dataDir: 'memory://', snapshot: await migratedPglite() });
     t.teardown(() => database.close());
     return { database };
   }
   const name = `fw_test_${randomBytes(6).toString('hex')}`;
   const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), dataDir: '', max: 4 });
+  await admin.unsafe(`create database ${name} template ${await migratedTemplate(base, admin)}`);
+  const url = databaseUrl(base, name);
+  const database = await openDatabase({ url, dataDir: '', max: 4 });
   t.teardown(async () => {
     await database.close();
     await admin.unsafe(`drop database if exists ${name} with (force)`);
     await admin.end();
   });
-  return { database, url: url.toString() };
+  return { database, url };
 }
 
 export interface TestApp {

@@ -22,6 +22,8 @@ export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
   close(): Promise<void>;
+  /** PGlite only: the whole data folder as a tarball, to open copies with `snapshot` (tests). */
+  dump?(): Promise<Blob>;
 }
 
 // The migrations folder sits at the project root, whether this runs from server/ or dist/server/.
@@ -34,6 +36,8 @@ export interface DatabaseOptions {
   dataDir: string;
   /** postgres.js pool size. */
   max?: number;
+  /** PGlite: start from this data-folder tarball (a `dump()`), instead of an empty database. */
+  snapshot?: Blob;
 }
 
 /** Opens the database and applies the committed migrations. */
@@ -41,13 +45,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.url) {
     const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {} });
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
-    await migratePostgres(db as never, { migrationsFolder: migrationsFolder });
+    await migratePostgres(db as never, { migrationsFolder });
     return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
   }
   if (!options.dataDir.startsWith('memory://')) mkdirSync(options.dataDir, { recursive: true });
-  const client = await PGlite.create(options.dataDir, { extensions: { pg_trgm, btree_gin } });
+  const client = await PGlite.create(options.dataDir, { extensions: { pg_trgm, btree_gin }, loadDataDir: options.snapshot });
   const db = drizzlePglite({ client, schema }) as unknown as Db;
-  await migratePglite(db as never, { migrationsFolder: migrationsFolder });
-  return { db, kind: 'pglite', close: () => client.close() };
+  await migratePglite(db as never, { migrationsFolder });
+  return { db, kind: 'pglite', close: () => client.close(), dump: () => client.dumpDataDir('none') };
 }
 
