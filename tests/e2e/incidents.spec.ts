@@ -47,7 +47,7 @@ test('a responder creates an incident reported by the pager, and opens it', asyn
   await page.getByRole('link', { name: 'Create' }).click();
   await expect(page).toHaveURL(/\/iaos\/create$/);
   await page.getByRole('textbox', { name: 'Title' }).fill(title);
-  await page.getByLabel('Project').fill(project.body.name.slice(0, 8));
+  await page.getByRole('combobox', { name: 'Project' }).fill(project.body.name.slice(0, 8));
   await page.getByRole('option', { name: project.body.name }).click();
   await page.getByRole('textbox', { name: 'Reporter email' }).fill('pager@firewatch.test');
   await page.getByRole('textbox', { name: 'Commander email' }).fill('oncall@firewatch.test');
