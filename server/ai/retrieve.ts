@@ -139,7 +139,9 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
         sql`(select c.id from chunks c where ${base} and (c.tsv || ''::tsvector) @@ ${terms.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery order by c.organization_id, c.submission_id, c.ordinal limit ${COMMON_CAP})`,
       );
     }
-    for (const c of codes) branches.push(sql`(select c.id from chunks c where ${base} and c.text ilike ${'%' + escapeLike(c) + '%'} limit 200)`);
+    // The parser keeps host names whole and codes as rare lexemes, so the literal (trigram) match
+    // selects candidates only when the words found nothing; it always adds to the score.
+    if (!branches.length) for (const c of codes) branches.push(sql`(select c.id from chunks c where ${base} and c.text ilike ${'%' + escapeLike(c) + '%'} limit 200)`);
 
     const maxIdf = Math.max(1, ...terms.map((t) => t.idf));
     const score = sql.join(
