@@ -88,6 +88,7 @@ test('issue 2 walk: code sign-in, a tag type and a tag from the screens, the lis
   await step('01-landing');
   await signInWithCode(page, `walker-${stamp}@firewatch.test`, step);
   await expect(page).toHaveURL(/\/default\/chat$/);
+  await expect(page.getByTestId('organization-banner')).toBeVisible();
   await step('03-signed-in');
 
   await openFromMenu(page, 'Tag types', 'tag_types');

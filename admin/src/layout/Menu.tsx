@@ -29,7 +29,8 @@ export function Menu() {
   // One menu list per group: a role=menu list may only hold menu items, so the filter box and the
   // group headings sit between the lists.
   return (
-    <Box component="nav" aria-label="Main" sx={{ pb: 2 }}>
+    // Minimized (80 px), entries show their icons only; their names stay as labels and tooltips.
+    <Box component="nav" aria-label="Main" sx={{ pb: 2, ...(open ? {} : { '& .RaMenuItemLink-root .MuiTypography-root': { display: 'none' } }) }}>
       <RaMenu>
         <RaMenu.Item to={`/${organization}/chat`} primaryText={translate('fw.shell.chat')} leftIcon={<ChatIcon />} />
         <RaMenu.Item to={`/${organization}/overview`} primaryText={translate('fw.shell.overview')} leftIcon={<DashboardIcon />} />
