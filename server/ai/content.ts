@@ -22,7 +22,7 @@ export async function objectContent(tx: Executor, who: Chatter | null, orgId: nu
   const cited = req.is_shared_view && req.chat_id ? await citedInSharedChat(tx, orgId, req.chat_id, req) : false;
   if (!cited) {
     if (!who) throw notFound('Source', req.object_id);
-    const ok = rowsOf(await tx.execute(sql`select 1 from chunks c where c.organization_id = ${orgId} and c.submission_id = ${submissionId} and ${accessCondition(accessOf(who))} limit 1`));
+    const ok = rowsOf(await tx.execute(sql`select 1 from chunks c where c.organization_id = ${orgId} and c.submission_id = ${submissionId} and ${accessCondition(accessOf(who), orgId)} limit 1`));
     const [sub] = await tx.select({ sensitivity: submissions.sensitivity_level, created_by: submissions.created_by, session: submissions.anonymous_session_id, status: submissions.status }).from(submissions).where(and(eq(submissions.organization_id, orgId), eq(submissions.id, submissionId)));
     // Unindexed submissions have no chunks; their own uploader may still open them.
     const own = sub && ((who.userId !== null && sub.created_by === who.userId) || (who.sessionId !== null && sub.session === who.sessionId));
