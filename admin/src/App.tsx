@@ -6,6 +6,7 @@ import { IntoOrganization, OrganizationGuard } from './layout/OrganizationGuard.
 import { shellStore } from './layout/store.js';
 import { loadMeta, plural, representation } from './meta.js';
 import { organization, storage } from './org.js';
+import { ChatPage } from './pages/chat/ChatPage.js';
 import { LandingPage } from './pages/landing/LandingPage.js';
 import { Dashboard } from './pages/Dashboard.js';
 import { Dashboards } from './pages/dashboards/Dashboards.js';
@@ -83,6 +84,9 @@ function FirewatchAdmin() {
     >
       <CustomRoutes noLayout>
         <Route path={LOGIN_PATH} element={<LoginPage />} />
+      </CustomRoutes>
+      <CustomRoutes>
+        <Route path="/chat" element={<ChatPage />} />
       </CustomRoutes>
       <CustomRoutes>
         <Route path="iaos/:name/view" element={<IncidentView />} />
