@@ -1,11 +1,15 @@
 import { Fragment, useMemo, useState } from 'react';
-import { Box, InputAdornment, TextField, Typography } from '@mui/material';
+import { Box, InputAdornment, TextField, Typography, type TooltipProps } from '@mui/material';
 import ChatIcon from '@mui/icons-material/Chat';
 import DashboardIcon from '@mui/icons-material/Dashboard';
 import SearchIcon from '@mui/icons-material/Search';
 import { Menu as RaMenu, useResourceDefinitions, useSidebarState, useTranslate } from 'react-admin';
 import { organization } from '../org.js';
 import { GROUP_ORDER, groupOf } from './groups.js';
+
+/** The minimized drawer's tooltips describe their entry instead of labelling it (the entry keeps its own name). */
+const tooltip = { describeChild: true } as TooltipProps;
+const visuallyHidden = { position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)', whiteSpace: 'nowrap' } as const;
 
 /** Side menu: resources grouped as in the spec, with a box that filters the entries by name. */
 export function Menu() {
@@ -29,11 +33,11 @@ export function Menu() {
   // One menu list per group: a role=menu list may only hold menu items, so the filter box and the
   // group headings sit between the lists.
   return (
-    // Minimized (80 px), entries show their icons only; their names stay as labels and tooltips.
-    <Box component="nav" aria-label="Main" sx={{ pb: 2, ...(open ? {} : { '& .RaMenuItemLink-root .MuiTypography-root': { display: 'none' } }) }}>
+    // Minimized (80 px), entries show their icons only: the names stay in the page for screen readers, and in tooltips.
+    <Box component="nav" aria-label="Main" sx={{ pb: 2, ...(open ? {} : { '& .RaMenuItemLink-root .MuiTypography-root': visuallyHidden }) }}>
       <RaMenu>
-        <RaMenu.Item to={`/${organization}/chat`} primaryText={translate('fw.shell.chat')} leftIcon={<ChatIcon />} />
-        <RaMenu.Item to={`/${organization}/overview`} primaryText={translate('fw.shell.overview')} leftIcon={<DashboardIcon />} />
+        <RaMenu.Item to={`/${organization}/chat`} primaryText={translate('fw.shell.chat')} leftIcon={<ChatIcon />} tooltipProps={tooltip} />
+        <RaMenu.Item to={`/${organization}/overview`} primaryText={translate('fw.shell.overview')} leftIcon={<DashboardIcon />} tooltipProps={tooltip} />
       </RaMenu>
       {open ? (
         <TextField
@@ -64,7 +68,7 @@ export function Menu() {
           ) : null}
           <RaMenu aria-label={group} sx={{ mt: 0 }}>
             {items.map((item) => (
-              <RaMenu.ResourceItem key={item.name} name={item.name} primaryText={item.label} />
+              <RaMenu.ResourceItem key={item.name} name={item.name} primaryText={item.label} tooltipProps={tooltip} />
             ))}
           </RaMenu>
         </Fragment>
