@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ANONYMOUS_KEY_PREFIX } from '../ai/anonymous.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { memberships, organizations, type Role } from '../db/schema/index.js';
@@ -46,7 +47,9 @@ export function registerTenancy(scope: FastifyInstance) {
     .prepare('tenancy_member_of');
   scope.addHook('onRequest', async (req) => {
     const slug = (req.params as { organization: string }).organization;
-    const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+    const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+    // A visitor's anonymous key opens only the public routes that take it; elsewhere it is no sign-in.
+    const bearer = given?.startsWith(ANONYMOUS_KEY_PREFIX) ? undefined : given;
     const isPublic = req.routeOptions.config.access === 'public';
 
     if (!bearer || bearer.startsWith(API_KEY_PREFIX)) {
@@ -54,7 +57,7 @@ export function registerTenancy(scope: FastifyInstance) {
       if (!org) throw orgNotFound(slug);
       req.org = org;
       if (isPublic) return;
-      if (!bearer) throw unauthorized('Not authenticated.', 'not_authenticated');
+      if (!bearer) throw unauthorized('No authentication or temporary session found', 'not_authenticated');
       const key = await findApiKey(scope.db, org.id, bearer);
       if (!key) throw unauthorized('Invalid API key.');
       req.caller = { orgId: org.id, orgSlug: org.slug, userId: null, apiKeyId: key.id, role: 'Member' };

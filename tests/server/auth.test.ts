@@ -107,7 +107,14 @@ t.test('expired, forged and missing tokens get 401', async (t) => {
   t.match(res.body.detail[0].msg, /expired/);
   const forged = `${app.jwt.sign({ sub: '1' }).slice(0, -4)}AAAA`;
   t.equal((await request({ method: 'GET', url: '/api/v1/default/tags', token: forged })).status, 401);
-  t.equal((await request({ method: 'GET', url: '/api/v1/default/tags' })).status, 401);
+  const none = await request({ method: 'GET', url: '/api/v1/default/tags' });
+  t.equal(none.status, 401);
+  t.equal(none.body.detail[0].msg, 'No authentication or temporary session found');
+  const visitor = await request({ method: 'POST', url: '/api/v1/default/auth/anonymous' });
+  t.match(visitor.body.key, /^fwanon_/, 'a visitor gets an anonymous key');
+  const anonymous = await request({ method: 'GET', url: '/api/v1/default/tags', token: visitor.body.key });
+  t.equal(anonymous.status, 401, 'an anonymous key reaches nothing private');
+  t.equal(anonymous.body.detail[0].msg, 'No authentication or temporary session found');
 });
 
 t.test('API keys: shown once, stored hashed, act as a Member of their organization only', async (t) => {
