@@ -10,7 +10,8 @@ function withPreview(Screen: ComponentType) {
   const Previewed = () => (
     <>
       <Box sx={{ mt: 1 }}>
-        <Chip label="Preview" color="info" size="small" variant="outlined" />
+        {/* primary, not info: the light blue fails axe colour contrast on the page background */}
+        <Chip label="Preview" color="primary" size="small" variant="outlined" />
       </Box>
       <Screen />
     </>
