@@ -249,6 +249,8 @@ async function walk(meta: ResourceMeta) {
     await page.getByRole('button', { name: 'Delete' }).click();
     const dialog = page.getByRole('dialog');
     await expect(dialog).toContainText('This cannot be undone.');
+    // Checked once faded in: mid-fade colours are blends that axe reports as low contrast.
+    await expect(page.locator('.MuiDialog-container')).toHaveCSS('opacity', '1');
     await noSeriousAxeViolations(`${meta.name} delete confirmation`);
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     await expect(notification(`${meta.label} deleted successfully.`)).toBeVisible();
@@ -273,6 +275,8 @@ test('the settings pane lists runbooks, templates and references apart, each sho
   }
   await page.goto('/default/documents');
   const sidebar = page.locator('.RaSidebar-fixed');
+  // The drawer starts minimized (spec §9); the filter box shows once it is open.
+  if (!(await page.getByLabel('Filter menu').isVisible())) await page.getByRole('button', { name: 'Open menu' }).click();
   await page.getByLabel('Filter menu').fill('r');
   for (const label of ['Runbooks', 'References']) await expect(sidebar.getByRole('menuitem', { name: label, exact: true })).toBeVisible();
   await expect(sidebar.getByRole('menuitem', { name: 'Templates', exact: true })).toBeVisible();
