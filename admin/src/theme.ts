@@ -6,6 +6,8 @@ import { defaultDarkTheme, defaultLightTheme, type RaThemeOptions } from 'react-
  */
 const components = {
   MuiCheckbox: { defaultProps: { slotProps: { input: { 'aria-label': 'Select this row' } } } },
+  // Loading spinners (react-admin's app-bar indicator among them) are progress bars and need a name.
+  MuiCircularProgress: { defaultProps: { 'aria-label': 'Loading' } },
 };
 
 export const lightTheme: RaThemeOptions = {

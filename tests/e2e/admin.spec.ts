@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { AxeBuilder } from '@axe-core/playwright';
-import { SMTPServer } from 'smtp-server';
+import { useMailbox } from './mailbox.js';
 import { E2E } from './playwright.config.js';
 
 /**
@@ -9,43 +9,7 @@ import { E2E } from './playwright.config.js';
  */
 test.describe.configure({ mode: 'serial' });
 
-/** Sign-in codes arrive here over SMTP, as they would at a mail server. */
-const mailbox: string[] = [];
-let smtp: SMTPServer;
-
-test.beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
-    logger: false,
-    onData(stream, _session, done) {
-      let raw = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => (raw += chunk));
-      stream.on('end', () => {
-        mailbox.push(raw);
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(E2E.smtpPort, '127.0.0.1', resolve));
-});
-
-test.afterAll(async () => {
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
-});
-
-async function codeFor(email: string): Promise<string> {
-  let code: string | undefined;
-  await expect
-    .poll(() => {
-      const mail = mailbox.filter((m) => m.toLowerCase().includes(`to: ${email}`)).at(-1);
-      code = mail ? /sign-in code: (\d{6})/.exec(mail)?.[1] : undefined;
-      return code;
-    })
-    .toBeTruthy();
-  return code!;
-}
+const codeFor = useMailbox();
 
 async function signIn(page: Page, email = E2E.adminEmail, password = E2E.adminPassword) {
   await page.getByLabel('E-mail').fill(email);

@@ -1,8 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { SMTPServer } from 'smtp-server';
-import { E2E } from './playwright.config.js';
+import { useMailbox } from './mailbox.js';
 
 /**
  * Issue 2's walk through the admin shell, on the run's fresh server: a new person signs in with an
@@ -16,43 +15,7 @@ const shots = join(import.meta.dirname, '..', '..', 'test-results', 'foundation'
 mkdirSync(shots, { recursive: true });
 const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 
-/** Sign-in codes arrive here over SMTP, as they would at a mail server. */
-const mailbox: string[] = [];
-let smtp: SMTPServer;
-
-test.beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
-    logger: false,
-    onData(stream, _session, done) {
-      let raw = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => (raw += chunk));
-      stream.on('end', () => {
-        mailbox.push(raw);
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(E2E.smtpPort, '127.0.0.1', resolve));
-});
-
-test.afterAll(async () => {
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
-});
-
-async function codeFor(email: string): Promise<string> {
-  let code: string | undefined;
-  await expect
-    .poll(() => {
-      const mail = mailbox.filter((m) => m.toLowerCase().includes(`to: ${email}`)).at(-1);
-      code = mail ? /sign-in code: (\d{6})/.exec(mail)?.[1] : undefined;
-      return code;
-    })
-    .toBeTruthy();
-  return code!;
-}
+const codeFor = useMailbox();
 
 async function newPage(browser: Browser) {
   return (await browser.newContext()).newPage();

@@ -1,0 +1,44 @@
+import { expect, test } from '@playwright/test';
+import { SMTPServer } from 'smtp-server';
+import { E2E } from './playwright.config.js';
+
+/**
+ * A real SMTP listener for the spec file that calls this at its top level: sign-in codes arrive here
+ * as they would at a mail server. Returns `codeFor(email)`, the newest code sent to that address.
+ */
+export function useMailbox() {
+  const mailbox: string[] = [];
+  let smtp: SMTPServer;
+  test.beforeAll(async () => {
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['AUTH', 'STARTTLS'],
+      logger: false,
+      onData(stream, _session, done) {
+        let raw = '';
+        stream.setEncoding('utf8');
+        stream.on('data', (chunk: string) => (raw += chunk));
+        stream.on('end', () => {
+          mailbox.push(raw);
+          done();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(E2E.smtpPort, '127.0.0.1', resolve));
+  });
+  test.afterAll(async () => {
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  });
+
+  return async function codeFor(email: string): Promise<string> {
+    let code: string | undefined;
+    await expect
+      .poll(() => {
+        const mail = mailbox.filter((m) => m.toLowerCase().includes(`to: ${email}`)).at(-1);
+        code = mail ? /sign-in code: (\d{6})/.exec(mail)?.[1] : undefined;
+        return code;
+      })
+      .toBeTruthy();
+    return code!;
+  };
+}
