@@ -51,7 +51,8 @@ const BOILERPLATE = [
   'Capacity is reviewed every quarter and load tests run before large launches.',
 ];
 
-function rng(seed: number) {
+/** A small seeded generator (mulberry32): the same seed gives the same corpus on every run. */
+export function rng(seed: number) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

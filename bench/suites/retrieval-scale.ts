@@ -9,7 +9,7 @@ import type postgres from 'postgres';
 import { retrieve } from '../../server/ai/retrieve.js';
 import { openDatabase } from '../../server/db/client.js';
 import { withTenant } from '../../server/db/tenant.js';
-import { generateCorpus } from '../corpus/generate.js';
+import { generateCorpus, rng } from '../corpus/generate.js';
 import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
 import type { Suite } from '../lib/suite.js';
 import { printTable } from '../lib/table.js';
@@ -22,16 +22,6 @@ const TARGET_P99_MS = 100;
 const SEED_KEY = 'bench.retrieval.seed';
 const SEED_VERSION = `v2:${CHUNKS}`;
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Real operations words first (the frequent end), then pseudo-words for the long tail. */
 function vocabulary(): string[] {

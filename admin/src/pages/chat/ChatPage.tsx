@@ -4,7 +4,7 @@ import { Title, useGetList, useNotify } from 'react-admin';
 import { useSearchParams } from 'react-router-dom';
 import { organization, storage } from '../../org.js';
 import { api } from '../../providers/http.js';
-import { Conversation, type Message } from './Conversation.js';
+import { Conversation, QuestionForm, type Message } from './Conversation.js';
 import { detailText, NOT_CONNECTED, useLiveSocket, type Frame } from './socket.js';
 import { relativeTime } from './time.js';
 import { useChat } from './useChat.js';
@@ -235,13 +235,7 @@ export function ChatPage() {
             ) : null}
             {chat.messages.length === 0 ? <Typography color="text.secondary">Ask about the documents, notes and transcripts of this project.</Typography> : null}
             <Conversation messages={chat.messages} busy={chat.busy} chatId={chat.chatId} request={request} onFeedback={onFeedback} />
-            <Box component="form" onSubmit={onAsk} noValidate sx={{ display: 'flex', gap: 1, mt: 2 }}>
-              <TextField label="Your question" value={question} onChange={(e) => setQuestion(e.target.value)} fullWidth size="small" disabled={chat.busy} />
-              <Button type="submit" variant="contained" disabled={chat.busy || !connected}>
-                Ask
-              </Button>
-            </Box>
-            {chat.error ? <Alert severity="error" sx={{ mt: 2 }}>{chat.error}</Alert> : null}
+            <QuestionForm question={question} setQuestion={setQuestion} onAsk={onAsk} busy={chat.busy} connected={connected} error={chat.error} />
           </CardContent>
         </Card>
 

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, IconButton, Link, Stack, Tooltip, Typography } from '@mui/material';
+import { Alert, Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, IconButton, Link, Stack, TextField, Tooltip, Typography } from '@mui/material';
 import ThumbUpIcon from '@mui/icons-material/ThumbUpOutlined';
 import ThumbDownIcon from '@mui/icons-material/ThumbDownOutlined';
 import { clock, relativeTime } from './time.js';
@@ -196,6 +196,21 @@ export function Conversation(props: {
           </>
         ) : null}
       </Dialog>
+    </>
+  );
+}
+
+/** The question box under a conversation (chat page and public landing page). */
+export function QuestionForm({ question, setQuestion, onAsk, busy, connected, error }: { question: string; setQuestion: (q: string) => void; onAsk: (e: React.FormEvent) => void; busy: boolean; connected: boolean; error?: string | null }) {
+  return (
+    <>
+      <Box component="form" onSubmit={onAsk} noValidate sx={{ display: 'flex', gap: 1, mt: 2 }}>
+        <TextField label="Your question" value={question} onChange={(e) => setQuestion(e.target.value)} fullWidth size="small" disabled={busy} />
+        <Button type="submit" variant="contained" disabled={busy || !connected}>
+          Ask
+        </Button>
+      </Box>
+      {error ? <Alert severity="error" sx={{ mt: 2 }}>{error}</Alert> : null}
     </>
   );
 }

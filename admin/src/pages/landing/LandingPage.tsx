@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react';
-import { Alert, Box, Button, Card, CardContent, Chip, Container, createTheme, CssBaseline, Link, List, ListItem, ListItemText, MenuItem, Stack, TextField, ThemeProvider, Typography, type ThemeOptions } from '@mui/material';
+import { Alert, Button, Card, CardContent, Chip, Container, createTheme, CssBaseline, Link, List, ListItem, ListItemText, MenuItem, Stack, TextField, ThemeProvider, Typography, type ThemeOptions } from '@mui/material';
 import { Link as RouterLink, useLocation, useSearchParams } from 'react-router-dom';
 import { organization } from '../../org.js';
 import { api } from '../../providers/http.js';
 import { lightTheme } from '../../theme.js';
-import { Conversation, type Message } from '../chat/Conversation.js';
+import { Conversation, QuestionForm, type Message } from '../chat/Conversation.js';
 import { NOT_CONNECTED, useLiveSocket } from '../chat/socket.js';
 import { relativeTime } from '../chat/time.js';
 import { useChat } from '../chat/useChat.js';
@@ -128,13 +128,7 @@ export function LandingPage() {
                   </Stack>
                   {key && !connected ? <Alert severity="warning" sx={{ mb: 2 }}>{NOT_CONNECTED}</Alert> : null}
                   <Conversation messages={chat.messages} busy={chat.busy} chatId={chat.chatId} request={request} />
-                  <Box component="form" onSubmit={onAsk} noValidate sx={{ display: 'flex', gap: 1, mt: 2 }}>
-                    <TextField label="Your question" value={question} onChange={(e) => setQuestion(e.target.value)} fullWidth size="small" disabled={chat.busy} />
-                    <Button type="submit" variant="contained" disabled={chat.busy || !connected}>
-                      Ask
-                    </Button>
-                  </Box>
-                  {chat.error ? <Alert severity="error" sx={{ mt: 2 }}>{chat.error}</Alert> : null}
+                  <QuestionForm question={question} setQuestion={setQuestion} onAsk={onAsk} busy={chat.busy} connected={connected} error={chat.error} />
                 </>
               )}
             </CardContent>
