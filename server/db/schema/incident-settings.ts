@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, integer, jsonb, pgTable, text, unique } from 'drizzle-orm/pg-core';
+import { boolean, check, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { id, organizationId, timestamps } from './columns.js';
 import { organizations } from './core.js';
 import { documents } from './knowledge.js';
@@ -129,6 +129,8 @@ export const incidentRolePolicies = pgTable(
     service_id: integer(),
     individual_id: integer(),
     engage_next_oncall: boolean().notNull().default(false),
+    /** When whoever held this standing role gave it up: the entry stays, shown as Inactive (spec §6). */
+    renounced_at: timestamp({ withTimezone: true }),
     ...timestamps(),
   },
   (t) => [

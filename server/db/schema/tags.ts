@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, foreignKey, index, integer, pgTable, text, unique } from 'drizzle-orm/pg-core';
+import { boolean, foreignKey, index, integer, jsonb, pgTable, text, unique } from 'drizzle-orm/pg-core';
 import { id, organizationId, tenantPolicy, timestamps } from './columns.js';
 import { organizations } from './core.js';
 import { projects } from './projects.js';
@@ -38,6 +38,8 @@ export const tags = pgTable(
     count: integer().notNull().default(0),
     external_id: text(),
     discoverable: boolean().notNull().default(true),
+    /** Ids of the terms (synonyms, abbreviations) that also stand for this tag in a text. */
+    terms: jsonb().$type<number[]>().notNull().default([]),
     ...timestamps(),
   },
   (t) => [
@@ -47,6 +49,7 @@ export const tags = pgTable(
     // "Most used first" (sortBy=count&descending=true, id ascending breaks ties). NULLS FIRST is what
     // ORDER BY ... DESC means, so the index matches it (NULLS LAST would not, even on a NOT NULL column).
     index('tags_org_count_idx').on(t.organization_id, t.count.desc().nullsFirst(), t.id),
+    index('tags_org_terms_idx').using('gin', t.organization_id, t.terms),
     index('tags_org_name_trgm_idx').using('gin', t.organization_id, t.name.op('gin_trgm_ops')),
     foreignKey({ name: 'tags_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
     foreignKey({ name: 'tags_tag_type_fk', columns: [t.organization_id, t.tag_type_id], foreignColumns: [tagTypes.organization_id, tagTypes.id] }),
