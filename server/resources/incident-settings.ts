@@ -1,6 +1,7 @@
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { incidentCostTypes, incidentPriorities, incidentRolePolicies, incidentSeverities, incidentTypes, POLICY_ROLES, TYPE_VISIBILITIES } from '../db/schema/index.js';
-import { chainHooks, fieldsOf, hours, json, oneDefault, order, projectField, rankFields } from './common.js';
+import { chainHooks, datetime, fieldsOf, hours, json, oneDefault, order, outer, projectField, rankFields } from './common.js';
 import { defineResource } from './define.js';
 import { flag, ref, requiredText, text } from './fields.js';
 import { documentResource, templateChecks } from './knowledge.js';
@@ -154,6 +155,8 @@ export const incidentRoleResource = defineResource({
     service_id: ref().nullish(),
     individual_id: ref().nullish(),
     engage_next_oncall: flag().optional(),
+    /** Set when the role is given up: the entry stays, as Inactive. */
+    renounced_at: datetime(),
     ...projectField,
   }),
   pageSize: 10,
@@ -162,7 +165,9 @@ export const incidentRoleResource = defineResource({
     ['order', 'asc'],
   ],
   search: ['role'],
-  fields: fieldsOf(incidentRolePolicies),
+  fields: [...fieldsOf(incidentRolePolicies), 'status'],
+  // Spec §6: an entry without renounced_at is active, otherwise 'Inactive'.
+  computed: () => ({ status: sql<string>`case when ${outer(incidentRolePolicies, 'renounced_at')} is null then 'Active' else 'Inactive' end` }),
   references: {
     project_id: () => projectResource,
     incident_type_id: () => incidentTypeResource,

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { tags, tagTypes } from '../db/schema/index.js';
 import { defineResource } from './define.js';
 import { count, flag, ref, requiredRef, requiredText, text, url } from './fields.js';
+import { idList } from './common.js';
+import { termResource } from './knowledge.js';
 import { projectResource } from './projects.js';
 
 export const tagTypeResource = defineResource({
@@ -32,12 +34,14 @@ export const tagResource = defineResource({
     external_id: text(200),
     discoverable: flag().optional(),
     count: count().optional(),
+    /** Terms that also stand for the tag: their occurrence in a text recommends it. */
+    terms: idList().optional(),
     project_id: ref().nullish(),
   }),
   pageSize: 10,
   sort: [['name', 'asc']],
   search: ['name'],
-  fields: ['name', 'source', 'uri', 'description', 'count', 'external_id', 'discoverable', 'tag_type_id', 'project_id', 'created_at'],
+  fields: ['name', 'source', 'uri', 'description', 'count', 'external_id', 'discoverable', 'tag_type_id', 'terms', 'project_id', 'created_at'],
   customFilters: {
     // `{"model": "TagType", "field": "name", ...}`: tags whose type matches.
     'TagType.name': {
@@ -49,5 +53,5 @@ export const tagResource = defineResource({
         ),
     },
   },
-  references: { tag_type_id: () => tagTypeResource, project_id: () => projectResource },
+  references: { tag_type_id: () => tagTypeResource, terms: () => termResource, project_id: () => projectResource },
 });

@@ -1,14 +1,17 @@
-import { and, desc, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, or, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { feedback, serviceFeedback, tags } from '../db/schema/index.js';
+import { summarize } from '../ai/answer.js';
+import { FEEDBACK_RATINGS, feedback, SERVICE_FEEDBACK_RATINGS, serviceFeedback, tags, terms } from '../db/schema/index.js';
 import { forbidden, notFound } from '../errors.js';
 import { readableFields } from '../lib/list-query.js';
 import { inTenant } from '../plugins/tenancy.js';
 import type { ResourceDefinition } from '../resources/define.js';
 import { feedbackResource, serviceFeedbackResource } from '../resources/feedback.js';
+import { termResource } from '../resources/knowledge.js';
+import { projectResource } from '../resources/projects.js';
 import { tagResource } from '../resources/tags.js';
 import { atLeast } from '../services/auth.js';
 import { getRecord, idParam, scopeOf } from './crud.js';
@@ -33,7 +36,20 @@ function registerPairDelete(scope: FastifyInstance, def: ResourceDefinition, sec
   });
 }
 
-/** GET /tags/recommendations/{model}/{id}: tags whose names occur in the object's text, best first. */
+/** How often `needle` occurs in `text` as a whole word (not touching letters, digits or _), ignoring case. */
+function occurrences(text: string, needle: PgColumn) {
+  // The needle as a literal in a regular expression.
+  const escaped = sql`regexp_replace(${needle}, ${'([!$()*+.:<=>?[\\]^{|}\\\\-])'}::text, ${'\\\\\\1'}::text, 'g')`;
+  const count = sql<number>`regexp_count(${text}::text, '(?<![[:alnum:]_])' || ${escaped} || '(?![[:alnum:]_])', 1, 'i')`;
+  // strpos first: the cheap test rules out almost every row before the regular expression runs.
+  return sql<number>`(case when strpos(lower(${text}::text), lower(${needle})) > 0 then ${count} else 0 end)`;
+}
+
+/**
+ * GET /tags/recommendations/{model}/{id}: the discoverable tags whose names, or whose terms (the
+ * discoverable terms linked to the tag), occur in the object's text. Best first: most occurrences,
+ * then more of them on the tag's own name (a closer match than a synonym), then the most used tag.
+ */
 function registerTagRecommendations(scope: FastifyInstance, resources: ResourceDefinition[]) {
   const byName = new Map<string, ResourceDefinition>();
   for (const def of resources) {
@@ -49,23 +65,85 @@ function registerTagRecommendations(scope: FastifyInstance, resources: ResourceD
       // The object's text is what `q` searches in it: its title, name, description...
       const text = def.search.map((f) => record[f]).filter((v) => typeof v === 'string').join('\n');
       if (!text.trim()) return { items: [], total: 0 };
-      // The tag name as a literal in a regular expression, not touching letters or digits either side.
-      const escaped = sql`regexp_replace(${tags.name}, ${'([!$()*+.:<=>?[\\]^{|}\\\\-])'}::text, ${'\\\\\\1'}::text, 'g')`;
-      const score = sql<number>`regexp_count(${text}::text, '(?<![[:alnum:]_])' || ${escaped} || '(?![[:alnum:]_])', 1, 'i')`;
+
+      const termHits = occurrences(text, terms.text);
+      const foundTerms = await ctx.tx
+        .select({ id: terms.id, text: terms.text, hits: termHits })
+        .from(terms)
+        .where(and(scopeOf(termResource, ctx), eq(terms.discoverable, true), sql`${termHits} > 0`))
+        .orderBy(desc(termHits), asc(terms.id))
+        .limit(200);
+      const termById = new Map(foundTerms.map((f) => [f.id, f]));
+
+      const nameHits = occurrences(text, tags.name);
+      const linked = foundTerms.map((f) => sql`${tags.terms} @> ${JSON.stringify([f.id])}::jsonb`);
       const { selection } = readableFields(tagResource, ctx);
-      const items = await ctx.tx
-        .select({ ...selection, score: score.as('score') })
+      const candidates = await ctx.tx
+        .select({ ...selection, name_hits: nameHits.as('name_hits') })
         .from(tags)
-        .where(and(scopeOf(tagResource, ctx), eq(tags.discoverable, true), sql`strpos(lower(${text}::text), lower(${tags.name})) > 0`, sql`${score} > 0`))
-        .orderBy(desc(sql`score`), desc(tags.count), asc(tags.name), asc(tags.id))
-        .limit(50);
+        .where(and(scopeOf(tagResource, ctx), eq(tags.discoverable, true), or(sql`${nameHits} > 0`, ...linked)));
+
+      type Tag = Record<string, unknown> & { id: number; name: string; count: number; terms: number[] };
+      const items = (candidates as unknown as (Tag & { name_hits: number })[])
+        .map(({ name_hits, ...tag }) => {
+          const name = tag.name.toLowerCase();
+          // A term spelled like the tag's own name is the same match, counted once.
+          const matched = tag.terms.flatMap((id) => termById.get(id) ?? []).filter((f) => f.text.toLowerCase() !== name);
+          const score = Number(name_hits) + matched.reduce((sum, f) => sum + Number(f.hits), 0);
+          return { ...tag, score, name_hits: Number(name_hits), matched_terms: matched.map((f) => f.text) };
+        })
+        .filter((i) => i.score > 0)
+        .sort((a, b) => b.score - a.score || b.name_hits - a.name_hits || b.count - a.count || a.name.localeCompare(b.name) || a.id - b.id)
+        .slice(0, 50)
+        .map(({ name_hits: _, ...item }) => item);
       return { items, total: items.length };
     }),
   );
 }
 
+/** At most this many of the newest entries go into one feedback summary. */
+const SUMMARY_ENTRIES = 200;
+
+/**
+ * GET {path}/summarize/{projectId}: what a project's feedback says, through the AI layer's summarizer
+ * (the configured model, else the most central sentences), with the count of each rating.
+ */
+function registerFeedbackSummary(scope: FastifyInstance, def: ResourceDefinition, table: typeof feedback | typeof serviceFeedback, ratings: readonly string[]) {
+  const params = z.object({ projectId: z.coerce.number({ error: 'The project id must be a whole number.' }).int().positive('The project id must be a whole number.') });
+  scope.withTypeProvider<ZodTypeProvider>().get(`${def.path}/summarize/:projectId`, { schema: { tags: [def.label], summary: `Summarize a project's ${def.label.toLowerCase()}`, params } }, async (req) => {
+    const { projectId } = req.params;
+    const { counts, rows } = await inTenant(req, async (ctx) => {
+      await getRecord(projectResource, ctx, projectId);
+      const where = and(scopeOf(def, ctx), eq(table.project_id, projectId));
+      const counts = await ctx.tx.select({ rating: table.rating, n: count() }).from(table).where(where).groupBy(table.rating);
+      const rows = await ctx.tx.select({ feedback: table.feedback }).from(table).where(and(where, sql`nullif(trim(${table.feedback}), '') is not null`)).orderBy(desc(table.created_at), desc(table.id)).limit(SUMMARY_ENTRIES);
+      return { counts, rows };
+    });
+    // Outside the request's transaction: a model may take a while to answer.
+    const result = await summarize(
+      req.server.config,
+      rows.map((r) => r.feedback!),
+      {
+        instruction: `Summarize what this ${def.label.toLowerCase()} says, in at most 3 sentences: what went well and what did not. Use only what the texts say.`,
+        maxSentences: 3,
+      },
+    );
+    const total = counts.reduce((sum, c) => sum + c.n, 0);
+    return {
+      project_id: projectId,
+      total,
+      ratings: Object.fromEntries(ratings.map((r) => [r, counts.find((c) => c.rating === r)?.n ?? 0])),
+      summary: result.summary || (total ? 'The feedback has ratings but no comments yet.' : 'No feedback has been given yet.'),
+      method: result.answered_by,
+      notice: result.notice,
+    };
+  });
+}
+
 export function registerCatalogRoutes(scope: FastifyInstance, resources: ResourceDefinition[]) {
   registerPairDelete(scope, feedbackResource, feedback.participant_id);
   registerPairDelete(scope, serviceFeedbackResource, serviceFeedback.individual_contact_id);
+  registerFeedbackSummary(scope, feedbackResource, feedback, FEEDBACK_RATINGS);
+  registerFeedbackSummary(scope, serviceFeedbackResource, serviceFeedback, SERVICE_FEEDBACK_RATINGS);
   registerTagRecommendations(scope, resources);
 }

@@ -123,7 +123,7 @@ t.test('feedback and service feedback delete with two ids; the second may be 0',
   t.equal((await api('DELETE', `/servicefeedback/${s2.id}/0`)).status, 404, 'gone');
 });
 
-t.test('tag recommendations: tags whose names occur in the object text, best first', async (t) => {
+t.test('tag recommendations: tags whose names or terms occur in the object text, best first', async (t) => {
   const { post, api } = await setup(t);
   const type = await post('/tag_types', { name: 'Topic' });
   const tag = (name: string, extra: Record<string, unknown> = {}) => post('/tags', { name, tag_type_id: type.id, ...extra });
@@ -155,6 +155,98 @@ t.test('tag recommendations: tags whose names occur in the object text, best fir
   t.equal(unknown.body.detail[0].msg, "Model 'Spaceship' could not be found.");
   const plain = await post('/documents', { name: 'Nothing relevant here' });
   t.same((await api('GET', `/tags/recommendations/Document/${plain.id}`)).body.items, []);
+});
+
+t.test("tag recommendations: a term's occurrence recommends the tags it stands for, ranked by matches", async (t) => {
+  const { post, api } = await setup(t);
+  const type = await post('/tag_types', { name: 'Technology' });
+  const pg = await post('/terms', { text: 'PG' });
+  const postgres = await post('/terms', { text: 'Postgres' });
+  const k8s = await post('/terms', { text: 'k8s' });
+  const hidden = await post('/terms', { text: 'ELB', discoverable: false });
+  const tag = (name: string, terms: number[], extra: Record<string, unknown> = {}) => post('/tags', { name, tag_type_id: type.id, terms, ...extra });
+  await tag('PostgreSQL', [pg.id, postgres.id]);
+  await tag('Kubernetes', [k8s.id], { count: 50 });
+  await tag('Load balancer', [hidden.id]);
+  await tag('Redis', [], { count: 99 });
+  t.equal((await api('POST', '/tags', { name: 'Broken', tag_type_id: type.id, terms: [4242] })).status, 422, 'a term must exist');
+
+  const incidentText = 'PG replicas lagged behind; Postgres failover took 4 minutes. The k8s operator restarted the ELB. PG is back.';
+  const doc = await post('/documents', { name: 'Replica lag', description: incidentText });
+  const res = await api('GET', `/tags/recommendations/Document/${doc.id}`);
+  t.equal(res.status, 200);
+  t.same(
+    res.body.items.map((i: { name: string; score: number; matched_terms: string[] }) => [i.name, i.score, i.matched_terms.sort()]),
+    [
+      ['PostgreSQL', 3, ['PG', 'Postgres']],
+      ['Kubernetes', 1, ['k8s']],
+    ],
+    'no tag name occurs: both come through their terms; three matches rank above one; a term that is not discoverable recommends nothing',
+  );
+
+  // A match on the tag's own name counts too, and ranks above the same number of matches through terms.
+  const named = await post('/documents', { name: 'Kubernetes upgrade', description: 'Upgrade of the PG operator.' });
+  t.same(
+    (await api('GET', `/tags/recommendations/Document/${named.id}`)).body.items.map((i: { name: string; score: number }) => [i.name, i.score]),
+    [
+      ['Kubernetes', 1],
+      ['PostgreSQL', 1],
+    ],
+  );
+  // Unlinking the term stops the recommendation.
+  const postgresql = (await api('GET', `/tags?q=PostgreSQL`)).body.items[0];
+  await api('PUT', `/tags/${postgresql.id}`, { terms: [] });
+  t.same((await api('GET', `/tags/recommendations/Document/${doc.id}`)).body.items.map((i: { name: string }) => i.name), ['Kubernetes']);
+});
+
+t.test('standing incident roles carry renounced_at; a renounced one reads Inactive', async (t) => {
+  const { post, api } = await setup(t);
+  const ann = await post('/individuals', { name: 'Ann', email: 'ann@example.com' });
+  const active = await post('/incident_roles', { role: 'liaison', individual_id: ann.id });
+  t.match(active, { renounced_at: null, status: 'Active' });
+  const renounced = await api('PUT', `/incident_roles/${active.id}`, { renounced_at: '2026-03-01T10:00:00Z' });
+  t.equal(renounced.status, 200);
+  t.match(renounced.body, { renounced_at: '2026-03-01T10:00:00.000Z', status: 'Inactive' });
+  await post('/incident_roles', { role: 'scribe', individual_id: ann.id });
+  const inactive = await api('GET', `/incident_roles?filter=${encodeURIComponent(JSON.stringify({ and: [{ field: 'status', op: '==', value: 'Inactive' }] }))}`);
+  t.same(inactive.body.items.map((r: { role: string }) => r.role), ['liaison'], 'the list filters on the status');
+  t.equal((await api('PUT', `/incident_roles/${active.id}`, { renounced_at: 'yesterday' })).status, 422);
+  t.equal((await api('PUT', `/incident_roles/${active.id}`, { renounced_at: null })).body.status, 'Active', 'taking the role up again');
+});
+
+t.test("feedback summarize/{projectId}: the project's feedback through the AI layer's summarizer, with rating counts", async (t) => {
+  const { post, api } = await setup(t);
+  const project = await post('/projects', { name: 'Summarized' });
+  const other = await post('/projects', { name: 'Elsewhere' });
+  const given = [
+    ['Very satisfied', 'The commander kept the status updates clear and regular.'],
+    ['Somewhat dissatisfied', 'The status updates came late during the database failover.'],
+    ['Very satisfied', 'Clear status updates; the runbook for the failover worked.'],
+    ['Very satisfied', ''],
+  ];
+  for (const [rating, feedback] of given) await post('/feedback', { rating, feedback, project_id: project.id });
+  await post('/feedback', { rating: 'Very dissatisfied', feedback: 'Nobody answered the pager at night.', project_id: other.id });
+
+  const res = await api('GET', `/feedback/summarize/${project.id}`);
+  t.equal(res.status, 200);
+  t.equal(res.body.total, 4);
+  t.same(res.body.ratings, { 'Very satisfied': 3, 'Somewhat satisfied': 0, 'Neither satisfied nor dissatisfied': 0, 'Somewhat dissatisfied': 1, 'Very dissatisfied': 0 });
+  t.equal(res.body.method, 'extractive', 'no model configured: the summarizer quotes the feedback');
+  t.match(res.body.summary, /status updates/);
+  t.notMatch(res.body.summary, /pager/, "another project's feedback stays out");
+
+  const empty = await post('/projects', { name: 'Quiet' });
+  t.match((await api('GET', `/feedback/summarize/${empty.id}`)).body, { total: 0, summary: 'No feedback has been given yet.' });
+  const missing = await api('GET', '/feedback/summarize/99999');
+  t.equal(missing.status, 404);
+  t.equal(missing.body.detail[0].msg, "Project '99999' could not be found.");
+  t.equal((await api('GET', '/feedback/summarize/abc')).status, 422);
+
+  const service = await post('/services', { name: 'Payments' });
+  await post('/servicefeedback', { rating: 'Lots of effort', feedback: 'Paging the payments service took three tries.', service_id: service.id, project_id: project.id });
+  const services = await api('GET', `/servicefeedback/summarize/${project.id}`);
+  t.equal(services.status, 200);
+  t.match(services.body, { total: 1, ratings: { 'Lots of effort': 1, 'No effort': 0 }, summary: /three tries/ });
 });
 
 t.test('OKRs are list only; progress is computed from key results', async (t) => {
