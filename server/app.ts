@@ -9,6 +9,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import { registerAiScope, registerAiWorkspace } from './ai/plugin.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
+import { registerAppJobs } from './jobs/app-jobs.js';
 import { registerErrorHandling, httpError } from './errors.js';
 import { registerTenancy } from './plugins/tenancy.js';
 import { resources } from './resources/index.js';
@@ -61,6 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(fastifyJwt, { secret });
   await ensureDefaults(database.db, { adminEmail: config.FIREWATCH_ADMIN_EMAIL, adminPassword: config.FIREWATCH_ADMIN_PASSWORD, trialDays: config.TRIAL_DAYS });
   const mailer = options.mailer ?? createMailer(config.SMTP_URL, config.MAIL_FROM, app.log);
+  await registerAppJobs(app, { mailer });
 
   await app.register(fastifySwagger, {
     openapi: {

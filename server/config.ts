@@ -28,6 +28,11 @@ const schema = z.object({
   ANONYMOUS_SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   YOUTUBE_BASE_URL: z.string().url().default('https://www.youtube.com'),
   JOB_POLL_SECONDS: z.coerce.number().min(0.5).default(2),
+  /** When overdue-task reminders go out (cron, UTC; `off` for never): every 15 minutes by default. */
+  TASK_REMINDER_CRON: z
+    .string()
+    .regex(/^(off|\S+( \S+){4,5})$/, 'must be a cron expression such as */15 * * * *, or off')
+    .default('*/15 * * * *'),
   /** Conference link each incident gets; {organization} and {name} are filled in. */
   CONFERENCE_URL_TEMPLATE: z.string().default('https://meet.jit.si/firewatch-{organization}-{name}'),
 });

@@ -1,6 +1,12 @@
 import { EventEmitter } from 'node:events';
+import { sql, type SQL } from 'drizzle-orm';
 import PgBoss from 'pg-boss';
-import type { Database } from '../db/client.js';
+import type { Database, Tx } from '../db/client.js';
+
+/** What pg-boss runs its SQL on: the app's database, or one open transaction. */
+export interface SqlExecutor {
+  executeSql(text: string, values?: unknown[]): Promise<SqlResult>;
+}
 
 export interface JobOptions {
   /** Attempts after the first failure (default 2). */
@@ -8,6 +14,11 @@ export interface JobOptions {
   retryDelaySeconds?: number;
   /** A job with the same key that is still queued is not added again. */
   singletonKey?: string;
+  /**
+   * Insert the job in this transaction (see `inTransaction`): it exists once the transaction commits
+   * and never if it rolls back. The queue must have started with a worker for `name` registered.
+   */
+  db?: SqlExecutor;
 }
 
 export type JobHandler<T> = (data: T, job: { id: string; name: string }) => Promise<void>;
@@ -16,8 +27,17 @@ export type JobHandler<T> = (data: T, job: { id: string; name: string }) => Prom
 export interface Queue {
   enqueue<T extends object>(name: string, data: T, opts?: JobOptions): Promise<string | null>;
   work<T extends object>(name: string, handler: JobHandler<T>, opts?: { concurrency?: number }): Promise<void>;
-  /** Starts pg-boss and the registered workers (idempotent). */
+  /** Sends a `name` job with `data` on the cron schedule (UTC), once across all processes; null removes it. */
+  schedule(name: string, cron: string | null, data?: object): Promise<void>;
+  /** Jobs of `name` (whose data contains `match`, if given) per state: created, retry, active, completed, cancelled, failed. */
+  countJobs(name: string, match?: object): Promise<Record<string, number>>;
+  /** Wakes this process's `name` workers now instead of at their next poll. */
+  notify(name: string): void;
+  /** Started and not stopped. */
+  readonly running: boolean;
+  /** Starts pg-boss and the registered workers and schedules (idempotent). */
   start(): Promise<void>;
+  /** Stops taking jobs and waits (up to 10 s) for the running ones to finish. */
   stop(): Promise<void>;
   /** Emits 'failed' (name, error) when a handler throws; handlers report their own state too. */
   events: EventEmitter;
@@ -32,7 +52,11 @@ interface SqlResult {
  * the embedded PGlite instead of opening its own connections. Parameterless text may hold several
  * statements (pg-boss's schema migrations), which need the simple query protocol.
  */
-function adapter(database: Database): { executeSql(text: string, values?: unknown[]): Promise<SqlResult> } {
+/** Objects as JSON text, as node-postgres (what pg-boss expects) sends them. */
+const jsonParams = (values: unknown[]) =>
+  values.map((v) => (v === undefined ? null : v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) && !Buffer.isBuffer(v) ? JSON.stringify(v) : v));
+
+function adapter(database: Database): SqlExecutor {
   const client = (database.db as unknown as { $client: unknown }).$client;
   if (database.kind === 'pglite') {
     const pg = client as { query(t: string, v?: unknown[]): Promise<SqlResult>; exec(t: string): Promise<SqlResult[]> };
@@ -48,8 +72,7 @@ function adapter(database: Database): { executeSql(text: string, values?: unknow
   const sql = client as Unsafe & { reserve(): Promise<Unsafe & { release(): void }> };
   return {
     async executeSql(text, values) {
-      // node-postgres (what pg-boss expects) sends plain objects as JSON text; postgres.js needs it done.
-      const params = values?.map((v) => (v === undefined ? null : v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) && !Buffer.isBuffer(v) ? JSON.stringify(v) : v));
+      const params = values && jsonParams(values);
       if (params && params.length) return { rows: [...(await sql.unsafe(text, params))] };
       // postgres.js allows BEGIN/COMMIT text only on a reserved connection.
       const conn = await sql.reserve();
@@ -66,6 +89,21 @@ function adapter(database: Database): { executeSql(text: string, values?: unknow
   };
 }
 
+/**
+ * pg-boss's statements inside a Drizzle transaction (PGlite or postgres.js): `$n` placeholders become
+ * bound parameters. The transaction's role must be allowed to write the pgboss schema (`ctx.asSystem`).
+ */
+export function inTransaction(tx: Tx): SqlExecutor {
+  return {
+    async executeSql(text, values = []) {
+      const params = jsonParams(values);
+      const chunks: SQL[] = text.split(/\$(\d+)/).map((part, i) => (i % 2 ? sql`${params[Number(part) - 1] ?? null}` : sql.raw(part)));
+      const result = (await tx.execute(sql.join(chunks))) as unknown as { rows?: unknown[] } | unknown[];
+      return { rows: Array.isArray(result) ? [...result] : (result.rows ?? []) };
+    },
+  };
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** The app's job queue (server/jobs/queue.ts). */
@@ -74,16 +112,28 @@ declare module 'fastify' {
 }
 
 export interface QueueOptions {
-  /** How often an idle worker looks for jobs (seconds, at least 0.5). */
+  /**
+   * How often an idle worker looks for jobs (seconds, at least 0.5). Schedules are checked 15 times
+   * as rarely, between every 1 and every 30 s, so a short interval (tests) makes the clock quick too.
+   */
   pollingIntervalSeconds?: number;
 }
 
 export function createQueue(database: Database, opts: QueueOptions = {}): Queue {
-  const boss = new PgBoss({ db: adapter(database), schema: 'pgboss', maintenanceIntervalSeconds: 300 } as never);
+  const poll = opts.pollingIntervalSeconds ?? 2;
+  const db = adapter(database);
+  const boss = new PgBoss({
+    db,
+    schema: 'pgboss',
+    maintenanceIntervalSeconds: 300,
+    cronMonitorIntervalSeconds: Math.min(30, Math.max(1, Math.round(poll * 15))),
+    cronWorkerIntervalSeconds: Math.min(30, Math.max(1, Math.ceil(poll))),
+  } as never);
   const events = new EventEmitter();
   const created = new Set<string>();
   const workers = new Map<string, string[]>();
   let started: Promise<void> | null = null;
+  let ready = false;
   let stopped = false;
   boss.on('error', (err) => {
     if (!stopped && events.listenerCount('error')) events.emit('error', err);
@@ -95,31 +145,66 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
     created.add(name);
   };
 
-  // Handlers registered before start() begin polling when the queue starts (at listen, or at the
-  // first enqueue), so an app that never queues anything (most tests) never touches pg-boss.
+  // Workers and schedules registered before start() begin when the queue starts (when the app is
+  // ready, see server/jobs/app-jobs.ts).
   const pending: (() => Promise<void>)[] = [];
+  const notify = (name: string) => {
+    for (const w of workers.get(name) ?? []) boss.notifyWorker(w);
+  };
   const queue: Queue = {
     events,
+    get running() {
+      return ready && !stopped;
+    },
     start() {
       started ??= (async () => {
         await boss.start();
         for (const register of pending.splice(0)) await register();
+        ready = true;
       })();
       return started;
     },
     async enqueue(name, data, o = {}) {
+      const options = { retryLimit: o.retryLimit ?? 2, retryDelay: o.retryDelaySeconds ?? 5, retryBackoff: true, singletonKey: o.singletonKey };
+      if (o.db) {
+        // Inside the caller's transaction nothing else may touch the database (PGlite would wait
+        // for that transaction forever), so the queue must exist already.
+        if (!ready || !created.has(name)) throw new Error(`The job queue '${name}' is not ready: start the queue with a worker for it first.`);
+        return boss.send(name, data, { ...options, db: o.db } as never);
+      }
       await queue.start();
       await ensureQueue(name);
-      const id = await boss.send(name, data, { retryLimit: o.retryLimit ?? 2, retryDelay: o.retryDelaySeconds ?? 5, retryBackoff: true, singletonKey: o.singletonKey });
-      // Wake this process's workers now instead of at their next poll.
-      for (const w of workers.get(name) ?? []) boss.notifyWorker(w);
+      const id = await boss.send(name, data, options);
+      notify(name);
       return id;
+    },
+    notify,
+    async schedule(name, cron, data = {}) {
+      const register = async () => {
+        await ensureQueue(name);
+        if (cron) await boss.schedule(name, cron, data, { tz: 'UTC' });
+        else await boss.unschedule(name);
+      };
+      if (started) {
+        await started;
+        await register();
+      } else pending.push(register);
+    },
+    async countJobs(name, match) {
+      await queue.start();
+      const { rows } = await db.executeSql(
+        `select state, count(*)::int as n from pgboss.job where name = $1 and ($2::jsonb is null or data @> $2::jsonb) group by state`,
+        [name, match ? JSON.stringify(match) : null],
+      );
+      const counts: Record<string, number> = { created: 0, retry: 0, active: 0, completed: 0, cancelled: 0, failed: 0 };
+      for (const row of rows as { state: string; n: number }[]) counts[row.state] = Number(row.n);
+      return counts;
     },
     async work(name, handler, o = {}) {
       const register = async () => {
         await ensureQueue(name);
         for (let i = 0; i < (o.concurrency ?? 1); i++) {
-          const id = await boss.work<object>(name, { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize: 1 }, async (jobs) => {
+          const id = await boss.work<object>(name, { pollingIntervalSeconds: poll, batchSize: 1 }, async (jobs) => {
             for (const job of jobs) {
               try {
                 await handler(job.data as never, { id: job.id, name: job.name });

@@ -6,19 +6,19 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getRecord, idParam } from './crud.js';
 import { inTenant } from '../plugins/tenancy.js';
 import { taskResource } from '../resources/incidents.js';
-import { setTaskStatus, taskReminders } from '../services/incidents/tasks.js';
+import { sendReminderMails, setTaskStatus, taskReminders } from '../services/incidents/tasks.js';
 
 /** Task actions beyond CRUD (spec §7 /tasks): resolve and reopen with their messages. */
 export function registerTaskRoutes(scope: FastifyInstance, deps?: { mailer: Mailer }) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  // Sends due reminders now (a scheduler or the job queue calls this periodically).
+  // Sends this organization's due reminders now; the job queue does so for all on a schedule (server/jobs/app-jobs.ts).
   app.post('/tasks/reminders/send', { schema: { tags: ['Task'], summary: 'E-mail the owners and assignees of overdue open tasks (once a day per task)' } }, async (req) => {
     const mails = await inTenant(req, async (ctx) => {
       if (!atLeast(ctx.role, 'Admin')) throw forbidden('Only an Admin or above may send task reminders.');
       return taskReminders(ctx);
     });
-    const sent = deps ? await Promise.allSettled(mails.map((m) => deps.mailer(m))) : [];
-    return { message: `${sent.filter((s) => s.status === 'fulfilled').length} reminder(s) sent.`, sent: sent.filter((s) => s.status === 'fulfilled').length };
+    const sent = deps ? await sendReminderMails(deps.mailer, mails, req.log) : 0;
+    return { message: `${sent} reminder(s) sent.`, sent };
   });
   for (const [path, status] of [['mark-resolved', 'Resolved'], ['mark-open', 'Open']] as const) {
     app.post(`/tasks/:id/${path}`, { schema: { tags: ['Task'], summary: status === 'Resolved' ? 'Resolve a task' : 'Reopen a task', params: idParam } }, (req) =>

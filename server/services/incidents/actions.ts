@@ -158,7 +158,7 @@ export function setReviewTemplateLookup(lookup: ReviewTemplateLookup) {
 
 export async function requestPostmortem(ctx: RequestContext, incidentId: number) {
   await loadIncident(ctx, incidentId);
-  enqueue(ctx, 'incident.postmortem', { incident_id: incidentId, requested_by: await callerEmail(ctx) });
+  await enqueue(ctx, 'incident.postmortem', { incident_id: incidentId, requested_by: await callerEmail(ctx) });
   await addEvent(ctx, { incident_id: incidentId, type: 'Resource updated', description: `Postmortem requested by ${await actorOf(ctx)}`, owner: await callerEmail(ctx) });
   return 'Postmortem (PIR) story will be available shortly';
 }

@@ -64,7 +64,7 @@ export async function createCase(ctx: RequestContext, input: CaseInput) {
   await setCaseTags(ctx, row!.id, tagIds);
   await setCaseParticipants(ctx, row!.id, participants);
   await addEvent(ctx, { case_id: row!.id, type: 'Other', source: 'Case Participant', description: `Case ${row!.name} created by ${me ?? 'an API key'}`, owner: me });
-  enqueue(ctx, 'case.provision', { case_id: row!.id });
+  await enqueue(ctx, 'case.provision', { case_id: row!.id });
   return row!.id;
 }
 

@@ -155,7 +155,7 @@ export async function createIncident(ctx: RequestContext, input: IncidentInput) 
     owner: me,
     details: { commander, reporter },
   });
-  enqueue(ctx, 'incident.provision', { incident_id: incident.id });
+  await enqueue(ctx, 'incident.provision', { incident_id: incident.id });
   if (input.status && input.status !== 'Active') await setIncidentStatus(ctx, incident.id, input.status);
   return incident.id;
 }
@@ -201,12 +201,17 @@ export async function setIncidentStatus(ctx: RequestContext, id: number, status:
       await addEvent(ctx, { incident_id: id, type: 'Other', description: `Linked case ${c.name} closed` });
     }
   }
-  if (status !== 'Active') {
-    const ran = await workflowRunner(ctx, { incident_id: id }, status);
-    if (ran) await addEvent(ctx, { incident_id: id, type: 'Other', source: 'Workflow', description: `Running ${ran} ${status.toLowerCase()} status workflow${ran === 1 ? '' : 's'}` });
-  }
+  if (status !== 'Active') await enqueue(ctx, 'incident.workflows', { incident_id: id, status });
   return STATUS_MESSAGES[status];
 }
+
+/** Background: the workflows bound to the status the incident was moved to. */
+registerJob('incident.workflows', async (ctx, data) => {
+  const id = data.incident_id as number;
+  const status = data.status as Status;
+  const ran = await workflowRunner(ctx, { incident_id: id }, status);
+  if (ran) await addEvent(ctx, { incident_id: id, type: 'Other', source: 'Workflow', description: `Running ${ran} ${status.toLowerCase()} status workflow${ran === 1 ? '' : 's'}` });
+});
 
 /** Timeline wording of a field change (only the fields a user edits; timestamps are kept quiet). */
 const FIELD_LABELS: Record<string, string> = {

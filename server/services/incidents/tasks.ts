@@ -1,8 +1,12 @@
 import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
-import { tasks } from '../../db/schema/index.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import { organizations, tasks } from '../../db/schema/index.js';
 import { notFound } from '../../errors.js';
+import { runInTenant } from '../../plugins/tenancy.js';
 import type { RequestContext } from '../../resources/define.js';
-import type { Mail } from '../mail.js';
+import type { Mail, Mailer } from '../mail.js';
 import { actorOf, addEvent, callerEmail } from './common.js';
 
 type TaskRow = typeof tasks.$inferSelect;
@@ -64,7 +68,10 @@ export async function setTaskStatus(ctx: RequestContext, id: number, status: Tas
   return status === 'Resolved' ? 'Task resolved successfully.' : 'Task opened successfully.';
 }
 
-/** Open tasks past resolve_by with reminders on, not reminded in the last day (for the reminder job). */
+/**
+ * Open tasks past resolve_by with reminders on, not reminded in the last day (for the reminder job).
+ * Locked, skipping rows another sweep holds, so two sweeps at once never remind of the same task.
+ */
 export async function dueReminders(ctx: RequestContext, now = new Date()) {
   return ctx.tx
     .select()
@@ -77,7 +84,8 @@ export async function dueReminders(ctx: RequestContext, now = new Date()) {
         lte(tasks.resolve_by, now),
         or(isNull(tasks.last_reminder_at), lt(tasks.last_reminder_at, new Date(now.getTime() - 86400_000))),
       ),
-    );
+    )
+    .for('update', { skipLocked: true });
 }
 
 /**
@@ -95,4 +103,22 @@ export async function taskReminders(ctx: RequestContext, now = new Date()): Prom
       text: `This task was due ${t.resolve_by!.toISOString().replace('T', ' ').slice(0, 19)} UTC and is still open:\n\n${t.description}\n\nResolve it, or turn its reminders off.\n`,
     })),
   );
+}
+
+/** Sends the mails (after their transaction committed); returns how many went out. */
+export async function sendReminderMails(mailer: Mailer, mails: Mail[], log?: FastifyBaseLogger) {
+  const results = await Promise.allSettled(mails.map((m) => mailer(m)));
+  results.forEach((r, i) => r.status === 'rejected' && log?.warn({ err: r.reason, to: mails[i]!.to }, 'task reminder not sent'));
+  return results.filter((r) => r.status === 'fulfilled').length;
+}
+
+/** The scheduled sweep: due reminders of every organization, each in its own tenant transaction. */
+export async function remindEveryOrganization(db: Db, config: Config, mailer: Mailer, log?: FastifyBaseLogger) {
+  const orgs = await db.select({ id: organizations.id, slug: organizations.slug }).from(organizations).orderBy(organizations.id);
+  let sent = 0;
+  for (const org of orgs) {
+    const mails = await runInTenant(db, config, { orgId: org.id, orgSlug: org.slug, userId: null, role: 'Owner' }, (ctx) => taskReminders(ctx));
+    sent += await sendReminderMails(mailer, mails, log);
+  }
+  return sent;
 }

@@ -118,7 +118,7 @@ t.test('escalation: creates the incident, copies tags and events, links both', a
 });
 
 t.test("settings: type, priority and severity by name; escalation takes the case type's incident type", async (t) => {
-  const { api, projectId, request, organization } = await incidentApp(t);
+  const { api, projectId, request, organization, drain } = await incidentApp(t);
   const doc = await api('POST', '/documents', { name: 'Security review template', resource_type: 'dispatch-incident-review-document-template', description: 'Answer the five whys.' });
   t.equal(doc.status, 201, JSON.stringify(doc.body));
   const itype = await api('POST', '/incident_types', { name: 'Security', review_template_document_id: doc.body.id, custom_checklist: [{ text: 'Preserve evidence', required: true }, { text: 'Rotate credentials' }] });
@@ -137,8 +137,7 @@ t.test("settings: type, priority and severity by name; escalation takes the case
   const listed = await api('GET', `/iaos?filter=${encodeURIComponent(JSON.stringify([{ field: 'incident_type_name', op: '==', value: 'Security' }]))}`);
   t.same(listed.body.items.map((i: any) => [i.name, i.incident_type_name, i.incident_priority_name]), [['IAO-1', 'Security', 'High']]);
   await api('POST', `/iaos/${esc.body.incident_id}/postmortem/create`);
-  const { drainJobs } = await import('../../../server/services/incidents/background.js');
-  await drainJobs();
+  await drain();
   const review = (await api('GET', `/iaos/${esc.body.incident_id}`)).body.resources.find((r: any) => r.resource_type === 'dispatch-incident-review-document');
   t.match(review.content, /Template: Security review template/);
   t.match(review.content, /Answer the five whys\./);

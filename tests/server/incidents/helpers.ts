@@ -15,6 +15,8 @@ export async function incidentApp(t: Test, env: Record<string, string> = {}) {
     if (res.status !== 201) throw new Error(`incident: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body as Record<string, any>;
   };
-  return { ...base, token, projectId: project.body.id as number, api, createIncident, drain: drainJobs };
+    /** Waits until the background jobs (conversation, conference, postmortem, workflows) have run. */
+  const drain = () => drainJobs(base.app);
+  return { ...base, token, projectId: project.body.id as number, api, createIncident, drain };
 }
 export type IncidentApp = Awaited<ReturnType<typeof incidentApp>> & TestApp;
