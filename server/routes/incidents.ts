@@ -9,9 +9,12 @@ import { addComment, addCustomEvent, addResource, createReport, deleteEvent, lis
 import { drainJobs } from '../services/incidents/background.js';
 import { EVENT_SOURCES, EVENT_TYPES, loadIncident, TIMELINE_FILTERS, type EventType } from '../services/incidents/common.js';
 import { incidentResponseCost } from '../services/incidents/costs.js';
-import { dashboardSummary, incidentForecast, listSteps, similarIncidents, stepSummary, updateStep } from '../services/incidents/insights.js';
+import { dashboardSummary } from '../services/incidents/dashboards.js';
+import { incidentForecast, listSteps, similarIncidents, stepSummary, updateStep } from '../services/incidents/insights.js';
 import { assignRole, joinIncident, renounceRole, setIncidentStatus, subscribeIncident } from '../services/incidents/lifecycle.js';
 import { fullIncident } from '../services/incidents/read.js';
+import { createIncidentHandoff, handoffPrefill } from '../services/incidents/handoffs.js';
+import { handoffResource } from '../resources/oncall.js';
 import { idParam } from './crud.js';
 
 const tags = ['IAO'];
@@ -41,8 +44,17 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
     inTenant(req, (ctx) => incidentForecast(ctx, req.query.months, req.query.ahead), { readOnly: true }),
   );
 
-  app.get('/iaos/metric/summary', { schema: { tags, summary: 'Dashboard figures: incidents, cases and tasks per month, times to stable and close, cost, people', querystring: z.strictObject({ since: date().optional() }) } }, (req) =>
-    inTenant(req, (ctx) => dashboardSummary(ctx, req.query.since ?? new Date(Date.now() - 365 * 86400_000)), { readOnly: true }),
+  app.get(
+    '/iaos/metric/summary',
+    {
+      schema: {
+        tags,
+        summary: 'Dashboard figures: incidents, cases and tasks per month, times to stable and close, cost, people, data sources, feedback ratings',
+        querystring: z.strictObject({ since: date().optional(), project_id: id.optional() }),
+      },
+    },
+    (req) =>
+      inTenant(req, (ctx) => dashboardSummary(ctx, { since: req.query.since ?? new Date(Date.now() - 365 * 86400_000), projectId: req.query.project_id }), { readOnly: true }),
   );
 
   app.get('/iaos/similar-incidents/:id', { schema: { tags, summary: 'Similar incidents, scored', params: idParam } }, (req) => inTenant(req, (ctx) => similarIncidents(ctx, req.params.id), { readOnly: true }));
@@ -92,6 +104,16 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
     const sent = await Promise.allSettled(mails.map((m) => deps.mailer(m)));
     for (const s of sent) if (s.status === 'rejected') req.log.warn({ err: s.reason }, 'report mail failed');
     return reply.status(201).send({ message: `${req.params.type === 'tactical' ? 'Tactical' : 'Executive'} report created successfully.`, report, emailed: sent.filter((s) => s.status === 'fulfilled').length });
+  });
+
+  app.get(
+    '/oncall/handoffs/prefill',
+    { schema: { tags: ['Handoff'], summary: "Handoff dialog defaults: the caller's shift, its ongoing incidents (or one incident) and their tasks", querystring: z.strictObject({ incident_id: id.optional() }) } },
+    (req) => inTenant(req, (ctx) => handoffPrefill(ctx, req.query.incident_id), { readOnly: true }),
+  );
+  app.post('/iaos/:id/handoff', { schema: { tags, summary: "Record an on-call handoff from the incident (in the incident's project) on its timeline", params: idParam, body: handoffResource.create } }, async (req, reply) => {
+    const handoff = await inTenant(req, (ctx) => createIncidentHandoff(ctx, req.params.id, req.body as Record<string, unknown>));
+    return reply.status(201).send({ message: 'Handoff created successfully.', handoff });
   });
 
   app.post('/iaos/:id/comments/add', { schema: { tags, summary: 'Add a comment', params: idParam, body: z.strictObject({ text: requiredText(20_000) }) } }, async (req, reply) => {

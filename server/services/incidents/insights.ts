@@ -1,9 +1,9 @@
 import { and, asc, eq, gte, sql } from 'drizzle-orm';
-import { cases, caseTypes, events, incidentCosts, incidentParticipants, incidentPriorities, incidents, incidentSteps, incidentTags, incidentTypes, STEP_STATUSES, tasks } from '../../db/schema/index.js';
+import { events, incidents, incidentSteps, incidentTags, STEP_STATUSES } from '../../db/schema/index.js';
 import { httpError } from '../../errors.js';
 import type { RequestContext } from '../../resources/define.js';
 import { summarize } from './ai.js';
-import { actorOf, addEvent, callerEmail, caseScope, incidentScope, loadIncident } from './common.js';
+import { actorOf, addEvent, callerEmail, incidentScope, loadIncident } from './common.js';
 
 /* ---------- similar incidents ---------- */
 
@@ -131,79 +131,4 @@ export async function stepSummary(ctx: RequestContext, incidentId: number, stepI
     maxSentences: 3,
   });
   return { step_id: stepId, summary: result.summary, method: result.method };
-}
-
-/* ---------- dashboards ---------- */
-
-const monthOf = (col: unknown) => sql<string>`to_char(date_trunc('month', ${col} at time zone 'UTC'), 'YYYY-MM')`;
-const hoursBetween = (a: unknown, b: unknown) => sql<number | null>`round((avg(extract(epoch from (${b} - ${a}))) / 3600)::numeric, 2)::float8`;
-
-/**
- * What the incident, case and task dashboards chart: counts per month by status, type and priority,
- * mean hours to stable and to close, response cost and open tasks; grouped queries over the rows the
- * caller may see, reported since `since`.
- */
-export async function dashboardSummary(ctx: RequestContext, since: Date) {
-  const org = ctx.orgId;
-  const im = monthOf(incidents.reported_at);
-  const incidentRows = await ctx.tx
-    .select({ month: im, status: incidents.status, type: incidentTypes.name, priority: incidentPriorities.name, count: sql<number>`count(*)::int` })
-    .from(incidents)
-    .leftJoin(incidentTypes, and(eq(incidentTypes.organization_id, incidents.organization_id), eq(incidentTypes.id, incidents.incident_type_id)))
-    .leftJoin(incidentPriorities, and(eq(incidentPriorities.organization_id, incidents.organization_id), eq(incidentPriorities.id, incidents.incident_priority_id)))
-    .where(and(incidentScope(ctx), gte(incidents.reported_at, since)))
-    .groupBy(im, incidents.status, incidentTypes.name, incidentPriorities.name)
-    .orderBy(im);
-  const [incidentTimes] = await ctx.tx
-    .select({
-      total: sql<number>`count(*)::int`,
-      hours_to_stable: hoursBetween(incidents.reported_at, incidents.stable_at),
-      hours_to_close: hoursBetween(incidents.reported_at, incidents.closed_at),
-      cost: sql<number>`coalesce((select sum(${incidentCosts.amount}) from ${incidentCosts} where ${incidentCosts.organization_id} = ${org}), 0)::float8`,
-    })
-    .from(incidents)
-    .where(and(incidentScope(ctx), gte(incidents.reported_at, since)));
-  const cm = monthOf(cases.reported_at);
-  const caseRows = await ctx.tx
-    .select({ month: cm, status: cases.status, type: caseTypes.name, count: sql<number>`count(*)::int` })
-    .from(cases)
-    .leftJoin(caseTypes, and(eq(caseTypes.organization_id, cases.organization_id), eq(caseTypes.id, cases.case_type_id)))
-    .where(and(caseScope(ctx), gte(cases.reported_at, since)))
-    .groupBy(cm, cases.status, caseTypes.name)
-    .orderBy(cm);
-  const [caseTimes] = await ctx.tx
-    .select({ total: sql<number>`count(*)::int`, hours_to_triage: hoursBetween(cases.reported_at, cases.triage_at), hours_to_close: hoursBetween(cases.reported_at, cases.closed_at) })
-    .from(cases)
-    .where(and(caseScope(ctx), gte(cases.reported_at, since)));
-  const tm = monthOf(tasks.created_at);
-  const taskRows = await ctx.tx
-    .select({ month: tm, status: tasks.status, priority: tasks.priority, count: sql<number>`count(*)::int` })
-    .from(tasks)
-    .where(and(eq(tasks.organization_id, org), gte(tasks.created_at, since)))
-    .groupBy(tm, tasks.status, tasks.priority)
-    .orderBy(tm);
-  const [taskTimes] = await ctx.tx
-    .select({
-      total: sql<number>`count(*)::int`,
-      open: sql<number>`(count(*) filter (where ${tasks.status} = 'Open'))::int`,
-      overdue: sql<number>`(count(*) filter (where ${tasks.status} = 'Open' and ${tasks.resolve_by} < now()))::int`,
-      hours_to_resolve: hoursBetween(tasks.created_at, tasks.resolved_at),
-    })
-    .from(tasks)
-    .where(and(eq(tasks.organization_id, org), gte(tasks.created_at, since)));
-  const people = await ctx.tx
-    .select({ email: incidentParticipants.email, incidents: sql<number>`count(distinct ${incidentParticipants.incident_id})::int` })
-    .from(incidentParticipants)
-    .innerJoin(incidents, and(eq(incidents.organization_id, incidentParticipants.organization_id), eq(incidents.id, incidentParticipants.incident_id)))
-    .where(and(incidentScope(ctx), gte(incidents.reported_at, since)))
-    .groupBy(incidentParticipants.email)
-    .orderBy(sql`2 desc`, incidentParticipants.email)
-    .limit(20);
-  return {
-    since: since.toISOString(),
-    incidents: { ...incidentTimes, by_month: incidentRows },
-    cases: { ...caseTimes, by_month: caseRows },
-    tasks: { ...taskTimes, by_month: taskRows },
-    people,
-  };
 }
