@@ -50,7 +50,9 @@ interface SqlResult {
 /**
  * pg-boss talks to the database through this adapter, so it shares the app's pool (postgres.js) or
  * the embedded PGlite instead of opening its own connections. Parameterless text may hold several
- * statements (pg-boss's schema migrations), which need the simple query protocol.
+ * statements (pg-boss's schema migrations, BEGIN ... COMMIT), which need the simple query protocol;
+ * when one fails (two processes installing the schema at once) its transaction is rolled back, so the
+ * shared connection is not left in an aborted transaction.
  */
 /** Objects as JSON text, as node-postgres (what pg-boss expects) sends them. */
 const jsonParams = (values: unknown[]) =>
@@ -63,8 +65,13 @@ function adapter(database: Database): SqlExecutor {
     return {
       async executeSql(text, values) {
         if (values && values.length) return pg.query(text, values);
-        const results = await pg.exec(text);
-        return { rows: results.at(-1)?.rows ?? [] };
+        try {
+          const results = await pg.exec(text);
+          return { rows: results.at(-1)?.rows ?? [] };
+        } catch (err) {
+          await pg.exec('rollback').catch(() => undefined);
+          throw err;
+        }
       },
     };
   }
@@ -79,6 +86,9 @@ function adapter(database: Database): SqlExecutor {
       let result: unknown[] | unknown[][];
       try {
         result = (await conn.unsafe(text).simple()) as unknown[] | unknown[][];
+      } catch (err) {
+        await conn.unsafe('rollback').catch(() => undefined);
+        throw err;
       } finally {
         conn.release();
       }
@@ -141,7 +151,16 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
 
   const ensureQueue = async (name: string) => {
     if (created.has(name)) return;
-    await boss.createQueue(name);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await boss.createQueue(name);
+        break;
+      } catch (err) {
+        // Processes creating queues at once on a new database can deadlock in pg-boss's create_queue
+        // (each adds its queue's partition); PostgreSQL aborts one, which tries again.
+        if ((err as { code?: string }).code !== '40P01' || attempt === 5) throw err;
+      }
+    }
     created.add(name);
   };
 
