@@ -7,6 +7,20 @@ export interface TenantScope {
   orgId: number;
   /** The signed-in user; null for API keys and anonymous sessions. */
   userId: number | null;
+  /**
+   * The user's role as the caller was resolved with (possibly from a short-lived cache). When given,
+   * the scope statement checks that the membership still holds with exactly this role; if not, the
+   * transaction sees no organization and withTenant throws MembershipChanged before `fn`'s results
+   * are used.
+   */
+  role?: string;
+}
+
+/** The caller's membership changed since it was resolved (removed, or another role). */
+export class MembershipChanged extends Error {
+  constructor() {
+    super('The membership changed since this request was authorized.');
+  }
 }
 
 /** The parts of drizzle's postgres.js session a transaction is built from. */
@@ -17,11 +31,23 @@ interface RootSession {
   options: never;
 }
 
-const SCOPE_SQL = `select set_config('role', 'firewatch_app', true), set_config('app.org_id', $1, true), set_config('app.user_id', $2, true)`;
+/**
+ * Sets the tenant scope; `verified` is false when a role to verify ($3, '' for none) no longer matches
+ * the membership, and the organization is then left unset (row level security shows nothing). The
+ * membership lookup runs as the connecting role: the role change applies from the next statement.
+ */
+const SCOPE_SQL = `select m.verified, set_config('role', 'firewatch_app', true), set_config('app.org_id', case when m.verified then $1::text else '' end, true), set_config('app.user_id', $2::text, true)
+  from (select $3::text = '' or exists (select 1 from memberships where organization_id = ($1::text)::int and user_id = nullif($2::text, '')::int and role = $3::text) as verified) m`;
 
 export interface TenantOptions {
   /**
-   * `fn` only reads (a list page). On postgres.js its queries then go out in the same write as BEGIN
+   * `fn` sends all its queries at once and awaits nothing before (a list page: rows and count). On
+   * postgres.js COMMIT then goes out in the same write as BEGIN, the scope and those queries; a query
+   * `fn` sends later fails instead of running outside the transaction. Implies `readOnly`.
+   */
+  oneRound?: boolean;
+  /**
+   * `fn` only reads. On postgres.js its queries then go out in the same write as BEGIN
    * and the scope, and the answer does not wait for COMMIT: one round trip in all. `fn` must not
    * write: the transaction is READ ONLY, and its results are thrown away unless BEGIN and the scope
    * both succeeded.
@@ -34,11 +60,14 @@ export interface TenantOptions {
  * row level security hides every other organization's rows even where a query forgets its condition.
  */
 export function withTenant<T>(db: Db, scope: TenantScope, fn: (tx: Tx) => Promise<T>, opts: TenantOptions = {}): Promise<T> {
-  const orgId = String(scope.orgId);
-  const userId = scope.userId === null ? '' : String(scope.userId);
-  if (is(db._.session, PostgresJsSession)) return pipelinedTenant(db._.session as unknown as RootSession, orgId, userId, fn, opts.readOnly === true);
+  const params = [String(scope.orgId), scope.userId === null ? '' : String(scope.userId), scope.role ?? ''];
+  if (is(db._.session, PostgresJsSession)) return pipelinedTenant(db._.session as unknown as RootSession, params, fn, opts);
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select set_config('role', 'firewatch_app', true), set_config('app.org_id', ${orgId}, true), set_config('app.user_id', ${userId}, true)`);
+    // The same statement, its $n placeholders bound as drizzle parameters.
+    const statement = sql.join(SCOPE_SQL.split(/\$(\d)/).map((part, i) => (i % 2 ? sql`${params[Number(part) - 1]}` : sql.raw(part))));
+    const { rows } = (await tx.execute(statement)) as unknown as { rows: { verified: boolean }[] };
+    const row = rows[0];
+    if (!row!.verified) throw new MembershipChanged();
     return fn(tx);
   });
 }
@@ -50,33 +79,54 @@ export function withTenant<T>(db: Db, scope: TenantScope, fn: (tx: Tx) => Promis
  * succeeded, so none of its statements can run outside the transaction (as the connecting role,
  * without row level security); a reader's `fn` is pipelined behind them (see TenantOptions).
  */
-async function pipelinedTenant<T>(root: RootSession, orgId: string, userId: string, fn: (tx: Tx) => Promise<T>, readOnly: boolean): Promise<T> {
+async function pipelinedTenant<T>(root: RootSession, params: string[], fn: (tx: Tx) => Promise<T>, opts: TenantOptions): Promise<T> {
   const { client, dialect, schema, options } = root;
+  const oneRound = opts.oneRound === true;
+  const readOnly = oneRound || opts.readOnly === true;
   const reserved = await client.reserve();
+  // Settles once COMMIT went out early (oneRound) and came back; after that no query may use `reserved`.
+  let committed: Promise<unknown> | null = null;
+  let finished = false;
+  if (oneRound) {
+    // Queued before BEGIN is written, so it runs just before postgres.js flushes its write buffer (also
+    // from a setImmediate): COMMIT joins BEGIN, the scope and `fn`'s queries in one write.
+    setImmediate(() => {
+      if (finished) return;
+      committed = reserved.unsafe('commit').execute().catch(() => {});
+    });
+  }
   const begin = reserved.unsafe(readOnly ? 'begin read only' : 'begin').execute();
-  const scoped = reserved.unsafe(SCOPE_SQL, [orgId, userId], { prepare: true }).execute();
-  const ready = Promise.all([begin, scoped]);
+  const scoped = reserved.unsafe(SCOPE_SQL, params, { prepare: true }).execute();
+  const ready = Promise.all([begin, scoped]).then(([, rows]) => {
+    if (!(rows[0] as unknown as { verified: boolean }).verified) throw new MembershipChanged();
+  });
   ready.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
+  const release = () => {
+    finished = true;
+    if (committed) void committed.then(() => reserved.release());
+    else reserved.release();
+  };
   let result: T;
   try {
     if (!readOnly) await ready;
-    const session = new PostgresJsSession(preparedClient(reserved) as never, dialect, schema, options);
+    const session = new PostgresJsSession(preparedClient(reserved, () => committed !== null) as never, dialect, schema, options);
     result = await fn(new PostgresJsTransaction(dialect, session, schema) as unknown as Tx);
     if (readOnly) await ready;
   } catch (err) {
-    await reserved.unsafe('rollback').catch(() => {});
-    reserved.release();
+    if (!committed) await reserved.unsafe('rollback').catch(() => {});
+    release();
     throw err;
   }
   if (readOnly) {
     // Nothing to make durable: answer now, hand the connection back once COMMIT is through.
-    reserved.unsafe('commit').then(reserved.release, reserved.release);
+    if (!committed) committed = reserved.unsafe('commit').execute().catch(() => {});
+    release();
     return result;
   }
   try {
     await reserved.unsafe('commit');
   } finally {
-    reserved.release();
+    release();
   }
   return result;
 }
@@ -88,10 +138,14 @@ async function pipelinedTenant<T>(root: RootSession, orgId: string, userId: stri
  * connection has seen the query, pipeline behind each other, and keep their plan. Nested
  * `tx.transaction()` calls become savepoints, as postgres.js's begin() scope provides.
  */
-function preparedClient(reserved: ReservedSql) {
+function preparedClient(reserved: ReservedSql, ended: () => boolean) {
   let n = 0;
   return Object.assign(Object.create(reserved) as ReservedSql, {
-    unsafe: (query: string, params?: never[], opts?: object) => reserved.unsafe(query, params, { ...opts, prepare: true }),
+    unsafe: (query: string, params?: never[], opts?: object) => {
+      // After an early COMMIT the statement would run outside the transaction, as the connecting role.
+      if (ended()) throw new Error('A one-round tenant transaction sent a query after its COMMIT.');
+      return reserved.unsafe(query, params, { ...opts, prepare: true });
+    },
     async savepoint<R>(fn: (sql: ReservedSql) => Promise<R>): Promise<R> {
       const name = `s${++n}`;
       await reserved.unsafe(`savepoint ${name}`);

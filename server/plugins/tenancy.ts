@@ -4,7 +4,7 @@ import { ANONYMOUS_KEY_PREFIX } from '../ai/anonymous.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { memberships, organizations, type Role } from '../db/schema/index.js';
-import { asSystem, withTenant, type TenantOptions } from '../db/tenant.js';
+import { asSystem, MembershipChanged, withTenant, type TenantOptions } from '../db/tenant.js';
 import { httpError, unauthorized } from '../errors.js';
 import type { RequestContext } from '../resources/define.js';
 import { API_KEY_PREFIX, findApiKey } from '../services/auth.js';
@@ -29,8 +29,25 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Db;
     config: Config;
+    /** Looks up a user's membership in an organization by slug, bypassing the cache (see registerTenancy). */
+    resolveMember: (slug: string, userId: number | null, fresh?: boolean) => Promise<Member | undefined>;
   }
 }
+
+interface Member {
+  id: number;
+  slug: string;
+  role: Role | null;
+}
+
+/**
+ * How long a signed-in user's membership is reused without a lookup. Every tenant transaction checks
+ * the membership with the role it was resolved with (withTenant's `role`), so data access always sees
+ * the current one; only the few routes that never open a tenant transaction may act on a membership
+ * up to this old.
+ */
+const MEMBERSHIP_TTL_MS = 10_000;
+const MEMBERSHIP_CACHE_MAX = 10_000;
 
 const orgNotFound = (slug: string) => httpError(404, `Organization '${slug}' could not be found.`, 'not_found', ['path', 'organization']);
 
@@ -45,6 +62,21 @@ export function registerTenancy(scope: FastifyInstance) {
     .leftJoin(memberships, and(eq(memberships.organization_id, organizations.id), eq(memberships.user_id, sql.placeholder('userId'))))
     .where(eq(organizations.slug, sql.placeholder('slug')))
     .prepare('tenancy_member_of');
+  // Per app instance (tests run many apps on different databases in one process).
+  const cache = new Map<string, { member: Member; at: number }>();
+  scope.decorate('resolveMember', async (slug: string, userId: number | null, fresh = false) => {
+    const key = `${userId}\u0000${slug}`;
+    const hit = cache.get(key);
+    if (!fresh && hit && Date.now() - hit.at < MEMBERSHIP_TTL_MS) return hit.member;
+    const [member] = await memberOf.execute({ slug, userId });
+    cache.delete(key);
+    // Only members are kept: a refusal is never cached, so a new member gets in at once.
+    if (member?.role && userId !== null) {
+      if (cache.size >= MEMBERSHIP_CACHE_MAX) cache.delete(cache.keys().next().value!);
+      cache.set(key, { member, at: Date.now() });
+    }
+    return member;
+  });
   scope.addHook('onRequest', async (req) => {
     const slug = (req.params as { organization: string }).organization;
     const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
@@ -72,24 +104,46 @@ export function registerTenancy(scope: FastifyInstance) {
       if (!isPublic) throw unauthorized();
       userId = null; // a public route ignores a bad token: the caller is simply anonymous
     }
-    const [row] = await memberOf.execute({ slug, userId });
+    const row = await scope.resolveMember(slug, userId);
     if (!row) throw orgNotFound(slug);
     req.org = { id: row.id, slug: row.slug };
     if (row.role && userId !== null) req.caller = { orgId: row.id, orgSlug: row.slug, userId, apiKeyId: null, role: row.role };
-    else if (!isPublic) throw httpError(403, `You are not a member of organization '${slug}'.`, 'forbidden');
+    else if (!isPublic) throw notMember(slug);
   });
 }
 
-/** Runs `fn` in the caller's organization scope (one transaction, row level security on). */
-export function inTenant<T>(req: FastifyRequest, fn: (ctx: RequestContext) => Promise<T>, opts?: TenantOptions): Promise<T> {
-  return runInTenant(req.server.db, req.server.config, req.caller, fn, opts);
+const notMember = (slug: string) => httpError(403, `You are not a member of organization '${slug}'.`, 'forbidden');
+
+/**
+ * Runs `fn` in the caller's organization scope (one transaction, row level security on). A signed-in
+ * caller's membership is checked inside that transaction; if it changed since the request was
+ * authorized (another role, or none), the caller is resolved afresh and `fn` runs again, or is refused.
+ */
+export async function inTenant<T>(req: FastifyRequest, fn: (ctx: RequestContext) => Promise<T>, opts?: TenantOptions): Promise<T> {
+  const { db, config } = req.server;
+  const verified = (caller: Caller) => ({ ...caller, verifyRole: caller.userId !== null });
+  try {
+    return await runInTenant(db, config, verified(req.caller), fn, opts);
+  } catch (err) {
+    if (!(err instanceof MembershipChanged)) throw err;
+  }
+  const member = await req.server.resolveMember(req.caller.orgSlug, req.caller.userId, true);
+  if (!member?.role) throw notMember(req.caller.orgSlug);
+  req.caller = { ...req.caller, role: member.role };
+  return runInTenant(db, config, verified(req.caller), fn, opts);
 }
 
 /** The same outside a request (background jobs): `caller` says whose rights the work runs with. */
-export function runInTenant<T>(db: Db, config: Config, caller: Omit<Caller, 'apiKeyId'>, fn: (ctx: RequestContext) => Promise<T>, opts?: TenantOptions): Promise<T> {
+export function runInTenant<T>(
+  db: Db,
+  config: Config,
+  { verifyRole, ...caller }: Omit<Caller, 'apiKeyId'> & { apiKeyId?: number | null; verifyRole?: boolean },
+  fn: (ctx: RequestContext) => Promise<T>,
+  opts?: TenantOptions,
+): Promise<T> {
   return withTenant(
     db,
-    { orgId: caller.orgId, userId: caller.userId },
+    { orgId: caller.orgId, userId: caller.userId, role: verifyRole ? caller.role : undefined },
     (tx) => fn({ ...caller, system: db, asSystem: (f) => asSystem(tx, f), config, tx }),
     opts,
   );

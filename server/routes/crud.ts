@@ -62,8 +62,8 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
         const { selection } = readableFields(def, ctx);
         const { conditions, orderBy, limit, offset } = listClauses(def, ctx, req.query);
         const where = and(scopeOf(def, ctx), ...conditions);
-        // Both queries go out at once (pipelined on the request's connection); settle both before
-        // leaving so neither outlives the transaction.
+        // Both queries go out at once, with BEGIN and COMMIT (oneRound); settle both before leaving
+        // so neither outlives the transaction.
         const [items, counted] = await Promise.allSettled([
           ctx.tx.select(selection).from(def.table).where(where).orderBy(...orderBy).limit(limit).offset(offset),
           cappedCount(ctx.tx, def.table, where, offset, limit),
@@ -71,7 +71,7 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
         if (items.status === 'rejected') throw items.reason;
         if (counted.status === 'rejected') throw counted.reason;
         return { items: items.value, itemsPerPage: req.query.itemsPerPage, page: req.query.page, ...counted.value };
-      }, { readOnly: true }),
+      }, { oneRound: true }),
     );
   }
 

@@ -110,3 +110,39 @@ t.test('bad bodies change nothing and answer in the detail shape', async (t) => 
   t.equal(rename.status, 422);
   t.equal(rename.body.detail[0].msg, 'This field cannot be changed after creation.');
 });
+
+t.test('a membership changed after it was looked up applies at once to every tenant transaction', async (t) => {
+  const { request, login, database } = await testApp(t);
+  const token = await login('admin@cache.test', { role: 'Admin' });
+  const project = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Ops' } })).body;
+  const apiKey = (description: string) => request({ method: 'POST', url: '/api/v1/default/apikeys', token, payload: { project_id: project.id, description } });
+  t.equal((await apiKey('first')).status, 201, 'an Admin may create API keys');
+  // The role is now cached; change it behind the app's back, as another process would.
+  await login('admin@cache.test', { role: 'Member' });
+  const refused = await apiKey('second');
+  t.equal(refused.status, 403, 'the demotion holds for the very next write');
+  const list = await request({ method: 'GET', url: '/api/v1/default/tags', token });
+  t.equal(list.status, 200, 'a Member still reads');
+
+  await database.db.execute(sql`delete from memberships where user_id = (select id from users where email = 'admin@cache.test')`);
+  const gone = await request({ method: 'GET', url: '/api/v1/default/tags', token });
+  t.equal(gone.status, 403, 'a removed member is refused at once, though the membership was cached');
+  t.match(gone.body.detail[0].msg, /not a member of organization 'default'/);
+  const keys = await request({ method: 'GET', url: '/api/v1/default/apikeys', token: await login('owner@cache.test') });
+  t.same(keys.body.items.map((k: { description: string }) => k.description), ['first'], 'the refused write left nothing behind');
+});
+
+t.test('a one-round transaction refuses a query sent after its COMMIT instead of running it unscoped', async (t) => {
+  const { database, organization } = await testApp(t);
+  if (database.kind !== 'postgres') return t.skip('COMMIT is pipelined on PostgreSQL only');
+  const a = await organization('one-round');
+  const scope = { orgId: a.id, userId: null };
+  const oneRound = { oneRound: true };
+  const first = await withTenant(database.db, scope, (tx) => Promise.all([tx.select().from(tags), tx.execute(sql`select current_setting('app.org_id') as org`)]), oneRound);
+  t.same((first[1] as unknown as { org: string }[])[0], { org: String(a.id) }, 'queries sent at once run inside the scoped transaction');
+  const late = await withTenant(database.db, scope, async (tx) => {
+    await tx.select().from(tags);
+    return tx.execute(sql`select current_setting('app.org_id', true) as org`);
+  }, oneRound).catch((err: Error) => err);
+  t.match((late as Error & { cause?: Error }).cause?.message, /sent a query after its COMMIT/, 'a second round is refused');
+});
