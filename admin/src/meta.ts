@@ -65,6 +65,8 @@ export interface FieldSpec {
   nullable: boolean;
   choices?: string[];
   reference?: string;
+  /** A list of ids (e.g. a definition's terms), not one. */
+  many?: boolean;
   min?: number;
   max?: number;
   maxLength?: number;
@@ -91,7 +93,7 @@ export function fieldSpecs(meta: ResourceMeta, body: JsonSchema): FieldSpec[] {
     const { schema, nullable } = unwrap(raw);
     const base = { name, required: required.has(name), nullable, min: schema.minimum, max: schema.maximum, maxLength: schema.maxLength };
     const reference = meta.references[name];
-    if (reference) return { ...base, kind: 'reference', reference };
+    if (reference) return { ...base, kind: 'reference', reference, many: schema.type === 'array' };
     if (schema.enum) return { ...base, kind: 'enum', choices: schema.enum.map(String) };
     switch (schema.type) {
       case 'boolean':

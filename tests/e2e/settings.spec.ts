@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { AxeBuilder } from '@axe-core/playwright';
-import { groupOf } from '../../admin/src/layout/groups.js';
 import type { JsonSchema, ResourceMeta } from '../../admin/src/meta.js';
 import { documentAliases } from '../../admin/src/resources/catalog/documents.js';
 import { E2E } from './playwright.config.js';
@@ -17,13 +16,12 @@ test.describe.configure({ mode: 'serial' });
 const SHOTS = join(import.meta.dirname, '..', '..', 'test-results', 'settings');
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name.replace(/\//g, '_')}.png`), fullPage: true });
 
-/** Operations screens (incidents, cases, tasks, feedback, commits, signals) have their own specs. */
-const WALKED_GROUPS = new Set(['Data catalog', 'Knowledge', 'People and services', 'Incident settings', 'Case settings', 'Settings', 'On-call', 'Other']);
 /**
- * Not walked here: creating an organization or a member changes who can sign in (admin.spec covers
- * them), and curated content is the AI workspace's.
+ * Not walked here: incidents, cases, tasks, signals, commits and feedback have their own specs;
+ * creating an organization or a member changes who can sign in (admin.spec covers them), and
+ * curated content is the AI workspace's.
  */
-const NOT_WALKED = new Set(['organizations', 'users', 'curated_content']);
+const NOT_WALKED = new Set(['iaos', 'cases', 'tasks', 'signals', 'commits', 'feedback', 'servicefeedback', 'organizations', 'users', 'curated_content']);
 
 /** Values for the few required fields whose shape a plain string does not fit. */
 const SAMPLES: Record<string, unknown> = {
@@ -142,7 +140,7 @@ function editableField(meta: ResourceMeta): string | undefined {
 }
 
 test('every settings and data-catalog screen: list, create, edit, delete and a missing id, with no serious axe violation', async () => {
-  const all = metas.filter((m) => m.routes.list && WALKED_GROUPS.has(groupOf(m.name)) && !NOT_WALKED.has(m.name));
+  const all = metas.filter((m) => m.routes.list && !NOT_WALKED.has(m.name));
   // FW_SCREENS=tags,teams walks only those (while working on a screen); the full walk checks the set below.
   const only = process.env.FW_SCREENS?.split(',');
   const screens = only ? all.filter((m) => only.includes(m.name)) : all;
@@ -188,7 +186,8 @@ async function walk(meta: ResourceMeta) {
     expect(query.get('sortBy')).toBe(meta.sort[0][0]);
     expect(query.get('descending')).toBe(String(meta.sort[0][1] === 'desc'));
   }
-  await expect(page.locator('.RaSidebar-fixed').locator(`a[href="/default/${meta.name}"]`)).toHaveCount(1);
+  // (Commands and weblinks are in the data catalog and in the settings pane.)
+  await expect(page.locator('.RaSidebar-fixed').locator(`a[href="/default/${meta.name}"]`).first()).toBeAttached();
   // Loaded: rows, or react-admin's "No … found".
   await expect(page.getByRole('table').or(page.getByText(/^No .+ found$/)).first()).toBeVisible();
   await noSeriousAxeViolations(`${meta.name} list`);
@@ -337,4 +336,83 @@ test('a source page has its tabs: details, schema, sample log, queries, incident
   await page.goto('/default/data/sources/no-such-source/details');
   await expect(notification("Source 'no-such-source' could not be found.")).toBeVisible();
   await expect(page).toHaveURL(/\/default\/data\/sources(\?.*)?$/);
+});
+
+/**
+ * Spec §2 Settings, in its order: "projects, members, and under projects/: plugins, notifications,
+ * searchFilters, workflows, apiKeys, incidentTypes, …, source/dataFormats", grouped as its ancestor
+ * groups them. Each entry: the menu label, and the resource names it may have here (absent ones,
+ * e.g. signals before they exist, are not expected).
+ */
+const SPEC_SETTINGS: [string, [string, ...string[]][]][] = [
+  ['Organization', [['Projects', 'projects'], ['Members', 'users']]],
+  ['General', [['Plugins', 'plugins/instances', 'plugins'], ['Notifications', 'notifications'], ['Search filters', 'search/filters'], ['Workflows', 'workflows'], ['API keys', 'apikeys']]],
+  ['Incident', [['Incident types', 'incident_types'], ['Incident priorities', 'incident_priorities'], ['Incident severities', 'incident_severities'], ['Incident cost types', 'incident_cost_types'], ['Cost models', 'cost_models'], ['Incident roles', 'incident_roles']]],
+  ['Case', [['Case types', 'case_types'], ['Case priorities', 'case_priorities'], ['Case severities', 'case_severities']]],
+  ['Signal', [['Signals', 'signals/definitions', 'signals'], ['Entity types', 'entity_type', 'entity_types', 'entity/types']]],
+  ['Contact', [['Services', 'services'], ['Individuals', 'individuals'], ['Teams', 'teams']]],
+  ['Documentation', [['Templates', 'templates'], ['References', 'references'], ['Runbooks', 'runbooks']]],
+  ['Knowledge', [['Tag types', 'tag_types'], ['Tags', 'tags'], ['Definitions', 'definitions'], ['Terms', 'terms']]],
+  ['Data', [['Weblinks', 'weblinks'], ['Commands', 'data/commands'], ['Source types', 'data/sources/types'], ['Source environments', 'data/sources/environments'], ['Source statuses', 'data/sources/statuses'], ['Source transports', 'data/sources/transports'], ['Source data formats', 'data/sources/dataFormats']]],
+];
+
+test('the settings pane groups its entries as spec §2 lists them, in its order, with a filter box', async () => {
+  const served = new Set(metas.map((m) => m.name));
+  const expected = SPEC_SETTINGS.map(([group, entries]) => [group, entries.filter(([, ...names]) => names.some((n) => served.has(n))).map(([label]) => label)] as const).filter(([, labels]) => labels.length);
+  // What this issue serves is there whatever else exists: nothing in the middle may go missing unnoticed.
+  expect(expected.map(([group]) => group)).toEqual(expect.arrayContaining(['Organization', 'General', 'Incident', 'Case', 'Contact', 'Documentation', 'Knowledge', 'Data']));
+
+  await page.goto('/default/tags');
+  if (!(await page.getByLabel('Filter menu').isVisible())) await page.getByRole('button', { name: 'Open menu' }).click();
+  const pane = page.getByRole('region', { name: 'Settings' });
+  await expect(pane.getByRole('heading', { name: 'Settings', level: 2 })).toBeVisible();
+  await page.getByLabel('Filter menu').fill('');
+  await expect.poll(() => pane.getByRole('heading', { level: 3 }).allTextContents()).toEqual(expected.map(([group]) => group));
+  for (const [group, labels] of expected) {
+    expect(await pane.getByRole('menu', { name: group, exact: true }).getByRole('menuitem').allTextContents(), group).toEqual(labels);
+  }
+  // The menu routes come before the pane: the lists and the data catalog, in the spec's order.
+  const drawer = page.locator('.RaSidebar-fixed');
+  expect(await drawer.getByRole('heading', { level: 2 }).allTextContents()).toEqual(expect.arrayContaining(['Lists', 'Data catalog', 'Settings']));
+  const catalog = await drawer.getByRole('menu', { name: 'Data catalog', exact: true }).getByRole('menuitem').allTextContents();
+  expect(catalog).toEqual(['Sources', 'Queries', 'Commands', 'Weblinks', 'Best Practices'].filter((l) => catalog.includes(l)));
+  expect(catalog.slice(0, 3)).toEqual(['Sources', 'Queries', 'Commands']);
+  await shot(page, 'settings-pane');
+
+  // The filter box narrows the pane, keeping each hit under its group.
+  await page.getByLabel('Filter menu').fill('severit');
+  await expect.poll(() => pane.getByRole('heading', { level: 3 }).allTextContents()).toEqual(['Incident', 'Case']);
+  expect(await pane.getByRole('menuitem').allTextContents()).toEqual(['Incident severities', 'Case severities']);
+  await noSeriousAxeViolations('settings pane, filtered');
+  await page.getByLabel('Filter menu').fill('no such screen');
+  await expect(pane.getByRole('menuitem')).toHaveCount(0);
+  await page.getByLabel('Filter menu').fill('');
+  await expect(pane.getByRole('menuitem', { name: 'Incident roles', exact: true })).toBeVisible();
+});
+
+test("incident roles: an entry with renounced_at shows 'Inactive', the others 'Active'", async () => {
+  const holder = async (name: string) => (await api('POST', '/individuals', { name, email: `${name.replace(/\W+/g, '-').toLowerCase()}@example.com` })).json.id;
+  const current = await holder(`Current liaison ${stamp}`);
+  const former = await holder(`Former liaison ${stamp}`);
+  expect((await api('POST', '/incident_roles', { role: 'liaison', individual_id: current })).status).toBe(201);
+  const renounced = await api('POST', '/incident_roles', { role: 'liaison', individual_id: former, renounced_at: '2026-01-15T09:30:00Z' });
+  expect(renounced.status, JSON.stringify(renounced.json)).toBe(201);
+
+  await page.goto('/default/incident_roles');
+  await expect(page.getByRole('columnheader', { name: 'Status' })).toBeVisible();
+  const formerRow = page.locator('tbody tr', { hasText: `Former liaison ${stamp}` });
+  const currentRow = page.locator('tbody tr', { hasText: `Current liaison ${stamp}` });
+  await expect(formerRow.getByText('Inactive', { exact: true })).toBeVisible();
+  await expect(formerRow).toContainText('2026-01-15 09:30:00 UTC');
+  await expect(currentRow.getByText('Active', { exact: true })).toBeVisible();
+  await expect(currentRow.getByText('Inactive', { exact: true })).toHaveCount(0);
+  await noSeriousAxeViolations('incident roles list');
+  await shot(page, 'incident_roles-status');
+
+  // Renouncing through the edit sheet turns the row Inactive.
+  await currentRow.click();
+  await page.getByLabel(labelOf('renounced_at')).fill('2026-02-01T08:00');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(notification('Incident role updated successfully.')).toBeVisible();
+  await expect(currentRow.getByText('Inactive', { exact: true })).toBeVisible();
 });

@@ -5,33 +5,58 @@ import DashboardIcon from '@mui/icons-material/Dashboard';
 import SearchIcon from '@mui/icons-material/Search';
 import { Menu as RaMenu, useResourceDefinitions, useSidebarState, useTranslate } from 'react-admin';
 import { organization } from '../org.js';
-import { GROUP_ORDER, groupOf } from './groups.js';
+import { arrange, MENU_GROUPS, OTHER_GROUP, others, SETTINGS_GROUPS, type MenuGroup } from './groups.js';
 
 /** The minimized drawer's tooltips describe their entry instead of labelling it (the entry keeps its own name). */
 const tooltip = { describeChild: true } as TooltipProps;
 const visuallyHidden = { position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)', whiteSpace: 'nowrap' } as const;
 
-/** Side menu: resources grouped as in the spec, with a box that filters the entries by name. */
+/** The filter box's needle, lower-cased and trimmed. */
+const matches = (label: string, needle: string) => !needle || label.toLowerCase().includes(needle);
+
+/**
+ * Side drawer (spec §2 Shell): the menu routes (chat, overview, the lists and the data catalog), then
+ * the settings pane, its sub-menus grouped and ordered as spec §2 lists them, with a filter box.
+ */
 export function Menu() {
   const resources = useResourceDefinitions();
   const [open] = useSidebarState();
   const translate = useTranslate();
   const [filter, setFilter] = useState('');
-  const groups = useMemo(() => {
+  const { menu, settings } = useMemo(() => {
+    const listed = Object.values(resources).filter((def) => def.hasList);
+    const labelOf = new Map(listed.map((def) => [def.name, String(def.options?.menuLabel ?? def.name)]));
+    const available = new Set(labelOf.keys());
+    const withLabels = ({ group, names }: { group: MenuGroup; names: string[] }) => ({ group, items: names.map((name) => ({ name, label: labelOf.get(name)! })) });
+    const rest = others(available).sort((a, b) => labelOf.get(a)!.localeCompare(labelOf.get(b)!));
     const needle = filter.trim().toLowerCase();
-    const map = new Map<string, { name: string; label: string }[]>();
-    for (const def of Object.values(resources)) {
-      if (!def.hasList) continue;
-      const label = String(def.options?.menuLabel ?? def.name);
-      if (needle && !label.toLowerCase().includes(needle)) continue;
-      const group = groupOf(def.name);
-      map.set(group, [...(map.get(group) ?? []), { name: def.name, label }]);
-    }
-    return GROUP_ORDER.filter((g) => map.has(g)).map((g) => ({ group: g, items: map.get(g)!.sort((a, b) => a.label.localeCompare(b.label)) }));
+    return {
+      menu: [...arrange(MENU_GROUPS, available), ...(rest.length ? [{ group: OTHER_GROUP, names: rest }] : [])].map(withLabels),
+      settings: arrange(SETTINGS_GROUPS, available)
+        .map(withLabels)
+        .map(({ group, items }) => ({ group, items: items.filter((i) => matches(i.label, needle)) }))
+        .filter((g) => g.items.length),
+    };
   }, [resources, filter]);
 
+  const title = (group: MenuGroup) => translate(`fw.shell.groups.${group.key}`);
   // One menu list per group: a role=menu list may only hold menu items, so the filter box and the
   // group headings sit between the lists.
+  const groupList = ({ group, items }: { group: MenuGroup; items: { name: string; label: string }[] }, heading: 'h2' | 'h3', pane: string) => (
+    <Fragment key={`${pane}-${group.key}`}>
+      {open ? (
+        <Typography variant="overline" component={heading} id={`${pane}-${group.key}`} sx={{ display: 'block', px: 2, pt: 1, color: 'text.secondary', lineHeight: '24px' }}>
+          {title(group)}
+        </Typography>
+      ) : null}
+      <RaMenu aria-label={title(group)} sx={{ mt: 0 }}>
+        {items.map((item) => (
+          <RaMenu.ResourceItem key={item.name} name={item.name} primaryText={item.label} tooltipProps={tooltip} />
+        ))}
+      </RaMenu>
+    </Fragment>
+  );
+
   return (
     // Minimized (80 px), entries show their icons only: the names stay in the page for screen readers, and in tooltips.
     <Box component="nav" aria-label="Main" sx={{ pb: 2, ...(open ? {} : { '& .RaMenuItemLink-root .MuiTypography-root': visuallyHidden }) }}>
@@ -39,40 +64,35 @@ export function Menu() {
         <RaMenu.Item to={`/${organization}/chat`} primaryText={translate('fw.shell.chat')} leftIcon={<ChatIcon />} tooltipProps={tooltip} />
         <RaMenu.Item to={`/${organization}/overview`} primaryText={translate('fw.shell.overview')} leftIcon={<DashboardIcon />} tooltipProps={tooltip} />
       </RaMenu>
-      {open ? (
-        <TextField
-          size="small"
-          placeholder="Filter menu"
-          value={filter}
-          onChange={(e) => setFilter(e.target.value)}
-          // Inside the 250 px drawer (its margins included).
-          sx={{ mx: 1.5, my: 1, width: 'calc(100% - 24px)' }}
-          slotProps={{
-            htmlInput: { 'aria-label': 'Filter menu' },
-            input: {
-              startAdornment: (
-                <InputAdornment position="start">
-                  <SearchIcon fontSize="small" />
-                </InputAdornment>
-              ),
-            },
-          }}
-        />
-      ) : null}
-      {groups.map(({ group, items }) => (
-        <Fragment key={group}>
-          {open ? (
-            <Typography variant="overline" component="h2" id={`menu-${group}`} sx={{ display: 'block', px: 2, pt: 1, color: 'text.secondary', lineHeight: '24px' }}>
-              {group}
+      {menu.map((g) => groupList(g, 'h2', 'menu'))}
+      <Box component="section" aria-label={translate('fw.shell.settings')} data-testid="settings-pane" sx={{ mt: 1, borderTop: 1, borderColor: 'divider' }}>
+        {open ? (
+          <>
+            <Typography variant="subtitle2" component="h2" sx={{ px: 2, pt: 1.5 }}>
+              {translate('fw.shell.settings')}
             </Typography>
-          ) : null}
-          <RaMenu aria-label={group} sx={{ mt: 0 }}>
-            {items.map((item) => (
-              <RaMenu.ResourceItem key={item.name} name={item.name} primaryText={item.label} tooltipProps={tooltip} />
-            ))}
-          </RaMenu>
-        </Fragment>
-      ))}
+            <TextField
+              size="small"
+              placeholder={translate('fw.shell.filter_menu')}
+              value={filter}
+              onChange={(e) => setFilter(e.target.value)}
+              // Inside the 250 px drawer (its margins included).
+              sx={{ mx: 1.5, my: 1, width: 'calc(100% - 24px)' }}
+              slotProps={{
+                htmlInput: { 'aria-label': translate('fw.shell.filter_menu') },
+                input: {
+                  startAdornment: (
+                    <InputAdornment position="start">
+                      <SearchIcon fontSize="small" />
+                    </InputAdornment>
+                  ),
+                },
+              }}
+            />
+          </>
+        ) : null}
+        {settings.map((g) => groupList(g, 'h3', 'settings'))}
+      </Box>
     </Box>
   );
 }

@@ -1,6 +1,6 @@
 import polyglotI18nProvider from 'ra-i18n-polyglot';
 import englishMessages from 'ra-language-english';
-import { shell } from '../i18n/en.js';
+import { dashboards, responder, screens, shell } from '../i18n/en.js';
 
 /** English, with the wording the spec fixes (validation and error messages). */
 const messages = {
@@ -18,6 +18,9 @@ const messages = {
     updated: '%{name} updated successfully.',
     deleted: '%{name} deleted successfully.',
     shell,
+    screens,
+    responder,
+    dashboards,
   },
 };
 

@@ -1,6 +1,6 @@
 import { useState, type ComponentType } from 'react';
-import { Alert, Button, Dialog, DialogActions, DialogContent, DialogTitle, TextField as MuiTextField } from '@mui/material';
-import { useGetIdentity, useNotify, useRedirect, type RaRecord } from 'react-admin';
+import { Alert, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, TextField as MuiTextField } from '@mui/material';
+import { FunctionField, useGetIdentity, useNotify, useRedirect, useTranslate, type RaRecord } from 'react-admin';
 import { GenericCreate, GenericEdit, GenericList } from './generic/screens.js';
 import { catalogOverrides } from './catalog/overrides.js';
 
@@ -93,6 +93,19 @@ const CaseEdit = () => <GenericEdit actions={[{ label: 'Escalate to incident', a
 /** Passwords change through the account menu's dialog, only for oneself. */
 const UserEdit = () => <GenericEdit tweaks={{ omit: ['password'] }} />;
 
+/** Spec §6: an incident-role entry with renounced_at is 'Inactive' (the server's `status` says the same). */
+function RoleStatus({ record }: { record: RaRecord }) {
+  const translate = useTranslate();
+  const inactive = !!record.renounced_at;
+  return <Chip size="small" variant={inactive ? 'outlined' : 'filled'} label={translate(inactive ? 'fw.screens.role_inactive' : 'fw.screens.role_active')} />;
+}
+const IncidentRoleList = () => (
+  <GenericList
+    columns={['role', 'status', 'individual_id', 'service_id', 'incident_type_id', 'incident_priority_id', 'order', 'renounced_at']}
+    cells={{ status: <FunctionField key="status" source="status" label="fw.screens.status" render={(record) => <RoleStatus record={record} />} /> }}
+  />
+);
+
 const generic: Screens = { list: GenericList, create: GenericCreate, edit: GenericEdit };
 
 const overrides: Record<string, Partial<Screens>> = {
@@ -102,6 +115,9 @@ const overrides: Record<string, Partial<Screens>> = {
   iaos: { edit: IncidentEdit, menuLabel: 'Incidents' },
   tasks: { edit: TaskEdit },
   cases: { edit: CaseEdit },
+  incident_roles: { list: IncidentRoleList },
+  // Messages say "Link created successfully." (spec §8); the menu names the screen as spec §2 does.
+  weblinks: { menuLabel: 'Weblinks' },
   ...catalogOverrides,
 };
 

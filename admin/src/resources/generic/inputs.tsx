@@ -1,8 +1,10 @@
 import {
+  AutocompleteArrayInput,
   AutocompleteInput,
   BooleanInput,
   DateTimeInput,
   NumberInput,
+  ReferenceArrayInput,
   ReferenceInput,
   SelectInput,
   TextArrayInput,
@@ -48,6 +50,12 @@ export function FieldInput({ spec, disabled }: { spec: FieldSpec; disabled?: boo
   const common = { source: spec.name, label, disabled, validate };
   switch (spec.kind) {
     case 'reference':
+      if (spec.many)
+        return (
+          <ReferenceArrayInput source={spec.name} reference={spec.reference!} sort={referenceSort(spec.reference!)}>
+            <AutocompleteArrayInput label={label} validate={validate} disabled={disabled} optionText={representation} fullWidth />
+          </ReferenceArrayInput>
+        );
       return (
         <ReferenceInput source={spec.name} reference={spec.reference!} sort={referenceSort(spec.reference!)}>
           <AutocompleteInput label={label} validate={validate} disabled={disabled} optionText={representation} fullWidth />
@@ -60,7 +68,8 @@ export function FieldInput({ spec, disabled }: { spec: FieldSpec; disabled?: boo
     case 'number':
       return <NumberInput {...common} />;
     case 'date':
-      return <DateTimeInput {...common} />;
+      // The browser's input holds local time without an offset; the API takes ISO date-times with one.
+      return <DateTimeInput {...common} parse={(v: string) => (v ? new Date(v).toISOString() : null)} />;
     case 'strings':
       return <TextArrayInput source={spec.name} label={label} disabled={disabled} helperText="Press Enter after each value" fullWidth />;
     case 'json':

@@ -1,4 +1,4 @@
-import type { ReactElement } from 'react';
+import type { ReactElement, ReactNode } from 'react';
 import {
   AutocompleteInput,
   BooleanField,
@@ -113,8 +113,19 @@ function listFilters(meta: ResourceMeta): ReactElement[] {
   return filters;
 }
 
-export function GenericList({ rowClick }: { rowClick?: (id: unknown, resource: string, record: Record<string, unknown>) => string } = {}) {
+export interface ListOptions {
+  rowClick?: (id: unknown, resource: string, record: Record<string, unknown>) => string;
+  /** The columns to show, in order (default: the first eight readable ones). */
+  columns?: string[];
+  /** Cells drawn otherwise than by their type, by column name: a Field element with source and label. */
+  cells?: Record<string, ReactElement>;
+  /** Buttons beside Create above the list (inside its list context: export, handoff). */
+  actions?: ReactNode;
+}
+
+export function GenericList({ rowClick, columns, cells = {}, actions }: ListOptions = {}) {
   const meta = useMeta();
+  const shown = columns ? columns.map((name) => ({ name, type: meta.columns.find((c) => c.name === name)?.type ?? 'string' })) : listColumns(meta);
   const canWrite = useCanWrite(meta);
   const [field, dir] = meta.sort[0] ?? ['id', 'asc'];
   const editable = canWrite && meta.routes.update;
@@ -125,14 +136,19 @@ export function GenericList({ rowClick }: { rowClick?: (id: unknown, resource: s
       sort={{ field, order: dir === 'desc' ? 'DESC' : 'ASC' }}
       perPage={Math.min(meta.pageSize, 100)}
       exporter={false}
-      actions={<TopToolbar>{canWrite && meta.routes.create ? <CreateButton /> : null}</TopToolbar>}
+      actions={
+        <TopToolbar>
+          {actions}
+          {canWrite && meta.routes.create ? <CreateButton /> : null}
+        </TopToolbar>
+      }
       empty={false}
     >
       <Datagrid
         rowClick={rowClick ?? (editable ? 'edit' : false)}
         bulkActionButtons={canWrite && meta.routes.delete ? <BulkDeleteButton mutationMode="pessimistic" /> : false}
       >
-        {listColumns(meta).map((c) => column(meta, c))}
+        {shown.map((c) => cells[c.name] ?? column(meta, c))}
       </Datagrid>
     </List>
   );
