@@ -21,6 +21,8 @@ export interface JobOptions {
   db?: SqlExecutor;
 }
 
+export type JobCounts = Record<'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed', number>;
+
 export type JobHandler<T> = (data: T, job: { id: string; name: string }) => Promise<void>;
 
 /** The job queue every domain uses: background work lives in the same database as the data. */
@@ -30,7 +32,7 @@ export interface Queue {
   /** Sends a `name` job with `data` on the cron schedule (UTC), once across all processes; null removes it. */
   schedule(name: string, cron: string | null, data?: object): Promise<void>;
   /** Jobs of `name` (whose data contains `match`, if given) per state: created, retry, active, completed, cancelled, failed. */
-  countJobs(name: string, match?: object): Promise<Record<string, number>>;
+  countJobs(name: string, match?: object): Promise<JobCounts>;
   /** Wakes this process's `name` workers now instead of at their next poll. */
   notify(name: string): void;
   /** Started and not stopped. */
@@ -215,8 +217,8 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
         `select state, count(*)::int as n from pgboss.job where name = $1 and ($2::jsonb is null or data @> $2::jsonb) group by state`,
         [name, match ? JSON.stringify(match) : null],
       );
-      const counts: Record<string, number> = { created: 0, retry: 0, active: 0, completed: 0, cancelled: 0, failed: 0 };
-      for (const row of rows as { state: string; n: number }[]) counts[row.state] = Number(row.n);
+      const counts: JobCounts = { created: 0, retry: 0, active: 0, completed: 0, cancelled: 0, failed: 0 };
+      for (const row of rows as { state: keyof JobCounts; n: number }[]) counts[row.state] = Number(row.n);
       return counts;
     },
     async work(name, handler, o = {}) {
