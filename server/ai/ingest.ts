@@ -1,11 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/client.js';
-import { anonymousProjects, chunks, projects, submissions, type SensitivityLevel, type SubmissionKind, type SubmissionStatus } from '../db/schema/index.js';
+import { anonymousProjects, projects, submissions, type SensitivityLevel, type SubmissionKind, type SubmissionStatus } from '../db/schema/index.js';
 import { withTenant } from '../db/tenant.js';
-import { chunkSections } from './chunk.js';
+import { chunkSections, type Chunk } from './chunk.js';
 import { ExtractError, extract, fileKind, markdownSections, SUPPORTED_FILES, type FileKind } from './extract.js';
 import { filesInProject, formatBytes, type Limits } from './limits.js';
+import { rowsOf } from './retrieve.js';
+import { fetchYoutubeTranscript, youtubeTitle } from './youtube.js';
 
 export const INDEX_JOB = 'ai.index-submission';
 
@@ -69,7 +71,9 @@ export async function createSubmission(tx: Executor, who: Submitter, limits: Lim
   if (input.kind === 'file' && !fileKind(input.fileName ?? '', input.fileType)) {
     throw new SubmitError(`Unsupported file type '${input.fileName}'. Upload ${SUPPORTED_FILES}.`, ['fileName']);
   }
-  if (input.content.length === 0) throw new SubmitError('The file is empty.', ['fileContent']);
+  // A video transcript may come as a link alone; indexing fetches it.
+  const linkOnly = input.kind === 'video_transcript' && !!input.sourceUrl;
+  if (input.content.length === 0 && !linkOnly) throw new SubmitError('The file is empty.', ['fileContent']);
   if (input.content.length > limits.max_file_bytes) {
     throw new SubmitError(`File too large: ${formatBytes(input.content.length)}; your plan allows ${formatBytes(limits.max_file_bytes)} per file.`, ['fileContent']);
   }
@@ -104,67 +108,146 @@ function kindOf(s: { kind: SubmissionKind; file_name: string | null; file_type: 
   return fileKind(s.file_name ?? '', s.file_type) ?? 'text';
 }
 
-const BATCH = 200;
-
 /**
- * Adds (sign 1) or removes (sign -1) a submission's chunks to the project's lexeme counts. The ids
- * are integers from the database, so they can sit in ts_stat's query text.
+ * Removes a submission's chunks and takes them off the project's lexeme counts (which always count
+ * every stored chunk, so a half-written index is taken off as well). Lexemes are locked in order, so
+ * concurrent writers of one project wait for each other instead of deadlocking.
  */
-export async function adjustLexemes(tx: Executor, orgId: number, projectId: number, submissionId: number, sign: 1 | -1) {
-  const inner = `select tsv from chunks where organization_id = ${Number(orgId)} and submission_id = ${Number(submissionId)}`;
-  await tx.execute(
-    sql.raw(`insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc)
-      select ${Number(orgId)}, ${Number(projectId)}, word, ${sign} * ndoc from ts_stat('${inner}')
-      on conflict (organization_id, project_id, lexeme) do update set ndoc = chunk_lexemes.ndoc + excluded.ndoc`),
+export async function removeChunks(tx: Executor, orgId: number, projectId: number, submissionId: number) {
+  await dropEmptyLexemes(tx, orgId, projectId, await takeOffChunks(tx, orgId, projectId, submissionId));
+}
+
+/** Deletes the chunks and lowers their lexemes' counts; answers the lexemes whose count reached zero. */
+async function takeOffChunks(tx: Executor, orgId: number, projectId: number, submissionId: number): Promise<string[]> {
+  const rows = rowsOf<{ lexeme: string; ndoc: number }>(
+    await tx.execute(sql`
+      with gone as (delete from chunks where organization_id = ${orgId} and submission_id = ${submissionId} returning tsv),
+      counts as (select lexeme, count(*)::int as n from gone, unnest(tsvector_to_array(gone.tsv)) as lexeme group by lexeme)
+      update chunk_lexemes l set ndoc = l.ndoc - counts.n
+      from (select * from counts order by lexeme) counts
+      where l.organization_id = ${orgId} and l.project_id = ${projectId} and l.lexeme = counts.lexeme
+      returning l.lexeme, l.ndoc`),
   );
-  if (sign < 0) await tx.execute(sql`delete from chunk_lexemes where organization_id = ${orgId} and project_id = ${projectId} and ndoc <= 0`);
+  return rows.filter((r) => Number(r.ndoc) <= 0).map((r) => r.lexeme);
+}
+
+/** Lexemes no chunk holds any more (a re-index may have counted some again since: the condition checks). */
+async function dropEmptyLexemes(tx: Executor, orgId: number, projectId: number, lexemes: string[]) {
+  if (!lexemes.length) return;
+  await tx.execute(sql`delete from chunk_lexemes where organization_id = ${orgId} and project_id = ${projectId} and ndoc <= 0
+    and lexeme in (select json_array_elements_text(${JSON.stringify(lexemes)}::json))`);
 }
 
 /**
- * The indexing job: uploaded → indexing → indexed (or failed with the reason). Chunks are written
- * in batches, each its own transaction, with progress on the submission for the client's bar.
+ * One statement per batch: the rows travel as one JSON parameter, PostgreSQL builds each tsvector
+ * (the generated column), and the same statement adds the batch's lexemes to the project's counts
+ * from the returned vectors, so nothing is read back afterwards.
  */
-export async function indexSubmission(db: Db, orgId: number, submissionId: number): Promise<void> {
-  const scope = { orgId, userId: null };
-  const sub = await withTenant(db, scope, async (tx) => {
-    const [s] = await tx.select().from(submissions).where(and(eq(submissions.organization_id, orgId), eq(submissions.id, submissionId)));
-    if (!s) return null;
-    await tx.update(submissions).set({ status: 'indexing', progress: 5, error: null, updated_at: new Date() }).where(eq(submissions.id, submissionId));
-    if (s.status === 'indexed') await adjustLexemes(tx, orgId, s.project_id, submissionId, -1);
-    await tx.delete(chunks).where(and(eq(chunks.organization_id, orgId), eq(chunks.submission_id, submissionId)));
-    return s;
+function insertChunks(tx: Executor, sub: { organization_id: number; project_id: number; id: number; sensitivity_level: SensitivityLevel }, first: number, batch: Chunk[]) {
+  const rows = JSON.stringify(batch.map((c, j) => ({ o: first + j, t: c.text, p: c.place })));
+  return tx.execute(sql`
+    with ins as (
+      insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
+      select ${sub.organization_id}::int, ${sub.project_id}::int, ${sub.id}::int, r.o, r.t, r.p, ${sub.sensitivity_level}
+      from json_to_recordset(${rows}::json) as r(o int, t text, p jsonb)
+      returning tsv
+    )
+    insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc)
+    select ${sub.organization_id}::int, ${sub.project_id}::int, lexeme, count(*)::int from ins, unnest(tsvector_to_array(ins.tsv)) as lexeme group by lexeme order by lexeme
+    on conflict (organization_id, project_id, lexeme) do update set ndoc = chunk_lexemes.ndoc + excluded.ndoc`);
+}
+
+/**
+ * Chunks are written in batches of about this much text (or BATCH_ROWS rows), each batch one
+ * transaction and one statement, so a large file shows progress and a small one costs one commit.
+ * Building the tsvector and the trigram entries is PostgreSQL's work (most of the time), so the
+ * middle batches of a large file go PARALLEL at a time over separate connections.
+ */
+const BATCH_BYTES = 256 * 1024;
+const BATCH_ROWS = 1000;
+const PARALLEL = 2;
+
+/** Splits chunks into batches by text size, each with the ordinal of its first chunk. */
+function batches(parts: Chunk[]): { first: number; rows: Chunk[] }[] {
+  const out: { first: number; rows: Chunk[] }[] = [];
+  let cur: Chunk[] = [];
+  let bytes = 0;
+  parts.forEach((p, i) => {
+    if (cur.length && (bytes + p.text.length > BATCH_BYTES || cur.length >= BATCH_ROWS)) {
+      out.push({ first: i - cur.length, rows: cur });
+      cur = [];
+      bytes = 0;
+    }
+    cur.push(p);
+    bytes += p.text.length;
   });
+  if (cur.length) out.push({ first: parts.length - cur.length, rows: cur });
+  return out;
+}
+
+export interface IndexOptions {
+  /** Where a link-only video transcript is fetched from (config YOUTUBE_BASE_URL) and how long to wait. */
+  youtube?: { baseUrl: string; timeoutMs: number };
+}
+
+/**
+ * The indexing job: uploaded → indexing → indexed (or failed with the reason). A video transcript
+ * given as a YouTube link is fetched here first and stored, so a re-index needs no network. The
+ * first batch's transaction also clears an earlier index and the last one marks the submission
+ * indexed: a small file costs one write transaction.
+ */
+export async function indexSubmission(db: Db, orgId: number, submissionId: number, opts: IndexOptions = {}): Promise<void> {
+  const scope = { orgId, userId: null };
+  const where = and(eq(submissions.organization_id, orgId), eq(submissions.id, submissionId));
+  const [sub] = await withTenant(db, scope, (tx) => tx.select().from(submissions).where(where), { readOnly: true });
   if (!sub) return;
   const report = (status: SubmissionStatus, progress: number, error: string | null, chunk_count = 0) =>
     submissionEvents.emit('status', { orgId, projectId: sub.project_id, submission_id: submissionId, status, progress, error, chunk_count } satisfies SubmissionStatusEvent);
   report('indexing', 5, null);
   try {
-    const kind = kindOf(sub);
-    const content = sub.content ?? Buffer.alloc(0);
+    let content = sub.content ?? Buffer.alloc(0);
+    let fetched: Partial<typeof sub> = {};
+    if (sub.kind === 'video_transcript' && !content.length && sub.source_url) {
+      if (!opts.youtube) throw new ExtractError('This transcript has to be fetched from its link, which this process cannot do.');
+      const video = await fetchYoutubeTranscript(opts.youtube.baseUrl, sub.source_url, opts.youtube.timeoutMs);
+      content = Buffer.from(video.vtt, 'utf8');
+      fetched = { content, size_bytes: content.length, file_name: `${video.id}.vtt`, title: sub.title === youtubeTitle(video.id) ? video.title.slice(0, 300) : sub.title };
+      report('indexing', 10, null);
+    }
+    const kind = kindOf({ ...sub, ...fetched });
     const sections = kind === 'markdown' && sub.kind === 'text' ? markdownSections(content.toString('utf8')) : await extract(kind, content);
     const parts = chunkSections(sections);
     if (!parts.length) throw new ExtractError('No text could be found in this file.');
-    for (let i = 0; i < parts.length; i += BATCH) {
-      const batch = parts.slice(i, i + BATCH);
-      const progress = Math.min(99, 10 + Math.round((90 * (i + batch.length)) / parts.length));
+    const list = batches(parts);
+    const write = async (i: number) => {
+      const { first, rows } = list[i]!;
+      const last = i === list.length - 1;
+      const set = last
+        ? { status: 'indexed' as const, progress: 100, error: null, chunk_count: parts.length, indexed_at: new Date(), updated_at: new Date() }
+        : { status: 'indexing' as const, progress: Math.min(99, 10 + Math.round((90 * (first + rows.length)) / parts.length)), error: null };
       await withTenant(db, scope, async (tx) => {
-        await tx.insert(chunks).values(
-          batch.map((c, j) => ({ organization_id: orgId, project_id: sub.project_id, submission_id: submissionId, ordinal: i + j, text: c.text, place: c.place, sensitivity_level: sub.sensitivity_level })),
-        );
-        await tx.update(submissions).set({ progress }).where(eq(submissions.id, submissionId));
+        const update = tx.update(submissions).set(i === 0 ? { ...set, ...fetched } : set).where(where);
+        if (i > 0) return void (await Promise.all([update, insertChunks(tx, sub, first, rows)]));
+        // The first batch also clears an earlier index. Sent together (one round trip): the update
+        // goes first, so a second run for the same submission waits for this one and then clears its chunks.
+        const [, emptied] = await Promise.all([update, takeOffChunks(tx, orgId, sub.project_id, submissionId), insertChunks(tx, sub, first, rows)]);
+        await dropEmptyLexemes(tx, orgId, sub.project_id, emptied);
       });
-      report('indexing', progress, null);
-    }
-    await withTenant(db, scope, async (tx) => {
-      await adjustLexemes(tx, orgId, sub.project_id, submissionId, 1);
-      await tx.update(submissions).set({ status: 'indexed', progress: 100, chunk_count: parts.length, indexed_at: new Date(), updated_at: new Date() }).where(eq(submissions.id, submissionId));
-    });
-    report('indexed', 100, null, parts.length);
+      report(set.status, set.progress, null, last ? parts.length : 0);
+    };
+    await write(0);
+    // The middle batches, PARALLEL at a time; the last one (which marks the submission indexed) after them all.
+    let next = 1;
+    const lane = async () => {
+      while (next < list.length - 1) await write(next++);
+    };
+    await Promise.all(Array.from({ length: PARALLEL }, lane));
+    if (list.length > 1) await write(list.length - 1);
   } catch (err) {
-    const reason = err instanceof ExtractError ? err.message : `Indexing failed: ${(err as Error).message}`;
+    const reason = err instanceof ExtractError || err instanceof SubmitError ? err.message : `Indexing failed: ${(err as Error).message}`;
     await withTenant(db, scope, async (tx) => {
-      await tx.delete(chunks).where(and(eq(chunks.organization_id, orgId), eq(chunks.submission_id, submissionId)));
-      await tx.update(submissions).set({ status: 'failed', progress: 0, error: reason, updated_at: new Date() }).where(eq(submissions.id, submissionId));
+      await removeChunks(tx, orgId, sub.project_id, submissionId);
+      await tx.update(submissions).set({ status: 'failed', progress: 0, error: reason, chunk_count: 0, updated_at: new Date() }).where(where);
     });
     report('failed', 0, reason);
   }

@@ -1,10 +1,11 @@
 import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { createQueue } from '../jobs/queue.js';
 import { registerAiRoutes } from '../routes/ai.js';
 import { registerSocket } from '../ws/socket.js';
-import { INDEX_JOB, indexSubmission } from './ingest.js';
+import { INDEX_JOB, indexSubmission, type IndexOptions } from './ingest.js';
 import { largestFileLimit } from './limits.js';
 import { registerRetrievalSource } from './retrieve.js';
 import { workspaceSource } from './workspace-source.js';
@@ -19,7 +20,7 @@ export async function registerAiWorkspace(app: FastifyInstance, database: Databa
   queue.events.on('failed', (name, err) => app.log.warn({ err, job: name }, 'job failed'));
   app.decorate('queue', queue);
   registerRetrievalSource(workspaceSource);
-  await queue.work<{ orgId: number; submissionId: number }>(INDEX_JOB, (d) => indexSubmission(database.db, d.orgId, d.submissionId), { concurrency: 2 });
+  await queue.work<{ orgId: number; submissionId: number }>(INDEX_JOB, (d) => indexSubmission(database.db, d.orgId, d.submissionId, indexOptions(app.config)), { concurrency: 2 });
   // Workers poll from the moment the server listens; an app that only injects starts them on first use.
   app.addHook('onListen', async () => {
     await queue.start();
@@ -30,6 +31,9 @@ export async function registerAiWorkspace(app: FastifyInstance, database: Databa
   // base64 grows a file by a third; the JSON frame adds a little more.
   await app.register(fastifyWebsocket, { options: { maxPayload: Math.ceil(largestFileLimit(app.config) * 1.4) + 64 * 1024 } });
 }
+
+/** What the indexing job needs from the configuration: where YouTube links are fetched. */
+export const indexOptions = (config: Config): IndexOptions => ({ youtube: { baseUrl: config.YOUTUBE_BASE_URL, timeoutMs: Math.min(config.AI_TIMEOUT_MS, 15_000) } });
 
 /** Routes under /api/v1/{organization}: the live socket and the AI REST calls. */
 export function registerAiScope(scope: FastifyInstance) {

@@ -5,9 +5,9 @@ import { z } from 'zod';
 import { createAnonymousSession, requireAnonymousSession } from '../ai/anonymous.js';
 import { giveFeedback, likedInProcessing, loadChat, type Chatter } from '../ai/chat.js';
 import { DEFAULT_PLATFORM, recordEngagement, trending } from '../ai/curated.js';
-import { adjustLexemes, INDEX_JOB, submissionColumns } from '../ai/ingest.js';
+import { INDEX_JOB, removeChunks, submissionColumns } from '../ai/ingest.js';
 import { allowedLevels } from '../ai/retrieve.js';
-import { anonymousProjects, chats, chunks, organizations, projects, submissions } from '../db/schema/index.js';
+import { anonymousProjects, chats, organizations, projects, submissions } from '../db/schema/index.js';
 import { withTenant } from '../db/tenant.js';
 import { forbidden, notFound } from '../errors.js';
 import { inTenant } from '../plugins/tenancy.js';
@@ -206,8 +206,7 @@ export function registerAiRoutes(scope: FastifyInstance) {
   app.post('/submissions/:id/index', { schema: { tags: ['Submission'], summary: 'Index (again) a submission', params: numId } }, async (req, reply) => {
     await inTenant(req, async (ctx) => {
       const sub = await ownSubmission(req, req.params.id, ctx.tx);
-      if (sub.status === 'indexed') await adjustLexemes(ctx.tx, ctx.orgId, sub.project_id, sub.id, -1);
-      await ctx.tx.delete(chunks).where(and(eq(chunks.organization_id, ctx.orgId), eq(chunks.submission_id, sub.id)));
+      await removeChunks(ctx.tx, ctx.orgId, sub.project_id, sub.id);
       await ctx.tx.update(submissions).set({ status: 'uploaded', progress: 0, error: null, chunk_count: 0 }).where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
     });
     await scope.queue.enqueue(INDEX_JOB, { orgId: req.caller.orgId, submissionId: req.params.id });
@@ -217,7 +216,7 @@ export function registerAiRoutes(scope: FastifyInstance) {
   app.delete('/submissions/:id', { schema: { tags: ['Submission'], summary: 'Delete a submission and its passages', params: numId } }, (req, reply) =>
     inTenant(req, async (ctx) => {
       const sub = await ownSubmission(req, req.params.id, ctx.tx);
-      if (sub.status === 'indexed') await adjustLexemes(ctx.tx, ctx.orgId, sub.project_id, sub.id, -1);
+      await removeChunks(ctx.tx, ctx.orgId, sub.project_id, sub.id);
       await ctx.tx.delete(submissions).where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
       return reply.status(204).send();
     }),

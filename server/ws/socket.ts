@@ -8,7 +8,7 @@ import { objectContent } from '../ai/content.js';
 import { checkProject, createSubmission, INDEX_JOB, SubmitError, submissionColumns, submissionEvents, type SubmissionStatusEvent, type SubmitInput } from '../ai/ingest.js';
 import { limitsFor, messagesToday } from '../ai/limits.js';
 import { allowedLevels } from '../ai/retrieve.js';
-import { fetchYoutubeTranscript } from '../ai/youtube.js';
+import { youtubeId, youtubeTitle } from '../ai/youtube.js';
 import { memberships, SENSITIVITY_LEVELS, submissions } from '../db/schema/index.js';
 import { withTenant } from '../db/tenant.js';
 import { HttpError, SERVER_ERROR_MESSAGE, type DetailItem } from '../errors.js';
@@ -180,23 +180,19 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
       },
       async video_transcript_submission(d, replyTo) {
         try {
-          let fileName = d.fileName ?? null;
-          let content: Buffer;
-          let title = d.title ?? '';
-          if (d.fileContent) {
-            content = Buffer.from(d.fileContent, 'base64');
-            fileName ??= 'captions.vtt';
-          } else {
-            const fetched = await fetchYoutubeTranscript(app.config.YOUTUBE_BASE_URL, d.url, Math.min(app.config.AI_TIMEOUT_MS, 15_000));
-            content = Buffer.from(fetched.vtt, 'utf8');
-            fileName = `${fetched.id}.vtt`;
-            title ||= fetched.title;
-          }
+          // An uploaded caption file is indexed as is; a link alone is fetched by the indexing job,
+          // whose success or reason for failing reaches the socket as submission_status.
+          const videoId = youtubeId(d.url);
+          if (!d.fileContent && !videoId) throw new SubmitError(`'${d.url}' is not a YouTube video link. Give a YouTube link or upload the caption file (WebVTT or SRT).`, ['url']);
+          const fileName = d.fileContent ? (d.fileName ?? 'captions.vtt') : `${videoId}.vtt`;
+          const title = d.title?.trim() || (d.fileContent ? fileName : youtubeTitle(videoId!));
+          const content = d.fileContent ? Buffer.from(d.fileContent, 'base64') : Buffer.alloc(0);
           const sub = await submit(
-            { kind: 'video_transcript', projectId: d.project_id, eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id), title: title || fileName, fileName, fileType: null, sourceUrl: d.url, content, sensitivityLevel: d.sensitivityLevel },
+            { kind: 'video_transcript', projectId: d.project_id, eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id), title, fileName, fileType: null, sourceUrl: d.url, content, sensitivityLevel: d.sensitivityLevel },
             d.buildIndex,
           );
-          send('submit_video_response', { status: 'success', submission_id: sub.id, message: 'Transcript submitted.' }, replyTo);
+          const message = d.fileContent ? 'Transcript submitted.' : d.buildIndex ? 'Transcript link received; its captions are being fetched.' : 'Transcript link saved; its captions are fetched when it is indexed.';
+          send('submit_video_response', { status: 'success', submission_id: sub.id, message }, replyTo);
         } catch (err) {
           if (!(err instanceof SubmitError)) throw err;
           send('submit_video_response', { status: 'error', submission_id: null, message: `Submission failed. ${err.message}` }, replyTo);

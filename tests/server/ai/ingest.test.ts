@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createSubmission, indexSubmission, type SubmitInput } from '../../../server/ai/ingest.js';
+import { createSubmission, indexSubmission, submissionEvents, type SubmissionStatusEvent, type SubmitInput } from '../../../server/ai/ingest.js';
 import { planLimits } from '../../../server/ai/limits.js';
 import { retrieve, type Access } from '../../../server/ai/retrieve.js';
 import { withTenant } from '../../../server/db/tenant.js';
@@ -109,4 +109,58 @@ t.test('unreadable files fail with the reason; limits and sensitivity apply', as
   t.same(await titles({ kind: 'user', userId: ids['other@example.com']!, role: 'Member' }), ['public.txt'], 'members do not see restricted material of others');
   t.same(await titles({ kind: 'user', userId: ids['uploader@example.com']!, role: 'Member' }), ['public.txt', 'secret.txt'], 'the uploader sees their restricted material');
   t.same(await titles({ kind: 'user', userId: ids['other@example.com']!, role: 'Admin' }), ['public.txt', 'secret.txt'], 'admins see restricted material');
+});
+
+t.test('a large file is written in parallel batches; lexeme counts follow indexing, re-indexing and deletion', async (t) => {
+  const { request, login, database, config } = await testApp(t);
+  const token = await login('owner@example.com');
+  const project = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Big' } })).body as { id: number };
+  const orgId = 1;
+  const rows = (r: unknown) => ((r as { rows?: unknown[] }).rows ?? r) as Record<string, unknown>[];
+  const q = async (text: string) => rows(await database.db.execute(text));
+  // About 1.2 MB of Markdown: several batches, so the first, middle (parallel) and last ones all run.
+  const sections = Array.from({ length: 1500 }, (_, i) => `## Section ${i}\n\nThe service unit-${i} keeps its ledger in zone ${i % 7}. ${'Routine words fill the paragraph so it has some weight. '.repeat(12)}`);
+  const big = Buffer.from(`# Handbook\n\n${sections.join('\n\n')}\n\nThe final line names the pangolin archive.\n`);
+  const limits = { ...planLimits(config, 'free'), max_file_bytes: 10 * 1024 * 1024 };
+  const { id } = await withTenant(database.db, { orgId, userId: null }, (tx) => createSubmission(tx, { orgId, userId: 1, sessionId: null }, limits, { kind: 'file', projectId: project.id, title: 'big.md', fileName: 'big.md', content: big, sensitivityLevel: 'internal' }));
+  // Counts kept incrementally must equal a recount over the stored chunks.
+  const lexemesMatch = async (label: string) => {
+    const diff = await q(`select coalesce(a.lexeme, b.word) as lexeme, a.ndoc as kept, b.ndoc as actual
+      from (select lexeme, ndoc from chunk_lexemes where project_id = ${project.id}) a
+      full join ts_stat('select tsv from chunks where project_id = ${project.id}') b on b.word = a.lexeme
+      where a.ndoc is distinct from b.ndoc limit 5`);
+    t.same(diff, [], `${label}: lexeme counts match the chunks`);
+  };
+
+  const progress: number[] = [];
+  const onStatus = (e: SubmissionStatusEvent) => void (e.submission_id === id && e.status === 'indexing' && progress.push(e.progress));
+  submissionEvents.on('status', onStatus);
+  await indexSubmission(database.db, orgId, id);
+  submissionEvents.off('status', onStatus);
+  t.ok(progress.filter((p) => p > 10 && p < 100).length >= 3, `progress is reported batch by batch (${progress.join(', ')})`);
+  const [sub] = await q(`select status, progress, chunk_count from submissions where id = ${id}`);
+  t.match(sub, { status: 'indexed', progress: 100 });
+  const [stored] = await q(`select count(*)::int as n, min(ordinal) as lo, max(ordinal) as hi, count(distinct ordinal)::int as distinct_ordinals from chunks where submission_id = ${id}`);
+  t.ok(Number(stored!.n) >= 1500, `a chunk per section at least (${stored!.n})`);
+  t.same([Number(stored!.lo), Number(stored!.hi), Number(stored!.distinct_ordinals)], [0, Number(stored!.n) - 1, Number(stored!.n)], 'ordinals run 0..n-1 without gaps or repeats');
+  t.equal(Number(sub!.chunk_count), Number(stored!.n), 'chunk_count is the number stored');
+  await lexemesMatch('indexed');
+  const hits = await withTenant(database.db, { orgId, userId: 1 }, (tx) => retrieve(tx, { orgId, projectId: project.id, query: 'pangolin archive', access: { kind: 'user', userId: 1, role: 'Owner' }, limit: 1 }));
+  t.match(hits[0]?.text, /pangolin archive/, 'the last batch is searchable');
+
+  // Re-indexing replaces the chunks and their counts instead of adding to them.
+  await indexSubmission(database.db, orgId, id);
+  const [again] = await q(`select count(*)::int as n from chunks where submission_id = ${id}`);
+  t.equal(Number(again!.n), Number(stored!.n), 're-indexing leaves one copy of each chunk');
+  await lexemesMatch('re-indexed');
+
+  const small = await withTenant(database.db, { orgId, userId: null }, (tx) => createSubmission(tx, { orgId, userId: 1, sessionId: null }, limits, { kind: 'file', projectId: project.id, title: 'a.txt', fileName: 'a.txt', content: Buffer.from('The pangolin archive is in zone 3.'), sensitivityLevel: 'internal' }));
+  await indexSubmission(database.db, orgId, small.id);
+  await lexemesMatch('two submissions');
+  t.equal((await request({ method: 'DELETE', url: `/api/v1/default/submissions/${id}`, token })).status, 204);
+  await lexemesMatch('after deleting the large one');
+  const [pangolin] = await q(`select ndoc from chunk_lexemes where project_id = ${project.id} and lexeme = 'pangolin'`);
+  t.equal(Number(pangolin!.ndoc), 1, 'words of the deleted file count only where they remain');
+  const [unit] = await q(`select count(*)::int as n from chunk_lexemes where project_id = ${project.id} and lexeme = 'unit-1499'`);
+  t.equal(Number(unit!.n), 0, 'words only the deleted file had are gone');
 });
