@@ -11,6 +11,9 @@ import { LandingPage } from './pages/landing/LandingPage.js';
 import { Dashboard } from './pages/Dashboard.js';
 import { Dashboards } from './pages/dashboards/Dashboards.js';
 import { IncidentView } from './resources/iaos/IncidentView.js';
+import { CaseView } from './resources/cases/CaseView.js';
+import { ReportPage } from './pages/status/ReportPage.js';
+import { StatusBoard } from './pages/status/StatusBoard.js';
 import { SourcePage } from './resources/catalog/SourcePage.js';
 import { LoginPage } from './pages/LoginPage.js';
 import { authProvider, LOGIN_PATH } from './providers/authProvider.js';
@@ -90,6 +93,11 @@ function FirewatchAdmin() {
       </CustomRoutes>
       <CustomRoutes>
         <Route path="iaos/:name/view" element={<IncidentView />} />
+        <Route path="cases/:name/view" element={<CaseView />} />
+        <Route path="iaos/status" element={<StatusBoard key="iaos" resource="iaos" />} />
+        <Route path="cases/status" element={<StatusBoard key="cases" resource="cases" />} />
+        <Route path="iaos/report" element={<ReportPage key="iaos" resource="iaos" />} />
+        <Route path="cases/report" element={<ReportPage key="cases" resource="cases" />} />
         <Route path="data/sources/:name/:tab" element={<SourcePage />} />
         <Route path="overview" element={<Dashboard />} />
         <Route path="dashboards" element={<Dashboards />} />

@@ -3,6 +3,7 @@ import { Alert, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle,
 import { FunctionField, useGetIdentity, useNotify, useRedirect, useTranslate, type RaRecord } from 'react-admin';
 import { GenericCreate, GenericEdit, GenericList } from './generic/screens.js';
 import { catalogOverrides } from './catalog/overrides.js';
+import { CaseList, HandoffList, IncidentList } from './iaos/lists.js';
 
 /**
  * The few resources whose screens differ from the generic ones. Everything else (every definition
@@ -73,6 +74,7 @@ const status = (...values: string[]) => (record: RaRecord) => values.includes(St
 const IncidentEdit = () => (
   <GenericEdit
     actions={[
+      { label: 'Open view', action: 'view', to: (r) => `/iaos/${encodeURIComponent(String(r.name))}/view` },
       { label: 'Join', action: 'join' },
       { label: 'Mark stable', action: 'stable', when: status('Active') },
       { label: 'Mark closed', action: 'closed', when: status('Active', 'Stable') },
@@ -88,7 +90,14 @@ const TaskEdit = () => (
     ]}
   />
 );
-const CaseEdit = () => <GenericEdit actions={[{ label: 'Escalate to incident', action: 'escalate', method: 'PUT', when: status('New', 'Triage', 'Stable') }]} />;
+const CaseEdit = () => (
+  <GenericEdit
+    actions={[
+      { label: 'Open view', action: 'view', to: (r) => `/cases/${encodeURIComponent(String(r.name))}/view` },
+      { label: 'Escalate to incident', action: 'escalate', method: 'PUT', when: status('New', 'Triage', 'Stable') },
+    ]}
+  />
+);
 
 /** Passwords change through the account menu's dialog, only for oneself. */
 const UserEdit = () => <GenericEdit tweaks={{ omit: ['password'] }} />;
@@ -112,9 +121,10 @@ const overrides: Record<string, Partial<Screens>> = {
   apikeys: { create: ApiKeyCreate, menuLabel: 'API keys' },
   users: { edit: UserEdit, menuLabel: 'Members' },
   organizations: { edit: OrganizationEdit, create: OrganizationCreate },
-  iaos: { edit: IncidentEdit, menuLabel: 'Incidents' },
+  iaos: { list: IncidentList, edit: IncidentEdit, menuLabel: 'Incidents' },
   tasks: { edit: TaskEdit },
-  cases: { edit: CaseEdit },
+  cases: { list: CaseList, edit: CaseEdit },
+  'oncall/handoffs': { list: HandoffList },
   incident_roles: { list: IncidentRoleList },
   // Messages say "Link created successfully." (spec §8); the menu names the screen as spec §2 does.
   weblinks: { menuLabel: 'Weblinks' },

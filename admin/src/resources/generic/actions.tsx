@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Button } from '@mui/material';
-import { TopToolbar, useNotify, useRecordContext, useRefresh, type RaRecord } from 'react-admin';
+import { Link } from 'react-router-dom';
+import { TopToolbar, useBasename, useNotify, useRecordContext, useRefresh, type RaRecord } from 'react-admin';
 import type { ResourceMeta } from '../../meta.js';
 import { api } from '../../providers/http.js';
 
@@ -13,12 +14,15 @@ export interface RecordAction {
   when?: (record: RaRecord) => boolean;
   /** Shown when the server answers without a message. */
   success?: string;
+  /** A link instead of a call: the record's own screen, e.g. `/iaos/IAO-3/view`. */
+  to?: (record: RaRecord) => string;
 }
 
 export function RecordActions({ meta, actions }: { meta: ResourceMeta; actions: RecordAction[] }) {
   const record = useRecordContext();
   const notify = useNotify();
   const refresh = useRefresh();
+  const basename = useBasename();
   const [busy, setBusy] = useState<string | null>(null);
   if (!record) return <TopToolbar />;
   const run = async (a: RecordAction) => {
@@ -37,11 +41,17 @@ export function RecordActions({ meta, actions }: { meta: ResourceMeta; actions: 
     <TopToolbar>
       {actions
         .filter((a) => !a.when || a.when(record))
-        .map((a) => (
-          <Button key={a.action} variant="outlined" size="small" disabled={busy !== null} onClick={() => void run(a)}>
-            {a.label}
-          </Button>
-        ))}
+        .map((a) =>
+          a.to ? (
+            <Button key={a.action} size="small" component={Link} to={`${basename}${a.to(record)}`}>
+              {a.label}
+            </Button>
+          ) : (
+            <Button key={a.action} variant="outlined" size="small" disabled={busy !== null} onClick={() => void run(a)}>
+              {a.label}
+            </Button>
+          ),
+        )}
     </TopToolbar>
   );
 }

@@ -1,0 +1,28 @@
+import { Button } from '@mui/material';
+import { Link } from 'react-router-dom';
+import { useBasename, useTranslate } from 'react-admin';
+import { ExportButton } from '../generic/ExportButton.js';
+import { GenericList } from '../generic/screens.js';
+import { ShiftHandoffButton } from './HandoffDialog.js';
+
+/** Above the incident and case lists: the export dialog, the status board and the report page. */
+function ResponderActions({ resource }: { resource: 'iaos' | 'cases' }) {
+  const translate = useTranslate();
+  const basename = useBasename();
+  return (
+    <>
+      <ExportButton />
+      <Button size="small" component={Link} to={`${basename}/${resource}/status`}>
+        {translate(`fw.responder.status_title.${resource}`)}
+      </Button>
+      <Button size="small" component={Link} to={`${basename}/${resource}/report`}>
+        {translate(`fw.responder.report_title.${resource}`)}
+      </Button>
+    </>
+  );
+}
+
+export const IncidentList = () => <GenericList actions={<ResponderActions resource="iaos" />} />;
+export const CaseList = () => <GenericList actions={<ResponderActions resource="cases" />} />;
+/** The handoffs list offers a handoff prefilled from the caller's shift. */
+export const HandoffList = () => <GenericList actions={<ShiftHandoffButton />} />;
