@@ -1,5 +1,6 @@
-import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { and, asc, eq, getTableColumns, is, sql, type SQL } from 'drizzle-orm';
+import { PgTable, type PgColumn } from 'drizzle-orm/pg-core';
+import * as schema from '../../db/schema/index.js';
 import {
   casePriorities,
   caseSeverities,
@@ -29,6 +30,27 @@ async function settingNames(ctx: RequestContext, parts: [string, PgTable & { org
   return row as unknown as Record<string, string | null>;
 }
 
+
+/** Column names by kind across every table: what a record aggregated as JSON in SQL holds. */
+const columnsOfAllTables = Object.values(schema).flatMap((table) => (is(table, PgTable) ? Object.values(getTableColumns(table)) : []));
+const TIMESTAMP_KEYS = new Set(columnsOfAllTables.filter((c) => c.columnType === 'PgTimestamp').map((c) => c.name));
+const JSON_KEYS = new Set(columnsOfAllTables.filter((c) => c.dataType === 'json').map((c) => c.name));
+
+/**
+ * PostgreSQL writes a timestamp inside JSON as `2024-03-01T08:30:00.25+00:00` (microseconds, the
+ * session's offset); the API everywhere else sends JSON.stringify of a Date (`...08:30:00.250Z`).
+ * Rewrites the timestamp columns of a JSON-aggregated record in that one format, leaving the
+ * contents of JSON columns (event details, custom fields) as they were stored.
+ */
+export function isoTimestamps<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(isoTimestamps) as T;
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = JSON_KEYS.has(key) ? v : TIMESTAMP_KEYS.has(key) && typeof v === 'string' ? new Date(v).toISOString() : isoTimestamps(v);
+  }
+  return out as T;
+}
 
 /**
  * The full incident, in a fixed number of queries whatever its size: participants with their roles
@@ -69,7 +91,7 @@ export async function fullIncident(ctx: RequestContext, id: number) {
   const rows = ((result as unknown as { rows?: { record: unknown }[] }).rows ?? (result as unknown as { record: unknown }[])) as { record: Record<string, unknown> | string }[];
   const record = rows[0]?.record;
   if (!record) throw notFound('IAO', id);
-  return (typeof record === 'string' ? JSON.parse(record) : record) as Record<string, unknown>;
+  return isoTimestamps((typeof record === 'string' ? JSON.parse(record) : record) as Record<string, unknown>);
 }
 
 /** Awaits every query (none may outlive the transaction), then throws the first failure if any. */
