@@ -208,7 +208,12 @@ export const chatMessages = pgTable(
   ],
 );
 
-/** Like or dislike of an answer; likes wait in `processing` until used (e.g. as curated answers). */
+export const FEEDBACK_STATUSES = ['processing', 'processed', 'failed'] as const;
+
+/**
+ * Like or dislike of an answer. A like waits in `processing` until a job turns the question and
+ * answer into a curated Q&A submission of the project (`submission_id`), or `failed` with `error`.
+ */
 export const messageFeedback = pgTable(
   'message_feedback',
   {
@@ -219,7 +224,10 @@ export const messageFeedback = pgTable(
     user_id: integer().references(() => users.id, { onDelete: 'cascade' }),
     anonymous_session_id: integer(),
     value: text({ enum: ['like', 'dislike'] }).notNull(),
-    status: text({ enum: ['processing', 'processed'] }).notNull().default('processing'),
+    status: text({ enum: FEEDBACK_STATUSES }).notNull().default('processing'),
+    error: text(),
+    /** The curated Q&A made from this like (no foreign key: deleting that submission leaves the like). */
+    submission_id: integer(),
     ...timestamps(),
   },
   (t) => [
