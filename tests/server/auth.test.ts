@@ -1,10 +1,8 @@
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
-import { SMTPServer } from 'smtp-server';
 import t from 'tap';
 import { loginCodes, organizations } from '../../server/db/schema/index.js';
 import { testApp } from '../helpers.js';
+import { smtpMailbox } from './smtp-mailbox.js';
 
 const INVALID = 'Invalid or expired verification code. Please try again.';
 const codeIn = (text: string) => /\b(\d{6})\b/.exec(text)?.[1] ?? '';
@@ -145,24 +143,8 @@ t.test('API keys: shown once, stored hashed, act as a Member of their organizati
 });
 
 t.test('the sign-in code goes out through SMTP when SMTP_URL is set', async (t) => {
-  const received: string[] = [];
-  const smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, done) {
-      let raw = '';
-      stream.on('data', (c: Buffer) => (raw += c.toString()));
-      stream.on('end', () => {
-        received.push(raw);
-        done();
-      });
-    },
-  });
-  smtp.listen(0, '127.0.0.1');
-  await once(smtp.server, 'listening');
-  t.teardown(() => new Promise<void>((r) => smtp.close(() => r())));
-  const port = (smtp.server.address() as AddressInfo).port;
-  const { request } = await testApp(t, { SMTP_URL: `smtp://127.0.0.1:${port}` });
+  const { received, url } = await smtpMailbox(t);
+  const { request } = await testApp(t, { SMTP_URL: url });
   const res = await request({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email: 'mail@example.com' } });
   t.equal(res.status, 200);
   t.equal(received.length, 1);
