@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db, Executor } from '../db/client.js';
 import { chatMessages, chats, messageFeedback, projects, type MessageSource } from '../db/schema/index.js';
@@ -126,7 +126,7 @@ export async function loadChat(tx: Executor, who: Chatter | null, orgId: number,
   return { id: chat.id, project_id: chat.project_id, title: chat.title, shared: chat.shared_at !== null, created_at: chat.created_at, updated_at: chat.updated_at, messages };
 }
 
-/** Like or dislike an answer in one's own chat; a second vote replaces the first. */
+/** Like or dislike an answer in one's own chat; a second vote replaces the first. The caller queues LIKED_JOB with `feedback_id` once this commits. */
 export async function giveFeedback(tx: Executor, who: Chatter, messageId: number, value: 'like' | 'dislike') {
   const [m] = await tx
     .select({ id: chatMessages.id, role: chatMessages.role, project_id: chats.project_id })
@@ -134,17 +134,21 @@ export async function giveFeedback(tx: Executor, who: Chatter, messageId: number
     .innerJoin(chats, and(eq(chats.organization_id, chatMessages.organization_id), eq(chats.id, chatMessages.chat_id)))
     .where(and(eq(chatMessages.organization_id, who.orgId), eq(chatMessages.id, messageId), ownChat(who)));
   if (!m || m.role !== 'assistant') throw notFound('Message', messageId);
-  await tx
+  const [row] = await tx
     .insert(messageFeedback)
     .values({ organization_id: who.orgId, message_id: messageId, project_id: m.project_id, user_id: who.userId, anonymous_session_id: who.sessionId, value, status: 'processing' })
     .onConflictDoUpdate({
       target: [messageFeedback.organization_id, messageFeedback.message_id, messageFeedback.user_id, messageFeedback.anonymous_session_id],
-      set: { value, status: 'processing', updated_at: new Date() },
-    });
-  return { message_id: messageId, value, message: THANKS };
+      set: { value, status: 'processing', error: null, updated_at: new Date() },
+    })
+    .returning({ id: messageFeedback.id });
+  return { message_id: messageId, value, message: THANKS, feedback_id: row!.id };
 }
 
-/** Liked answers waiting in processing for a project, with the question that led to each. */
+/**
+ * Liked answers of a project not yet curated: waiting in processing, or failed (with the reason, so
+ * the user learns why), each with the question that led to it. Processed ones leave the list.
+ */
 export async function likedInProcessing(tx: Executor, orgId: number, projectId: number) {
   return tx
     .select({
@@ -156,10 +160,11 @@ export async function likedInProcessing(tx: Executor, orgId: number, projectId: 
       question: sql<string | null>`(select q.text from chat_messages q where q.organization_id = ${chatMessages.organization_id} and q.chat_id = ${chatMessages.chat_id} and q.id < ${chatMessages.id} and q.role = 'user' order by q.id desc limit 1)`,
       liked_at: messageFeedback.updated_at,
       status: messageFeedback.status,
+      error: messageFeedback.error,
     })
     .from(messageFeedback)
     .innerJoin(chatMessages, and(eq(chatMessages.organization_id, messageFeedback.organization_id), eq(chatMessages.id, messageFeedback.message_id)))
-    .where(and(eq(messageFeedback.organization_id, orgId), eq(messageFeedback.project_id, projectId), eq(messageFeedback.value, 'like'), eq(messageFeedback.status, 'processing')))
+    .where(and(eq(messageFeedback.organization_id, orgId), eq(messageFeedback.project_id, projectId), eq(messageFeedback.value, 'like'), inArray(messageFeedback.status, ['processing', 'failed'])))
     .orderBy(desc(messageFeedback.updated_at))
     .limit(200);
 }

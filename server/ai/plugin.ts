@@ -6,13 +6,14 @@ import { createQueue } from '../jobs/queue.js';
 import { registerAiRoutes } from '../routes/ai.js';
 import { registerSocket } from '../ws/socket.js';
 import { INDEX_JOB, indexSubmission, type IndexOptions } from './ingest.js';
+import { LIKED_JOB, processLikedMessage } from './liked.js';
 import { largestFileLimit } from './limits.js';
 import { registerRetrievalSource } from './retrieve.js';
 import { workspaceSource } from './workspace-source.js';
 
 /**
  * App-level parts of the AI workspace: the job queue (app.queue, shared by every domain), the
- * indexing worker, and the websocket plugin sized for the largest upload any plan allows.
+ * indexing and liked-answer workers, and the websocket plugin sized for the largest upload any plan allows.
  */
 export async function registerAiWorkspace(app: FastifyInstance, database: Database) {
   const queue = createQueue(database, { pollingIntervalSeconds: app.config.JOB_POLL_SECONDS });
@@ -21,6 +22,7 @@ export async function registerAiWorkspace(app: FastifyInstance, database: Databa
   app.decorate('queue', queue);
   registerRetrievalSource(workspaceSource);
   await queue.work<{ orgId: number; submissionId: number }>(INDEX_JOB, (d) => indexSubmission(database.db, d.orgId, d.submissionId, indexOptions(app.config)), { concurrency: 2 });
+  await queue.work<{ orgId: number; feedbackId: number }>(LIKED_JOB, (d) => processLikedMessage(database.db, app.config, d.orgId, d.feedbackId, indexOptions(app.config)));
   // Workers poll from the moment the server listens; an app that only injects starts them on first use.
   app.addHook('onListen', async () => {
     await queue.start();

@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createAnonymousSession, requireAnonymousSession } from '../ai/anonymous.js';
 import { giveFeedback, likedInProcessing, loadChat, type Chatter } from '../ai/chat.js';
+import { queueLiked } from '../ai/liked.js';
 import { DEFAULT_PLATFORM, recordEngagement, trending } from '../ai/curated.js';
 import { INDEX_JOB, removeChunks, submissionColumns } from '../ai/ingest.js';
 import { allowedLevels } from '../ai/retrieve.js';
@@ -175,9 +176,11 @@ export function registerAiRoutes(scope: FastifyInstance) {
     }),
   );
 
-  app.post('/chat_messages/:id/feedback', { schema: { tags: ['Chat'], summary: 'Like or dislike an answer', params: numId, body: z.strictObject({ value: z.enum(['like', 'dislike']) }) } }, (req) =>
-    inTenant(req, (ctx) => giveFeedback(ctx.tx, memberOf(req), req.params.id, req.body.value)),
-  );
+  app.post('/chat_messages/:id/feedback', { schema: { tags: ['Chat'], summary: 'Like or dislike an answer', params: numId, body: z.strictObject({ value: z.enum(['like', 'dislike']) }) } }, async (req) => {
+    const vote = await inTenant(req, (ctx) => giveFeedback(ctx.tx, memberOf(req), req.params.id, req.body.value));
+    await queueLiked(scope.queue, req.caller.orgId, vote.feedback_id);
+    return vote;
+  });
 
   app.get('/chat_messages/liked', { schema: { tags: ['Chat'], summary: 'Liked answers waiting in processing', querystring: z.strictObject({ project_id: z.coerce.number().int().positive() }) } }, (req) =>
     inTenant(req, async (ctx) => ({ project_id: req.query.project_id, messages: await likedInProcessing(ctx.tx, ctx.orgId, req.query.project_id) })),

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { findAnonymousSession, NO_SESSION } from '../ai/anonymous.js';
 import { accessOf, ask, giveFeedback, likedInProcessing, type Chatter } from '../ai/chat.js';
 import { objectContent } from '../ai/content.js';
+import { likedEvents, queueLiked, type LikedStatusEvent } from '../ai/liked.js';
 import { checkProject, createSubmission, INDEX_JOB, SubmitError, submissionColumns, submissionEvents, type SubmissionStatusEvent, type SubmitInput } from '../ai/ingest.js';
 import { limitsFor, messagesToday } from '../ai/limits.js';
 import { allowedLevels } from '../ai/retrieve.js';
@@ -118,7 +119,19 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
       }
     };
     submissionEvents.on('status', onStatus);
-    socket.on('close', () => submissionEvents.off('status', onStatus));
+    // What became of this caller's likes (curated as a Q&A, or why not).
+    const onLiked = (e: LikedStatusEvent) => {
+      if (e.orgId !== caller.orgId || (caller.userId === null && caller.sessionId === null)) return;
+      if (e.userId === caller.userId && e.sessionId === caller.sessionId) {
+        const { orgId: _o, userId: _u, sessionId: _s, projectId, ...rest } = e;
+        send('liked_message_status', { ...rest, project_id: projectId });
+      }
+    };
+    likedEvents.on('status', onLiked);
+    socket.on('close', () => {
+      submissionEvents.off('status', onStatus);
+      likedEvents.off('status', onLiked);
+    });
 
     const tenant = <T>(fn: Parameters<typeof withTenant<T>>[2]) => withTenant(app.db, { orgId: caller.orgId, userId: caller.userId }, fn);
     const submitter = { orgId: caller.orgId, userId: caller.userId, sessionId: caller.sessionId };
@@ -218,7 +231,9 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
         send('chat_done', { chat_id: result.chat_id, message_id: result.message_id, answer: result.answer, sources: result.sources, answered_by: result.answered_by, notice: result.notice }, replyTo);
       },
       async message_feedback(d, replyTo) {
-        send('message_feedback_response', await tenant((tx) => giveFeedback(tx, caller, d.message_id, d.value)), replyTo);
+        const vote = await tenant((tx) => giveFeedback(tx, caller, d.message_id, d.value));
+        await queueLiked(deps.queue, caller.orgId, vote.feedback_id);
+        send('message_feedback_response', vote, replyTo);
       },
     };
 
