@@ -146,3 +146,23 @@ t.test('a one-round transaction refuses a query sent after its COMMIT instead of
   }, oneRound).catch((err: Error) => err);
   t.match((late as Error & { cause?: Error }).cause?.message, /sent a query after its COMMIT/, 'a second round is refused');
 });
+
+t.test('searches under row level security can use their indexes (ILIKE and @@ are leakproof)', async (t) => {
+  const { database, organization, request } = await testApp(t);
+  const a = await organization('lp-a');
+  const type = (await request({ method: 'POST', url: `/api/v1/${a.slug}/tag_types`, token: a.token, payload: { name: 'T' } })).body;
+  await database.db.execute(sql.raw(`insert into tags (organization_id, tag_type_id, name) select ${a.id}, ${type.id}, 'tag-' || md5(i::text) from generate_series(1, 3000) i`));
+  await database.db.execute(sql`insert into tags (organization_id, tag_type_id, name) values (${a.id}, ${type.id}, 'api-latency')`);
+  await database.db.execute(sql`vacuum analyze tags`); // vacuum also empties the GIN pending list
+  const plan = (query: string) =>
+    withTenant(database.db, { orgId: a.id, userId: null }, async (tx) => {
+      // Small enough to scan whole; forbid that, so the plan shows which index may serve the ILIKE.
+      await tx.execute(sql`set local enable_seqscan = off`);
+      const result = (await tx.execute(sql.raw(`explain ${query}`))) as unknown as { rows?: Record<string, string>[] } & Record<string, string>[];
+      return (result.rows ?? result).map((r) => Object.values(r)[0]).join('\n');
+    });
+  t.match(await plan(`select id from tags where organization_id = ${a.id} and name ilike '%latency%'`), /Index Cond: .*~~\*/, 'q on tags: the trigram index takes the ILIKE');
+  const marked = await database.db.execute(sql`select proname from pg_proc where proleakproof and proname in ('ts_match_vq', 'texticlike', 'texticnlike', 'textlike') order by proname`);
+  const names = ((marked as unknown as { rows?: { proname: string }[] }).rows ?? (marked as unknown as { proname: string }[])).map((r) => r.proname);
+  t.same(names, ['texticlike', 'texticnlike', 'textlike', 'ts_match_vq'], 'full-text match (chat retrieval) and LIKE are leakproof too');
+});
