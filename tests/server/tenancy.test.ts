@@ -134,7 +134,7 @@ t.test('a membership changed after it was looked up applies at once to every ten
 
 t.test('a one-round transaction refuses a query sent after its COMMIT instead of running it unscoped', async (t) => {
   const { database, organization } = await testApp(t);
-  if (database.kind !== 'postgres') return t.skip('COMMIT is pipelined on PostgreSQL only');
+  if (database.kind !== 'postgres') return t.plan(0, 'COMMIT is pipelined on PostgreSQL only');
   const a = await organization('one-round');
   const scope = { orgId: a.id, userId: null };
   const oneRound = { oneRound: true };
