@@ -60,7 +60,7 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
   app.get('/iaos/similar-incidents/:id', { schema: { tags, summary: 'Similar incidents, scored', params: idParam } }, (req) => inTenant(req, (ctx) => similarIncidents(ctx, req.params.id), { readOnly: true }));
 
   app.get('/iaos/:id', { schema: { tags, summary: 'One incident with participants, roles, timeline, tasks, reports, resources, steps and costs', params: idParam } }, (req) =>
-    inTenant(req, (ctx) => fullIncident(ctx, req.params.id), { readOnly: true }),
+    inTenant(req, (ctx) => fullIncident(ctx, req.params.id), { oneRound: true }),
   );
 
   for (const [path, status] of [['stable', 'Stable'], ['closed', 'Closed'], ['active', 'Active']] as const) {
