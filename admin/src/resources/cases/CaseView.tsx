@@ -48,7 +48,7 @@ export function CaseView() {
         <Typography variant="h5" component="h1">
           {kase.name}: {kase.title}
         </Typography>
-        <Chip label={status} color={status === 'Closed' ? 'default' : status === 'Escalated' ? 'error' : 'warning'} aria-label={t('status_is', { status })} />
+        <Chip label={status} color={status === 'Closed' ? 'default' : status === 'Escalated' ? 'error' : 'primary'} aria-label={t('status_is', { status })} />
         {kase.case_type_name ? <Chip variant="outlined" label={kase.case_type_name} /> : null}
         {kase.case_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: kase.case_priority_name })} /> : null}
         {kase.visibility === 'Restricted' ? <Chip variant="outlined" label={t('restricted')} /> : null}

@@ -74,6 +74,8 @@ export function ExportButton() {
                 label={humanize(c.name)}
                 control={
                   <Checkbox
+                    // Named by its column (the theme's default checkbox name is "Select this row").
+                    slotProps={{ input: { 'aria-label': humanize(c.name) } }}
                     checked={kept.has(c.name)}
                     onChange={(e) => {
                       const next = new Set(kept);

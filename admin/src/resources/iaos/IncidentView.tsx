@@ -44,7 +44,7 @@ export function IncidentView() {
         <Typography variant="h5" component="h1">
           {incident.name}: {incident.title}
         </Typography>
-        <Chip label={status} color={status === 'Active' ? 'error' : status === 'Stable' ? 'warning' : 'default'} aria-label={t('status_is', { status })} />
+        <Chip label={status} color={status === 'Active' ? 'error' : status === 'Stable' ? 'primary' : 'default'} aria-label={t('status_is', { status })} />
         {incident.incident_type_name ? <Chip variant="outlined" label={incident.incident_type_name} /> : null}
         {incident.incident_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: incident.incident_priority_name })} /> : null}
       </Stack>
