@@ -30,13 +30,15 @@ export interface LikedStatusEvent {
 /** Queues the job for a vote once it is committed; a vote queued twice is processed once. */
 export const queueLiked = (queue: Queue, orgId: number, feedbackId: number) => queue.enqueue(LIKED_JOB, { orgId, feedbackId }, { singletonKey: `${orgId}:${feedbackId}` });
 
-/** The curated Q&A as a Markdown text submission: the question is its heading, so it weighs most in search. */
+/**
+ * The curated Q&A as a Markdown text submission: the question is its heading, so it weighs most in
+ * search. The answer's [n] markers become the names of what they cited, since a later answer quoting
+ * this text numbers its own sources.
+ */
 export function curatedQa(question: string, answer: string, sources: MessageSource[]): string {
-  const cited = sources.map((s) => {
-    const where = describePlace(s.place);
-    return `- [${s.n}] ${s.title}${where ? ` (${where})` : ''}`;
-  });
-  return `# ${question.replace(/\s+/g, ' ').trim()}\n\n${answer.trim()}\n${cited.length ? `\nSources:\n\n${cited.join('\n')}\n` : ''}`;
+  const named = new Map(sources.map((s) => [s.n, `(${[s.title, describePlace(s.place)].filter(Boolean).join(', ')})`]));
+  const body = answer.replace(/\[(\d+)\]/g, (marker, n: string) => named.get(Number(n)) ?? marker).trim();
+  return `# ${question.replace(/\s+/g, ' ').trim()}\n\n${body}\n`;
 }
 
 const STRICTNESS: SensitivityLevel[] = ['public', 'internal', 'restricted'];

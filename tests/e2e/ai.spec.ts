@@ -75,6 +75,9 @@ test('a signed-in user uploads a PDF, asks about it, opens the citation, likes a
   await answer.getByRole('button', { name: 'Like this answer', exact: true }).click();
   await expect(page.getByText('Thank you for your feedback!')).toBeVisible();
   await expect(answer.getByRole('button', { name: 'Like this answer', exact: true })).toHaveAttribute('aria-pressed', 'true');
+  // The liked answer is curated into the project's sources as a Q&A, indexed like any upload.
+  const curated = page.getByTestId('submission').filter({ hasText: 'Q&A: How do I rotate the kraken API keys?' });
+  await expect(curated.getByTestId('submission-status')).toHaveText('indexed', { timeout: 60_000 });
 
   await expect(page).toHaveURL(/chat\?chat_id=/);
   await page.getByRole('button', { name: 'Share' }).click();
@@ -111,7 +114,9 @@ test('a visitor on the landing page asks a question and gets a cited answer', as
   await page.getByRole('button', { name: 'Ask' }).click();
   const answer = page.getByTestId('message-assistant').last();
   await expect(answer).toContainText('keyctl rotate --all', { timeout: 30_000 });
-  await expect(answer.getByRole('button', { name: 'Open source 1: keys.pdf' })).toBeVisible();
+  // The signed-in user's liked answer is public material now (it cites a public PDF): both are cited.
+  await expect(answer.getByRole('list', { name: 'Sources' })).toContainText('Q&A: How do I rotate the kraken API keys?');
+  await expect(answer.getByRole('button', { name: /^Open source \d: keys\.pdf$/ }).first()).toBeVisible();
   await shot(page, '5-landing');
   // The visitor's key opens nothing private.
   const status = await page.evaluate(async () => (await fetch('/api/v1/default/chats', { headers: { authorization: `Bearer ${localStorage.getItem('anonymous_key')}` } })).status);

@@ -29,6 +29,12 @@ export const screens = {
   status: 'Status',
   role_active: 'Active',
   role_inactive: 'Inactive',
+  // Chat page: transcripts from YouTube links, and what became of a liked answer.
+  youtube_link: 'YouTube link',
+  youtube_add: 'Add transcript',
+  youtube_help: 'The captions are fetched from YouTube and each passage keeps its time in the video.',
+  liked_processed: 'The answer you liked was added to the project as a Q&A.',
+  liked_failed: 'The answer you liked was not added: %{reason}',
 };
 
 /** English wording of the responder's screens (incident and case views, status boards, report pages, export and handoff dialogs), under `fw.responder`. */

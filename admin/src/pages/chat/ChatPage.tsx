@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Alert, Box, Button, Card, CardContent, Checkbox, Chip, FormControlLabel, LinearProgress, List, ListItemButton, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
-import { Title, useGetList, useNotify } from 'react-admin';
+import { Title, useGetList, useNotify, useTranslate } from 'react-admin';
 import { useSearchParams } from 'react-router-dom';
 import { organization, storage } from '../../org.js';
 import { api } from '../../providers/http.js';
@@ -46,6 +46,8 @@ function readBase64(file: File): Promise<string> {
  */
 export function ChatPage() {
   const notify = useNotify();
+  const translate = useTranslate();
+  const [videoUrl, setVideoUrl] = useState('');
   const [params, setParams] = useSearchParams();
   const { data: projects } = useGetList<{ id: number; name: string }>('projects', { pagination: { page: 1, perPage: 200 }, sort: { field: 'name', order: 'ASC' } });
   const [projectId, setProjectId] = useState<number | ''>('');
@@ -68,6 +70,11 @@ export function ChatPage() {
     if (frame.type === 'submissions' && data.project_id === projectId) setSubmissions(data.items as Submission[]);
     if (frame.type === 'submission_status') {
       setSubmissions((list) => list.map((s) => (s.id === data.submission_id ? { ...s, status: data.status, progress: data.progress, error: data.error } : s)));
+    }
+    if (frame.type === 'liked_message_status') {
+      if (data.status === 'processed') notify(translate('fw.screens.liked_processed'), { type: 'info' });
+      else notify(translate('fw.screens.liked_failed', { reason: String(data.error) }), { type: 'warning' });
+      refreshSubmissions();
     }
     if (frame.type === 'submit_file_response') {
       if (data.status === 'success') notify(String(data.message), { type: 'info' });
@@ -188,6 +195,22 @@ export function ChatPage() {
     if (fileInput.current) fileInput.current.value = '';
   };
 
+  const onVideo = async (event: React.FormEvent) => {
+    event.preventDefault();
+    setUploadError(null);
+    if (projectId === '' || !videoUrl.trim()) return;
+    try {
+      const reply = await request('video_transcript_submission', { url: videoUrl.trim(), buildIndex: upload.buildIndex, project_id: projectId, sensitivityLevel: upload.sensitivityLevel });
+      if (reply.type === 'error') return setUploadError(detailText(reply.data));
+      if (reply.data?.status !== 'success') return setUploadError(String(reply.data?.message ?? 'Submission failed.'));
+      notify(String(reply.data.message), { type: 'info' });
+      setVideoUrl('');
+      refreshSubmissions();
+    } catch (err) {
+      setUploadError((err as Error).message);
+    }
+  };
+
   return (
     <Box sx={{ mt: 2 }}>
       <Title title="Chat" />
@@ -258,6 +281,21 @@ export function ChatPage() {
               <Typography variant="caption" color="text.secondary">
                 Text, Markdown, HTML, PDF, DOCX, CSV, JSON, WebVTT and SRT captions.
               </Typography>
+              <Stack component="form" spacing={1} onSubmit={onVideo} sx={{ alignItems: 'flex-start' }}>
+                <TextField
+                  size="small"
+                  type="url"
+                  label={translate('fw.screens.youtube_link')}
+                  placeholder="https://www.youtube.com/watch?v=…"
+                  value={videoUrl}
+                  onChange={(e) => setVideoUrl(e.target.value)}
+                  helperText={translate('fw.screens.youtube_help')}
+                  fullWidth
+                />
+                <Button type="submit" variant="outlined" disabled={!connected || projectId === '' || !videoUrl.trim()}>
+                  {translate('fw.screens.youtube_add')}
+                </Button>
+              </Stack>
               {uploadError ? <Alert severity="error">{uploadError}</Alert> : null}
             </Stack>
             <List dense aria-label="Submissions" sx={{ mt: 1 }}>

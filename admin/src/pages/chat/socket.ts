@@ -17,13 +17,16 @@ export const detailText = (data: Record<string, unknown> | undefined) =>
 /**
  * The live socket (GET /api/v1/{organization}/ws?token=… or ?key=…), reconnecting with exponential
  * backoff (1 s doubling to 30 s) whenever it drops. `send` throws 'WebSocket is not connected' while
- * it is down; `request` resolves with the reply that echoes its id (or the error frame).
+ * it is down; `request` waits a little for the connection, then resolves with the reply that echoes
+ * its id (or the error frame).
  */
 export function useLiveSocket(auth: { token?: string | null; anonKey?: string | null }, onFrame: (frame: Frame) => void) {
   const socket = useRef<WebSocket | null>(null);
   const handler = useRef(onFrame);
   handler.current = onFrame;
   const pending = useRef(new Map<string, (f: Frame) => void>());
+  /** Requests made while the socket is (re)connecting wait for its 'ready' frame. */
+  const readyWaiters = useRef(new Set<() => void>());
   const [connected, setConnected] = useState(false);
   const query = auth.token ? `token=${encodeURIComponent(auth.token)}` : auth.anonKey ? `key=${encodeURIComponent(auth.anonKey)}` : '';
 
@@ -35,6 +38,8 @@ export function useLiveSocket(auth: { token?: string | null; anonKey?: string | 
       const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
       const ws = new WebSocket(`${scheme}://${window.location.host}/api/v1/${organization}/ws${query ? `?${query}` : ''}`);
       socket.current = ws;
+      // A new socket (e.g. once the visitor's key arrives) is not usable until it says 'ready'.
+      setConnected(false);
       ws.onmessage = (event) => {
         let frame: Frame;
         try {
@@ -45,6 +50,8 @@ export function useLiveSocket(auth: { token?: string | null; anonKey?: string | 
         if (frame.type === 'ready') {
           delay = 1000;
           setConnected(true);
+          for (const wake of readyWaiters.current) wake();
+          readyWaiters.current.clear();
         }
         const key = frame.id === undefined ? undefined : String(frame.id);
         const waiter = key ? pending.current.get(key) : undefined;
@@ -75,16 +82,31 @@ export function useLiveSocket(auth: { token?: string | null; anonKey?: string | 
     return id;
   }, []);
 
+  /** Sends once connected (waiting up to 10 s, e.g. while the page's socket opens) and resolves with the reply. */
   const request = useCallback(
-    (type: string, data: unknown) =>
-      new Promise<Frame>((resolve, reject) => {
+    async (type: string, data: unknown) => {
+      if (socket.current?.readyState !== WebSocket.OPEN) {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => {
+            readyWaiters.current.delete(wake);
+            reject(new Error(NOT_CONNECTED));
+          }, 10_000);
+          const wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          readyWaiters.current.add(wake);
+        });
+      }
+      return new Promise<Frame>((resolve, reject) => {
         try {
           const id = send(type, data);
           pending.current.set(id, resolve);
         } catch (err) {
           reject(err);
         }
-      }),
+      });
+    },
     [send],
   );
 
