@@ -27,7 +27,6 @@ export class MembershipChanged extends Error {
 interface RootSession {
   client: { reserve(): Promise<ReservedSql> };
   dialect: never;
-  schema: never;
   options: never;
 }
 
@@ -80,7 +79,7 @@ export function withTenant<T>(db: Db, scope: TenantScope, fn: (tx: Tx) => Promis
  * without row level security); a reader's `fn` is pipelined behind them (see TenantOptions).
  */
 async function pipelinedTenant<T>(root: RootSession, params: string[], fn: (tx: Tx) => Promise<T>, opts: TenantOptions): Promise<T> {
-  const { client, dialect, schema, options } = root;
+  const { client, dialect, options } = root;
   const oneRound = opts.oneRound === true;
   const readOnly = oneRound || opts.readOnly === true;
   const reserved = await client.reserve();
@@ -109,8 +108,10 @@ async function pipelinedTenant<T>(root: RootSession, params: string[], fn: (tx: 
   let result: T;
   try {
     if (!readOnly) await ready;
-    const session = new PostgresJsSession(preparedClient(reserved, () => committed !== null) as never, dialect, schema, options);
-    result = await fn(new PostgresJsTransaction(dialect, session, schema) as unknown as Tx);
+    // No relational schema: drizzle would build a query helper per table for every transaction, and
+    // Firewatch uses only the SQL-like builders.
+    const session = new PostgresJsSession(preparedClient(reserved, () => committed !== null) as never, dialect, undefined, options);
+    result = await fn(new PostgresJsTransaction(dialect, session, undefined) as unknown as Tx);
     if (readOnly) await ready;
   } catch (err) {
     if (!committed) await reserved.unsafe('rollback').catch(() => {});
