@@ -6,7 +6,6 @@ import { inTenant } from '../plugins/tenancy.js';
 import { email, requiredText, text } from '../resources/fields.js';
 import type { Mailer } from '../services/mail.js';
 import { addComment, addCustomEvent, addResource, createReport, deleteEvent, listMessages, postMessage, reportPrefill, requestPostmortem, updateEvent } from '../services/incidents/actions.js';
-import { drainJobs } from '../services/incidents/background.js';
 import { EVENT_SOURCES, EVENT_TYPES, loadIncident, TIMELINE_FILTERS, type EventType } from '../services/incidents/common.js';
 import { incidentResponseCost } from '../services/incidents/costs.js';
 import { dashboardSummary } from '../services/incidents/dashboards.js';
@@ -32,7 +31,6 @@ const stepPatch = z.strictObject({ status: z.enum(STEP_STATUSES).optional(), not
 /** Incident actions beyond CRUD (spec §7 /iaos and /incident_steps). */
 export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: Mailer }) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  scope.addHook('onClose', drainJobs);
 
   app.get('/iaos/timeline/filters', { schema: { tags, summary: 'Timeline filter toggles, their defaults and event types' } }, async () => ({
     filters: TIMELINE_FILTERS,
