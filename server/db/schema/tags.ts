@@ -45,7 +45,10 @@ export const tags = pgTable(
   (t) => [
     unique('tags_org_id_unique').on(t.organization_id, t.id),
     unique('tags_org_type_name_unique').on(t.organization_id, t.tag_type_id, t.name),
-    index('tags_org_name_idx').on(t.organization_id, sql`lower(${t.name}) collate "C"`, t.id),
+    // The default sort. The list's facets and the name itself ride along after id, so a page's id
+    // window, its count and a `q` walk in name order read no table rows (index-only; PostgreSQL
+    // needs the plain column beside the expression for that).
+    index('tags_org_name_v2_idx').on(t.organization_id, sql`lower(${t.name}) collate "C"`, t.id, t.tag_type_id, t.source, t.discoverable, t.name),
     // "Most used first" (sortBy=count&descending=true, id ascending breaks ties). NULLS FIRST is what
     // ORDER BY ... DESC means, so the index matches it (NULLS LAST would not, even on a NOT NULL column).
     index('tags_org_count_idx').on(t.organization_id, t.count.desc().nullsFirst(), t.id),

@@ -1,0 +1,2 @@
+DROP INDEX "tags_org_name_idx";--> statement-breakpoint
+CREATE INDEX "tags_org_name_v2_idx" ON "tags" USING btree ("organization_id",lower("name") collate "C","id","tag_type_id","source","discoverable","name");
