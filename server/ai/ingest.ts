@@ -67,7 +67,6 @@ export async function checkProject(tx: Executor, who: Submitter, projectId: numb
 
 /** Stores a submission after the plan's checks; the caller enqueues indexing once this commits. */
 export async function createSubmission(tx: Executor, who: Submitter, limits: Limits, input: SubmitInput): Promise<{ id: number; status: SubmissionStatus }> {
-  await checkProject(tx, who, input.projectId);
   if (input.kind === 'file' && !fileKind(input.fileName ?? '', input.fileType)) {
     throw new SubmitError(`Unsupported file type '${input.fileName}'. Upload ${SUPPORTED_FILES}.`, ['fileName']);
   }
@@ -77,7 +76,9 @@ export async function createSubmission(tx: Executor, who: Submitter, limits: Lim
   if (input.content.length > limits.max_file_bytes) {
     throw new SubmitError(`File too large: ${formatBytes(input.content.length)}; your plan allows ${formatBytes(limits.max_file_bytes)} per file.`, ['fileContent']);
   }
-  if ((await filesInProject(tx, who.orgId, input.projectId)) >= limits.files_per_project) {
+  // Both lookups go out together (one round trip).
+  const [, files] = await Promise.all([checkProject(tx, who, input.projectId), filesInProject(tx, who.orgId, input.projectId)]);
+  if (files >= limits.files_per_project) {
     throw new SubmitError(`File limit reached: your plan allows ${limits.files_per_project} files per project.`, ['project_id']);
   }
   const [row] = await tx
