@@ -158,7 +158,8 @@ async function startFloor(url: string) {
     const params = [Number(req.query.org), req.query.since, req.query.email];
     const cap = countCap((page - 1) * PAGE, PAGE);
     const [items, counted] = await Promise.all([
-      sql.unsafe(`select ${SLIM} from incidents i where ${LIST_WHERE} order by i.reported_at desc, i.id asc limit ${PAGE} offset ${(page - 1) * PAGE}`, params, { prepare: true }),
+      // The app's shape: the page's id window, then its rows (the list route in server/routes/crud.ts).
+      sql.unsafe(`select ${SLIM} from incidents i where i.id in (select i.id from incidents i where ${LIST_WHERE} order by i.reported_at desc, i.id asc limit ${PAGE} offset ${(page - 1) * PAGE}) order by i.reported_at desc, i.id asc`, params, { prepare: true }),
       sql.unsafe(`select least(count(*)::int, ${cap}) as total from (select 1 from incidents i where ${LIST_WHERE} limit ${cap + 1}) counted`, params, { prepare: true }),
     ]);
     return { items, itemsPerPage: PAGE, page, total: counted[0]!.total };

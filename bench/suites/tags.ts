@@ -147,7 +147,8 @@ async function startFloor(url: string) {
     const params = s.where.includes('$2') ? [Number(req.query.org), req.query.v] : [Number(req.query.org)];
     const where = `organization_id = $1 and ${s.where}`;
     const [items, counted] = await Promise.all([
-      sql.unsafe(`select ${TAG_COLUMNS} from tags where ${where} order by ${s.order} limit ${PAGE} offset ${(page - 1) * PAGE}`, params, { prepare: true }),
+      // The app's shape: the page's id window, then its rows (the list route in server/routes/crud.ts).
+      sql.unsafe(`select ${TAG_COLUMNS} from tags where id in (select id from tags where ${where} order by ${s.order} limit ${PAGE} offset ${(page - 1) * PAGE}) order by ${s.order}`, params, { prepare: true }),
       sql.unsafe(countSql(where, (page - 1) * PAGE), params, { prepare: true }),
     ]);
     return { items, itemsPerPage: PAGE, page, total: counted[0]!.total };
