@@ -60,11 +60,25 @@ export function compileFilter(
       const parts = children.map((c, i) => walk(c, [...loc, group, i], depth + 1)).filter((p): p is SQL => !!p);
       if (parts.length === 0) return undefined;
       if (group === 'and') return and(...parts);
-      if (group === 'or') return or(...parts);
+      if (group === 'or') return sameFieldEquals(children, loc) ?? or(...parts);
       return not(and(...parts)!);
     }
     if (++leaves > MAX_LEAVES) fail(`The filter has more than ${MAX_LEAVES} conditions.`, loc);
     return leaf(node as Leaf, loc);
+  };
+  /**
+   * `a == x or a == y` (the client's status toggles) as `a in (x, y)`: the same rows, but PostgreSQL
+   * can then read them from one index range instead of OR-ing bitmaps over the table.
+   */
+  const sameFieldEquals = (children: unknown[], loc: (string | number)[]): SQL | undefined => {
+    if (children.length < 2) return undefined;
+    const leaves = children as Partial<Leaf>[];
+    const first = leaves[0]!;
+    const mergeable = leaves.every(
+      (c) => Object.keys(c).every((k) => ['model', 'field', 'op', 'value'].includes(k)) && c.op === '==' && c.field === first.field && c.model === first.model && c.value !== null && typeof c.value !== 'object',
+    );
+    if (!mergeable || typeof first.field !== 'string' || custom[first.field]) return undefined;
+    return leaf({ ...first, op: 'in', value: leaves.map((c) => c.value) } as Leaf, loc);
   };
   const leaf = (node: Leaf, loc: (string | number)[]): SQL => {
     const extra = Object.keys(node).filter((k) => !['model', 'field', 'op', 'value'].includes(k));

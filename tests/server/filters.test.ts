@@ -48,6 +48,12 @@ t.test('every filter operator, nesting, q, paging and sorting', async (t) => {
     ['alpha', 'Delta'],
     'or of and with not',
   );
+  t.same(await where({ or: [{ field: 'name', op: '==', value: 'beta' }, { field: 'name', op: '==', value: 'gamma' }] }), ['beta', 'gamma'], 'or of equalities on one field (compiled as in)');
+  t.same(await where({ or: [{ field: 'count', op: '==', value: 5 }, { field: 'count', op: '==', value: '10' }] }), ['alpha', 'beta'], 'the same with numbers, one given as a string');
+  t.same(await where({ or: [{ field: 'name', op: '==', value: 'beta' }, { field: 'count', op: '==', value: 5 }] }), ['alpha', 'beta'], 'or across fields');
+  const mixed = await list({ filter: JSON.stringify({ or: [{ field: 'count', op: '==', value: 5 }, { field: 'count', op: '==', value: 'five' }] }) });
+  t.equal(mixed.status, 422, 'a bad value in a merged or is still refused');
+  t.same(mixed.body.detail[0].loc, ['query', 'filter', 'or', 1, 'value'], 'naming the condition it came from');
   t.same(await where([{ field: 'name', op: '==', value: 'beta' }]), ['beta'], 'a bare list means and');
   t.same(await where({}), ['alpha', 'beta', 'Delta', 'gamma'], 'an empty filter filters nothing');
 
