@@ -131,7 +131,7 @@ const SLIM = `id, organization_id, project_id, name, title, status, visibility, 
   (select name from incident_types t where t.organization_id = i.organization_id and t.id = i.incident_type_id) as incident_type_name,
   (select name from incident_priorities t where t.organization_id = i.organization_id and t.id = i.incident_priority_id) as incident_priority_name,
   (select name from incident_severities t where t.organization_id = i.organization_id and t.id = i.incident_severity_id) as incident_severity_name`;
-const LIST_WHERE = `i.organization_id = $1 and (i.status = 'Active' or i.status = 'Stable') and i.reported_at >= $2::timestamptz
+const LIST_WHERE = `i.organization_id = $1 and i.status in ('Active', 'Stable') and i.reported_at >= $2::timestamptz
   and (i.visibility = 'Open' or exists (select 1 from incident_participants p where p.organization_id = $1 and p.incident_id = i.id and p.email = $3))`;
 
 /** The full record in one hand-written statement (json aggregates), the least a database could do. */
