@@ -23,10 +23,7 @@ export async function registerAiWorkspace(app: FastifyInstance, database: Databa
   registerRetrievalSource(workspaceSource);
   await queue.work<{ orgId: number; submissionId: number }>(INDEX_JOB, (d) => indexSubmission(database.db, d.orgId, d.submissionId, indexOptions(app.config)), { concurrency: 2 });
   await queue.work<{ orgId: number; feedbackId: number }>(LIKED_JOB, (d) => processLikedMessage(database.db, app.config, d.orgId, d.feedbackId, indexOptions(app.config)));
-  // Workers poll from the moment the server listens; an app that only injects starts them on first use.
-  app.addHook('onListen', async () => {
-    await queue.start();
-  });
+  // The queue starts once the app is ready (server/jobs/app-jobs.ts) and stops before it closes.
   app.addHook('preClose', async () => {
     await queue.stop().catch((err) => app.log.warn({ err }, 'job queue did not stop cleanly'));
   });
