@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { E2E } from './playwright.config.js';
+import { api as apiAs, expectNoSeriousAxeViolations } from './checks.js';
 
 /**
  * Issue 4's responder screens, one signed-in session for all: status boards, report pages, the
@@ -21,22 +21,9 @@ let token: string;
 let project: { id: number; name: string };
 const stamp = Date.now().toString(36);
 
-async function api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
-  const response = await page.request.fetch(`/api/v1/default${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    data: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status(), json: (await response.text().then((t) => (t ? JSON.parse(t) : null))) as T };
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => apiAs<T>(page, token, method, path, body);
 
-async function noSeriousAxeViolations(where: string) {
-  // Checked once transitions end: mid-fade colours (a notification sliding in) are blends axe reads as low contrast.
-  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${where}: ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
+const noSeriousAxeViolations = (where: string) => expectNoSeriousAxeViolations(page, where);
 
 test.beforeAll(async ({ browser }) => {
   page = await (await browser.newContext({ acceptDownloads: true })).newPage();

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { JsonSchema, ResourceMeta } from '../../admin/src/meta.js';
 import { documentAliases } from '../../admin/src/resources/catalog/documents.js';
 import { E2E } from './playwright.config.js';
+import { api as apiAs, expectNoSeriousAxeViolations } from './checks.js';
 
 /**
  * Every settings, knowledge, people and data-catalog screen, walked as a person would: the list, a
@@ -47,14 +47,7 @@ function labelOf(name: string) {
   return new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( \\*)?$`);
 }
 
-async function api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
-  const response = await page.request.fetch(`/api/v1/default${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    data: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status(), json: (await response.text().then((t) => (t ? JSON.parse(t) : null))) as T };
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => apiAs<T>(page, token, method, path, body);
 
 /** One record by id through the list route (cost models have no single GET). */
 async function lookUp(meta: ResourceMeta, id: unknown) {
@@ -80,10 +73,17 @@ function sampleBody(meta: ResourceMeta, refs: Record<string, number>) {
   return body;
 }
 
-async function noSeriousAxeViolations(where: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${where}: ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+const noSeriousAxeViolations = (where: string) => expectNoSeriousAxeViolations(page, where);
+
+/**
+ * Opens the side drawer if it is minimized (its default, spec §9), which shows the settings pane and
+ * its filter box. The toggle names the drawer's state once the app has rendered.
+ */
+async function openDrawer() {
+  const toggle = page.getByRole('button', { name: /^(Open|Close) menu$/ });
+  await expect(toggle).toBeVisible();
+  if ((await toggle.getAttribute('aria-label')) === 'Open menu') await toggle.click();
+  await expect(page.getByLabel('Filter menu')).toBeVisible();
 }
 
 const notification = (text: string) => page.getByText(text, { exact: true });
@@ -274,8 +274,7 @@ test('the settings pane lists runbooks, templates and references apart, each sho
   }
   await page.goto('/default/documents');
   const sidebar = page.locator('.RaSidebar-fixed');
-  // The drawer starts minimized (spec §9); the filter box shows once it is open.
-  if (!(await page.getByLabel('Filter menu').isVisible())) await page.getByRole('button', { name: 'Open menu' }).click();
+  await openDrawer();
   for (const label of ['Templates', 'References', 'Runbooks']) {
     await page.getByLabel('Filter menu').fill(label.slice(0, 5).toLowerCase());
     await expect(sidebar.getByRole('menuitem', { name: label, exact: true })).toBeVisible();
@@ -363,7 +362,7 @@ test('the settings pane groups its entries as spec §2 lists them, in its order,
   expect(expected.map(([group]) => group)).toEqual(expect.arrayContaining(['Organization', 'General', 'Incident', 'Case', 'Contact', 'Documentation', 'Knowledge', 'Data']));
 
   await page.goto('/default/tags');
-  if (!(await page.getByLabel('Filter menu').isVisible())) await page.getByRole('button', { name: 'Open menu' }).click();
+  await openDrawer();
   const pane = page.getByRole('region', { name: 'Settings' });
   await expect(pane.getByRole('heading', { name: 'Settings', level: 2 })).toBeVisible();
   await page.getByLabel('Filter menu').fill('');
