@@ -1,9 +1,10 @@
-import { BrowserRouter, Navigate, Route, Routes } from 'react-router-dom';
+import { BrowserRouter, Navigate, Route, Routes, useParams } from 'react-router-dom';
 import { Admin, CustomRoutes, Resource } from 'react-admin';
 import { AppLayout } from './layout/Layout.js';
 import { Notification } from './layout/Notification.js';
 import { IntoOrganization, OrganizationGuard } from './layout/OrganizationGuard.js';
 import { shellStore } from './layout/store.js';
+import { SPEC_ROUTE_ALIASES } from './specRoutes.js';
 import { loadMeta, plural, representation } from './meta.js';
 import { organization, storage } from './org.js';
 import { ChatPage } from './pages/chat/ChatPage.js';
@@ -68,6 +69,12 @@ export function App() {
   );
 }
 
+/** A spec §2 address: on to the screen it names, with the rest of the path (an id, a tab). */
+function SpecRedirect({ to }: { to: string }) {
+  const rest = useParams()['*'];
+  return <Navigate to={`/${organization}/${to}${rest ? `/${rest}` : ''}`} replace />;
+}
+
 function FirewatchAdmin() {
   return (
     <Admin
@@ -102,6 +109,9 @@ function FirewatchAdmin() {
         <Route path="overview" element={<Dashboard />} />
         <Route path="dashboards" element={<Dashboards />} />
         <Route path="dashboards/:kind" element={<Dashboards />} />
+        {Object.entries(SPEC_ROUTE_ALIASES).map(([from, to]) => (
+          <Route key={from} path={`${from}/*`} element={<SpecRedirect to={to} />} />
+        ))}
       </CustomRoutes>
       {resources}
     </Admin>

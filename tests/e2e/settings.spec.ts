@@ -4,6 +4,7 @@ import type { JsonSchema, ResourceMeta } from '../../admin/src/meta.js';
 import { documentAliases } from '../../admin/src/resources/catalog/documents.js';
 import { E2E } from './playwright.config.js';
 import { api as apiAs, expectNoSeriousAxeViolations } from './checks.js';
+import { SPEC_ROUTE_ALIASES } from '../../admin/src/specRoutes.js';
 
 /**
  * Every settings, knowledge, people and data-catalog screen, walked as a person would: the list, a
@@ -414,4 +415,14 @@ test("incident roles: an entry with renounced_at shows 'Inactive', the others 'A
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(notification('Incident role updated successfully.')).toBeVisible();
   await expect(currentRow.getByText('Inactive', { exact: true })).toBeVisible();
+});
+
+test("spec §2's own addresses open their screens (projects/incidentTypes, data/weblinks, handoffs/{id}, ...)", async () => {
+  for (const [from, to] of Object.entries(SPEC_ROUTE_ALIASES)) {
+    await page.goto(`/default/${from}`);
+    await expect(page, from).toHaveURL(new RegExp(`/default/${to.replace(/\//g, '\\/')}$`));
+  }
+  await page.goto('/default/handoffs/create');
+  await expect(page, 'the rest of the path is kept').toHaveURL(/\/default\/oncall\/handoffs\/create$/);
+  await expect(page.getByRole('heading', { name: /handoff/i }).first()).toBeVisible();
 });

@@ -1,0 +1,41 @@
+/**
+ * The addresses spec §2 gives screens, where they differ from the resource names the screens live
+ * under (which follow the API paths): each one redirects to its screen, keeping what follows it
+ * (an id, an edit sheet).
+ */
+export const SPEC_ROUTE_ALIASES: Record<string, string> = {
+  'data/weblinks': 'weblinks',
+  'data/bestpractices': 'bestpractices',
+  handoffs: 'oncall/handoffs',
+  preshift_preps: 'oncall/preshift_preps',
+  members: 'users',
+  'projects/notifications': 'notifications',
+  'projects/searchFilters': 'search/filters',
+  'projects/apiKeys': 'apikeys',
+  'projects/incidentTypes': 'incident_types',
+  'projects/incidentPriorities': 'incident_priorities',
+  'projects/incidentSeverities': 'incident_severities',
+  'projects/incidentCostTypes': 'incident_cost_types',
+  'projects/CostModels': 'cost_models',
+  'projects/incidentRoles': 'incident_roles',
+  'projects/caseTypes': 'case_types',
+  'projects/casePriorities': 'case_priorities',
+  'projects/caseSeverities': 'case_severities',
+  'projects/services': 'services',
+  'projects/individuals': 'individuals',
+  'projects/teams': 'teams',
+  'projects/templates': 'templates',
+  'projects/references': 'references',
+  'projects/runbooks': 'runbooks',
+  'projects/tagTypes': 'tag_types',
+  'projects/tags': 'tags',
+  'projects/definitions': 'definitions',
+  'projects/terms': 'terms',
+  'projects/weblinks': 'weblinks',
+  'projects/commands': 'data/commands',
+  'projects/source/types': 'data/sources/types',
+  'projects/source/environments': 'data/sources/environments',
+  'projects/source/statuses': 'data/sources/statuses',
+  'projects/source/transports': 'data/sources/transports',
+  'projects/source/dataFormats': 'data/sources/dataFormats',
+};
