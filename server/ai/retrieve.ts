@@ -80,8 +80,14 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * this; the other words only score. Keeps ranking work bounded on millions of chunks.
  */
 const BUDGET = 800;
-/** When every word is common, this many chunks holding any of them are ranked. */
+/** When every word is too common for the budget, this many chunks holding one of them are ranked. */
 const COMMON_CAP = 1000;
+/**
+ * Up to this many chunks per word, the full-text index finds COMMON_CAP of them faster than a walk
+ * through the organization's chunks does (a word in 0.4% of a million chunks made the walk read a
+ * quarter of them); beyond it, most chunks hold the word and the walk finds them at once.
+ */
+const INDEXED_DF_MAX = 50_000;
 /** A lexeme as a tsquery literal (quoted, so "basalt-mail" stays one lexeme). */
 const lexemeQuery = (lex: string) => `'${lex.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
@@ -130,8 +136,12 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
       chosen.push(t);
       total += t.df;
     }
+    const indexed = terms.filter((t) => t.df <= INDEXED_DF_MAX).slice(0, 2);
     if (chosen.length) branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${chosen.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery)`);
-    else if (terms.length) {
+    else if (indexed.length) {
+      // Over budget but not everywhere: a sample of the chunks holding the rarest words, found through the index.
+      branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${indexed.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery limit ${COMMON_CAP})`);
+    } else if (terms.length) {
       // Every word is common. The full-text index would first collect every match of such words
       // (hundreds of thousands of rows); walking the organization's chunks in index order with the
       // match as a filter (the concatenation keeps the planner off the GIN index) finds a sample in
