@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { E2E } from './playwright.config.js';
-import { api as apiAs, expectNoSeriousAxeViolations } from './checks.js';
+import { api as apiAs, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
 
 /**
  * Issue 4's responder screens, one signed-in session for all: status boards, report pages, the
@@ -28,12 +28,7 @@ const noSeriousAxeViolations = (where: string) => expectNoSeriousAxeViolations(p
 test.beforeAll(async ({ browser }) => {
   page = await (await browser.newContext({ acceptDownloads: true })).newPage();
   page.setDefaultTimeout(20_000);
-  await page.goto('/default/auth/login');
-  await page.getByLabel('E-mail').fill(E2E.adminEmail);
-  await page.getByLabel('Password').fill(E2E.adminPassword);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).not.toHaveURL(/auth\/login/);
-  token = (await page.evaluate(() => localStorage.getItem('token')))!;
+  token = await signInAsAdmin(page);
   const created = await api('POST', '/projects', { name: `Responders ${stamp}` });
   expect(created.status).toBe(201);
   project = created.json;

@@ -2,8 +2,7 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { JsonSchema, ResourceMeta } from '../../admin/src/meta.js';
 import { documentAliases } from '../../admin/src/resources/catalog/documents.js';
-import { E2E } from './playwright.config.js';
-import { api as apiAs, expectNoSeriousAxeViolations } from './checks.js';
+import { api as apiAs, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
 import { SPEC_ROUTE_ALIASES } from '../../admin/src/specRoutes.js';
 
 /**
@@ -94,12 +93,7 @@ test.beforeAll(async ({ browser }) => {
   // A click on a control that never appears must fail that screen, not wait for the whole walk's time.
   page.setDefaultTimeout(20_000);
   page.setDefaultNavigationTimeout(45_000);
-  await page.goto('/default/auth/login');
-  await page.getByLabel('E-mail').fill(E2E.adminEmail);
-  await page.getByLabel('Password').fill(E2E.adminPassword);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).not.toHaveURL(/auth\/login/);
-  token = (await page.evaluate(() => localStorage.getItem('token')))!;
+  token = await signInAsAdmin(page);
   const { json } = await api<{ resources: ResourceMeta[] }>('GET', '/meta/resources');
   metas = [...json.resources, ...documentAliases(json.resources)];
 });
