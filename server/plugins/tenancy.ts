@@ -29,7 +29,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Db;
     config: Config;
-    /** Looks up a user's membership in an organization by slug, bypassing the cache (see registerTenancy). */
+    /** A user's membership in an organization, by slug: from a short-lived cache unless `fresh` (see registerTenancy). */
     resolveMember: (slug: string, userId: number | null, fresh?: boolean) => Promise<Member | undefined>;
   }
 }
