@@ -8,15 +8,14 @@
  *  - get: GET /iaos/{id}, the full record (participants with roles, tags, tasks, cases, timeline,
  *    reports, resources, steps, costs, comments), in a fixed number of queries.
  */
-import { cpus, loadavg } from 'node:os';
 import Fastify from 'fastify';
 import type postgres from 'postgres';
 import { countCap } from '../../server/lib/list-query.js';
 import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
-import { defaultLoad, load, verify, type BenchRequest } from '../lib/load.js';
+import { appVsFloor, printFloorTable, type FloorScenario } from '../lib/floor.js';
+import { defaultLoad } from '../lib/load.js';
 import { listen, startApp } from '../lib/server.js';
 import type { Suite } from '../lib/suite.js';
-import { printTable } from '../lib/table.js';
 
 const ORGS = 10;
 const PER_ORG = 100_000;
@@ -207,8 +206,14 @@ const suite: Suite = {
       let passed = true;
       const filter = encodeURIComponent(JSON.stringify(defaultFilter()));
 
-      const scenarios: { name: string; app: BenchRequest[]; floor: BenchRequest[]; check: (b: unknown) => string | null }[] = [];
-      const list = { name: 'list (default query, page of 25)', app: [] as BenchRequest[], floor: [] as BenchRequest[], check: (b: unknown) => ((b as { items?: unknown[] }).items?.length === PAGE ? null : 'expected a full page') };
+      const scenarios: FloorScenario[] = [];
+      const list: FloorScenario = {
+        name: 'list (default query, page of 25)',
+        app: [],
+        floor: [],
+        check: (b) => ((b as { items?: unknown[] }).items?.length === PAGE ? null : 'expected a full page'),
+        key: (b) => `ids ${(b.items as { id: number }[]).map((i) => i.id).join(',')}, total ${b.total}`,
+      };
       for (let k = 0; k < 40; k++) {
         const org = orgs[k % ORGS]!;
         const page = 1 + (k % 4);
@@ -216,7 +221,14 @@ const suite: Suite = {
         list.floor.push({ path: `/floor/list?org=${org.id}&page=${page}&since=${since()}&email=${encodeURIComponent(org.email)}` });
       }
       scenarios.push(list);
-      const get = { name: 'get (full record)', app: [] as BenchRequest[], floor: [] as BenchRequest[], check: (b: unknown) => (Array.isArray((b as { events?: unknown[] }).events) ? null : 'expected a full incident') };
+      const get: FloorScenario = {
+        name: 'get (full record)',
+        app: [],
+        floor: [],
+        check: (b) => (Array.isArray((b as { events?: unknown[] }).events) ? null : 'expected a full incident'),
+        // The same incident with the same timeline, participants and tags.
+        key: (b) => `${b.id} ${b.name} / ${(b.events as { id: number }[]).map((e) => e.id).join(',')} / ${(b.participants as unknown[]).length} / ${(b.tags as unknown[]).length}`,
+      };
       for (const p of picks) {
         const i = orgs.findIndex((o) => o.id === p.org);
         get.app.push({ path: `/api/v1/${orgs[i]!.slug}/iaos/${p.id}`, headers: { authorization: `Bearer ${tokens[i]}` } });
@@ -227,19 +239,11 @@ const suite: Suite = {
       const only = process.env.BENCH_ONLY?.split(',').filter(Boolean);
       for (const s of scenarios) {
         if (only && !only.some((o) => s.name.startsWith(o))) continue;
-        await verify(baseUrl, s.app, s.check);
-        await verify(floor.baseUrl, s.floor, s.check);
-        await sameResults(baseUrl, s.app[1]!, floor.baseUrl, s.floor[1]!);
-        const a = await load(baseUrl, s.app, opts);
-        const f = await load(floor.baseUrl, s.floor, opts);
-        const ok = a.failures === 0 && f.failures === 0 && a.p99 <= TARGET_P99_MS;
-        passed &&= ok;
-        rows.push([s.name, 'floor', f.p50, f.p99, Math.round(f.rps), '', '']);
-        rows.push([s.name, 'app', a.p50, a.p99, Math.round(a.rps), `${((a.rps / f.rps) * 100).toFixed(0)}%`, a.failures || f.failures ? `MISS (${a.failures + f.failures} failed)` : a.p99 > TARGET_P99_MS ? `MISS (p99 > ${TARGET_P99_MS} ms)` : 'PASS']);
+        const result = await appVsFloor(baseUrl, floor.baseUrl, s, opts, { p99Ms: TARGET_P99_MS });
+        rows.push(...result.rows);
+        passed &&= result.passed;
       }
-      console.log(`loopback, ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s measured per line; target: app p99 <= ${TARGET_P99_MS} ms; caller: a Member (restricted-visibility check on)`);
-      console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end (others' work competes for the same cores)\n`);
-      printTable(['scenario', 'server', 'p50 ms', 'p99 ms', 'req/s', 'vs floor', 'result'], rows);
+      printFloorTable(opts, `target: app p99 <= ${TARGET_P99_MS} ms; caller: a Member (restricted-visibility check on)`, rows);
       return { passed };
     } finally {
       await app.close();
@@ -248,14 +252,5 @@ const suite: Suite = {
     }
   },
 };
-
-/** The floor must return what the app returns (same ids and total, or the same incident and timeline). */
-async function sameResults(appBase: string, appReq: BenchRequest, floorBase: string, floorReq: BenchRequest) {
-  const fetchJson = async (base: string, r: BenchRequest) => (await (await fetch(base + r.path, { headers: r.headers })).json()) as Record<string, unknown>;
-  const [a, f] = await Promise.all([fetchJson(appBase, appReq), fetchJson(floorBase, floorReq)]);
-  const key = (x: Record<string, unknown>) =>
-    Array.isArray(x.items) ? `${(x.items as { id: number }[]).map((i) => i.id).join(',')} / ${x.total}` : `${x.id} ${x.name} / ${(x.events as { id: number }[]).map((e) => e.id).join(',')} / ${(x.participants as unknown[]).length} / ${(x.tags as unknown[]).length}`;
-  if (key(a) !== key(f)) throw new Error(`The floor and the app disagree on ${appReq.path}: ${key(a)} vs ${key(f)}.`);
-}
 
 export default suite;

@@ -4,15 +4,14 @@
  * tenancy, row level security, the generic CRUD list route) beside a bare Fastify route that runs the
  * same SQL by hand with postgres.js (the floor).
  */
-import { cpus, loadavg } from 'node:os';
 import Fastify from 'fastify';
 import type postgres from 'postgres';
 import { countCap } from '../../server/lib/list-query.js';
 import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
-import { defaultLoad, load, verify, type BenchRequest, type LoadResult } from '../lib/load.js';
+import { appVsFloor, printFloorTable } from '../lib/floor.js';
+import { defaultLoad, type BenchRequest } from '../lib/load.js';
 import { listen, startApp } from '../lib/server.js';
 import type { Suite } from '../lib/suite.js';
-import { printTable } from '../lib/table.js';
 
 const ORGS = 10;
 const TAGS_PER_ORG = 100_000;
@@ -184,41 +183,33 @@ const suite: Suite = {
       // A real sign-in token per organization's owner, signed by the app's own JWT key.
       const tokens = orgs.map((o) => app.jwt.sign({ sub: String(o.userId), email: o.email }, { expiresIn: '1h' }));
       const opts = defaultLoad();
+      const targets = { p99Ms: TARGET_P99_MS, floorRatio: TARGET_FLOOR_RATIO };
       const rows: (string | number)[][] = [];
       let passed = true;
-      const expectPage = (body: unknown) => {
+      const check = (body: unknown) => {
         const b = body as { items?: unknown[]; total?: number };
         return Array.isArray(b.items) && b.items.length === PAGE && typeof b.total === 'number' && b.total >= PAGE ? null : 'expected a full page and a total';
       };
+      const key = (b: Record<string, unknown>) => `ids ${(b.items as { id: number }[]).map((i) => i.id).join(',')}, total ${b.total}`;
 
       // BENCH_ONLY=plain,sorted runs the scenarios whose names start with one of the given words.
       const only = process.env.BENCH_ONLY?.split(',').filter(Boolean);
       for (const [index, s] of scenarios.entries()) {
         if (only && !only.some((o) => s.name.startsWith(o))) continue;
         // 40 distinct requests: every organization, a few pages and values, cycled by each connection.
-        const appRequests: BenchRequest[] = [];
+        const app: BenchRequest[] = [];
         const floorRequests: BenchRequest[] = [];
         for (let k = 0; k < 40; k++) {
           const org = orgs[k % ORGS]!;
           const page = 1 + (k % 4);
-          appRequests.push({ path: `/api/v1/${org.slug}/tags?page=${page}&itemsPerPage=${PAGE}${s.query(k)}`, headers: { authorization: `Bearer ${tokens[k % ORGS]}` } });
+          app.push({ path: `/api/v1/${org.slug}/tags?page=${page}&itemsPerPage=${PAGE}${s.query(k)}`, headers: { authorization: `Bearer ${tokens[k % ORGS]}` } });
           floorRequests.push({ path: `/floor/${index}?org=${org.id}&page=${page}&v=${encodeURIComponent(s.value(k))}` });
         }
-        await verify(baseUrl, appRequests, expectPage);
-        await verify(floor.baseUrl, floorRequests, expectPage);
-        await sameResults(baseUrl, appRequests[1]!, floor.baseUrl, floorRequests[1]!);
-
-        const a = await load(baseUrl, appRequests, opts);
-        const f = await load(floor.baseUrl, floorRequests, opts);
-        const ratio = a.rps / f.rps;
-        const ok = a.failures === 0 && f.failures === 0 && a.p99 <= TARGET_P99_MS && ratio >= TARGET_FLOOR_RATIO;
-        passed &&= ok;
-        rows.push(row(s.name, 'floor', f, null, ''));
-        rows.push(row(s.name, 'app', a, ratio, verdict(a, f, ratio)));
+        const result = await appVsFloor(baseUrl, floor.baseUrl, { name: s.name, app, floor: floorRequests, check, key }, opts, targets);
+        rows.push(...result.rows);
+        passed &&= result.passed;
       }
-      console.log(`loopback, ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s measured per line; targets: app p99 <= ${TARGET_P99_MS} ms, app req/s >= ${TARGET_FLOOR_RATIO * 100}% of floor`);
-      console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end (others' work competes for the same cores)\n`);
-      printTable(['scenario', 'server', 'p50 ms', 'p99 ms', 'req/s', 'vs floor', 'result'], rows);
+      printFloorTable(opts, `targets: app p99 <= ${TARGET_P99_MS} ms, app req/s >= ${TARGET_FLOOR_RATIO * 100}% of floor`, rows);
       return { passed };
     } finally {
       await app.close();
@@ -227,23 +218,5 @@ const suite: Suite = {
     }
   },
 };
-
-function row(name: string, server: string, r: LoadResult, ratio: number | null, result: string): (string | number)[] {
-  return [name, server, r.p50, r.p99, Math.round(r.rps), ratio === null ? '' : `${(ratio * 100).toFixed(0)}%`, result];
-}
-
-function verdict(a: LoadResult, f: LoadResult, ratio: number) {
-  if (a.failures || f.failures) return `MISS (${a.failures + f.failures} failed requests)`;
-  const misses = [a.p99 > TARGET_P99_MS ? `p99 > ${TARGET_P99_MS} ms` : '', ratio < TARGET_FLOOR_RATIO ? `< ${TARGET_FLOOR_RATIO * 100}% of floor` : ''].filter(Boolean);
-  return misses.length ? `MISS (${misses.join(', ')})` : 'PASS';
-}
-
-/** The floor must answer what the app answers, or it is not a floor for the same work. */
-async function sameResults(appBase: string, appReq: BenchRequest, floorBase: string, floorReq: BenchRequest) {
-  const get = async (base: string, r: BenchRequest) => (await (await fetch(base + r.path, { headers: r.headers })).json()) as { items: { id: number }[]; total: number };
-  const [a, f] = await Promise.all([get(appBase, appReq), get(floorBase, floorReq)]);
-  const ids = (x: typeof a) => x.items.map((i) => i.id).join(',');
-  if (ids(a) !== ids(f) || a.total !== f.total) throw new Error(`The floor and the app disagree on ${appReq.path}: ids ${ids(a)} vs ${ids(f)}, total ${a.total} vs ${f.total}.`);
-}
 
 export default suite;

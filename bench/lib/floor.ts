@@ -1,0 +1,58 @@
+import { cpus, loadavg } from 'node:os';
+import { load, verify, type BenchRequest, type LoadOptions, type LoadResult } from './load.js';
+import { printTable } from './table.js';
+
+/** One scenario measured through the app and through the floor (a bare route running the same SQL). */
+export interface FloorScenario {
+  name: string;
+  app: BenchRequest[];
+  floor: BenchRequest[];
+  /** Null when an answer looks right (a full page, a full record), else what is wrong. */
+  check: (body: unknown) => string | null;
+  /** What must be equal in the app's and the floor's answer to the same question (ids, totals). */
+  key: (body: Record<string, unknown>) => string;
+}
+
+export interface FloorTargets {
+  p99Ms: number;
+  /** The app's requests per second over the floor's, at least (omitted: no throughput target). */
+  floorRatio?: number;
+}
+
+/**
+ * Checks every request of both servers once, checks that they answer the same, then loads each in
+ * turn. Returns the table rows (floor, then app) and whether the app met the targets.
+ */
+export async function appVsFloor(appBase: string, floorBase: string, s: FloorScenario, opts: LoadOptions, targets: FloorTargets) {
+  await verify(appBase, s.app, s.check);
+  await verify(floorBase, s.floor, s.check);
+  await sameAnswer(appBase, s.app[1]!, floorBase, s.floor[1]!, s.key);
+  const a = await load(appBase, s.app, opts);
+  const f = await load(floorBase, s.floor, opts);
+  const ratio = a.rps / f.rps;
+  const misses = [
+    a.failures || f.failures ? `${a.failures + f.failures} failed requests` : '',
+    a.p99 > targets.p99Ms ? `p99 > ${targets.p99Ms} ms` : '',
+    targets.floorRatio !== undefined && ratio < targets.floorRatio ? `< ${targets.floorRatio * 100}% of floor` : '',
+  ].filter(Boolean);
+  const rows: (string | number)[][] = [row(s.name, 'floor', f, ''), row(s.name, 'app', a, misses.length ? `MISS (${misses.join(', ')})` : 'PASS', ratio)];
+  return { rows, passed: misses.length === 0 };
+}
+
+function row(name: string, server: string, r: LoadResult, result: string, ratio?: number): (string | number)[] {
+  return [name, server, r.p50, r.p99, Math.round(r.rps), ratio === undefined ? '' : `${(ratio * 100).toFixed(0)}%`, result];
+}
+
+/** The settings and the machine's load, then the table of appVsFloor rows. */
+export function printFloorTable(opts: LoadOptions, targets: string, rows: (string | number)[][]) {
+  console.log(`loopback, ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s measured per line; ${targets}`);
+  console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end (others' work competes for the same cores)\n`);
+  printTable(['scenario', 'server', 'p50 ms', 'p99 ms', 'req/s', 'vs floor', 'result'], rows);
+}
+
+/** The floor must answer what the app answers, or it is not a floor for the same work. */
+async function sameAnswer(appBase: string, appReq: BenchRequest, floorBase: string, floorReq: BenchRequest, key: FloorScenario['key']) {
+  const get = async (base: string, r: BenchRequest) => (await (await fetch(base + r.path, { headers: r.headers })).json()) as Record<string, unknown>;
+  const [a, f] = await Promise.all([get(appBase, appReq), get(floorBase, floorReq)]);
+  if (key(a) !== key(f)) throw new Error(`The floor and the app disagree on ${appReq.path}: ${key(a)} vs ${key(f)}.`);
+}
