@@ -43,9 +43,8 @@ export function readableFields(def: ResourceDefinition, ctx: RequestContext) {
   return { columns, selection, filterable };
 }
 
-/** Turns list parameters into the WHERE and ORDER BY of a definition's list query. */
-export function listClauses(def: ResourceDefinition, ctx: RequestContext, query: ListQuery) {
-  const { columns, filterable } = readableFields(def, ctx);
+/** Turns list parameters into the WHERE and ORDER BY of a definition's list query (`fields`: readableFields of it). */
+export function listClauses(def: ResourceDefinition, { columns, filterable }: ReturnType<typeof readableFields>, query: ListQuery) {
   const conditions: (SQL | undefined)[] = [];
   const q = query.q?.trim();
   if (q && def.search.length) {

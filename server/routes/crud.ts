@@ -59,18 +59,18 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   if (enabled('list')) {
     app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize) } }, (req) =>
       inTenant(req, async (ctx) => {
-        const { selection } = readableFields(def, ctx);
-        const { conditions, orderBy, limit, offset } = listClauses(def, ctx, req.query);
+        const fields = readableFields(def, ctx);
+        const { conditions, orderBy, limit, offset } = listClauses(def, fields, req.query);
         const where = and(scopeOf(def, ctx), ...conditions);
         // Both queries go out at once, with BEGIN and COMMIT (oneRound); settle both before leaving
         // so neither outlives the transaction.
         // The page's ids first, then its rows: the id window can come from an index alone (sort
         // indexes carry the columns lists filter on most), so skipped and filtered-out rows cost no
         // table reads; only the page's own rows are fetched, with their computed fields.
-        const { id } = getTableColumns(def.table) as Record<string, PgColumn>;
-        const window = ctx.tx.select({ id: id! }).from(def.table).where(where).orderBy(...orderBy).limit(limit).offset(offset);
+        const id = fields.columns.id!;
+        const window = ctx.tx.select({ id }).from(def.table).where(where).orderBy(...orderBy).limit(limit).offset(offset);
         const [items, counted] = await Promise.allSettled([
-          ctx.tx.select(selection).from(def.table).where(inArray(id!, window)).orderBy(...orderBy),
+          ctx.tx.select(fields.selection).from(def.table).where(inArray(id, window)).orderBy(...orderBy),
           cappedCount(ctx.tx, def.table, where, offset, limit),
         ]);
         if (items.status === 'rejected') throw items.reason;
