@@ -66,8 +66,8 @@ export async function enqueue(ctx: RequestContext, name: string, data: Record<st
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Resolves once the app's queue holds no incident or case job waiting or running (tests; an onClose
- * hook, where the stopped queue makes it return at once). Throws if a job failed for good.
+ * Resolves once the app's queue holds no incident or case job waiting or running (tests wait on it;
+ * a stopped queue returns at once). Throws if a job failed for good.
  */
 export async function drainJobs(app: { db: Db }, timeoutMs = 30_000) {
   const queue = queues.get(app.db);
