@@ -20,7 +20,7 @@ import {
   tasks,
 } from '../../db/schema/index.js';
 import type { RequestContext } from '../../resources/define.js';
-import { caseScope, incidentScope } from './common.js';
+import { caseScope, incidentScope, settle } from './common.js';
 
 /** What every dashboard narrows to: rows since a date, optionally of one project. */
 export interface DashboardFilter {
@@ -43,7 +43,7 @@ async function operations(ctx: RequestContext, f: DashboardFilter) {
   const org = ctx.orgId;
   const inWindow = and(incidentScope(ctx), window(f, incidents.reported_at, incidents.project_id));
   const im = monthOf(incidents.reported_at);
-  const incidentRows = await ctx.tx
+  const incidentRowsQuery = ctx.tx
     .select({ month: im, status: incidents.status, type: incidentTypes.name, priority: incidentPriorities.name, count })
     .from(incidents)
     .leftJoin(incidentTypes, and(eq(incidentTypes.organization_id, incidents.organization_id), eq(incidentTypes.id, incidents.incident_type_id)))
@@ -51,7 +51,7 @@ async function operations(ctx: RequestContext, f: DashboardFilter) {
     .where(inWindow)
     .groupBy(im, incidents.status, incidentTypes.name, incidentPriorities.name)
     .orderBy(im);
-  const [incidentTimes] = await ctx.tx
+  const incidentTimesQuery = ctx.tx
     .select({
       total: count,
       hours_to_stable: hoursBetween(incidents.reported_at, incidents.stable_at),
@@ -63,21 +63,21 @@ async function operations(ctx: RequestContext, f: DashboardFilter) {
     .where(inWindow);
   const caseWindow = and(caseScope(ctx), window(f, cases.reported_at, cases.project_id));
   const cm = monthOf(cases.reported_at);
-  const caseRows = await ctx.tx
+  const caseRowsQuery = ctx.tx
     .select({ month: cm, status: cases.status, type: caseTypes.name, count })
     .from(cases)
     .leftJoin(caseTypes, and(eq(caseTypes.organization_id, cases.organization_id), eq(caseTypes.id, cases.case_type_id)))
     .where(caseWindow)
     .groupBy(cm, cases.status, caseTypes.name)
     .orderBy(cm);
-  const [caseTimes] = await ctx.tx
+  const caseTimesQuery = ctx.tx
     .select({ total: count, hours_to_triage: hoursBetween(cases.reported_at, cases.triage_at), hours_to_close: hoursBetween(cases.reported_at, cases.closed_at) })
     .from(cases)
     .where(caseWindow);
   const taskWindow = and(eq(tasks.organization_id, org), window(f, tasks.created_at, tasks.project_id));
   const tm = monthOf(tasks.created_at);
-  const taskRows = await ctx.tx.select({ month: tm, status: tasks.status, priority: tasks.priority, count }).from(tasks).where(taskWindow).groupBy(tm, tasks.status, tasks.priority).orderBy(tm);
-  const [taskTimes] = await ctx.tx
+  const taskRowsQuery = ctx.tx.select({ month: tm, status: tasks.status, priority: tasks.priority, count }).from(tasks).where(taskWindow).groupBy(tm, tasks.status, tasks.priority).orderBy(tm);
+  const taskTimesQuery = ctx.tx
     .select({
       total: count,
       open: sql<number>`(count(*) filter (where ${tasks.status} = 'Open'))::int`,
@@ -86,7 +86,7 @@ async function operations(ctx: RequestContext, f: DashboardFilter) {
     })
     .from(tasks)
     .where(taskWindow);
-  const people = await ctx.tx
+  const peopleQuery = ctx.tx
     .select({ email: incidentParticipants.email, incidents: sql<number>`count(distinct ${incidentParticipants.incident_id})::int` })
     .from(incidentParticipants)
     .innerJoin(incidents, and(eq(incidents.organization_id, incidentParticipants.organization_id), eq(incidents.id, incidentParticipants.incident_id)))
@@ -94,6 +94,7 @@ async function operations(ctx: RequestContext, f: DashboardFilter) {
     .groupBy(incidentParticipants.email)
     .orderBy(sql`2 desc`, incidentParticipants.email)
     .limit(20);
+  const [incidentRows, [incidentTimes], caseRows, [caseTimes], taskRows, [taskTimes], people] = await settle([incidentRowsQuery, incidentTimesQuery, caseRowsQuery, caseTimesQuery, taskRowsQuery, taskTimesQuery, peopleQuery] as const);
   return {
     incidents: { ...incidentTimes, by_month: incidentRows },
     cases: { ...caseTimes, by_month: caseRows },
@@ -113,7 +114,7 @@ async function data(ctx: RequestContext, f: DashboardFilter) {
   const org = ctx.orgId;
   const mine = and(eq(sources.organization_id, org), f.projectId !== undefined ? eq(sources.project_id, f.projectId) : undefined);
   const sm = monthOf(sources.created_at);
-  const byMonth = await ctx.tx
+  const byMonthQuery = ctx.tx
     .select({ month: sm, type: sourceTypes.name, status: sourceStatuses.name, environment: sourceEnvironments.name, count })
     .from(sources)
     .leftJoin(sourceTypes, and(eq(sourceTypes.organization_id, sources.organization_id), eq(sourceTypes.id, sources.source_type_id)))
@@ -128,8 +129,8 @@ async function data(ctx: RequestContext, f: DashboardFilter) {
     when ${sources.data_last_loaded_at} >= now() - interval '7 days' then ${FRESHNESS[1]}
     else ${FRESHNESS[2]} end`;
   // Grouped by position: the bucket names are bound parameters, so the expression could not be repeated.
-  const fresh = await ctx.tx.select({ freshness, count }).from(sources).where(mine).groupBy(sql`1`);
-  const [totals] = await ctx.tx
+  const freshQuery = ctx.tx.select({ freshness, count }).from(sources).where(mine).groupBy(sql`1`);
+  const totalsQuery = ctx.tx
     .select({
       total: count,
       bytes_per_day: sql<number>`coalesce(sum(${sources.size}), 0)::float8`,
@@ -138,7 +139,7 @@ async function data(ctx: RequestContext, f: DashboardFilter) {
     })
     .from(sources)
     .where(mine);
-  const queried = await ctx.tx
+  const queriedQuery = ctx.tx
     .select({ name: sources.name, queries: sql<number>`count(${queries.id})::int` })
     .from(sources)
     .innerJoin(queries, and(eq(queries.organization_id, sources.organization_id), eq(queries.source_id, sources.id)))
@@ -146,6 +147,7 @@ async function data(ctx: RequestContext, f: DashboardFilter) {
     .groupBy(sources.id, sources.name)
     .orderBy(sql`2 desc`, sources.name)
     .limit(10);
+  const [byMonth, fresh, [totals], queried] = await settle([byMonthQuery, freshQuery, totalsQuery, queriedQuery] as const);
   const counts = new Map(fresh.map((r) => [r.freshness, r.count]));
   return { ...totals, by_month: byMonth, freshness: FRESHNESS.map((name) => ({ name, count: counts.get(name) ?? 0 })), most_queried: queried };
 }
@@ -163,12 +165,12 @@ async function ratings(ctx: RequestContext, f: DashboardFilter) {
   const visible = or(isNull(feedback.incident_id), inArray(feedback.incident_id, ctx.tx.select({ id: incidents.id }).from(incidents).where(incidentScope(ctx))));
   const incidentFeedback = and(eq(feedback.organization_id, org), window(f, feedback.created_at, feedback.project_id), visible);
   const fm = monthOf(feedback.created_at);
-  const byMonth = await ctx.tx.select({ month: fm, rating: feedback.rating, count }).from(feedback).where(incidentFeedback).groupBy(fm, feedback.rating).orderBy(fm);
-  const [totals] = await ctx.tx
+  const byMonthQuery = ctx.tx.select({ month: fm, rating: feedback.rating, count }).from(feedback).where(incidentFeedback).groupBy(fm, feedback.rating).orderBy(fm);
+  const totalsQuery = ctx.tx
     .select({ total: count, mean_score: sql<number | null>`round(avg(${score(feedback.rating, FEEDBACK_RATINGS)})::numeric, 2)::float8` })
     .from(feedback)
     .where(incidentFeedback);
-  const latest = await ctx.tx
+  const latestQuery = ctx.tx
     .select({ id: feedback.id, rating: feedback.rating, feedback: feedback.feedback, incident: incidents.name, created_at: feedback.created_at })
     .from(feedback)
     .leftJoin(incidents, and(eq(incidents.organization_id, feedback.organization_id), eq(incidents.id, feedback.incident_id)))
@@ -177,17 +179,21 @@ async function ratings(ctx: RequestContext, f: DashboardFilter) {
     .limit(5);
   const serviceWindow = and(eq(serviceFeedback.organization_id, org), window(f, serviceFeedback.created_at, serviceFeedback.project_id));
   const sm = monthOf(serviceFeedback.created_at);
-  const serviceByMonth = await ctx.tx.select({ month: sm, rating: serviceFeedback.rating, count }).from(serviceFeedback).where(serviceWindow).groupBy(sm, serviceFeedback.rating).orderBy(sm);
-  const [serviceTotals] = await ctx.tx
+  const serviceByMonthQuery = ctx.tx.select({ month: sm, rating: serviceFeedback.rating, count }).from(serviceFeedback).where(serviceWindow).groupBy(sm, serviceFeedback.rating).orderBy(sm);
+  const serviceTotalsQuery = ctx.tx
     .select({ total: count, mean_score: sql<number | null>`round(avg(${score(serviceFeedback.rating, SERVICE_FEEDBACK_RATINGS)})::numeric, 2)::float8` })
     .from(serviceFeedback)
     .where(serviceWindow);
+  const [byMonth, [totals], latest, serviceByMonth, [serviceTotals]] = await settle([byMonthQuery, totalsQuery, latestQuery, serviceByMonthQuery, serviceTotalsQuery] as const);
   return { ...totals, by_month: byMonth, latest, service: { ...serviceTotals, by_month: serviceByMonth } };
 }
 
-/** Everything the dashboards chart, for one filter. */
+/**
+ * Everything the dashboards chart, for one filter. The queries are independent: all go out together
+ * (pipelined on PostgreSQL) and all are settled before the transaction ends.
+ */
 export async function dashboardSummary(ctx: RequestContext, f: DashboardFilter) {
-  const ops = await operations(ctx, f);
-  return { since: f.since.toISOString(), project_id: f.projectId ?? null, ...ops, data: await data(ctx, f), feedback: await ratings(ctx, f) };
+  const [ops, dataFigures, feedbackFigures] = await settle([operations(ctx, f), data(ctx, f), ratings(ctx, f)] as const);
+  return { since: f.since.toISOString(), project_id: f.projectId ?? null, ...ops, data: dataFigures, feedback: feedbackFigures };
 }
 

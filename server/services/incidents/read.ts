@@ -18,7 +18,7 @@ import {
 } from '../../db/schema/index.js';
 import type { RequestContext } from '../../resources/define.js';
 import { notFound } from '../../errors.js';
-import { incidentScope, loadCase } from './common.js';
+import { incidentScope, loadCase, settle } from './common.js';
 
 const { search: _search, ...incidentColumns } = getTableColumns(incidents);
 export { incidentColumns };
@@ -92,14 +92,6 @@ export async function fullIncident(ctx: RequestContext, id: number) {
   const record = rows[0]?.record;
   if (!record) throw notFound('IAO', id);
   return isoTimestamps((typeof record === 'string' ? JSON.parse(record) : record) as Record<string, unknown>);
-}
-
-/** Awaits every query (none may outlive the transaction), then throws the first failure if any. */
-async function settle<T extends readonly unknown[]>(queries: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-  const results = await Promise.allSettled(queries as readonly unknown[]);
-  const failed = results.find((r) => r.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
-  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as never;
 }
 
 export async function fullCase(ctx: RequestContext, id: number) {
