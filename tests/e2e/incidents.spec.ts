@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { E2E } from './playwright.config.js';
+import { api } from './checks.js';
 
 /**
  * Issue 4, a responder's incident from start to finish in the browser, against the real server:
@@ -19,17 +20,7 @@ const title = `Checkout errors ${Date.now() % 100000}`;
 
 /** A call to the API as the signed-in user (setup the test is not about, e.g. a project). */
 async function apiCall(path: string, method = 'GET', body?: unknown) {
-  return page.evaluate(
-    async ({ path, method, body }) => {
-      const res = await fetch(`/api/v1/default${path}`, {
-        method,
-        headers: { authorization: `Bearer ${localStorage.getItem('token')}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.status, body: await res.json().catch(() => null) };
-    },
-    { path, method, body },
-  );
+  return api(page, (await page.evaluate(() => localStorage.getItem('token')))!, method, path, body);
 }
 
 test('a responder creates an incident reported by the pager, and opens it', async ({ browser }) => {
@@ -47,8 +38,8 @@ test('a responder creates an incident reported by the pager, and opens it', asyn
   await page.getByRole('link', { name: 'Create' }).click();
   await expect(page).toHaveURL(/\/iaos\/create$/);
   await page.getByRole('textbox', { name: 'Title' }).fill(title);
-  await page.getByRole('combobox', { name: 'Project' }).fill(project.body.name.slice(0, 8));
-  await page.getByRole('option', { name: project.body.name }).click();
+  await page.getByRole('combobox', { name: 'Project' }).fill(project.json.name.slice(0, 8));
+  await page.getByRole('option', { name: project.json.name }).click();
   await page.getByRole('textbox', { name: 'Reporter email' }).fill('pager@firewatch.test');
   await page.getByRole('textbox', { name: 'Commander email' }).fill('oncall@firewatch.test');
   await shot(page, '01-create');
@@ -56,7 +47,7 @@ test('a responder creates an incident reported by the pager, and opens it', asyn
   await expect(page.getByText(/created successfully/)).toBeVisible();
 
   const listed = await apiCall(`/iaos?q=${encodeURIComponent(title)}`);
-  const name = listed.body.items[0].name as string;
+  const name = listed.json.items[0].name as string;
   await page.goto(`/default/iaos/${name}/view`);
   await expect(page.getByRole('heading', { name: `${name}: ${title}` })).toBeVisible();
   await expect(page.getByLabel('Status Active')).toBeVisible();
@@ -121,17 +112,17 @@ test('marks it stable, sends a tactical report, closes it and sees it on the inc
 });
 
 test('a case is escalated and its incident appears', async () => {
-  const project = (await apiCall('/projects')).body.items[0];
+  const project = (await apiCall('/projects')).json.items[0];
   const kase = await apiCall('/cases', 'POST', { title: `Card testing attack ${Date.now() % 100000}`, project_id: project.id });
   expect(kase.status).toBe(201);
-  await page.goto(`/default/cases/${kase.body.id}`);
+  await page.goto(`/default/cases/${kase.json.id}`);
   await page.getByRole('button', { name: 'Escalate to incident' }).click();
   await expect(page.getByText('Case escalated successfully.')).toBeVisible();
   await page.goto('/default/iaos');
-  await expect(page.getByRole('cell', { name: kase.body.title })).toBeVisible();
+  await expect(page.getByRole('cell', { name: kase.json.title })).toBeVisible();
   await shot(page, '06-escalated');
-  const escalated = await apiCall(`/cases/${kase.body.id}`);
-  expect(escalated.body.status).toBe('Escalated');
-  await page.goto(`/default/iaos/${escalated.body.incidents[0].name}/view`);
-  await expect(page.getByRole('table', { name: 'Timeline' })).toContainText(`Incident created by escalating case ${kase.body.name}`);
+  const escalated = await apiCall(`/cases/${kase.json.id}`);
+  expect(escalated.json.status).toBe('Escalated');
+  await page.goto(`/default/iaos/${escalated.json.incidents[0].name}/view`);
+  await expect(page.getByRole('table', { name: 'Timeline' })).toContainText(`Incident created by escalating case ${kase.json.name}`);
 });
