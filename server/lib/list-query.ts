@@ -43,6 +43,13 @@ export function readableFields(def: ResourceDefinition, ctx: RequestContext) {
   return { columns, selection, filterable };
 }
 
+/**
+ * Only the organization, limit and offset vary between runs of an unfiltered, unsearched list, so one
+ * generic plan serves them all (TenantOptions.genericPlans); a filter or search value can change which
+ * plan is best.
+ */
+export const oneListPlan = (query: ListQuery) => !query.q?.trim() && !query.filter?.trim();
+
 /** Turns list parameters into the WHERE and ORDER BY of a definition's list query (`fields`: readableFields of it). */
 export function listClauses(def: ResourceDefinition, { columns, filterable }: ReturnType<typeof readableFields>, query: ListQuery) {
   const conditions: (SQL | undefined)[] = [];
@@ -79,6 +86,14 @@ export const textSortKey = (column: PgColumn | SQL) => sql`lower(${column}) coll
 export const countAll = sql<number>`count(*)::int`;
 
 /**
+ * A LIMIT written into the statement's text. Drizzle binds a number as a parameter, and PostgreSQL's
+ * generic plan for `limit $n` assumes a tenth of the table (a page of 25 then reads the whole
+ * organization); written out, the limit is part of the plan. Page sizes and count caps take few values,
+ * so this adds few prepared statements. `n` must be a whole number (validated list parameters).
+ */
+export const literalLimit = (n: number) => sql.raw(String(Math.trunc(n))) as unknown as number;
+
+/**
  * Lists count at most this many rows past the start of the window the page sits in, so a count never
  * walks a whole organization's table: `total` is exact up to the cap; beyond it `total` is the cap
  * and `totalCapped` is true ("more than total"). The window grows in steps of the cap as the caller
@@ -92,7 +107,7 @@ export const countCap = (offset: number, limit: number) => COUNT_CAP * Math.ceil
 /** `select count(*) from (select 1 ... where <where> limit cap + 1)`: exact below the cap, cheap above it. */
 export async function cappedCount(tx: Tx, table: PgTable, where: SQL | undefined, offset: number, limit: number) {
   const cap = countCap(offset, limit);
-  const window = tx.select({ one: sql`1`.as('one') }).from(table).where(where).limit(cap + 1).as('counted');
+  const window = tx.select({ one: sql`1`.as('one') }).from(table).where(where).limit(literalLimit(cap + 1)).as('counted');
   const [row] = await tx.select({ n: countAll }).from(window);
   const n = row!.n;
   return n > cap ? { total: cap, totalCapped: true } : { total: n, totalCapped: false };

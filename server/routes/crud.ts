@@ -6,7 +6,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Role } from '../db/schema/index.js';
 import { forbidden, invalid, notFound } from '../errors.js';
-import { cappedCount, listClauses, listQuerySchema, readableFields } from '../lib/list-query.js';
+import { cappedCount, listClauses, listQuerySchema, literalLimit, oneListPlan, readableFields } from '../lib/list-query.js';
 import { inTenant } from '../plugins/tenancy.js';
 import type { RequestContext, ResourceDefinition } from '../resources/define.js';
 import { atLeast } from '../services/auth.js';
@@ -68,7 +68,7 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
         // indexes carry the columns lists filter on most), so skipped and filtered-out rows cost no
         // table reads; only the page's own rows are fetched, with their computed fields.
         const id = fields.columns.id!;
-        const window = ctx.tx.select({ id }).from(def.table).where(where).orderBy(...orderBy).limit(limit).offset(offset);
+        const window = ctx.tx.select({ id }).from(def.table).where(where).orderBy(...orderBy).limit(literalLimit(limit)).offset(offset);
         const [items, counted] = await Promise.allSettled([
           ctx.tx.select(fields.selection).from(def.table).where(inArray(id, window)).orderBy(...orderBy),
           cappedCount(ctx.tx, def.table, where, offset, limit),
@@ -76,7 +76,7 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
         if (items.status === 'rejected') throw items.reason;
         if (counted.status === 'rejected') throw counted.reason;
         return { items: items.value, itemsPerPage: req.query.itemsPerPage, page: req.query.page, ...counted.value };
-      }, { oneRound: true }),
+      }, { oneRound: true, genericPlans: oneListPlan(req.query) }),
     );
   }
 

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import t from 'tap';
 import { tags } from '../../server/db/schema/index.js';
 import { withTenant } from '../../server/db/tenant.js';
+import { literalLimit, textSortKey } from '../../server/lib/list-query.js';
 import { testApp } from '../helpers.js';
 
 t.test('organization A never reads, lists, changes or deletes what belongs to B', async (t) => {
@@ -147,6 +148,34 @@ t.test('a one-round transaction refuses a query sent after its COMMIT instead of
   t.match((late as Error & { cause?: Error }).cause?.message, /sent a query after its COMMIT/, 'a second round is refused');
 });
 
+t.test('an unfiltered list page plans once: generic plans for the transaction, its LIMIT written out', async (t) => {
+  const { database, organization, request } = await testApp(t);
+  const a = await organization('generic-plans');
+  const mode = (opts: { genericPlans?: boolean }) =>
+    withTenant(database.db, { orgId: a.id, userId: null }, async (tx) => rowsOf(await tx.execute(sql`select current_setting('plan_cache_mode') as mode`))[0]!.mode, opts);
+  t.equal(await mode({ genericPlans: true }), 'force_generic_plan', 'asked for: the transaction runs generic plans');
+  t.equal(await mode({}), 'auto', 'otherwise, and after it, PostgreSQL chooses per run');
+
+  if (database.kind !== 'postgres') return;
+  const type = (await request({ method: 'POST', url: `/api/v1/${a.slug}/tag_types`, token: a.token, payload: { name: 'T' } })).body;
+  await database.db.execute(sql.raw(`insert into tags (organization_id, tag_type_id, name) select ${a.id}, ${type.id}, 'tag-' || i from generate_series(1, 3000) i`));
+  await database.db.execute(sql`analyze tags`);
+  // The page's id window as the list route builds it: what does its generic plan expect to read?
+  const window = (limit: number) =>
+    database.db.select({ id: tags.id }).from(tags).where(sql`${tags.organization_id} = ${a.id}`).orderBy(textSortKey(tags.name), tags.id).limit(limit).offset(25).toSQL();
+  const plannedRows = (query: { sql: string; params: unknown[] }) =>
+    database.db.transaction(async (tx) => {
+      await tx.execute(sql`set local plan_cache_mode = force_generic_plan`);
+      await tx.execute(sql.raw(`prepare page_window as ${query.sql}`));
+      const args = query.params.map((p) => (typeof p === 'number' ? String(p) : `'${String(p)}'`)).join(', ');
+      const plan = rowsOf(await tx.execute(sql.raw(`explain (format json) execute page_window(${args})`)))[0]!['QUERY PLAN'] as unknown as [{ Plan: { 'Plan Rows': number } }];
+      await tx.execute(sql.raw('deallocate page_window'));
+      return plan[0].Plan['Plan Rows'];
+    });
+  t.equal(await plannedRows(window(literalLimit(25))), 25, 'with the limit written out, the generic plan reads a page');
+  t.ok((await plannedRows(window(25))) > 25, 'as a parameter, PostgreSQL would plan for a guess (a tenth of the table)');
+});
+
 t.test('searches under row level security can use their indexes (ILIKE and @@ are leakproof)', async (t) => {
   const { database, organization, request } = await testApp(t);
   const a = await organization('lp-a');
@@ -166,3 +195,8 @@ t.test('searches under row level security can use their indexes (ILIKE and @@ ar
   const names = ((marked as unknown as { rows?: { proname: string }[] }).rows ?? (marked as unknown as { proname: string }[])).map((r) => r.proname);
   t.same(names, ['texticlike', 'texticnlike', 'textlike', 'ts_match_vq'], 'full-text match (chat retrieval) and LIKE are leakproof too');
 });
+
+/** Rows of `db.execute` on either driver (node-postgres-style `{ rows }` or postgres.js's array). */
+function rowsOf(result: unknown): Record<string, string>[] {
+  return (result as { rows?: Record<string, string>[] }).rows ?? (result as Record<string, string>[]);
+}
