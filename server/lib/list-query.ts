@@ -1,5 +1,6 @@
-import { asc, desc, getTableColumns, ilike, or, sql, type SQL } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { and, asc, desc, getTableColumns, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import { compileSelect, runCompiled, type CompiledSelect } from '../db/compiled-select.js';
 import type { Tx } from '../db/client.js';
 import { z } from 'zod';
 import { invalid } from '../errors.js';
@@ -53,11 +54,7 @@ export const oneListPlan = (query: ListQuery) => !query.q?.trim() && !query.filt
 /** Turns list parameters into the WHERE and ORDER BY of a definition's list query (`fields`: readableFields of it). */
 export function listClauses(def: ResourceDefinition, { columns, filterable }: ReturnType<typeof readableFields>, query: ListQuery) {
   const conditions: (SQL | undefined)[] = [];
-  const q = query.q?.trim();
-  if (q && def.search.length) {
-    const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    conditions.push(or(...def.search.map((name) => ilike(columns[name]!, pattern))));
-  }
+  if (query.q?.trim() && def.search.length) conditions.push(or(...def.search.map((name) => ilike(columns[name]!, sql.placeholder('q')))));
   if (query.filter?.trim()) conditions.push(compileFilter(query.filter, def.model, filterable, def.customFilters));
 
   const sortBy = asList(query.sortBy, query['sortBy[]']);
@@ -73,8 +70,63 @@ export function listClauses(def: ResourceDefinition, { columns, filterable }: Re
   });
   // Ascending id breaks ties so pages stay stable; sort indexes end with id (ascending) to match.
   if (!order.some(([field]) => field === 'id')) orderBy.push(asc(columns.id!));
+  return { conditions, orderBy };
+}
+
+/** The rows a list page asks for. */
+export function pageWindow(query: ListQuery) {
   const limit = query.itemsPerPage === -1 ? MAX_PAGE_SIZE : query.itemsPerPage;
-  return { conditions, orderBy, limit, offset: (query.page - 1) * limit };
+  const offset = (query.page - 1) * limit;
+  return { limit, offset, cap: countCap(offset, limit) };
+}
+
+/**
+ * A list page's two statements: its rows and its capped count. They take the `q` pattern and the
+ * page's offset as placeholders (listValues), and the organization too where `scope` is
+ * `eq(organization_id, sql.placeholder('org'))`, so one compiled pair serves every page and
+ * organization of the same shape (listShape).
+ */
+export interface ListStatements {
+  items: CompiledSelect;
+  count: CompiledSelect;
+  cap: number;
+}
+
+export function compileList(def: ResourceDefinition, fields: ReturnType<typeof readableFields>, query: ListQuery, scope: SQL, db: Tx): ListStatements {
+  const { conditions, orderBy } = listClauses(def, fields, query);
+  const { limit, cap } = pageWindow(query);
+  const where = and(scope, ...conditions);
+  const id = fields.columns.id!;
+  // The page's ids first, then its rows: the id window can come from an index alone (sort indexes
+  // carry the columns lists filter on most), so skipped and filtered-out rows cost no table reads;
+  // only the page's own rows are fetched, with their computed fields.
+  const window = db.select({ id }).from(def.table).where(where).orderBy(...orderBy).limit(literalLimit(limit)).offset(sql.placeholder('offset'));
+  const items = db.select(fields.selection).from(def.table).where(inArray(id, window)).orderBy(...orderBy);
+  // `select count(*) from (select 1 ... where <where> limit cap + 1)`: exact below the cap, cheap above it.
+  const counted = db.select({ one: sql`1`.as('one') }).from(def.table).where(where).limit(literalLimit(cap + 1)).as('counted');
+  const count = db.select({ n: countAll }).from(counted);
+  return { items: compileSelect(items, fields.selection), count: compileSelect(count, { n: countAll }), cap };
+}
+
+/** Everything a list request's statements depend on besides the caller and the placeholders' values. */
+export function listShape(query: ListQuery) {
+  const { limit, cap } = pageWindow(query);
+  return JSON.stringify([query.sortBy, query['sortBy[]'], query.descending, query['descending[]'], limit, cap, !!query.q?.trim(), query.filter?.trim() ?? '']);
+}
+
+/** The placeholders' values of a list request (see ListStatements). */
+export function listValues(query: ListQuery, orgId: number) {
+  const q = query.q?.trim() ?? '';
+  return { org: orgId, offset: pageWindow(query).offset, q: `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
+}
+
+/** Runs a list page's statements together (one round trip with oneRound) and settles both before answering. */
+export async function runList(tx: Tx, statements: ListStatements, values: Record<string, unknown>) {
+  const [items, counted] = await Promise.allSettled([runCompiled(tx, statements.items, values), runCompiled(tx, statements.count, values)]);
+  if (items.status === 'rejected') throw items.reason;
+  if (counted.status === 'rejected') throw counted.reason;
+  const n = counted.value[0]!.n as number;
+  return { items: items.value, total: Math.min(n, statements.cap), totalCapped: n > statements.cap };
 }
 
 /**
@@ -103,12 +155,3 @@ export const COUNT_CAP = 1000;
 
 /** How far the count of a page at `offset` with `limit` rows may go (a multiple of COUNT_CAP). */
 export const countCap = (offset: number, limit: number) => COUNT_CAP * Math.ceil((offset + limit + 1) / COUNT_CAP);
-
-/** `select count(*) from (select 1 ... where <where> limit cap + 1)`: exact below the cap, cheap above it. */
-export async function cappedCount(tx: Tx, table: PgTable, where: SQL | undefined, offset: number, limit: number) {
-  const cap = countCap(offset, limit);
-  const window = tx.select({ one: sql`1`.as('one') }).from(table).where(where).limit(literalLimit(cap + 1)).as('counted');
-  const [row] = await tx.select({ n: countAll }).from(window);
-  const n = row!.n;
-  return n > cap ? { total: cap, totalCapped: true } : { total: n, totalCapped: false };
-}

@@ -52,7 +52,11 @@ export interface ResourceDefinition {
   customFilters?: Record<string, CustomFilter>;
   /** Columns never sent to clients. */
   hidden?: string[];
-  /** Extra read-only values computed per row (may depend on the caller). */
+  /**
+   * Extra read-only values computed per row. Declared without a parameter, they are the same for every
+   * caller, and the resource's list statements are compiled once per shape and shared; reading `ctx`
+   * makes every list request build its own.
+   */
   computed?: (ctx: RequestContext) => Record<string, SQL>;
   /** Fields that cannot change after creation. */
   immutable?: string[];

@@ -6,10 +6,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Role } from '../db/schema/index.js';
 import { forbidden, invalid, notFound } from '../errors.js';
-import { cappedCount, listClauses, listQuerySchema, literalLimit, oneListPlan, readableFields } from '../lib/list-query.js';
+import { StatementCache } from '../db/compiled-select.js';
+import { compileList, listQuerySchema, listShape, listValues, oneListPlan, readableFields, runList, type ListStatements } from '../lib/list-query.js';
 import { inTenant } from '../plugins/tenancy.js';
 import type { RequestContext, ResourceDefinition } from '../resources/define.js';
 import { atLeast } from '../services/auth.js';
+
+/** List statement shapes (sort, page size, filter, search or not) each resource keeps compiled. */
+const LIST_SHAPES_KEPT = 200;
 
 export const idParam = z.object({ id: z.coerce.number({ error: 'The id must be a whole number.' }).int().positive() });
 
@@ -57,25 +61,19 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   const updateSchema = def.update ?? def.create.partial();
 
   if (enabled('list')) {
+    // Where only the organization tells callers' lists apart, the compiled statements are shared:
+    // by shape, with the organization as a placeholder (a `computed` that takes no argument is the
+    // same for every caller).
+    const shared = !def.scope && !(def.computed && def.computed.length > 0);
+    const compiled = new StatementCache<ListStatements>(LIST_SHAPES_KEPT);
     app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize) } }, (req) =>
       inTenant(req, async (ctx) => {
-        const fields = readableFields(def, ctx);
-        const { conditions, orderBy, limit, offset } = listClauses(def, fields, req.query);
-        const where = and(scopeOf(def, ctx), ...conditions);
-        // Both queries go out at once, with BEGIN and COMMIT (oneRound); settle both before leaving
-        // so neither outlives the transaction.
-        // The page's ids first, then its rows: the id window can come from an index alone (sort
-        // indexes carry the columns lists filter on most), so skipped and filtered-out rows cost no
-        // table reads; only the page's own rows are fetched, with their computed fields.
-        const id = fields.columns.id!;
-        const window = ctx.tx.select({ id }).from(def.table).where(where).orderBy(...orderBy).limit(literalLimit(limit)).offset(offset);
-        const [items, counted] = await Promise.allSettled([
-          ctx.tx.select(fields.selection).from(def.table).where(inArray(id, window)).orderBy(...orderBy),
-          cappedCount(ctx.tx, def.table, where, offset, limit),
-        ]);
-        if (items.status === 'rejected') throw items.reason;
-        if (counted.status === 'rejected') throw counted.reason;
-        return { items: items.value, itemsPerPage: req.query.itemsPerPage, page: req.query.page, ...counted.value };
+        const build = (scope: SQL) => compileList(def, readableFields(def, ctx), req.query, scope, ctx.tx);
+        const statements = shared
+          ? compiled.get(listShape(req.query), () => build(eq((getTableColumns(def.table) as Record<string, PgColumn>).organization_id!, sql.placeholder('org'))))
+          : build(scopeOf(def, ctx));
+        const page = await runList(ctx.tx, statements, listValues(req.query, ctx.orgId));
+        return { ...page, itemsPerPage: req.query.itemsPerPage, page: req.query.page };
       }, { oneRound: true, genericPlans: oneListPlan(req.query) }),
     );
   }
