@@ -40,14 +40,15 @@ export async function appVsFloor(appBase: string, floorBase: string, s: FloorSce
 }
 
 function row(name: string, server: string, r: LoadResult, result: string, ratio?: number): (string | number)[] {
-  return [name, server, r.p50, r.p99, Math.round(r.rps), ratio === undefined ? '' : `${(ratio * 100).toFixed(0)}%`, result];
+  return [name, server, r.p50, r.p99, Math.round(r.rps), r.nodeCpuMs.toFixed(2), r.pgCpuMs === null ? '–' : r.pgCpuMs.toFixed(2), ratio === undefined ? '' : `${(ratio * 100).toFixed(0)}%`, result];
 }
 
 /** The settings and the machine's load, then the table of appVsFloor rows. */
 export function printFloorTable(opts: LoadOptions, targets: string, rows: (string | number)[][]) {
   console.log(`loopback, ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s measured per line; ${targets}`);
   console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end (others' work competes for the same cores)\n`);
-  printTable(['scenario', 'server', 'p50 ms', 'p99 ms', 'req/s', 'vs floor', 'result'], rows);
+  console.log('node ms/req: CPU of this process per request (server, load generator); pg ms/req: CPU of all PostgreSQL processes per request\n');
+  printTable(['scenario', 'server', 'p50 ms', 'p99 ms', 'req/s', 'node ms/req', 'pg ms/req', 'vs floor', 'result'], rows);
 }
 
 /** The floor must answer what the app answers, or it is not a floor for the same work. */

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** One request the load generator sends; a scenario cycles through a list of them. */
 export interface BenchRequest {
@@ -21,6 +22,35 @@ export interface LoadResult {
   requests: number;
   /** Responses that were not 2xx, plus socket errors and timeouts: any of these spoils the figure. */
   failures: number;
+  /**
+   * CPU time per request, in ms, during the measured run: this process (the server under test, the
+   * idle other server and the load generator's worker, whose share is the same for app and floor) and
+   * every PostgreSQL process on the machine (null where /proc cannot tell).
+   */
+  nodeCpuMs: number;
+  pgCpuMs: number | null;
+}
+
+/** CPU (user + system, ms) used so far by every process named postgres, from /proc; null off Linux. */
+function postgresCpuMs(): number | null {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return null;
+  }
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('postgres')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (man 5 proc, fields 14 and 15)
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks * 10; // clock ticks are 1/100 s on Linux
 }
 
 export const defaultLoad = (): LoadOptions => ({
@@ -58,8 +88,15 @@ function run(baseUrl: string, requests: BenchRequest[], connections: number, dur
 /** autocannon over a URL list (each connection cycles through it): p50/p99 latency in ms and requests per second. */
 export async function load(baseUrl: string, requests: BenchRequest[], opts: LoadOptions): Promise<LoadResult> {
   if (opts.warmup > 0) await run(baseUrl, requests, opts.connections, opts.warmup);
+  const pg0 = postgresCpuMs();
+  const cpu0 = process.cpuUsage();
   const r = await run(baseUrl, requests, opts.connections, opts.duration);
+  const cpu = process.cpuUsage(cpu0);
+  const pg1 = postgresCpuMs();
+  const perRequest = (ms: number) => ms / Math.max(1, r.requests.total);
   return {
+    nodeCpuMs: perRequest((cpu.user + cpu.system) / 1000),
+    pgCpuMs: pg0 === null || pg1 === null ? null : perRequest(pg1 - pg0),
     p50: r.latency.p50,
     p99: r.latency.p99,
     rps: r.requests.total / opts.duration,
