@@ -57,9 +57,9 @@ export interface TenantOptions {
   /**
    * Prepared statements run on their generic plan from the first execution (plan_cache_mode
    * force_generic_plan for this transaction). For queries whose best plan does not depend on their
-   * values: PostgreSQL otherwise re-plans a statement with a LIMIT/OFFSET parameter on every run
-   * (about 0.3 ms for a list page), because its generic estimate assumes a large offset. Not for
-   * pattern searches or skewed filters, whose plan should follow the value.
+   * values: PostgreSQL otherwise re-plans a statement with an OFFSET parameter on every run (about
+   * 0.3 ms for a list page), because its generic estimate takes the offset for a tenth of the table.
+   * Not for pattern searches or skewed filters, whose plan should follow the value.
    */
   genericPlans?: boolean;
 }
