@@ -1,5 +1,5 @@
 import { cpus, loadavg } from 'node:os';
-import { load, verify, type BenchRequest, type LoadOptions, type LoadResult } from './load.js';
+import { combineRounds, load, verify, type BenchRequest, type LoadOptions, type LoadResult } from './load.js';
 import { printTable } from './table.js';
 
 /** One scenario measured through the app and through the floor (a bare route running the same SQL). */
@@ -27,8 +27,16 @@ export async function appVsFloor(appBase: string, floorBase: string, s: FloorSce
   await verify(appBase, s.app, s.check);
   await verify(floorBase, s.floor, s.check);
   await sameAnswer(appBase, s.app[1]!, floorBase, s.floor[1]!, s.key);
-  const a = await load(appBase, s.app, opts);
-  const f = await load(floorBase, s.floor, opts);
+  // Alternating rounds (the first of each warms up), so load drift on the shared box hits both sides.
+  const appRounds: LoadResult[] = [];
+  const floorRounds: LoadResult[] = [];
+  for (let i = 0; i < opts.rounds; i++) {
+    const round = { ...opts, duration: opts.duration / opts.rounds, warmup: i === 0 ? opts.warmup : 0 };
+    appRounds.push(await load(appBase, s.app, round));
+    floorRounds.push(await load(floorBase, s.floor, round));
+  }
+  const a = combineRounds(appRounds, opts.duration);
+  const f = combineRounds(floorRounds, opts.duration);
   const ratio = a.rps / f.rps;
   const misses = [
     a.failures || f.failures ? `${a.failures + f.failures} failed requests` : '',
@@ -45,7 +53,7 @@ function row(name: string, server: string, r: LoadResult, result: string, ratio?
 
 /** The settings and the machine's load, then the table of appVsFloor rows. */
 export function printFloorTable(opts: LoadOptions, targets: string, rows: (string | number)[][]) {
-  console.log(`loopback, ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s measured per line; ${targets}`);
+  console.log(`loopback, ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s measured per line in ${opts.rounds} alternating rounds (p50: median round, p99: worst round); ${targets}`);
   console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end (others' work competes for the same cores)\n`);
   console.log('node ms/req: CPU of this process per request (server, load generator); pg ms/req: CPU of all PostgreSQL processes per request\n');
   printTable(['scenario', 'server', 'p50 ms', 'p99 ms', 'req/s', 'node ms/req', 'pg ms/req', 'vs floor', 'result'], rows);

@@ -13,6 +13,11 @@ export interface LoadOptions {
   /** Seconds of unmeasured load first (JIT, prepared statements, buffer cache). */
   warmup: number;
   connections: number;
+  /**
+   * appVsFloor splits each side's measured seconds into this many rounds, alternating app and floor,
+   * so a change in the machine's load between the two does not land on one side only.
+   */
+  rounds: number;
 }
 
 export interface LoadResult {
@@ -57,6 +62,7 @@ export const defaultLoad = (): LoadOptions => ({
   duration: Number(process.env.BENCH_DURATION ?? 10),
   warmup: Number(process.env.BENCH_WARMUP ?? 2),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
+  rounds: Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2)),
 });
 
 /**
@@ -102,5 +108,25 @@ export async function load(baseUrl: string, requests: BenchRequest[], opts: Load
     rps: r.requests.total / opts.duration,
     requests: r.requests.total,
     failures: r.non2xx + r.errors + r.timeouts,
+  };
+}
+
+/**
+ * Several rounds of one server as one result: requests per second and CPU per request over all of
+ * them; p50 the median round's, p99 the worst round's (percentiles of separate runs do not add up, so
+ * the tail is taken at its most pessimistic).
+ */
+export function combineRounds(rounds: LoadResult[], seconds: number): LoadResult {
+  const requests = rounds.reduce((n, r) => n + r.requests, 0);
+  const weighted = (value: (r: LoadResult) => number) => rounds.reduce((sum, r) => sum + value(r) * r.requests, 0) / Math.max(1, requests);
+  const p50s = rounds.map((r) => r.p50).sort((x, y) => x - y);
+  return {
+    p50: p50s[Math.floor((p50s.length - 1) / 2)]!,
+    p99: Math.max(...rounds.map((r) => r.p99)),
+    rps: requests / seconds,
+    requests,
+    failures: rounds.reduce((n, r) => n + r.failures, 0),
+    nodeCpuMs: weighted((r) => r.nodeCpuMs),
+    pgCpuMs: rounds.some((r) => r.pgCpuMs === null) ? null : weighted((r) => r.pgCpuMs!),
   };
 }
