@@ -115,6 +115,19 @@ t.test('expired, forged and missing tokens get 401', async (t) => {
   t.equal(anonymous.body.detail[0].msg, 'No authentication or temporary session found');
 });
 
+t.test('a token that worked (and was remembered as verified) is refused once it expires', async (t) => {
+  const { request, app, login } = await testApp(t);
+  const token = await login('soon@example.com');
+  const sub = (app.jwt.decode(token) as { sub: string }).sub;
+  const shortLived = app.jwt.sign({ sub, email: 'soon@example.com' }, { expiresIn: 2 });
+  t.equal((await request({ method: 'GET', url: '/api/v1/default/tags', token: shortLived })).status, 200);
+  t.equal((await request({ method: 'GET', url: '/api/v1/default/tags', token: shortLived })).status, 200, 'again, from the verified-token cache');
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  const late = await request({ method: 'GET', url: '/api/v1/default/tags', token: shortLived });
+  t.equal(late.status, 401);
+  t.equal(late.body.detail[0].msg, 'Your credentials have expired. Please sign in again.');
+});
+
 t.test('API keys: shown once, stored hashed, act as a Member of their organization only', async (t) => {
   const { request, login, organization } = await testApp(t);
   const token = await login('admin@example.com');
