@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Executor, Tx } from '../db/client.js';
 import type { ChunkPlace, SensitivityLevel } from '../db/schema/ai.js';
 import type { Role } from '../db/schema/index.js';
+import { containing } from '../lib/filters.js';
 
 /** Who is asking, which decides the sensitivity levels they may retrieve. */
 export type Access =
@@ -72,8 +73,6 @@ export function codeTokens(query: string): string[] {
   const found = query.match(/[A-Za-z0-9][A-Za-z0-9_.:/-]*[A-Za-z0-9]/g) ?? [];
   return [...new Set(found.filter((t) => t.length >= 4 && (/\d/.test(t) || /[a-z0-9]\.[a-z0-9]/i.test(t))))].slice(0, 5);
 }
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * Candidate budget: the rarest question words select candidates until their chunk counts add up to
@@ -152,13 +151,13 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
     }
     // The parser keeps host names whole and codes as rare lexemes, so the literal (trigram) match
     // selects candidates only when the words found nothing; it always adds to the score.
-    if (!branches.length) for (const c of codes) branches.push(sql`(select c.id from chunks c where ${base} and c.text ilike ${'%' + escapeLike(c) + '%'} limit 200)`);
+    if (!branches.length) for (const c of codes) branches.push(sql`(select c.id from chunks c where ${base} and c.text ilike ${containing(c)} limit 200)`);
 
     const maxIdf = Math.max(1, ...terms.map((t) => t.idf));
     const score = sql.join(
       [
         ...terms.map((t) => sql`${t.idf}::float8 * (c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int`),
-        ...codes.map((c) => sql`${maxIdf}::float8 * (c.text ilike ${'%' + escapeLike(c) + '%'})::int`),
+        ...codes.map((c) => sql`${maxIdf}::float8 * (c.text ilike ${containing(c)})::int`),
         terms.length ? sql`ts_rank_cd(c.tsv, ${terms.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery, 1)` : sql`0`,
       ],
       sql` + `,

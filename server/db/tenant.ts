@@ -181,3 +181,11 @@ export async function asSystem<T>(tx: Tx, fn: (tx: Tx) => Promise<T>): Promise<T
     await tx.execute(sql`select set_config('role', 'firewatch_app', true)`);
   }
 }
+
+/** Awaits every query (none may outlive the transaction), then throws the first failure if any. */
+export async function settle<T extends readonly unknown[]>(queries: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const results = await Promise.allSettled(queries as readonly unknown[]);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as never;
+}

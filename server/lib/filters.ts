@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { HttpError, type DetailItem } from '../errors.js';
 import type { CustomFilter } from '../resources/define.js';
 
+/** An ILIKE/LIKE pattern matching `text` anywhere, its own `%`, `_` and `\\` taken literally. */
+export const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 export const FILTER_OPS = ['==', '!=', '>', '<', '>=', '<=', 'like', 'ilike', 'not_ilike', 'in', 'not_in', 'any', 'not_any', 'is_null', 'is_not_null'] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
 
@@ -72,13 +75,13 @@ export function compileFilter(
    */
   const sameFieldEquals = (children: unknown[], loc: (string | number)[]): SQL | undefined => {
     if (children.length < 2) return undefined;
-    const leaves = children as Partial<Leaf>[];
-    const first = leaves[0]!;
-    const mergeable = leaves.every(
+    const conditions = children as Partial<Leaf>[];
+    const first = conditions[0]!;
+    const mergeable = conditions.every(
       (c) => Object.keys(c).every((k) => ['model', 'field', 'op', 'value'].includes(k)) && c.op === '==' && c.field === first.field && c.model === first.model && c.value !== null && typeof c.value !== 'object',
     );
     if (!mergeable || typeof first.field !== 'string' || custom[first.field]) return undefined;
-    return leaf({ ...first, op: 'in', value: leaves.map((c) => c.value) } as Leaf, loc);
+    return leaf({ ...first, op: 'in', value: conditions.map((c) => c.value) } as Leaf, loc);
   };
   const leaf = (node: Leaf, loc: (string | number)[]): SQL => {
     const extra = Object.keys(node).filter((k) => !['model', 'field', 'op', 'value'].includes(k));

@@ -2,10 +2,11 @@ import { and, asc, desc, getTableColumns, ilike, inArray, or, sql, type SQL } fr
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { compileSelect, runCompiled, type CompiledSelect } from '../db/compiled-select.js';
 import type { Tx } from '../db/client.js';
+import { settle } from '../db/tenant.js';
 import { z } from 'zod';
 import { invalid } from '../errors.js';
 import type { RequestContext, ResourceDefinition } from '../resources/define.js';
-import { columnType, compileFilter, type FilterField } from './filters.js';
+import { columnType, compileFilter, containing, type FilterField } from './filters.js';
 
 /** The most rows one page may hold; `itemsPerPage=-1` ("all") is capped here too. */
 export const MAX_PAGE_SIZE = 10000;
@@ -117,16 +118,14 @@ export function listShape(query: ListQuery) {
 /** The placeholders' values of a list request (see ListStatements). */
 export function listValues(query: ListQuery, orgId: number) {
   const q = query.q?.trim() ?? '';
-  return { org: orgId, offset: pageWindow(query).offset, q: `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
+  return { org: orgId, offset: pageWindow(query).offset, q: containing(q) };
 }
 
 /** Runs a list page's statements together (one round trip with oneRound) and settles both before answering. */
 export async function runList(tx: Tx, statements: ListStatements, values: Record<string, unknown>) {
-  const [items, counted] = await Promise.allSettled([runCompiled(tx, statements.items, values), runCompiled(tx, statements.count, values)]);
-  if (items.status === 'rejected') throw items.reason;
-  if (counted.status === 'rejected') throw counted.reason;
-  const n = counted.value[0]!.n as number;
-  return { items: items.value, total: Math.min(n, statements.cap), totalCapped: n > statements.cap };
+  const [items, counted] = await settle([runCompiled(tx, statements.items, values), runCompiled(tx, statements.count, values)] as const);
+  const n = counted[0]!.n as number;
+  return { items, total: Math.min(n, statements.cap), totalCapped: n > statements.cap };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { getTableColumns } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
@@ -17,11 +17,15 @@ const LIST_SHAPES_KEPT = 200;
 
 export const idParam = z.object({ id: z.coerce.number({ error: 'The id must be a whole number.' }).int().positive() });
 
-/** The row condition that keeps a query inside the caller's organization. */
-export function scopeOf(def: ResourceDefinition, ctx: RequestContext): SQL {
+/**
+ * The row condition that keeps a query inside the caller's organization. `org` may stand in for the
+ * organization's id (a placeholder, in a statement shared by organizations); a definition's own scope
+ * always takes the caller.
+ */
+export function scopeOf(def: ResourceDefinition, ctx: RequestContext, org: number | Placeholder = ctx.orgId): SQL {
   if (def.scope) return def.scope(ctx);
   const columns = getTableColumns(def.table) as Record<string, PgColumn>;
-  return eq(columns.organization_id!, ctx.orgId);
+  return eq(columns.organization_id!, org);
 }
 
 /** One record as clients see it, or a 404 with the entity's message. */
@@ -68,10 +72,8 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
     const compiled = new StatementCache<ListStatements>(LIST_SHAPES_KEPT);
     app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize) } }, (req) =>
       inTenant(req, async (ctx) => {
-        const build = (scope: SQL) => compileList(def, readableFields(def, ctx), req.query, scope, ctx.tx);
-        const statements = shared
-          ? compiled.get(listShape(req.query), () => build(eq((getTableColumns(def.table) as Record<string, PgColumn>).organization_id!, sql.placeholder('org'))))
-          : build(scopeOf(def, ctx));
+        const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx);
+        const statements = shared ? compiled.get(listShape(req.query), () => build(sql.placeholder('org'))) : build(ctx.orgId);
         const page = await runList(ctx.tx, statements, listValues(req.query, ctx.orgId));
         return { ...page, itemsPerPage: req.query.itemsPerPage, page: req.query.page };
       }, { oneRound: true, genericPlans: oneListPlan(req.query) }),

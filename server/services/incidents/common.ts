@@ -150,11 +150,3 @@ export async function addEvent(ctx: RequestContext, e: NewEvent) {
     .returning();
   return row!;
 }
-
-/** Awaits every query (none may outlive the transaction), then throws the first failure if any. */
-export async function settle<T extends readonly unknown[]>(queries: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-  const results = await Promise.allSettled(queries as readonly unknown[]);
-  const failed = results.find((r) => r.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
-  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as never;
-}

@@ -20,7 +20,8 @@ import {
   tasks,
 } from '../../db/schema/index.js';
 import type { RequestContext } from '../../resources/define.js';
-import { caseScope, incidentScope, settle } from './common.js';
+import { settle } from '../../db/tenant.js';
+import { caseScope, incidentScope } from './common.js';
 
 /** What every dashboard narrows to: rows since a date, optionally of one project. */
 export interface DashboardFilter {

@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import { events, incidents, incidentSteps, incidentTags, STEP_STATUSES } from '../../db/schema/index.js';
 import { httpError } from '../../errors.js';
+import { containing } from '../../lib/filters.js';
 import type { RequestContext } from '../../resources/define.js';
 import { summarize } from './ai.js';
 import { actorOf, addEvent, callerEmail, incidentScope, loadIncident } from './common.js';
@@ -121,7 +122,7 @@ export async function stepSummary(ctx: RequestContext, incidentId: number, stepI
   const timeline = await ctx.tx
     .select({ description: events.description })
     .from(events)
-    .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), sql`${events.description} ilike ${'%' + step.name.replace(/[\\%_]/g, (c) => '\\' + c) + '%'}`))
+    .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), sql`${events.description} ilike ${containing(step.name)}`))
     .orderBy(asc(events.started_at))
     .limit(200);
   const result = await summarize({

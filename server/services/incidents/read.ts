@@ -18,7 +18,8 @@ import {
 } from '../../db/schema/index.js';
 import type { RequestContext } from '../../resources/define.js';
 import { notFound } from '../../errors.js';
-import { incidentScope, loadCase, settle } from './common.js';
+import { settle } from '../../db/tenant.js';
+import { incidentScope, loadCase } from './common.js';
 
 const { search: _search, ...incidentColumns } = getTableColumns(incidents);
 export { incidentColumns };
