@@ -1,7 +1,7 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { AxeBuilder } from '@axe-core/playwright';
 import { useMailbox } from './mailbox.js';
 import { E2E } from './playwright.config.js';
+import { expectNoSeriousAxeViolations } from './checks.js';
 
 /**
  * What a person does in the admin app, against the real server and database. The steps build on
@@ -254,18 +254,13 @@ test('the dark theme toggles and is remembered', async () => {
 });
 
 test('sign-in and list screens have no serious accessibility problems', async ({ browser }) => {
-  const check = async (page: Page) => {
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-  };
   await openFromMenu(admin, 'Tags', 'tags');
   await expect(admin.locator('tbody tr').first()).toBeVisible();
-  await check(admin);
+  await expectNoSeriousAxeViolations(admin, 'tags list');
   const visitor = await newPage(browser);
   await visitor.goto('/default/auth/login');
   await expect(visitor.getByRole('heading', { name: 'Sign in to Firewatch' })).toBeVisible();
-  await check(visitor);
+  await expectNoSeriousAxeViolations(visitor, 'sign-in page');
   await visitor.context().close();
 });
 
