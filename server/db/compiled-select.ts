@@ -16,7 +16,7 @@ export interface CompiledSelect {
   decoders: Decoder[];
 }
 
-/** `builder` must select exactly `selection` (a flat record of columns and aliased expressions). */
+/** `builder` must select `selection` (a flat record of columns and aliased expressions) first. */
 export function compileSelect(builder: { toSQL(): Query }, selection: Record<string, PgColumn | SQL | SQL.Aliased>): CompiledSelect {
   const keys = Object.keys(selection);
   const decoders = keys.map((key): Decoder => {
@@ -28,16 +28,20 @@ export function compileSelect(builder: { toSQL(): Query }, selection: Record<str
   return { query: builder.toSQL(), keys, decoders };
 }
 
-/** Runs a compiled select in `tx` (prepared, on its connection) with the placeholders' values. */
-export function runCompiled(tx: Tx, compiled: CompiledSelect, values: Record<string, unknown>): Promise<Record<string, unknown>[]> {
-  const { keys, decoders } = compiled;
-  const toRecords = (rows: unknown[][]) =>
-    rows.map((row) => {
-      const record: Record<string, unknown> = {};
-      for (let i = 0; i < keys.length; i++) record[keys[i]!] = row[i] === null ? null : decoders[i]!.mapFromDriverValue(row[i]);
-      return record;
-    });
-  return tx._.session.prepareQuery(compiled.query, undefined, undefined, true, toRecords).execute(values) as Promise<Record<string, unknown>[]>;
+/**
+ * Runs a compiled select in `tx` (prepared, on its connection) with the placeholders' values; rows come
+ * back as arrays in select-list order (decodeRow makes a record of one). Columns the builder selected
+ * after `selection`'s are left for the caller.
+ */
+export function runCompiledRows(tx: Tx, compiled: CompiledSelect, values: Record<string, unknown>): Promise<unknown[][]> {
+  return tx._.session.prepareQuery(compiled.query, undefined, undefined, true, (rows: unknown[][]) => rows).execute(values) as Promise<unknown[][]>;
+}
+
+/** One row of runCompiledRows as the API's record: `selection`'s keys, each value decoded. */
+export function decodeRow({ keys, decoders }: CompiledSelect, row: unknown[]): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) record[keys[i]!] = row[i] === null ? null : decoders[i]!.mapFromDriverValue(row[i]);
+  return record;
 }
 
 /** A bounded map of compiled statements: the oldest entry goes once `max` are held. */

@@ -59,7 +59,8 @@ export interface TenantOptions {
    * force_generic_plan for this transaction). For queries whose best plan does not depend on their
    * values: PostgreSQL otherwise re-plans a statement with an OFFSET parameter on every run (about
    * 0.3 ms for a list page), because its generic estimate takes the offset for a tenth of the table.
-   * Not for pattern searches or skewed filters, whose plan should follow the value.
+   * Not for queries whose best plan depends on a value (a search pattern, a filter on an indexed
+   * column): see oneListPlan in server/lib/list-query.ts.
    */
   genericPlans?: boolean;
 }

@@ -35,6 +35,30 @@ const fail = (msg: string, loc: (string | number)[], type = 'filter_error'): nev
   throw new HttpError(422, [{ msg, loc: ['query', 'filter', ...loc], type }]);
 };
 
+/** The name a condition's field goes by: `Model.field` when the condition names another model. */
+const fieldName = (node: Leaf, model: string) => (node.model !== undefined && node.model.toLowerCase() !== model.toLowerCase() ? `${node.model}.${node.field}` : node.field);
+
+/** Every field a filter's conditions name, or undefined for text compileFilter would refuse. */
+export function filterFieldNames(text: string, model: string): string[] | undefined {
+  let tree: unknown;
+  try {
+    tree = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const names: string[] = [];
+  const walk = (node: unknown): boolean => {
+    if (!node || typeof node !== 'object') return false;
+    if (Array.isArray(node)) return node.every(walk);
+    const group = (['and', 'or', 'not'] as const).find((g) => g in node);
+    if (group) return Array.isArray((node as Record<string, unknown>)[group]) && ((node as Record<string, unknown[]>)[group]!).every(walk);
+    if (typeof (node as Leaf).field !== 'string') return false;
+    names.push(fieldName(node as Leaf, model));
+    return true;
+  };
+  return walk(tree) ? names : undefined;
+}
+
 /** Parses the `filter` query parameter (JSON text) into a SQL condition over the allowed fields. */
 export function compileFilter(
   text: string,
@@ -89,8 +113,7 @@ export function compileFilter(
     if (typeof node.field !== 'string') fail("A filter condition needs a 'field'.", [...loc, 'field']);
     if (typeof node.op !== 'string') fail("A filter condition needs an 'op'.", [...loc, 'op']);
     if (!(FILTER_OPS as readonly string[]).includes(node.op)) fail(`Unknown filter operator '${node.op}'.`, [...loc, 'op']);
-    let name = node.field;
-    if (node.model !== undefined && node.model.toLowerCase() !== model.toLowerCase()) name = `${node.model}.${node.field}`;
+    const name = fieldName(node, model);
     const op = node.op as FilterOp;
     const customFilter = custom[name];
     if (customFilter) {

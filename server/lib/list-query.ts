@@ -1,12 +1,11 @@
-import { and, asc, desc, getTableColumns, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
-import { compileSelect, runCompiled, type CompiledSelect } from '../db/compiled-select.js';
+import { and, asc, desc, getTableColumns, ilike, or, sql, type SQL } from 'drizzle-orm';
+import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
+import { compileSelect, decodeRow, runCompiledRows, type CompiledSelect } from '../db/compiled-select.js';
 import type { Tx } from '../db/client.js';
-import { settle } from '../db/tenant.js';
 import { z } from 'zod';
 import { invalid } from '../errors.js';
 import type { RequestContext, ResourceDefinition } from '../resources/define.js';
-import { columnType, compileFilter, containing, type FilterField } from './filters.js';
+import { columnType, compileFilter, containing, filterFieldNames, type FilterField } from './filters.js';
 
 /** The most rows one page may hold; `itemsPerPage=-1` ("all") is capped here too. */
 export const MAX_PAGE_SIZE = 10000;
@@ -46,11 +45,35 @@ export function readableFields(def: ResourceDefinition, ctx: RequestContext) {
 }
 
 /**
- * Only the organization, limit and offset vary between runs of an unfiltered, unsearched list, so one
- * generic plan serves them all (TenantOptions.genericPlans); a filter or search value can change which
- * plan is best.
+ * Whether one generic plan serves every run of a list's statement (TenantOptions.genericPlans), as it
+ * does when only the organization and offset vary. A search pattern can change which plan is best, and
+ * so can a filter on a column that leads an index of its own: a rare value is best read from that
+ * index, a common one along the sort's. A filter on any other column is read along the sort's index
+ * (or the whole organization) whatever its value, so its lists keep one plan too.
  */
-export const oneListPlan = (query: ListQuery) => !query.q?.trim() && !query.filter?.trim();
+export function oneListPlan(def: ResourceDefinition, query: ListQuery): boolean {
+  if (query.q?.trim()) return false;
+  if (!query.filter?.trim()) return true;
+  const names = filterFieldNames(query.filter, def.model);
+  const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+  const leaders = indexLeaders(def.table);
+  return names !== undefined && names.every((name) => columns[name] !== undefined && !leaders.has(columns[name].name));
+}
+
+const leadersByTable = new WeakMap<PgTable, Set<string>>();
+
+/** Columns that lead an index of `table` (after organization_id, which leads every tenant index). */
+function indexLeaders(table: PgTable): Set<string> {
+  let leaders = leadersByTable.get(table);
+  if (!leaders) {
+    const { indexes, uniqueConstraints, columns } = getTableConfig(table);
+    const keys: { name?: string }[][] = [...indexes.map((i) => i.config.columns as { name?: string }[]), ...uniqueConstraints.map((u) => u.columns), ...columns.filter((c) => c.primary).map((c) => [c])];
+    // An expression (no name) leads nothing a filter names.
+    leaders = new Set(keys.map((k) => (k[0]?.name === 'organization_id' ? k[1] : k[0])?.name).filter((n): n is string => n !== undefined));
+    leadersByTable.set(table, leaders);
+  }
+  return leaders;
+}
 
 /** Turns list parameters into the WHERE and ORDER BY of a definition's list query (`fields`: readableFields of it). */
 export function listClauses(def: ResourceDefinition, { columns, filterable }: ReturnType<typeof readableFields>, query: ListQuery) {
@@ -82,50 +105,61 @@ export function pageWindow(query: ListQuery) {
 }
 
 /**
- * A list page's two statements: its rows and its capped count. They take the `q` pattern and the
- * page's offset as placeholders (listValues), and the organization too where `scope` is
- * `eq(organization_id, sql.placeholder('org'))`, so one compiled pair serves every page and
+ * A list page's statement: its rows, each followed by the capped count and the row's id, or one row
+ * with the count and a null id when the page is empty. It takes the `q` pattern and the page's offset
+ * as placeholders (listValues), and the organization too where `scope` is
+ * `eq(organization_id, sql.placeholder('org'))`, so one compiled statement serves every page and
  * organization of the same shape (listShape).
  */
-export interface ListStatements {
-  items: CompiledSelect;
-  count: CompiledSelect;
+export interface ListStatement {
+  page: CompiledSelect;
   cap: number;
 }
 
-export function compileList(def: ResourceDefinition, fields: ReturnType<typeof readableFields>, query: ListQuery, scope: SQL, db: Tx): ListStatements {
+export function compileList(def: ResourceDefinition, fields: ReturnType<typeof readableFields>, query: ListQuery, scope: SQL, db: Tx): ListStatement {
   const { conditions, orderBy } = listClauses(def, fields, query);
   const { limit, cap } = pageWindow(query);
   const where = and(scope, ...conditions);
   const id = fields.columns.id!;
+  // `count(*) from (select 1 ... where <where> limit cap + 1)`: exact below the cap, cheap above it.
+  const counted = db.select({ one: sql`1`.as('one') }).from(def.table).where(where).limit(literalLimit(cap + 1)).as('counted');
+  const total = db.select({ n: countAll.as('n') }).from(counted).as('list_total');
   // The page's ids first, then its rows: the id window can come from an index alone (sort indexes
   // carry the columns lists filter on most), so skipped and filtered-out rows cost no table reads;
-  // only the page's own rows are fetched, with their computed fields.
+  // only the page's own rows are fetched, with their computed fields. They are joined to the count's
+  // single row, so count and page take one statement, and an empty page still brings the count.
   const window = db.select({ id }).from(def.table).where(where).orderBy(...orderBy).limit(literalLimit(limit)).offset(sql.placeholder('offset'));
-  const items = db.select(fields.selection).from(def.table).where(inArray(id, window)).orderBy(...orderBy);
-  // `select count(*) from (select 1 ... where <where> limit cap + 1)`: exact below the cap, cheap above it.
-  const counted = db.select({ one: sql`1`.as('one') }).from(def.table).where(where).limit(literalLimit(cap + 1)).as('counted');
-  const count = db.select({ n: countAll }).from(counted);
-  return { items: compileSelect(items, fields.selection), count: compileSelect(count, { n: countAll }), cap };
+  const page = db
+    .select({ ...fields.selection, [TOTAL_COLUMN]: total.n, [ROW_COLUMN]: id })
+    .from(total)
+    .leftJoin(def.table, sql`${id} = any(array(${window}))`)
+    .orderBy(...orderBy);
+  return { page: compileSelect(page, fields.selection), cap };
 }
 
-/** Everything a list request's statements depend on besides the caller and the placeholders' values. */
+// Trailing columns of a list statement's rows (after the record's own), named apart from any field.
+const TOTAL_COLUMN = '(list total)';
+const ROW_COLUMN = '(list row)';
+
+/** Everything a list request's statement depends on besides the caller and the placeholders' values. */
 export function listShape(query: ListQuery) {
   const { limit, cap } = pageWindow(query);
   return JSON.stringify([query.sortBy, query['sortBy[]'], query.descending, query['descending[]'], limit, cap, !!query.q?.trim(), query.filter?.trim() ?? '']);
 }
 
-/** The placeholders' values of a list request (see ListStatements). */
+/** The placeholders' values of a list request (see ListStatement). */
 export function listValues(query: ListQuery, orgId: number) {
   const q = query.q?.trim() ?? '';
   return { org: orgId, offset: pageWindow(query).offset, q: containing(q) };
 }
 
-/** Runs a list page's statements together (one round trip with oneRound) and settles both before answering. */
-export async function runList(tx: Tx, statements: ListStatements, values: Record<string, unknown>) {
-  const [items, counted] = await settle([runCompiled(tx, statements.items, values), runCompiled(tx, statements.count, values)] as const);
-  const n = counted[0]!.n as number;
-  return { items, total: Math.min(n, statements.cap), totalCapped: n > statements.cap };
+/** Runs a list page's statement: its records, and the total (exact up to the cap, see COUNT_CAP). */
+export async function runList(tx: Tx, statement: ListStatement, values: Record<string, unknown>) {
+  const rows = await runCompiledRows(tx, statement.page, values);
+  const width = statement.page.keys.length;
+  const n = rows[0]![width] as number;
+  const items = rows[0]![width + 1] === null ? [] : rows.map((row) => decodeRow(statement.page, row));
+  return { items, total: Math.min(n, statement.cap), totalCapped: n > statement.cap };
 }
 
 /**

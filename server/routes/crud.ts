@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Role } from '../db/schema/index.js';
 import { forbidden, invalid, notFound } from '../errors.js';
 import { StatementCache } from '../db/compiled-select.js';
-import { compileList, listQuerySchema, listShape, listValues, oneListPlan, readableFields, runList, type ListStatements } from '../lib/list-query.js';
+import { compileList, listQuerySchema, listShape, listValues, oneListPlan, readableFields, runList, type ListStatement } from '../lib/list-query.js';
 import { inTenant } from '../plugins/tenancy.js';
 import type { RequestContext, ResourceDefinition } from '../resources/define.js';
 import { atLeast } from '../services/auth.js';
@@ -65,18 +65,18 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   const updateSchema = def.update ?? def.create.partial();
 
   if (enabled('list')) {
-    // Where only the organization tells callers' lists apart, the compiled statements are shared:
+    // Where only the organization tells callers' lists apart, the compiled statement is shared:
     // by shape, with the organization as a placeholder (a `computed` that takes no argument is the
     // same for every caller).
     const shared = !def.scope && !(def.computed && def.computed.length > 0);
-    const compiled = new StatementCache<ListStatements>(LIST_SHAPES_KEPT);
+    const compiled = new StatementCache<ListStatement>(LIST_SHAPES_KEPT);
     app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize) } }, (req) =>
       inTenant(req, async (ctx) => {
         const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx);
-        const statements = shared ? compiled.get(listShape(req.query), () => build(sql.placeholder('org'))) : build(ctx.orgId);
-        const page = await runList(ctx.tx, statements, listValues(req.query, ctx.orgId));
+        const statement = shared ? compiled.get(listShape(req.query), () => build(sql.placeholder('org'))) : build(ctx.orgId);
+        const page = await runList(ctx.tx, statement, listValues(req.query, ctx.orgId));
         return { ...page, itemsPerPage: req.query.itemsPerPage, page: req.query.page };
-      }, { oneRound: true, genericPlans: oneListPlan(req.query) }),
+      }, { oneRound: true, genericPlans: oneListPlan(def, req.query) }),
     );
   }
 

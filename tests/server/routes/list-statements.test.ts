@@ -1,5 +1,8 @@
 import t from 'tap';
 import { StatementCache } from '../../../server/db/compiled-select.js';
+import { oneListPlan, type ListQuery } from '../../../server/lib/list-query.js';
+import { incidentResource } from '../../../server/resources/incidents.js';
+import { tagResource } from '../../../server/resources/tags.js';
 import { testApp } from '../../helpers.js';
 
 // Lists of the same shape share one compiled statement (server/lib/list-query.ts, compileList); what
@@ -65,4 +68,19 @@ t.test('the statement cache keeps at most its bound, dropping the oldest shape f
   t.equal(cache.size, 2);
   t.equal(get('b'), 'b#2', 'the newer shapes stay');
   t.equal(get('a'), 'a#4', 'the oldest was dropped and is built again');
+});
+
+t.test('a list keeps one plan for every run unless a value can change the best one', async (t) => {
+  const query = (extra: Partial<ListQuery>): ListQuery => ({ page: 1, itemsPerPage: 25, ...extra });
+  const filter = (...leaves: { field: string; value: unknown; model?: string }[]) => JSON.stringify({ and: leaves.map((l) => ({ op: '==', ...l })) });
+  t.ok(oneListPlan(tagResource, query({})), 'a plain page');
+  t.ok(oneListPlan(tagResource, query({ filter: filter({ field: 'source', value: 'jira' }, { field: 'discoverable', value: true }) })), 'columns no index leads: read along the sort whatever the value');
+  t.notOk(oneListPlan(tagResource, query({ filter: JSON.stringify({ or: [{ field: 'source', op: '==', value: 'jira' }, { not: [{ field: 'count', op: '>', value: 3 }] }] }) })), 'one nested condition on a column that leads an index (count, most used first) is enough');
+  t.notOk(oneListPlan(tagResource, query({ filter: filter({ field: 'tag_type_id', value: 1 }) })), 'tag_type_id leads a unique index: a rare type is read from it');
+  t.notOk(oneListPlan(tagResource, query({ filter: filter({ field: 'id', value: 7 }) })), 'ids (getMany) come from the primary key');
+  t.notOk(oneListPlan(tagResource, query({ filter: filter({ model: 'TagType', field: 'name', value: 'Team' }) })), 'a custom filter (a subquery) is planned per value');
+  t.notOk(oneListPlan(tagResource, query({ q: 'kafka' })), 'a search pattern is planned per value');
+  t.notOk(oneListPlan(tagResource, query({ filter: '{"and": [' })), 'text the filter parser refuses');
+  t.notOk(oneListPlan(incidentResource, query({ filter: filter({ field: 'status', value: 'Active' }) })), 'incident status leads an index of its own');
+  t.ok(oneListPlan(incidentResource, query({ filter: filter({ field: 'visibility', value: 'Open' }) })), 'incident visibility does not');
 });
