@@ -1,5 +1,5 @@
 import { Column, is, SQL, type Query } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
+import { PgTimestamp, type PgColumn } from 'drizzle-orm/pg-core';
 import type { Tx } from './client.js';
 
 type Decoder = { mapFromDriverValue(value: unknown): unknown };
@@ -11,7 +11,10 @@ type Decoder = { mapFromDriverValue(value: unknown): unknown };
  */
 export interface CompiledSelect {
   query: Query;
-  /** Result keys, in select-list order, and how each column's driver value becomes the API's. */
+  /**
+   * Result keys, in select-list order, and how each column's driver value becomes the API's: what
+   * JSON.stringify makes of the column's own value (a timestamp may come as its ISO text, not a Date).
+   */
   keys: string[];
   decoders: Decoder[];
 }
@@ -21,11 +24,29 @@ export function compileSelect(builder: { toSQL(): Query }, selection: Record<str
   const keys = Object.keys(selection);
   const decoders = keys.map((key): Decoder => {
     const field = selection[key]!;
+    if (is(field, PgTimestamp) && field.withTimezone) return isoTimestamp(field);
     if (is(field, Column)) return field;
     // An expression's decoder (sql<T>`...`.mapWith(...)) is drizzle-internal in its types.
     return ((is(field, SQL) ? field : field.sql) as unknown as { decoder: Decoder }).decoder;
   });
   return { query: builder.toSQL(), keys, decoders };
+}
+
+/**
+ * A timestamptz as PostgreSQL writes it in UTC ('2026-03-01 12:34:56.123456+00') goes straight to the
+ * text a Date would give in JSON ('2026-03-01T12:34:56.123Z'): making the Date and printing it again
+ * was a tenth of a list page's Node time. Any other form (another session time zone, a year past 9999,
+ * BC) takes the column's own decoder.
+ */
+function isoTimestamp(column: Decoder): Decoder {
+  return {
+    mapFromDriverValue(value) {
+      if (typeof value !== 'string' || value.length < 22 || value[10] !== ' ' || !value.endsWith('+00') || (value.length > 22 && value[19] !== '.')) {
+        return column.mapFromDriverValue(value);
+      }
+      return `${value.slice(0, 10)}T${value.slice(11, 19)}.${`${value.slice(20, -3)}000`.slice(0, 3)}Z`;
+    },
+  };
 }
 
 /**

@@ -1,5 +1,7 @@
 import t from 'tap';
-import { StatementCache } from '../../../server/db/compiled-select.js';
+import { sql } from 'drizzle-orm';
+import { compileSelect, StatementCache } from '../../../server/db/compiled-select.js';
+import { tags } from '../../../server/db/schema/index.js';
 import { oneListPlan, type ListQuery } from '../../../server/lib/list-query.js';
 import { incidentResource } from '../../../server/resources/incidents.js';
 import { tagResource } from '../../../server/resources/tags.js';
@@ -83,4 +85,26 @@ t.test('a list keeps one plan for every run unless a value can change the best o
   t.notOk(oneListPlan(tagResource, query({ filter: '{"and": [' })), 'text the filter parser refuses');
   t.notOk(oneListPlan(incidentResource, query({ filter: filter({ field: 'status', value: 'Active' }) })), 'incident status leads an index of its own');
   t.ok(oneListPlan(incidentResource, query({ filter: filter({ field: 'visibility', value: 'Open' }) })), 'incident visibility does not');
+});
+
+t.test('list timestamps are the ISO text a Date gives, read straight from what PostgreSQL sends', async (t) => {
+  const { request, organization, database } = await testApp(t);
+  const a = await organization('stamps');
+  const type = (await request({ method: 'POST', url: `/api/v1/${a.slug}/tag_types`, token: a.token, payload: { name: 'T' } })).body;
+  const tag = (await request({ method: 'POST', url: `/api/v1/${a.slug}/tags`, token: a.token, payload: { name: 'stamped', tag_type_id: type.id } })).body;
+  // Microseconds, whole seconds and a tenth: each must print as Date.toJSON does (milliseconds, Z).
+  for (const stamp of ['2026-03-01 12:34:56.123456+00', '2026-03-01 12:34:56+00', '2026-03-01 12:34:56.5+00']) {
+    await database.db.update(tags).set({ updated_at: sql`${stamp}::timestamptz` }).where(sql`${tags.id} = ${tag.id}`);
+    const listed = (await request({ method: 'GET', url: `/api/v1/${a.slug}/tags`, token: a.token })).body.items[0];
+    const single = (await request({ method: 'GET', url: `/api/v1/${a.slug}/tags/${tag.id}`, token: a.token })).body;
+    t.equal(listed.updated_at, new Date(stamp.replace('+00', 'Z')).toJSON(), `${stamp} as JSON`);
+    t.equal(listed.updated_at, single.updated_at, 'the list and the record agree');
+    t.equal(listed.created_at, single.created_at);
+  }
+
+  const [decode] = compileSelect(database.db.select({ at: tags.created_at }).from(tags), { at: tags.created_at }).decoders;
+  const json = (text: string) => JSON.stringify(decode!.mapFromDriverValue(text));
+  t.equal(json('2026-03-01 13:34:56.25+01'), JSON.stringify(new Date('2026-03-01T12:34:56.250Z')), 'another session time zone goes through a Date');
+  t.equal(json('0044-03-15 12:00:00+00 BC'), JSON.stringify(new Date('0044-03-15 12:00:00+00 BC')), 'so does a date BC');
+  t.equal(json('12026-03-01 12:34:56+00'), JSON.stringify(new Date('12026-03-01 12:34:56+00')), 'and a year past 9999');
 });
