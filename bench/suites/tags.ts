@@ -146,21 +146,27 @@ async function startFloor(url: string) {
     const page = Number(req.query.page);
     const params = s.where.includes('$2') ? [Number(req.query.org), req.query.v] : [Number(req.query.org)];
     const where = `organization_id = $1 and ${s.where}`;
-    const [items, counted] = await Promise.all([
-      // The app's shape: the page's id window, then its rows (the list route in server/routes/crud.ts).
-      sql.unsafe(`select ${TAG_COLUMNS} from tags where id in (select id from tags where ${where} order by ${s.order} limit ${PAGE} offset ${(page - 1) * PAGE}) order by ${s.order}`, params, { prepare: true }),
-      sql.unsafe(countSql(where, (page - 1) * PAGE), params, { prepare: true }),
-    ]);
-    return { items, itemsPerPage: PAGE, page, total: counted[0]!.total };
+    const offset = (page - 1) * PAGE;
+    // The app's shape (compileList in server/lib/list-query.ts): the page's id window, then its rows,
+    // joined to the capped count's single row, in one statement.
+    const rows = await sql.unsafe(
+      `select ${TAG_COLUMNS}, counted.total from (${countSql(where, offset)}) counted
+       left join tags on id = any(array(select id from tags where ${where} order by ${s.order} limit ${PAGE} offset ${offset}))
+       order by ${s.order}`,
+      params,
+      { prepare: true },
+    );
+    const items = rows[0]!.id === null ? [] : rows.map(({ total: _, ...item }) => item);
+    return { items, itemsPerPage: PAGE, page, total: rows[0]!.total };
   });
   const baseUrl = await listen(app);
   return { baseUrl, close: async () => (await app.close(), await sql.end()) };
 }
 
-/** The count the app runs (cappedCount in server/lib/list-query.ts): exact up to the cap, then the cap. */
+/** The count the app runs (compileList in server/lib/list-query.ts): exact up to the cap, then the cap. */
 const countSql = (where: string, offset: number) => {
   const cap = countCap(offset, PAGE);
-  return `select least(count(*)::int, ${cap}) as total from (select 1 from tags where ${where} limit ${cap + 1}) counted`;
+  return `select least(count(*)::int, ${cap}) as total from (select 1 from tags where ${where} limit ${cap + 1}) capped`;
 };
 
 const suite: Suite = {
