@@ -7,6 +7,11 @@ export interface FloorScenario {
   name: string;
   app: BenchRequest[];
   floor: BenchRequest[];
+  /**
+   * More references on the floor's server, measured in the same alternating rounds and shown with
+   * their own ratio, for information: the targets are judged against `floor` only.
+   */
+  more?: { server: string; requests: BenchRequest[] }[];
   /** Null when an answer looks right (a full page, a full record), else what is wrong. */
   check: (body: unknown) => string | null;
   /** What must be equal in the app's and the floor's answer to the same question (ids, totals). */
@@ -21,29 +26,38 @@ export interface FloorTargets {
 
 /**
  * Checks every request of both servers once, checks that they answer the same, then loads each in
- * turn. Returns the table rows (floor, then app) and whether the app met the targets.
+ * turn. Returns the table rows (floor, the other references, then app) and whether the app met the
+ * targets.
  */
 export async function appVsFloor(appBase: string, floorBase: string, s: FloorScenario, opts: LoadOptions, targets: FloorTargets) {
-  await verify(appBase, s.app, s.check);
-  await verify(floorBase, s.floor, s.check);
-  await sameAnswer(appBase, s.app[1]!, floorBase, s.floor[1]!, s.key);
-  // Alternating rounds (the first of each warms up), so load drift on the shared box hits both sides.
-  const appRounds: LoadResult[] = [];
-  const floorRounds: LoadResult[] = [];
+  const sides = [
+    { server: 'app', base: appBase, requests: s.app },
+    { server: 'floor', base: floorBase, requests: s.floor },
+    ...(s.more ?? []).map((m) => ({ ...m, base: floorBase })),
+  ];
+  for (const side of sides) {
+    await verify(side.base, side.requests, s.check);
+    if (side.server !== 'app') await sameAnswer(appBase, s.app[1]!, side.base, side.requests[1]!, s.key);
+  }
+  // Alternating rounds (the first of each warms up), so load drift on the shared box hits every side.
+  const rounds: LoadResult[][] = sides.map(() => []);
   for (let i = 0; i < opts.rounds; i++) {
     const round = { ...opts, duration: opts.duration / opts.rounds, warmup: i === 0 ? opts.warmup : 0 };
-    appRounds.push(await load(appBase, s.app, round));
-    floorRounds.push(await load(floorBase, s.floor, round));
+    for (const [k, side] of sides.entries()) rounds[k]!.push(await load(side.base, side.requests, round));
   }
-  const a = combineRounds(appRounds, opts.duration);
-  const f = combineRounds(floorRounds, opts.duration);
+  const [a, f, ...others] = rounds.map((r) => combineRounds(r, opts.duration)) as [LoadResult, LoadResult, ...LoadResult[]];
   const ratio = a.rps / f.rps;
+  const failures = [a, f, ...others].reduce((n, r) => n + r.failures, 0);
   const misses = [
-    a.failures || f.failures ? `${a.failures + f.failures} failed requests` : '',
+    failures ? `${failures} failed requests` : '',
     a.p99 > targets.p99Ms ? `p99 > ${targets.p99Ms} ms` : '',
     targets.floorRatio !== undefined && ratio < targets.floorRatio ? `< ${targets.floorRatio * 100}% of floor` : '',
   ].filter(Boolean);
-  const rows: (string | number)[][] = [row(s.name, 'floor', f, ''), row(s.name, 'app', a, misses.length ? `MISS (${misses.join(', ')})` : 'PASS', ratio)];
+  const rows: (string | number)[][] = [
+    row(s.name, 'floor', f, ''),
+    ...others.map((o, k) => row(s.name, sides[k + 2]!.server, o, `(app: ${((a.rps / o.rps) * 100).toFixed(0)}% of it)`)),
+    row(s.name, 'app', a, misses.length ? `MISS (${misses.join(', ')})` : 'PASS', ratio),
+  ];
   return { rows, passed: misses.length === 0 };
 }
 

@@ -6,7 +6,9 @@
  */
 import Fastify from 'fastify';
 import type postgres from 'postgres';
-import { countCap } from '../../server/lib/list-query.js';
+import { SCOPE_SQL, settle } from '../../server/db/tenant.js';
+import { countCap, oneListPlan } from '../../server/lib/list-query.js';
+import { tagResource } from '../../server/resources/tags.js';
 import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
 import { appVsFloor, printFloorTable } from '../lib/floor.js';
 import { defaultLoad, type BenchRequest } from '../lib/load.js';
@@ -137,11 +139,24 @@ const scenarios: Scenario[] = [
   },
 ];
 
-/** The floor: bare Fastify + postgres.js, no auth, no tenancy, no validation, the same SQL by hand. */
+/** Whether the app runs a scenario's list on generic plans (the scope's plan mode; oneListPlan decides). */
+const genericPlans = scenarios.map((s) => {
+  const query = new URLSearchParams(s.query(0));
+  return oneListPlan(tagResource, { page: 1, itemsPerPage: PAGE, q: query.get('q') ?? undefined, filter: query.get('filter') ?? undefined });
+});
+
+/**
+ * The floor: bare Fastify and postgres.js running by hand the SQL the app sends for a page, with no
+ * auth, no validation and no generic CRUD. `/floor` sends it as the app does: BEGIN READ ONLY, the
+ * tenant scope (the app's own SCOPE_SQL: role, organization, membership check, plan mode), the page
+ * joined to its capped count, and COMMIT, in one write on one connection, so row level security and
+ * the plans are the app's. `/bare` sends the page statement alone, as the connecting superuser: it
+ * shows what the tenant transaction itself costs.
+ */
 async function startFloor(url: string) {
   const sql = connect(url, 10);
   const app = Fastify({ logger: false });
-  app.get<{ Params: { scenario: string }; Querystring: { org: string; page: string; v: string } }>('/floor/:scenario', async (req) => {
+  app.get<{ Params: { side: string; scenario: string }; Querystring: { org: string; user: string; page: string; v: string } }>('/:side/:scenario', async (req) => {
     const s = scenarios[Number(req.params.scenario)]!;
     const page = Number(req.query.page);
     const params = s.where.includes('$2') ? [Number(req.query.org), req.query.v] : [Number(req.query.org)];
@@ -149,13 +164,27 @@ async function startFloor(url: string) {
     const offset = (page - 1) * PAGE;
     // The app's shape (compileList in server/lib/list-query.ts): the page's id window, then its rows,
     // joined to the capped count's single row, in one statement.
-    const rows = await sql.unsafe(
-      `select ${TAG_COLUMNS}, counted.total from (${countSql(where, offset)}) counted
+    const pageSql = `select ${TAG_COLUMNS}, counted.total from (${countSql(where, offset)}) counted
        left join tags on id = any(array(select id from tags where ${where} order by ${s.order} limit ${PAGE} offset ${offset}))
-       order by ${s.order}`,
-      params,
-      { prepare: true },
-    );
+       order by ${s.order}`;
+    let rows: postgres.Row[];
+    if (req.params.side === 'bare') rows = await sql.unsafe(pageSql, params, { prepare: true });
+    else {
+      const tx = await sql.reserve();
+      try {
+        // Queued in one tick, so postgres.js writes them together; COMMIT after a failure rolls back.
+        const [, scope, page] = await settle([
+          tx.unsafe('begin read only').execute(),
+          tx.unsafe(SCOPE_SQL, [req.query.org, req.query.user, 'Owner', genericPlans[Number(req.params.scenario)] ? 'force_generic_plan' : ''], { prepare: true }).execute(),
+          tx.unsafe(pageSql, params, { prepare: true }).execute(),
+          tx.unsafe('commit').execute(),
+        ]);
+        if (!scope[0]!.verified) throw new Error('The bench owner is no longer a member.');
+        rows = page;
+      } finally {
+        tx.release();
+      }
+    }
     const items = rows[0]!.id === null ? [] : rows.map(({ total: _, ...item }) => item);
     return { items, itemsPerPage: PAGE, page, total: rows[0]!.total };
   });
@@ -171,7 +200,7 @@ const countSql = (where: string, offset: number) => {
 
 const suite: Suite = {
   name: 'tags',
-  description: `a page of ${PAGE} tags, ${ORGS} organizations x ${TAGS_PER_ORG.toLocaleString('en-US')} tags; app vs bare floor`,
+  description: `a page of ${PAGE} tags, ${ORGS} organizations x ${TAGS_PER_ORG.toLocaleString('en-US')} tags; app vs a floor running its SQL by hand`,
   async run() {
     const url = benchDatabaseUrl();
     await ensureDatabase(url);
@@ -214,9 +243,10 @@ const suite: Suite = {
           const org = orgs[k % ORGS]!;
           const page = 1 + (k % 4);
           app.push({ path: `/api/v1/${org.slug}/tags?page=${page}&itemsPerPage=${PAGE}${s.query(k)}`, headers: { authorization: `Bearer ${tokens[k % ORGS]}` } });
-          floorRequests.push({ path: `/floor/${index}?org=${org.id}&page=${page}&v=${encodeURIComponent(s.value(k))}` });
+          floorRequests.push({ path: `/floor/${index}?org=${org.id}&user=${org.userId}&page=${page}&v=${encodeURIComponent(s.value(k))}` });
         }
-        const result = await appVsFloor(baseUrl, floor.baseUrl, { name: s.name, app, floor: floorRequests, check, key }, opts, targets);
+        const bare = floorRequests.map((r) => ({ path: r.path.replace(/^\/floor\//, '/bare/') }));
+        const result = await appVsFloor(baseUrl, floor.baseUrl, { name: s.name, app, floor: floorRequests, more: [{ server: 'bare', requests: bare }], check, key }, opts, targets);
         rows.push(...result.rows);
         passed &&= result.passed;
       }

@@ -36,7 +36,7 @@ interface RootSession {
  * membership lookup runs as the connecting role: the role change applies from the next statement.
  * $4 is a plan_cache_mode for the transaction ('' keeps the session's; see TenantOptions.genericPlans).
  */
-const SCOPE_SQL = `select m.verified, set_config('role', 'firewatch_app', true), set_config('app.org_id', case when m.verified then $1::text else '' end, true), set_config('app.user_id', $2::text, true),
+export const SCOPE_SQL = `select m.verified, set_config('role', 'firewatch_app', true), set_config('app.org_id', case when m.verified then $1::text else '' end, true), set_config('app.user_id', $2::text, true),
     set_config('plan_cache_mode', coalesce(nullif($4::text, ''), current_setting('plan_cache_mode')), true)
   from (select $3::text = '' or exists (select 1 from memberships where organization_id = ($1::text)::int and user_id = nullif($2::text, '')::int and role = $3::text) as verified) m`;
 
