@@ -161,7 +161,9 @@ test('every settings and data-catalog screen: list, create, edit, delete and a m
         await walk(meta);
       } catch (error) {
         // Keep walking: one report names every screen that failed.
-        failures.push(`${meta.name}: ${(error as Error).message.split('\n').slice(0, 12).join(' ')}`);
+        // The notifications on screen say what the person would have seen.
+        const shown = await page.locator('.MuiSnackbar-root').allInnerTexts().catch(() => []);
+        failures.push(`${meta.name}: ${(error as Error).message.split('\n').slice(0, 12).join(' ')} [notifications shown: ${JSON.stringify(shown)}]`);
         console.log(failures.at(-1));
         await shot(page, `${meta.name}-failure`).catch(() => undefined);
       }
@@ -199,9 +201,10 @@ async function walk(meta: ResourceMeta) {
   if (required.length) {
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page.getByText('This field is required').first()).toBeVisible();
-    // Its error notification stays until closed (spec §8) and would hide the next one.
-    await page.locator('.MuiSnackbar-root').getByRole('button').click();
-    await expect(page.locator('.MuiSnackbar-root')).toHaveCount(0);
+    // Its error notification stays until closed (spec §8); closed here, as a person would.
+    const invalid = page.locator('.MuiSnackbar-root', { hasText: 'The form is not valid. Please check for errors' });
+    await invalid.getByRole('button', { name: 'Dismiss' }).click();
+    await expect(invalid).toHaveCount(0);
   }
   for (const name of required) await fill(meta, name);
   const created = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === `/api/v1/default${meta.path}`);
