@@ -45,13 +45,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.url) {
     const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {} });
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
-    await migratePostgres(db as never, { migrationsFolder });
-    return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
+    return migrated({ db, kind: 'postgres', close: () => client.end({ timeout: 5 }) }, () => migratePostgres(db as never, { migrationsFolder }));
   }
   if (!options.dataDir.startsWith('memory://')) mkdirSync(options.dataDir, { recursive: true });
   const client = await PGlite.create(options.dataDir, { extensions: { pg_trgm, btree_gin }, loadDataDir: options.snapshot });
   const db = drizzlePglite({ client, schema }) as unknown as Db;
-  await migratePglite(db as never, { migrationsFolder });
-  return { db, kind: 'pglite', close: () => client.close(), dump: () => client.dumpDataDir('none') };
+  return migrated({ db, kind: 'pglite', close: () => client.close(), dump: () => client.dumpDataDir('none') }, () => migratePglite(db as never, { migrationsFolder }));
 }
 
+/** The opened database once migrated; if migrating fails it is closed first (an open pool would keep the process alive). */
+async function migrated(database: Database, migrate: () => Promise<unknown>): Promise<Database> {
+  try {
+    await migrate();
+    return database;
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+}
