@@ -160,13 +160,14 @@ export function registerAiRoutes(scope: FastifyInstance) {
     }),
   );
 
-  app.delete('/chats/:id', { schema: { tags: ['Chat'], summary: 'Delete a chat', params: chatParam } }, (req, reply) =>
-    inTenant(req, async (ctx) => {
+  // Every reply goes out after the transaction committed: a client that reads right after it sees the change.
+  app.delete('/chats/:id', { schema: { tags: ['Chat'], summary: 'Delete a chat', params: chatParam } }, async (req, reply) => {
+    await inTenant(req, async (ctx) => {
       await loadChat(ctx.tx, memberOf(req), ctx.orgId, req.params.id);
       await ctx.tx.delete(chats).where(and(eq(chats.organization_id, ctx.orgId), eq(chats.id, req.params.id)));
-      return reply.status(204).send();
-    }),
-  );
+    });
+    return reply.status(204).send();
+  });
 
   /** landing?chat_id=: a shared chat, read-only, for anyone. */
   app.get('/chats/shared/:id', { config: pub, schema: { tags: ['Chat'], summary: 'A shared chat, read-only (no sign-in)', params: chatParam } }, (req) =>
@@ -216,13 +217,13 @@ export function registerAiRoutes(scope: FastifyInstance) {
     return reply.status(202).send({ submission_id: req.params.id, status: 'uploaded', message: 'Indexing has started.' });
   });
 
-  app.delete('/submissions/:id', { schema: { tags: ['Submission'], summary: 'Delete a submission and its passages', params: numId } }, (req, reply) =>
-    inTenant(req, async (ctx) => {
+  app.delete('/submissions/:id', { schema: { tags: ['Submission'], summary: 'Delete a submission and its passages', params: numId } }, async (req, reply) => {
+    await inTenant(req, async (ctx) => {
       const sub = await ownSubmission(req, req.params.id, ctx.tx);
       await removeChunks(ctx.tx, ctx.orgId, sub.project_id, sub.id);
       await ctx.tx.delete(submissions).where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
-      return reply.status(204).send();
-    }),
-  );
+    });
+    return reply.status(204).send();
+  });
 }
 
