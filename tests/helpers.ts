@@ -24,7 +24,8 @@ function migratedPglite(): Promise<Blob> {
   return pgliteSnapshot;
 }
 
-const databaseUrl = (base: string, name: string) => {
+/** The URL of another database on the same PostgreSQL server. */
+export const databaseUrl = (base: string, name: string) => {
   const url = new URL(base);
   url.pathname = `/${name}`;
   return url.toString();

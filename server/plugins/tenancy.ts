@@ -34,6 +34,9 @@ declare module 'fastify' {
   }
 }
 
+/** How many of inTenant's transactions each request has open (the onSend hook refuses replies meanwhile). */
+const openTransactions = new WeakMap<FastifyRequest, number>();
+
 interface Member {
   id: number;
   slug: string;
@@ -76,6 +79,11 @@ export function registerTenancy(scope: FastifyInstance) {
       cache.set(key, { member, at: Date.now() });
     }
     return member;
+  });
+  scope.addHook('onSend', async (req) => {
+    // A reply sent from inside a write transaction reaches the client before COMMIT (a read right after
+    // it may not see the write, and a failed COMMIT would go unnoticed): refused loudly, never a race.
+    if (openTransactions.get(req)) throw new Error('A reply was sent before its tenant transaction committed; send it after inTenant returns.');
   });
   scope.addHook('onRequest', async (req) => {
     const slug = (req.params as { organization: string }).organization;
@@ -121,17 +129,25 @@ const notMember = (slug: string) => httpError(403, `You are not a member of orga
  */
 export async function inTenant<T>(req: FastifyRequest, fn: (ctx: RequestContext) => Promise<T>, opts?: TenantOptions): Promise<T> {
   const { db, config } = req.server;
-  const verified = (caller: Caller) => ({ ...caller, verifyRole: caller.userId !== null });
+  const run = async () => {
+    openTransactions.set(req, (openTransactions.get(req) ?? 0) + 1);
+    try {
+      return await runInTenant(db, config, { ...req.caller, verifyRole: req.caller.userId !== null }, fn, opts);
+    } finally {
+      openTransactions.set(req, openTransactions.get(req)! - 1);
+    }
+  };
   try {
-    return await runInTenant(db, config, verified(req.caller), fn, opts);
+    return await run();
   } catch (err) {
     if (!(err instanceof MembershipChanged)) throw err;
   }
   const member = await req.server.resolveMember(req.caller.orgSlug, req.caller.userId, true);
   if (!member?.role) throw notMember(req.caller.orgSlug);
   req.caller = { ...req.caller, role: member.role };
-  return runInTenant(db, config, verified(req.caller), fn, opts);
+  return run();
 }
+
 
 /** The same outside a request (background jobs): `caller` says whose rights the work runs with. */
 export function runInTenant<T>(

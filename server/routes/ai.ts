@@ -160,7 +160,6 @@ export function registerAiRoutes(scope: FastifyInstance) {
     }),
   );
 
-  // Every reply goes out after the transaction committed: a client that reads right after it sees the change.
   app.delete('/chats/:id', { schema: { tags: ['Chat'], summary: 'Delete a chat', params: chatParam } }, async (req, reply) => {
     await inTenant(req, async (ctx) => {
       await loadChat(ctx.tx, memberOf(req), ctx.orgId, req.params.id);

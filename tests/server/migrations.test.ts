@@ -3,11 +3,11 @@ import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import t from 'tap';
 import { openDatabase } from '../../server/db/client.js';
+import { databaseUrl } from '../helpers.js';
 
 const base = process.env.DATABASE_URL;
 const postgresOnly = { skip: base ? false : 'PostgreSQL only: roles and connections are the server’s' };
 const connect = () => postgres(base!, { max: 1, onnotice: () => {} });
-const databaseUrl = (name: string) => Object.assign(new URL(base!), { pathname: `/${name}` }).toString();
 
 // Test processes (and app instances) migrate their databases side by side, and the role every request runs
 // as belongs to the whole cluster: on a fresh cluster two of them can both find it missing and both create it.
@@ -53,11 +53,11 @@ t.test('a database that fails to migrate is refused and left with no open connec
   });
   await admin.unsafe(`create database ${name}`);
   // A table the migrations will try to create with another shape.
-  const squatter = postgres(databaseUrl(name), { max: 1, onnotice: () => {} });
+  const squatter = postgres(databaseUrl(base!, name), { max: 1, onnotice: () => {} });
   await squatter.unsafe('create table organizations (id text)');
   await squatter.end();
 
-  await t.rejects(openDatabase({ url: databaseUrl(name), dataDir: '', max: 3 }), /organizations|already exists/);
+  await t.rejects(openDatabase({ url: databaseUrl(base!, name), dataDir: '', max: 3 }), /organizations|already exists/);
   const n = (await admin<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where datname = ${name}`)[0]?.n;
   t.equal(n, 0, 'its pool is closed (an open one would keep the process from ending)');
   // Without `force`: this fails while anyone is still connected.
