@@ -1,9 +1,11 @@
 import { and, asc, desc, getTableColumns, ilike, or, sql, type SQL } from 'drizzle-orm';
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
+import type { Placeholder } from 'drizzle-orm';
 import { compileSelect, decodeRow, runCompiledRows, type CompiledSelect } from '../db/compiled-select.js';
 import type { Tx } from '../db/client.js';
 import { z } from 'zod';
 import { invalid } from '../errors.js';
+import { searchVocabulary, searchWords } from '../db/schema/index.js';
 import type { RequestContext, ResourceDefinition } from '../resources/define.js';
 import { columnType, compileFilter, containing, filterFieldNames, type FilterField } from './filters.js';
 
@@ -75,17 +77,34 @@ function indexLeaders(table: PgTable): Set<string> {
   return leaders;
 }
 
+/** The fields a list is ordered by, each with whether it is descending: sortBy, else the definition's sort. */
+function listOrder(def: ResourceDefinition, query: ListQuery): [string, boolean][] {
+  const sortBy = asList(query.sortBy, query['sortBy[]']);
+  const descending = asList(query.descending, query['descending[]']).map((d) => d === 'true' || d === '1');
+  return sortBy.length ? sortBy.map((field, i) => [field, descending[i] ?? false]) : def.sort.map(([field, dir]) => [field, dir === 'desc']);
+}
+
+const hasIndexedWord = (query: ListQuery) => /[a-z0-9]{3}/i.test(query.q ?? '');
+
+/**
+ * Whether a list's `q` is answered from `search_words` (searchMatches) rather than by ILIKE over the
+ * table: the definition has a search index, the list is in its default order with no filter, and the
+ * search holds a run of three ASCII letters or digits (a word the vocabulary's trigram index can look
+ * up; a shorter search walks the sort's index with ILIKE, which finds its matches close together).
+ */
+export function usesSearchIndex(def: ResourceDefinition, query: ListQuery): boolean {
+  if (!def.searchIndex || query.filter?.trim() || !hasIndexedWord(query)) return false;
+  const order = listOrder(def, query);
+  return order.length === def.sort.length && order.every(([field, desc_], i) => field === def.sort[i]![0] && desc_ === (def.sort[i]![1] === 'desc'));
+}
+
 /** Turns list parameters into the WHERE and ORDER BY of a definition's list query (`fields`: readableFields of it). */
 export function listClauses(def: ResourceDefinition, { columns, filterable }: ReturnType<typeof readableFields>, query: ListQuery) {
   const conditions: (SQL | undefined)[] = [];
-  if (query.q?.trim() && def.search.length) conditions.push(or(...def.search.map((name) => ilike(columns[name]!, sql.placeholder('q')))));
+  if (query.q?.trim() && def.search.length && !usesSearchIndex(def, query)) conditions.push(or(...def.search.map((name) => ilike(columns[name]!, sql.placeholder('q')))));
   if (query.filter?.trim()) conditions.push(compileFilter(query.filter, def.model, filterable, def.customFilters));
 
-  const sortBy = asList(query.sortBy, query['sortBy[]']);
-  const descending = asList(query.descending, query['descending[]']).map((d) => d === 'true' || d === '1');
-  const order: [string, boolean][] = sortBy.length
-    ? sortBy.map((field, i) => [field, descending[i] ?? false])
-    : def.sort.map(([field, dir]) => [field, dir === 'desc']);
+  const order = listOrder(def, query);
   const orderBy: SQL[] = order.map(([field, desc_], i) => {
     const target = filterable[field];
     if (!target) throw invalid(`Cannot sort by unknown field '${field}'.`, ['query', 'sortBy', i], 'sort_error');
@@ -95,6 +114,27 @@ export function listClauses(def: ResourceDefinition, { columns, filterable }: Re
   // Ascending id breaks ties so pages stay stable; sort indexes end with id (ascending) to match.
   if (!order.some(([field]) => field === 'id')) orderBy.push(asc(columns.id!));
   return { conditions, orderBy };
+}
+
+/**
+ * The rows of `def` in organization `org` whose `q` field contains the search (listValues' `words`, and
+ * `q` as an ILIKE pattern), as `(id, k)` with k the row's sort key, possibly more than once, read from
+ * `search_words` alone. A search with no separators (`latency`) occurs in a text exactly when it
+ * occurs in one of the text's words, so the rows are those with a word the organization's vocabulary
+ * says contains it. A search with separators (`redis-fail`) takes the rows with a word containing its
+ * longest word, then those whose sort key (the field, lower-cased: see ResourceDefinition.searchIndex)
+ * matches the whole pattern. The sub-selects on `words` run once per statement (InitPlans).
+ */
+function searchMatches(def: ResourceDefinition, org: number | Placeholder): SQL {
+  const resource = getTableConfig(def.table).name;
+  const words = sql.placeholder('words');
+  const w = searchWords;
+  const v = searchVocabulary;
+  const inVocabulary = sql`select ${v.word} from ${v} where ${v.organization_id} = ${org} and ${v.resource} = ${resource}
+    and ${v.word} like (select '%' || (search_tokens(${words}::text))[1] || '%')`;
+  return sql`select ${w.id} as id, ${w.sort_key} collate "C" as k from ${w}
+    where ${w.organization_id} = ${org} and ${w.resource} = ${resource} and ${w.word} = any(array(${inVocabulary}))
+    and ((select search_tokens(${words}::text) = array[lower(${words}::text)]) or ${w.sort_key} ilike ${sql.placeholder('q')})`;
 }
 
 /** The rows a list page asks for. */
@@ -116,19 +156,29 @@ export interface ListStatement {
   cap: number;
 }
 
-export function compileList(def: ResourceDefinition, fields: ReturnType<typeof readableFields>, query: ListQuery, scope: SQL, db: Tx): ListStatement {
+export function compileList(def: ResourceDefinition, fields: ReturnType<typeof readableFields>, query: ListQuery, scope: SQL, db: Tx, org: number | Placeholder): ListStatement {
   const { conditions, orderBy } = listClauses(def, fields, query);
   const { limit, cap } = pageWindow(query);
   const where = and(scope, ...conditions);
   const id = fields.columns.id!;
-  // `count(*) from (select 1 ... where <where> limit cap + 1)`: exact below the cap, cheap above it.
-  const counted = db.select({ one: sql`1`.as('one') }).from(def.table).where(where).limit(literalLimit(cap + 1)).as('counted');
+  const offset = sql.placeholder('offset');
+  let counted, window;
+  if (usesSearchIndex(def, query)) {
+    // The matches' ids in the list's order (k, id), and their capped count, from the index alone.
+    const matches = searchMatches(def, org);
+    counted = db.select({ one: sql`1`.as('one') }).from(sql`(select distinct id from (${matches}) m) matched`).limit(literalLimit(cap + 1)).as('counted');
+    window = sql`select id from (select distinct k, id from (${matches}) m) matched order by k, id limit ${literalLimit(limit)} offset ${offset}`;
+  } else {
+    // `count(*) from (select 1 ... where <where> limit cap + 1)`: exact below the cap, cheap above it.
+    counted = db.select({ one: sql`1`.as('one') }).from(def.table).where(where).limit(literalLimit(cap + 1)).as('counted');
+    // The page's ids first, then its rows: the id window can come from an index alone (sort indexes
+    // carry the columns lists filter on most), so skipped and filtered-out rows cost no table reads;
+    // only the page's own rows are fetched, with their computed fields.
+    window = db.select({ id }).from(def.table).where(where).orderBy(...orderBy).limit(literalLimit(limit)).offset(offset);
+  }
   const total = db.select({ n: countAll.as('n') }).from(counted).as('list_total');
-  // The page's ids first, then its rows: the id window can come from an index alone (sort indexes
-  // carry the columns lists filter on most), so skipped and filtered-out rows cost no table reads;
-  // only the page's own rows are fetched, with their computed fields. They are joined to the count's
-  // single row, so count and page take one statement, and an empty page still brings the count.
-  const window = db.select({ id }).from(def.table).where(where).orderBy(...orderBy).limit(literalLimit(limit)).offset(sql.placeholder('offset'));
+  // The page's rows are joined to the count's single row, so count and page take one statement, and
+  // an empty page still brings the count.
   const page = db
     .select({ ...fields.selection, [TOTAL_COLUMN]: total.n, [ROW_COLUMN]: id })
     .from(total)
@@ -144,13 +194,13 @@ const ROW_COLUMN = '(list row)';
 /** Everything a list request's statement depends on besides the caller and the placeholders' values. */
 export function listShape(query: ListQuery) {
   const { limit, cap } = pageWindow(query);
-  return JSON.stringify([query.sortBy, query['sortBy[]'], query.descending, query['descending[]'], limit, cap, !!query.q?.trim(), query.filter?.trim() ?? '']);
+  return JSON.stringify([query.sortBy, query['sortBy[]'], query.descending, query['descending[]'], limit, cap, !!query.q?.trim(), hasIndexedWord(query), query.filter?.trim() ?? '']);
 }
 
 /** The placeholders' values of a list request (see ListStatement). */
 export function listValues(query: ListQuery, orgId: number) {
   const q = query.q?.trim() ?? '';
-  return { org: orgId, offset: pageWindow(query).offset, q: containing(q) };
+  return { org: orgId, offset: pageWindow(query).offset, q: containing(q), words: q };
 }
 
 /** Runs a list page's statement: its records, and the total (exact up to the cap, see COUNT_CAP). */

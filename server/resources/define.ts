@@ -45,8 +45,15 @@ export interface ResourceDefinition {
   update?: z.ZodObject;
   pageSize: number;
   sort: [string, SortDirection][];
-  /** Columns `q` searches (ILIKE, trigram indexed). */
+  /** Columns `q` searches: rows where one of them contains the text, ignoring case (ILIKE). */
   search: string[];
+  /**
+   * `q` is answered from `search_words`, the words of the rows kept by triggers, in the default order
+   * without visiting the table (usesSearchIndex in server/lib/list-query.ts says when). For a large
+   * table whose one `q` field is also its sort (`sort: [[f, 'asc']]`, `search: [f]`, no `scope`); a
+   * migration attaches the triggers: `select search_index_attach('<table>', '<f>', '<f>')`.
+   */
+  searchIndex?: boolean;
   /** Columns a filter or sortBy may name (id is always allowed). */
   fields: string[];
   customFilters?: Record<string, CustomFilter>;
@@ -85,6 +92,10 @@ export interface ResourceDefinition {
 }
 
 export function defineResource(def: ResourceDefinition): ResourceDefinition {
+  const [sort, ...more] = def.sort;
+  if (def.searchIndex && (more.length || sort?.[1] !== 'asc' || def.search.length !== 1 || def.search[0] !== sort[0] || def.scope)) {
+    throw new Error(`${def.model}: a search index needs one q field that is also the ascending sort, and no scope.`);
+  }
   return def;
 }
 

@@ -41,6 +41,7 @@ export const tagResource = defineResource({
   pageSize: 10,
   sort: [['name', 'asc']],
   search: ['name'],
+  searchIndex: true,
   fields: ['name', 'source', 'uri', 'description', 'count', 'external_id', 'discoverable', 'tag_type_id', 'terms', 'project_id', 'created_at'],
   customFilters: {
     // `{"model": "TagType", "field": "name", ...}`: tags whose type matches.

@@ -72,7 +72,7 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
     const compiled = new StatementCache<ListStatement>(LIST_SHAPES_KEPT);
     app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize) } }, (req) =>
       inTenant(req, async (ctx) => {
-        const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx);
+        const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx, org);
         const statement = shared ? compiled.get(listShape(req.query), () => build(sql.placeholder('org'))) : build(ctx.orgId);
         const page = await runList(ctx.tx, statement, listValues(req.query, ctx.orgId));
         return { ...page, itemsPerPage: req.query.itemsPerPage, page: req.query.page };

@@ -16,3 +16,4 @@ export * from './commits.js';
 export * from './notifications.js';
 export * from './forms.js';
 export * from './okrs.js';
+export * from './search.js';
