@@ -2,7 +2,7 @@ CREATE TABLE "search_vocabulary" (
 	"organization_id" integer NOT NULL,
 	"resource" text NOT NULL,
 	"word" text NOT NULL,
-	CONSTRAINT "search_vocabulary_pk" PRIMARY KEY("organization_id","resource","word")
+	CONSTRAINT "search_vocabulary_pk" PRIMARY KEY("word","organization_id","resource")
 );
 --> statement-breakpoint
 ALTER TABLE "search_vocabulary" ENABLE ROW LEVEL SECURITY;--> statement-breakpoint
@@ -10,7 +10,7 @@ CREATE TABLE "search_words" (
 	"organization_id" integer NOT NULL,
 	"resource" text NOT NULL,
 	"word" text NOT NULL,
-	"sort_key" text NOT NULL,
+	"sort_key" text COLLATE "C" NOT NULL,
 	"id" integer NOT NULL,
 	CONSTRAINT "search_words_pk" PRIMARY KEY("organization_id","resource","id","word")
 );
@@ -18,7 +18,7 @@ CREATE TABLE "search_words" (
 ALTER TABLE "search_words" ENABLE ROW LEVEL SECURITY;--> statement-breakpoint
 ALTER TABLE "search_vocabulary" ADD CONSTRAINT "search_vocabulary_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "search_words" ADD CONSTRAINT "search_words_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "search_vocabulary_trgm_idx" ON "search_vocabulary" USING gin ("organization_id","resource","word" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "search_vocabulary_trgm_idx" ON "search_vocabulary" USING gin ("word" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "search_words_match_idx" ON "search_words" USING btree ("organization_id","resource","word","sort_key","id");--> statement-breakpoint
 CREATE POLICY "search_vocabulary_tenant_isolation" ON "search_vocabulary" AS PERMISSIVE FOR ALL TO public USING (organization_id = nullif(current_setting('app.org_id', true), '')::integer) WITH CHECK (organization_id = nullif(current_setting('app.org_id', true), '')::integer);--> statement-breakpoint
 CREATE POLICY "search_words_tenant_isolation" ON "search_words" AS PERMISSIVE FOR ALL TO public USING (organization_id = nullif(current_setting('app.org_id', true), '')::integer) WITH CHECK (organization_id = nullif(current_setting('app.org_id', true), '')::integer);--> statement-breakpoint

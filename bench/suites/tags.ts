@@ -83,7 +83,7 @@ async function seed(sql: postgres.Sql) {
       where o.slug like 'bench-%'`);
     await tx`insert into settings (key, value) values (${SEED_KEY}, ${SEED_VERSION})`;
   });
-  await sql.unsafe('vacuum analyze organizations, users, memberships, tag_types, tags');
+  await sql.unsafe('vacuum analyze organizations, users, memberships, tag_types, tags, search_words, search_vocabulary');
   console.log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   return true;
 }
@@ -99,42 +99,69 @@ interface Org {
 const TAG_COLUMNS = 'id, organization_id, project_id, tag_type_id, name, source, uri, description, count, external_id, discoverable, terms, created_at, updated_at';
 
 /**
- * What each scenario asks, as the app's query string and as the floor's hand-written SQL
- * (`$1` organization id, `$2` the scenario's value; `order` and `where` are spliced into both the page
- * query and its count).
+ * What each scenario asks, as the app's query string and as the floor's hand-written SQL: `$1` is the
+ * organization id, `params` turns the scenario's value into the rest; `window` selects a page's ids
+ * and `counted` the rows its capped count counts (after `with`, if any).
  */
 interface Scenario {
   name: string;
   query: (k: number) => string;
   value: (k: number) => string;
-  where: string;
+  params: (value: string) => string[];
+  /** A common table expression the statement starts with, if any. */
+  with?: string;
+  window: (offset: number) => string;
+  counted: string;
   order: string;
 }
 
 // The app's sort for text columns (textSortKey in server/lib/list-query.ts) and its id tie-break.
 const NAME_ORDER = 'lower(name) collate "C" asc, id asc';
 
+/** A scenario read from the tags table with a WHERE (`$2` the value, if any) in an ORDER. */
+function fromTags(s: Pick<Scenario, 'name' | 'query' | 'value' | 'order'> & { where: string }): Scenario {
+  const where = `organization_id = $1 and ${s.where}`;
+  return {
+    ...s,
+    params: (value) => (s.where.includes('$2') ? [value] : []),
+    window: (offset) => `select id from tags where ${where} order by ${s.order} limit ${PAGE} offset ${offset}`,
+    counted: `select 1 from tags where ${where}`,
+  };
+}
+
+// What the app runs for a tag search in name order (indexedSearch in server/lib/list-query.ts): the
+// vocabulary's words containing the search's longest word, once (`search`); then the rows of that one
+// word, in list order from the index, or of several words, each once and sorted; and when the search
+// holds more than that word, only rows whose sort key (lower case) matches the whole pattern. `$2` is the
+// text, `$3` the ILIKE pattern.
+const SEARCH = `search as (select array(select v.word from search_vocabulary v where v.organization_id = $1 and v.resource = 'tags'
+  and v.word like (select '%' || (search_tokens($2::text))[1] || '%')) as words, search_tokens($2::text) = array[lower($2::text)] as whole)`;
+const SEARCH_ROWS = `w.organization_id = $1 and w.resource = 'tags' and ((select whole from search) or w.sort_key like (select lower($3::text)))`;
+const ONE_WORD = `select w.id, w.sort_key as k from search_words w where ${SEARCH_ROWS}
+  and w.word = (select words[1] from search) and (select cardinality(words) = 1 from search)`;
+const MORE_WORDS = `select distinct w.id, w.sort_key as k from search_words w where ${SEARCH_ROWS}
+  and w.word = any((select words from search)::text[]) and (select cardinality(words) > 1 from search)`;
+
 const scenarios: Scenario[] = [
-  { name: 'plain', query: () => '', value: () => '', where: 'true', order: NAME_ORDER },
-  {
-    name: 'sorted (count desc)',
-    query: () => '&sortBy=count&descending=true',
-    value: () => '',
-    where: 'true',
-    order: 'count desc, id asc',
-  },
-  {
+  fromTags({ name: 'plain', query: () => '', value: () => '', where: 'true', order: NAME_ORDER }),
+  fromTags({ name: 'sorted (count desc)', query: () => '&sortBy=count&descending=true', value: () => '', where: 'true', order: 'count desc, id asc' }),
+  fromTags({
     name: 'filter JSON (source, discoverable)',
     query: (k) => `&filter=${encodeURIComponent(JSON.stringify({ and: [{ field: 'source', op: '==', value: SOURCES[k % SOURCES.length] }, { field: 'discoverable', op: '==', value: true }] }))}`,
     value: (k) => SOURCES[k % SOURCES.length]!,
     where: 'source = $2 and discoverable = true',
     order: NAME_ORDER,
-  },
+  }),
   {
-    name: 'q search (name ilike)',
+    name: 'q search (word index)',
     query: (k) => `&q=${Q_TERMS[k % Q_TERMS.length]}`,
-    value: (k) => `%${Q_TERMS[k % Q_TERMS.length]}%`,
-    where: 'name ilike $2',
+    value: (k) => Q_TERMS[k % Q_TERMS.length]!,
+    params: (term) => [term, `%${term}%`],
+    with: SEARCH,
+    window: (offset) =>
+      `select id from ((${ONE_WORD} order by k, id limit ${offset + PAGE}) union all (${MORE_WORDS} order by k, id limit ${offset + PAGE})) matched
+       order by k, id limit ${PAGE} offset ${offset}`,
+    counted: `select id from (${ONE_WORD}) one_word union all select id from (${MORE_WORDS}) more_words`,
     order: NAME_ORDER,
   },
 ];
@@ -159,13 +186,12 @@ async function startFloor(url: string) {
   app.get<{ Params: { side: string; scenario: string }; Querystring: { org: string; user: string; page: string; v: string } }>('/:side/:scenario', async (req) => {
     const s = scenarios[Number(req.params.scenario)]!;
     const page = Number(req.query.page);
-    const params = s.where.includes('$2') ? [Number(req.query.org), req.query.v] : [Number(req.query.org)];
-    const where = `organization_id = $1 and ${s.where}`;
+    const params = [Number(req.query.org), ...s.params(req.query.v)];
     const offset = (page - 1) * PAGE;
     // The app's shape (compileList in server/lib/list-query.ts): the page's id window, then its rows,
     // joined to the capped count's single row, in one statement.
-    const pageSql = `select ${TAG_COLUMNS}, counted.total from (${countSql(where, offset)}) counted
-       left join tags on id = any(array(select id from tags where ${where} order by ${s.order} limit ${PAGE} offset ${offset}))
+    const pageSql = `${s.with ? `with ${s.with} ` : ''}select ${TAG_COLUMNS}, counted.total from (${countSql(s.counted, offset)}) counted
+       left join tags on id = any(array(${s.window(offset)}))
        order by ${s.order}`;
     let rows: postgres.Row[];
     if (req.params.side === 'bare') rows = await sql.unsafe(pageSql, params, { prepare: true });
@@ -193,9 +219,9 @@ async function startFloor(url: string) {
 }
 
 /** The count the app runs (compileList in server/lib/list-query.ts): exact up to the cap, then the cap. */
-const countSql = (where: string, offset: number) => {
+const countSql = (counted: string, offset: number) => {
   const cap = countCap(offset, PAGE);
-  return `select least(count(*)::int, ${cap}) as total from (select 1 from tags where ${where} limit ${cap + 1}) capped`;
+  return `select least(count(*)::int, ${cap}) as total from (${counted} limit ${cap + 1}) capped`;
 };
 
 const suite: Suite = {

@@ -1,6 +1,5 @@
-import { and, asc, desc, getTableColumns, ilike, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, getTableColumns, ilike, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
-import type { Placeholder } from 'drizzle-orm';
 import { compileSelect, decodeRow, runCompiledRows, type CompiledSelect } from '../db/compiled-select.js';
 import type { Tx } from '../db/client.js';
 import { z } from 'zod';
@@ -48,12 +47,15 @@ export function readableFields(def: ResourceDefinition, ctx: RequestContext) {
 
 /**
  * Whether one generic plan serves every run of a list's statement (TenantOptions.genericPlans), as it
- * does when only the organization and offset vary. A search pattern can change which plan is best, and
+ * does when only the organization and offset vary. An ILIKE search pattern can change which plan is best, and
  * so can a filter on a column that leads an index of its own: a rare value is best read from that
  * index, a common one along the sort's. A filter on any other column is read along the sort's index
  * (or the whole organization) whatever its value, so its lists keep one plan too.
  */
 export function oneListPlan(def: ResourceDefinition, query: ListQuery): boolean {
+  // A search from the word index reads its values in steps of their own (InitPlans: the vocabulary's
+  // trigram index takes the pattern when it runs), so one plan serves every search text.
+  if (usesSearchIndex(def, query)) return true;
   if (query.q?.trim()) return false;
   if (!query.filter?.trim()) return true;
   const names = filterFieldNames(query.filter, def.model);
@@ -87,7 +89,7 @@ function listOrder(def: ResourceDefinition, query: ListQuery): [string, boolean]
 const hasIndexedWord = (query: ListQuery) => /[a-z0-9]{3}/i.test(query.q ?? '');
 
 /**
- * Whether a list's `q` is answered from `search_words` (searchMatches) rather than by ILIKE over the
+ * Whether a list's `q` is answered from `search_words` (indexedSearch) rather than by ILIKE over the
  * table: the definition has a search index, the list is in its default order with no filter, and the
  * search holds a run of three ASCII letters or digits (a word the vocabulary's trigram index can look
  * up; a shorter search walks the sort's index with ILIKE, which finds its matches close together).
@@ -117,24 +119,38 @@ export function listClauses(def: ResourceDefinition, { columns, filterable }: Re
 }
 
 /**
- * The rows of `def` in organization `org` whose `q` field contains the search (listValues' `words`, and
- * `q` as an ILIKE pattern), as `(id, k)` with k the row's sort key, possibly more than once, read from
- * `search_words` alone. A search with no separators (`latency`) occurs in a text exactly when it
- * occurs in one of the text's words, so the rows are those with a word the organization's vocabulary
- * says contains it. A search with separators (`redis-fail`) takes the rows with a word containing its
- * longest word, then those whose sort key (the field, lower-cased: see ResourceDefinition.searchIndex)
- * matches the whole pattern. The sub-selects on `words` run once per statement (InitPlans).
+ * A search answered from `search_words` (usesSearchIndex), as the CTE it needs, the page's id window
+ * and the rows to count. The CTE `search` (computed once) holds the organization's vocabulary words
+ * that contain the search's longest word, and whether the search is that word alone. A search with no
+ * separators (`latency`) occurs in a text exactly when it occurs in one of the text's words; one with
+ * separators (`redis-fail`) must also match the row's sort key, the lower-cased field (see
+ * ResourceDefinition.searchIndex). Of the two branches one runs:
+ * - one vocabulary word (the usual case, a whole word typed): the index hands its rows over in list
+ *   order, so the window and the capped count stop early;
+ * - several words: each row once, sorted.
  */
-function searchMatches(def: ResourceDefinition, org: number | Placeholder): SQL {
+function indexedSearch(def: ResourceDefinition, db: Tx, org: number | Placeholder, limit: number) {
   const resource = getTableConfig(def.table).name;
-  const words = sql.placeholder('words');
-  const w = searchWords;
+  const text = sql`${sql.placeholder('words')}::text`;
   const v = searchVocabulary;
-  const inVocabulary = sql`select ${v.word} from ${v} where ${v.organization_id} = ${org} and ${v.resource} = ${resource}
-    and ${v.word} like (select '%' || (search_tokens(${words}::text))[1] || '%')`;
-  return sql`select ${w.id} as id, ${w.sort_key} collate "C" as k from ${w}
-    where ${w.organization_id} = ${org} and ${w.resource} = ${resource} and ${w.word} = any(array(${inVocabulary}))
-    and ((select search_tokens(${words}::text) = array[lower(${words}::text)]) or ${w.sort_key} ilike ${sql.placeholder('q')})`;
+  const vocabulary = sql`select ${v.word} from ${v} where ${v.organization_id} = ${org} and ${v.resource} = ${resource}
+    and ${v.word} like (select '%' || (search_tokens(${text}))[1] || '%')`;
+  const search = db
+    .$with('search', { words: sql<string[]>`words`, whole: sql<boolean>`whole` })
+    .as(sql`select array(${vocabulary}) as words, search_tokens(${text}) = array[lower(${text})] as whole`);
+  const w = searchWords;
+  // The sort key is already lower case: LIKE on its bytes is ILIKE's answer without lower-casing each row.
+  const rows = sql`${w.organization_id} = ${org} and ${w.resource} = ${resource} and ((select whole from search) or ${w.sort_key} like (select lower(${sql.placeholder('q')}::text)))`;
+  const oneWord = sql`select ${w.id} as id, ${w.sort_key} as k from ${w}
+    where ${rows} and ${w.word} = (select words[1] from search) and (select cardinality(words) = 1 from search)`;
+  const moreWords = sql`select distinct ${w.id} as id, ${w.sort_key} as k from ${w}
+    where ${rows} and ${w.word} = any((select words from search)::text[]) and (select cardinality(words) > 1 from search)`;
+  const offset = sql.placeholder('offset');
+  const upToPage = sql`${offset} + ${literalLimit(limit)}`;
+  const window = sql`select id from ((${oneWord} order by k, id limit ${upToPage}) union all (${moreWords} order by k, id limit ${upToPage})) matched
+    order by k, id limit ${literalLimit(limit)} offset ${offset}`;
+  const matched = sql`(select id from (${oneWord}) one_word union all select id from (${moreWords}) more_words) matched`;
+  return { search, window, matched };
 }
 
 /** The rows a list page asks for. */
@@ -146,8 +162,8 @@ export function pageWindow(query: ListQuery) {
 
 /**
  * A list page's statement: its rows, each followed by the capped count and the row's id, or one row
- * with the count and a null id when the page is empty. It takes the `q` pattern and the page's offset
- * as placeholders (listValues), and the organization too where `scope` is
+ * with the count and a null id when the page is empty. It takes the `q` pattern (and text) and the
+ * page's offset as placeholders (listValues), and the organization too where `scope` is
  * `eq(organization_id, sql.placeholder('org'))`, so one compiled statement serves every page and
  * organization of the same shape (listShape).
  */
@@ -162,12 +178,12 @@ export function compileList(def: ResourceDefinition, fields: ReturnType<typeof r
   const where = and(scope, ...conditions);
   const id = fields.columns.id!;
   const offset = sql.placeholder('offset');
-  let counted, window;
+  let counted, window, base: Pick<Tx, 'select'> = db;
   if (usesSearchIndex(def, query)) {
-    // The matches' ids in the list's order (k, id), and their capped count, from the index alone.
-    const matches = searchMatches(def, org);
-    counted = db.select({ one: sql`1`.as('one') }).from(sql`(select distinct id from (${matches}) m) matched`).limit(literalLimit(cap + 1)).as('counted');
-    window = sql`select id from (select distinct k, id from (${matches}) m) matched order by k, id limit ${literalLimit(limit)} offset ${offset}`;
+    const search = indexedSearch(def, db, org, limit);
+    base = db.with(search.search);
+    counted = db.select({ one: sql`1`.as('one') }).from(search.matched).limit(literalLimit(cap + 1)).as('counted');
+    window = search.window;
   } else {
     // `count(*) from (select 1 ... where <where> limit cap + 1)`: exact below the cap, cheap above it.
     counted = db.select({ one: sql`1`.as('one') }).from(def.table).where(where).limit(literalLimit(cap + 1)).as('counted');
@@ -179,7 +195,7 @@ export function compileList(def: ResourceDefinition, fields: ReturnType<typeof r
   const total = db.select({ n: countAll.as('n') }).from(counted).as('list_total');
   // The page's rows are joined to the count's single row, so count and page take one statement, and
   // an empty page still brings the count.
-  const page = db
+  const page = base
     .select({ ...fields.selection, [TOTAL_COLUMN]: total.n, [ROW_COLUMN]: id })
     .from(total)
     .leftJoin(def.table, sql`${id} = any(array(${window}))`)

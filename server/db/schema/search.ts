@@ -1,7 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { customType, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { organizationId, tenantPolicy } from './columns.js';
 import { organizations } from './core.js';
+
+/** Text compared byte by byte: a list's text sort (textSortKey), so an index on it hands rows over in list order. */
+const byteOrderedText = customType<{ data: string }>({ dataType: () => 'text COLLATE "C"' });
 
 /**
  * The words of the `q` fields of every row of a resource declared with `searchIndex`, one row per
@@ -17,15 +20,15 @@ export const searchWords = pgTable(
     /** The resource's table name, e.g. `tags`. */
     resource: text().notNull(),
     word: text().notNull(),
-    /** `lower(<the resource's sort column>)`; lists order it with `collate "C"`. */
-    sort_key: text().notNull(),
+    /** `lower(<the resource's sort column>)`, in the list's order. */
+    sort_key: byteOrderedText().notNull(),
     /** The row's id in the resource's table. */
     id: integer().notNull(),
   },
   (t) => [
     // Probes "does row id have a word containing ...", and the triggers' deletes.
     primaryKey({ name: 'search_words_pk', columns: [t.organization_id, t.resource, t.id, t.word] }),
-    // A word's rows with their sort keys, index-only.
+    // A word's rows in list order (sort key, id), index-only.
     index('search_words_match_idx').on(t.organization_id, t.resource, t.word, t.sort_key, t.id),
     tenantPolicy('search_words'),
   ],
@@ -44,8 +47,12 @@ export const searchVocabulary = pgTable(
     word: text().notNull(),
   },
   (t) => [
-    primaryKey({ name: 'search_vocabulary_pk', columns: [t.organization_id, t.resource, t.word] }),
-    index('search_vocabulary_trgm_idx').using('gin', t.organization_id, t.resource, sql`${t.word} gin_trgm_ops`),
+    // Led by the word, which a search never knows whole, so a list's generic plan finds the words
+    // through the trigram index rather than by walking the organization's vocabulary.
+    primaryKey({ name: 'search_vocabulary_pk', columns: [t.word, t.organization_id, t.resource] }),
+    // Words alone: a trigram's posting list is then short, where one led by the organization would
+    // intersect every word the organization has.
+    index('search_vocabulary_trgm_idx').using('gin', sql`${t.word} gin_trgm_ops`),
     tenantPolicy('search_vocabulary'),
   ],
 );

@@ -81,7 +81,8 @@ t.test('a list keeps one plan for every run unless a value can change the best o
   t.notOk(oneListPlan(tagResource, query({ filter: filter({ field: 'tag_type_id', value: 1 }) })), 'tag_type_id leads a unique index: a rare type is read from it');
   t.notOk(oneListPlan(tagResource, query({ filter: filter({ field: 'id', value: 7 }) })), 'ids (getMany) come from the primary key');
   t.notOk(oneListPlan(tagResource, query({ filter: filter({ model: 'TagType', field: 'name', value: 'Team' }) })), 'a custom filter (a subquery) is planned per value');
-  t.notOk(oneListPlan(tagResource, query({ q: 'kafka' })), 'a search pattern is planned per value');
+  t.notOk(oneListPlan(tagResource, query({ q: 'kafka', sortBy: 'count', descending: 'true' })), 'an ILIKE search pattern is planned per value');
+  t.ok(oneListPlan(tagResource, query({ q: 'kafka' })), 'a search from the word index keeps one plan (its values are read in steps of their own)');
   t.notOk(oneListPlan(tagResource, query({ filter: '{"and": [' })), 'text the filter parser refuses');
   t.notOk(oneListPlan(incidentResource, query({ filter: filter({ field: 'status', value: 'Active' }) })), 'incident status leads an index of its own');
   t.ok(oneListPlan(incidentResource, query({ filter: filter({ field: 'visibility', value: 'Open' }) })), 'incident visibility does not');
