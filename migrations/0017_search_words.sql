@@ -47,7 +47,8 @@ CREATE FUNCTION search_words_insert_sql(resource text, source text, row_filter t
 $$;--> statement-breakpoint
 -- Statement trigger on a searchable table (arguments: its sort column, then its `q` columns). Transition
 -- tables keep bulk writes set-based; an update rewrites the words only of rows whose searched or sort
--- columns changed.
+-- columns changed. Vocabulary words go in in one order, so two statements writing the same new words
+-- at once wait for each other instead of deadlocking.
 CREATE FUNCTION search_words_sync() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   sort_column text := TG_ARGV[0];
