@@ -10,9 +10,10 @@ CREATE TABLE "search_words" (
 	"organization_id" integer NOT NULL,
 	"resource" text NOT NULL,
 	"word" text NOT NULL,
+	"next_word" text COLLATE "C" NOT NULL,
 	"sort_key" text COLLATE "C" NOT NULL,
 	"id" integer NOT NULL,
-	CONSTRAINT "search_words_pk" PRIMARY KEY("organization_id","resource","id","word")
+	CONSTRAINT "search_words_pk" PRIMARY KEY("organization_id","resource","id","word","next_word")
 );
 --> statement-breakpoint
 ALTER TABLE "search_words" ENABLE ROW LEVEL SECURITY;--> statement-breakpoint
@@ -20,24 +21,37 @@ ALTER TABLE "search_vocabulary" ADD CONSTRAINT "search_vocabulary_organization_i
 ALTER TABLE "search_words" ADD CONSTRAINT "search_words_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "search_vocabulary_trgm_idx" ON "search_vocabulary" USING gin ("word" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "search_words_match_idx" ON "search_words" USING btree ("organization_id","resource","word","sort_key","id");--> statement-breakpoint
+CREATE INDEX "search_words_pair_idx" ON "search_words" USING btree ("organization_id","resource","word","next_word","sort_key","id");--> statement-breakpoint
 CREATE POLICY "search_vocabulary_tenant_isolation" ON "search_vocabulary" AS PERMISSIVE FOR ALL TO public USING (organization_id = nullif(current_setting('app.org_id', true), '')::integer) WITH CHECK (organization_id = nullif(current_setting('app.org_id', true), '')::integer);--> statement-breakpoint
 CREATE POLICY "search_words_tenant_isolation" ON "search_words" AS PERMISSIVE FOR ALL TO public USING (organization_id = nullif(current_setting('app.org_id', true), '')::integer) WITH CHECK (organization_id = nullif(current_setting('app.org_id', true), '')::integer);--> statement-breakpoint
 -- The words of a text as `q` search sees them: lower case, split at anything that is not a letter or
--- digit (locale rules: PostgreSQL's C locale counts only ASCII), distinct, longest first. A typed
--- search without such separators occurs in a text exactly when it occurs in one of these words, so
--- the words answer a substring search.
-CREATE FUNCTION search_tokens(value text) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-  SELECT coalesce(array_agg(w ORDER BY length(w) DESC, w), '{}')
-  FROM (SELECT DISTINCT w FROM regexp_split_to_table(lower(value), '[^[:alnum:]]+') w WHERE w <> '') d
+-- digit (locale rules: PostgreSQL's C locale counts only ASCII), each with the word after it ('' after
+-- the last), each pair once. A typed search without separators occurs in a text exactly when it occurs
+-- in one of its words; one with separators (`redis-fail`) needs a word containing its first word
+-- followed by a word that starts with its second.
+CREATE FUNCTION search_word_pairs(value text) RETURNS TABLE (word text, next_word text) LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT DISTINCT w, coalesce(lead(w) OVER (ORDER BY n), '')
+  FROM regexp_split_to_table(lower(value), '[^[:alnum:]]+') WITH ORDINALITY t(w, n) WHERE w <> ''
+$$;--> statement-breakpoint
+-- What a list search needs to know of its text: its words in order; whether it is one word and nothing
+-- else (`whole`: no recheck of the pattern needed); whether it is read by word pairs (`pair`: two
+-- words or more, the first long enough for the trigram index); and the word to look up in the
+-- vocabulary (`driver`: the first for pairs, else the longest).
+CREATE FUNCTION search_parse(search text, OUT pieces text[], OUT whole boolean, OUT pair boolean, OUT driver text) LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT p.pieces, p.pieces = array[lower(search)], p.pair,
+    CASE WHEN p.pair THEN p.pieces[1] ELSE (SELECT w FROM unnest(p.pieces) w ORDER BY length(w) DESC, w LIMIT 1) END
+  FROM (SELECT a.pieces, cardinality(a.pieces) > 1 AND length(a.pieces[1]) >= 3 AS pair
+        FROM (SELECT coalesce(array_agg(w ORDER BY n), '{}') AS pieces
+              FROM regexp_split_to_table(lower(search), '[^[:alnum:]]+') WITH ORDINALITY t(w, n) WHERE w <> '') a) p
 $$;--> statement-breakpoint
 -- The statement that adds to search_words (and search_vocabulary) the words of the rows of `source`
 -- (a table, or a trigger's transition table) that pass `row_filter`.
 CREATE FUNCTION search_words_insert_sql(resource text, source text, row_filter text, sort_column text, searched text[]) RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT format($q$
     WITH added AS (
-      INSERT INTO search_words (organization_id, resource, word, sort_key, id)
-      SELECT r.organization_id, %L, w.word, lower(r.%I), r.id
-      FROM %I r CROSS JOIN LATERAL unnest(search_tokens(concat_ws(' ', %s))) w(word)
+      INSERT INTO search_words (organization_id, resource, word, next_word, sort_key, id)
+      SELECT r.organization_id, %L, w.word, w.next_word, lower(r.%I), r.id
+      FROM %I r CROSS JOIN LATERAL search_word_pairs(concat_ws(' ', %s)) w
       WHERE %s
       RETURNING organization_id, resource, word)
     INSERT INTO search_vocabulary (organization_id, resource, word)

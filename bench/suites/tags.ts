@@ -111,7 +111,7 @@ interface Scenario {
   /** A common table expression the statement starts with, if any. */
   with?: string;
   window: (offset: number) => string;
-  counted: string;
+  counted: (offset: number) => string;
   order: string;
 }
 
@@ -125,22 +125,25 @@ function fromTags(s: Pick<Scenario, 'name' | 'query' | 'value' | 'order'> & { wh
     ...s,
     params: (value) => (s.where.includes('$2') ? [value] : []),
     window: (offset) => `select id from tags where ${where} order by ${s.order} limit ${PAGE} offset ${offset}`,
-    counted: `select 1 from tags where ${where}`,
+    counted: () => `select 1 from tags where ${where}`,
   };
 }
 
 // What the app runs for a tag search in name order (indexedSearch in server/lib/list-query.ts): the
-// vocabulary's words containing the search's longest word, once (`search`); then the rows of that one
-// word, in list order from the index, or of several words, each once and sorted; and when the search
-// holds more than that word, only rows whose sort key (lower case) matches the whole pattern. `$2` is the
-// text, `$3` the ILIKE pattern.
-const SEARCH = `search as (select array(select v.word from search_vocabulary v where v.organization_id = $1 and v.resource = 'tags'
-  and v.word like (select '%' || (search_tokens($2::text))[1] || '%')) as words, search_tokens($2::text) = array[lower($2::text)] as whole)`;
+// text parsed and the vocabulary's words containing its driver word, once (`search`); then one of
+// three branches: one word's rows in list order from the index, several words' rows each once and
+// sorted, or word pairs for a search with separators; when the search is more than one word, only
+// rows whose sort key (lower case) matches the whole pattern. `$2` is the text, `$3` the ILIKE pattern.
+const SEARCH = `search as (select parsed.*, array(select v.word from search_vocabulary v where v.organization_id = $1 and v.resource = 'tags'
+  and v.word like '%' || parsed.driver || '%') as words from search_parse($2::text) parsed)`;
 const SEARCH_ROWS = `w.organization_id = $1 and w.resource = 'tags' and ((select whole from search) or w.sort_key like (select lower($3::text)))`;
-const ONE_WORD = `select w.id, w.sort_key as k from search_words w where ${SEARCH_ROWS}
-  and w.word = (select words[1] from search) and (select cardinality(words) = 1 from search)`;
-const MORE_WORDS = `select distinct w.id, w.sort_key as k from search_words w where ${SEARCH_ROWS}
-  and w.word = any((select words from search)::text[]) and (select cardinality(words) > 1 from search)`;
+const SEARCH_BRANCHES = [
+  `w.word = (select words[1] from search) and (select not pair and cardinality(words) = 1 from search)`,
+  `w.word = any((select words from search)::text[]) and (select not pair and cardinality(words) > 1 from search)`,
+  `w.word = any((select words from search)::text[]) and (select pair from search)
+   and w.next_word >= (select pieces[2] from search) and w.next_word < (select pieces[2] || chr(1114111) from search)`,
+].map((words) => `select distinct w.sort_key as k, w.id from search_words w where ${SEARCH_ROWS} and ${words}`);
+const searchUpTo = (n: number) => SEARCH_BRANCHES.map((branch) => `(${branch} order by k, id limit ${n})`).join(' union all ');
 
 const scenarios: Scenario[] = [
   fromTags({ name: 'plain', query: () => '', value: () => '', where: 'true', order: NAME_ORDER }),
@@ -158,10 +161,8 @@ const scenarios: Scenario[] = [
     value: (k) => Q_TERMS[k % Q_TERMS.length]!,
     params: (term) => [term, `%${term}%`],
     with: SEARCH,
-    window: (offset) =>
-      `select id from ((${ONE_WORD} order by k, id limit ${offset + PAGE}) union all (${MORE_WORDS} order by k, id limit ${offset + PAGE})) matched
-       order by k, id limit ${PAGE} offset ${offset}`,
-    counted: `select id from (${ONE_WORD}) one_word union all select id from (${MORE_WORDS}) more_words`,
+    window: (offset) => `select id from (${searchUpTo(offset + PAGE)}) matched order by k, id limit ${PAGE} offset ${offset}`,
+    counted: (offset) => `select id from (${searchUpTo(countCap(offset, PAGE) + 1)}) matched`,
     order: NAME_ORDER,
   },
 ];
@@ -190,7 +191,7 @@ async function startFloor(url: string) {
     const offset = (page - 1) * PAGE;
     // The app's shape (compileList in server/lib/list-query.ts): the page's id window, then its rows,
     // joined to the capped count's single row, in one statement.
-    const pageSql = `${s.with ? `with ${s.with} ` : ''}select ${TAG_COLUMNS}, counted.total from (${countSql(s.counted, offset)}) counted
+    const pageSql = `${s.with ? `with ${s.with} ` : ''}select ${TAG_COLUMNS}, counted.total from (${countSql(s.counted(offset), offset)}) counted
        left join tags on id = any(array(${s.window(offset)}))
        order by ${s.order}`;
     let rows: postgres.Row[];

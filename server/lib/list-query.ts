@@ -120,37 +120,43 @@ export function listClauses(def: ResourceDefinition, { columns, filterable }: Re
 
 /**
  * A search answered from `search_words` (usesSearchIndex), as the CTE it needs, the page's id window
- * and the rows to count. The CTE `search` (computed once) holds the organization's vocabulary words
- * that contain the search's longest word, and whether the search is that word alone. A search with no
- * separators (`latency`) occurs in a text exactly when it occurs in one of the text's words; one with
- * separators (`redis-fail`) must also match the row's sort key, the lower-cased field (see
- * ResourceDefinition.searchIndex). Of the two branches one runs:
+ * and the rows to count. The CTE `search` (computed once) parses the text (`search_parse`) and holds
+ * the organization's vocabulary words containing its `driver` word. A search with no separators
+ * (`latency`) occurs in a text exactly when it occurs in one of the text's words; with separators
+ * (`redis-fail`) the row's sort key, the lower-cased field (see ResourceDefinition.searchIndex), must
+ * match the whole pattern too. Of the three branches one runs:
  * - one vocabulary word (the usual case, a whole word typed): the index hands its rows over in list
  *   order, so the window and the capped count stop early;
- * - several words: each row once, sorted.
+ * - several words: each row once, sorted;
+ * - word pairs, for a search with separators: rows with a word containing the first word followed
+ *   by a word starting with the second (a range of the pair index), sorted.
  */
 function indexedSearch(def: ResourceDefinition, db: Tx, org: number | Placeholder, limit: number) {
   const resource = getTableConfig(def.table).name;
   const text = sql`${sql.placeholder('words')}::text`;
   const v = searchVocabulary;
-  const vocabulary = sql`select ${v.word} from ${v} where ${v.organization_id} = ${org} and ${v.resource} = ${resource}
-    and ${v.word} like (select '%' || (search_tokens(${text}))[1] || '%')`;
   const search = db
-    .$with('search', { words: sql<string[]>`words`, whole: sql<boolean>`whole` })
-    .as(sql`select array(${vocabulary}) as words, search_tokens(${text}) = array[lower(${text})] as whole`);
+    .$with('search', { words: sql<string[]>`words` })
+    .as(sql`select parsed.*, array(select ${v.word} from ${v} where ${v.organization_id} = ${org} and ${v.resource} = ${resource}
+      and ${v.word} like '%' || parsed.driver || '%') as words from search_parse(${text}) parsed`);
   const w = searchWords;
+  const { id, sort_key: k, word, next_word: next } = w;
   // The sort key is already lower case: LIKE on its bytes is ILIKE's answer without lower-casing each row.
-  const rows = sql`${w.organization_id} = ${org} and ${w.resource} = ${resource} and ((select whole from search) or ${w.sort_key} like (select lower(${sql.placeholder('q')}::text)))`;
-  const oneWord = sql`select ${w.id} as id, ${w.sort_key} as k from ${w}
-    where ${rows} and ${w.word} = (select words[1] from search) and (select cardinality(words) = 1 from search)`;
-  const moreWords = sql`select distinct ${w.id} as id, ${w.sort_key} as k from ${w}
-    where ${rows} and ${w.word} = any((select words from search)::text[]) and (select cardinality(words) > 1 from search)`;
+  const rows = sql`${w.organization_id} = ${org} and ${w.resource} = ${resource} and ((select whole from search) or ${k} like (select lower(${sql.placeholder('q')}::text)))`;
+  const branches = [
+    sql`select distinct ${k} as k, ${id} as id from ${w} where ${rows}
+      and ${word} = (select words[1] from search) and (select not pair and cardinality(words) = 1 from search)`,
+    sql`select distinct ${k} as k, ${id} as id from ${w} where ${rows}
+      and ${word} = any((select words from search)::text[]) and (select not pair and cardinality(words) > 1 from search)`,
+    sql`select distinct ${k} as k, ${id} as id from ${w} where ${rows}
+      and ${word} = any((select words from search)::text[]) and (select pair from search)
+      and ${next} >= (select pieces[2] from search) and ${next} < (select pieces[2] || chr(1114111) from search)`,
+  ];
   const offset = sql.placeholder('offset');
-  const upToPage = sql`${offset} + ${literalLimit(limit)}`;
-  const window = sql`select id from ((${oneWord} order by k, id limit ${upToPage}) union all (${moreWords} order by k, id limit ${upToPage})) matched
-    order by k, id limit ${literalLimit(limit)} offset ${offset}`;
-  const matched = sql`(select id from (${oneWord}) one_word union all select id from (${moreWords}) more_words) matched`;
-  return { search, window, matched };
+  // Each branch is ordered and limited on its own, so the one-word branch stops after the page.
+  const upTo = (n: SQL) => sql.join(branches.map((branch) => sql`(${branch} order by k, id limit ${n})`), sql` union all `);
+  const window = sql`select id from (${upTo(sql`${offset} + ${literalLimit(limit)}`)}) matched order by k, id limit ${literalLimit(limit)} offset ${offset}`;
+  return { search, window, matched: (cap: number) => sql`(${upTo(sql`${literalLimit(cap + 1)}`)}) matched` };
 }
 
 /** The rows a list page asks for. */
@@ -182,7 +188,7 @@ export function compileList(def: ResourceDefinition, fields: ReturnType<typeof r
   if (usesSearchIndex(def, query)) {
     const search = indexedSearch(def, db, org, limit);
     base = db.with(search.search);
-    counted = db.select({ one: sql`1`.as('one') }).from(search.matched).limit(literalLimit(cap + 1)).as('counted');
+    counted = db.select({ one: sql`1`.as('one') }).from(search.matched(cap)).limit(literalLimit(cap + 1)).as('counted');
     window = search.window;
   } else {
     // `count(*) from (select 1 ... where <where> limit cap + 1)`: exact below the cap, cheap above it.

@@ -7,11 +7,11 @@ import { organizations } from './core.js';
 const byteOrderedText = customType<{ data: string }>({ dataType: () => 'text COLLATE "C"' });
 
 /**
- * The words of the `q` fields of every row of a resource declared with `searchIndex`, one row per
- * distinct word (lower case, split at anything that is not a letter or digit: `search_tokens()`),
- * each carrying the row's sort key (its lower-cased name). Triggers keep it in step with the
- * resource's table (migration 0017, `search_index_attach`). A search reads the matching rows'
- * ids in name order from here alone, without visiting the table.
+ * The words of the `q` fields of every row of a resource declared with `searchIndex`: one row per
+ * distinct pair of a word and the word after it (lower case, split at anything that is not a letter
+ * or digit: `search_word_pairs()`), each carrying the row's sort key (its lower-cased name). Triggers
+ * keep it in step with the resource's table (migration 0017, `search_index_attach`). A search reads
+ * the matching rows' ids in name order from here alone, without visiting the table.
  */
 export const searchWords = pgTable(
   'search_words',
@@ -20,16 +20,20 @@ export const searchWords = pgTable(
     /** The resource's table name, e.g. `tags`. */
     resource: text().notNull(),
     word: text().notNull(),
+    /** The word that follows `word` in the text ('' after the last): `redis-fail` needs `fail...` after `...redis`. */
+    next_word: byteOrderedText().notNull(),
     /** `lower(<the resource's sort column>)`, in the list's order. */
     sort_key: byteOrderedText().notNull(),
     /** The row's id in the resource's table. */
     id: integer().notNull(),
   },
   (t) => [
-    // Probes "does row id have a word containing ...", and the triggers' deletes.
-    primaryKey({ name: 'search_words_pk', columns: [t.organization_id, t.resource, t.id, t.word] }),
+    // A row's words, for the triggers' deletes.
+    primaryKey({ name: 'search_words_pk', columns: [t.organization_id, t.resource, t.id, t.word, t.next_word] }),
     // A word's rows in list order (sort key, id), index-only.
     index('search_words_match_idx').on(t.organization_id, t.resource, t.word, t.sort_key, t.id),
+    // A word followed by a word that starts with ...: the rows of a search with separators.
+    index('search_words_pair_idx').on(t.organization_id, t.resource, t.word, t.next_word, t.sort_key, t.id),
     tenantPolicy('search_words'),
   ],
 );

@@ -19,7 +19,7 @@ const NAMES = [
   '100% done', 'under_score', 'ingress-123', 'ingress-1234', 'x-12-y', 'oauth-cert-rotation', 'oauth cert', 'zz latency zz',
 ];
 const SEARCHES = ['latency', 'LATENCY', 'tency', 'latencylat', 'redis-fail', 'redis fail', 'dis-fa', 'dns-q', 'dns-qu', 'queue', 'eue-3',
-  'edge_timeout', 'edge.time', 'timeout (', 'Café', 'sumé', '100%', '_score', 'der_sc', '123', '1234', 'x-123', 'oauth-cert', 'cert rot', 'nowhere'];
+  'edge_timeout', 'edge.time', 'timeout (', 'Café', 'sumé', '100%', '_score', 'der_sc', '123', '1234', 'x-123', 'oauth-cert', 'cert rot', 'nowhere', 'LATENCY spi', 'pi-latency sp', 'kafka-latency-', 'latency-2'];
 // No run of three letters or digits: these take the ILIKE path, and must agree as well.
 const SHORT_SEARCHES = ['x-12-y', '12-y', 'é', '%', '_'];
 
@@ -93,12 +93,23 @@ t.test('the word index follows every write: create, rename, other updates, delet
   t.same((await list({ q: 'mass', itemsPerPage: '50' })).names, ['mass-1', 'mass-10', 'mass-11', 'mass-12', 'mass-13', 'mass-14', 'mass-15', 'mass-16', 'mass-17', 'mass-18', 'mass-19']);
   t.same((await list({ q: 'bulk', itemsPerPage: '5' })).total, 19);
 
-  // What the index holds for one tag: its distinct words, each with the tag's sort key.
+  // What the index holds for one tag: each word with the word after it, once, with the tag's sort key.
   const [tag] = (await request({ method: 'GET', url: `/api/v1/${a.slug}/tags`, token: a.token, query: { q: 'checkout-error-2' } })).body.items;
+  await request({ method: 'PUT', url: `/api/v1/${a.slug}/tags/${tag.id}`, token: a.token, payload: { name: 'Checkout error, checkout error' } });
   const words = await withTenant(database.db, { orgId: a.id, userId: null }, (tx) =>
-    tx.select({ word: searchWords.word, sort_key: searchWords.sort_key }).from(searchWords).where(sql`${searchWords.id} = ${tag.id}`).orderBy(searchWords.word),
+    tx
+      .select({ word: searchWords.word, next_word: searchWords.next_word, sort_key: searchWords.sort_key })
+      .from(searchWords)
+      .where(sql`${searchWords.id} = ${tag.id}`)
+      .orderBy(searchWords.word, searchWords.next_word),
   );
-  t.same(words, [{ word: '2', sort_key: 'checkout-error-2' }, { word: 'checkout', sort_key: 'checkout-error-2' }, { word: 'error', sort_key: 'checkout-error-2' }]);
+  const key = 'checkout error, checkout error';
+  t.same(words, [
+    { word: 'checkout', next_word: 'error', sort_key: key },
+    { word: 'error', next_word: '', sort_key: key },
+    { word: 'error', next_word: 'checkout', sort_key: key },
+  ]);
+  t.same(await list({ q: 'error' }), { names: ['Checkout error, checkout error'], total: 1 }, 'a word held twice still lists its tag once');
 });
 
 t.test('the word index is tenant data: row level security, and gone with its organization', async (t) => {
