@@ -35,11 +35,13 @@ CREATE FUNCTION search_word_pairs(value text) RETURNS TABLE (word text, next_wor
 $$;--> statement-breakpoint
 -- What a list search needs to know of its text: its words in order; whether it is one word and nothing
 -- else (`whole`: no recheck of the pattern needed); whether it is read by word pairs (`pair`: two
--- words or more, the first long enough for the trigram index); and the word to look up in the
--- vocabulary (`driver`: the first for pairs, else the longest).
-CREATE FUNCTION search_parse(search text, OUT pieces text[], OUT whole boolean, OUT pair boolean, OUT driver text) LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+-- words or more, the first long enough for the trigram index); and the LIKE pattern of the vocabulary
+-- words to read (`containing`: those containing the first word for pairs, else the longest word). The
+-- pattern is made here because `||` is not leakproof: built inside a query on a table under row level
+-- security, it would keep the pattern from the trigram index.
+CREATE FUNCTION search_parse(search text, OUT pieces text[], OUT whole boolean, OUT pair boolean, OUT containing text) LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
   SELECT p.pieces, p.pieces = array[lower(search)], p.pair,
-    CASE WHEN p.pair THEN p.pieces[1] ELSE (SELECT w FROM unnest(p.pieces) w ORDER BY length(w) DESC, w LIMIT 1) END
+    '%' || CASE WHEN p.pair THEN p.pieces[1] ELSE (SELECT w FROM unnest(p.pieces) w ORDER BY length(w) DESC, w LIMIT 1) END || '%'
   FROM (SELECT a.pieces, cardinality(a.pieces) > 1 AND length(a.pieces[1]) >= 3 AS pair
         FROM (SELECT coalesce(array_agg(w ORDER BY n), '{}') AS pieces
               FROM regexp_split_to_table(lower(search), '[^[:alnum:]]+') WITH ORDINALITY t(w, n) WHERE w <> '') a) p

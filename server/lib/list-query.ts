@@ -121,10 +121,10 @@ export function listClauses(def: ResourceDefinition, { columns, filterable }: Re
 /**
  * A search answered from `search_words` (usesSearchIndex), as the CTE it needs, the page's id window
  * and the rows to count. The CTE `search` (computed once) parses the text (`search_parse`) and holds
- * the organization's vocabulary words containing its `driver` word. A search with no separators
- * (`latency`) occurs in a text exactly when it occurs in one of the text's words; with separators
- * (`redis-fail`) the row's sort key, the lower-cased field (see ResourceDefinition.searchIndex), must
- * match the whole pattern too. Of the three branches one runs:
+ * the organization's vocabulary words containing its longest word (for pairs, its first). A search
+ * with no separators (`latency`) occurs in a text exactly when it occurs in one of the text's words;
+ * with separators (`redis-fail`) the row's sort key, the lower-cased field (see
+ * ResourceDefinition.searchIndex), must match the whole pattern too. Of the three branches one runs:
  * - one vocabulary word (the usual case, a whole word typed): the index hands its rows over in list
  *   order, so the window and the capped count stop early;
  * - several words: each row once, sorted;
@@ -138,7 +138,7 @@ function indexedSearch(def: ResourceDefinition, db: Tx, org: number | Placeholde
   const search = db
     .$with('search', { words: sql<string[]>`words` })
     .as(sql`select parsed.*, array(select ${v.word} from ${v} where ${v.organization_id} = ${org} and ${v.resource} = ${resource}
-      and ${v.word} like '%' || parsed.driver || '%') as words from search_parse(${text}) parsed`);
+      and ${v.word} like parsed.containing) as words from search_parse(${text}) parsed`);
   const w = searchWords;
   const { id, sort_key: k, word, next_word: next } = w;
   // The sort key is already lower case: LIKE on its bytes is ILIKE's answer without lower-casing each row.
