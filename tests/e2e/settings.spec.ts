@@ -93,6 +93,13 @@ test.beforeAll(async ({ browser }) => {
   // A click on a control that never appears must fail that screen, not wait for the whole walk's time.
   page.setDefaultTimeout(20_000);
   page.setDefaultNavigationTimeout(45_000);
+  // Every notification that appears, in order, so a failed screen can say whether one came twice.
+  await page.addInitScript(() => {
+    const seen: string[] = ((window as unknown as { fwNotifications: string[] }).fwNotifications = []);
+    new MutationObserver((records) => {
+      for (const record of records) for (const node of record.addedNodes) if (node instanceof HTMLElement && node.matches('.MuiSnackbar-root')) seen.push(node.innerText);
+    }).observe(document, { childList: true, subtree: true });
+  });
   token = await signInAsAdmin(page);
   const { json } = await api<{ resources: ResourceMeta[] }>('GET', '/meta/resources');
   metas = [...json.resources, ...documentAliases(json.resources)];
@@ -163,7 +170,10 @@ test('every settings and data-catalog screen: list, create, edit, delete and a m
         // Keep walking: one report names every screen that failed.
         // The notifications on screen say what the person would have seen.
         const shown = await page.locator('.MuiSnackbar-root').allInnerTexts().catch(() => []);
-        failures.push(`${meta.name}: ${(error as Error).message.split('\n').slice(0, 12).join(' ')} [notifications shown: ${JSON.stringify(shown)}]`);
+        const appeared = await page.evaluate(() => (window as unknown as { fwNotifications: string[] }).fwNotifications).catch(() => []);
+        failures.push(
+          `${meta.name}: ${(error as Error).message.split('\n').slice(0, 12).join(' ')} [notifications shown: ${JSON.stringify(shown)}; appeared since the page loaded: ${JSON.stringify(appeared)}]`,
+        );
         console.log(failures.at(-1));
         await shot(page, `${meta.name}-failure`).catch(() => undefined);
       }
