@@ -130,10 +130,11 @@ function fromTags(s: Pick<Scenario, 'name' | 'query' | 'value' | 'order'> & { wh
 }
 
 // What the app runs for a tag search in name order (indexedSearch in server/lib/list-query.ts): the
-// text parsed and the vocabulary's words containing its longest (or, for pairs, first) word, once (`search`); then one of
-// three branches: one word's rows in list order from the index, several words' rows each once and
-// sorted, or word pairs for a search with separators; when the search is more than one word, only
-// rows whose sort key (lower case) matches the whole pattern. `$2` is the text, `$3` the ILIKE pattern.
+// text parsed and the vocabulary's words containing its longest (for pairs, first) word, once
+// (`search`); then one of three branches: one word's rows in list order from the index, several
+// words' rows each once and sorted, or word pairs for a search with separators; when the search is
+// more than one word, only rows whose sort key (lower case) matches the whole pattern. `$2` is the
+// text, `$3` the ILIKE pattern.
 const SEARCH = `search as (select parsed.*, array(select v.word from search_vocabulary v where v.organization_id = $1 and v.resource = 'tags'
   and v.word like parsed.containing) as words from search_parse($2::text) parsed)`;
 const SEARCH_ROWS = `w.organization_id = $1 and w.resource = 'tags' and ((select whole from search) or w.sort_key like (select lower($3::text)))`;

@@ -47,10 +47,10 @@ export function readableFields(def: ResourceDefinition, ctx: RequestContext) {
 
 /**
  * Whether one generic plan serves every run of a list's statement (TenantOptions.genericPlans), as it
- * does when only the organization and offset vary. An ILIKE search pattern can change which plan is best, and
- * so can a filter on a column that leads an index of its own: a rare value is best read from that
- * index, a common one along the sort's. A filter on any other column is read along the sort's index
- * (or the whole organization) whatever its value, so its lists keep one plan too.
+ * does when only the organization and offset vary. An ILIKE search pattern can change which plan is
+ * best, and so can a filter on a column that leads an index of its own: a rare value is best read from
+ * that index, a common one along the sort's. A filter on any other column is read along the sort's
+ * index (or the whole organization) whatever its value, so its lists keep one plan too.
  */
 export function oneListPlan(def: ResourceDefinition, query: ListQuery): boolean {
   // A search from the word index reads its values in steps of their own (InitPlans: the vocabulary's
@@ -136,7 +136,7 @@ function indexedSearch(def: ResourceDefinition, db: Tx, org: number | Placeholde
   const text = sql`${sql.placeholder('words')}::text`;
   const v = searchVocabulary;
   const search = db
-    .$with('search', { words: sql<string[]>`words` })
+    .$with('search', {})
     .as(sql`select parsed.*, array(select ${v.word} from ${v} where ${v.organization_id} = ${org} and ${v.resource} = ${resource}
       and ${v.word} like parsed.containing) as words from search_parse(${text}) parsed`);
   const w = searchWords;

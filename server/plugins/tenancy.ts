@@ -148,7 +148,6 @@ export async function inTenant<T>(req: FastifyRequest, fn: (ctx: RequestContext)
   return run();
 }
 
-
 /** The same outside a request (background jobs): `caller` says whose rights the work runs with. */
 export function runInTenant<T>(
   db: Db,
