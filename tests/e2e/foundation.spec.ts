@@ -139,6 +139,35 @@ test('an error notification with the server’s message stays until dismissed', 
   await page.context().close();
 });
 
+test('a new message takes the place of the one on screen at once, not after its timeout', async ({ browser }) => {
+  const page = await newPage(browser);
+  // The page's timers run on Playwright's clock, so the test decides how much time passes.
+  await page.clock.install();
+  await page.goto('/default/tag_types/create');
+  await signInWithCode(page, `messages-${stamp}@firewatch.test`);
+  await expect(page).toHaveURL(/\/default\/tag_types\/create$/);
+  await page.getByRole('textbox', { name: 'Name' }).fill(`Reach ${stamp}`);
+  await page.getByRole('button', { name: 'Save' }).click();
+  const row = page.locator('tbody tr', { hasText: `Reach ${stamp}` });
+  await row.click();
+  await page.getByRole('textbox', { name: 'Description' }).fill('Who hears of it');
+  await page.getByRole('button', { name: 'Save' }).click();
+  const updated = page.locator('.MuiSnackbar-root', { hasText: 'Tag type updated successfully.' });
+  await expect(updated).toBeVisible();
+
+  // Time stops (a moment ahead: it is still running), so the update's 4-second message cannot time out.
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 100);
+  // Back to the form with the browser's Back button, then delete from there.
+  await page.goBack();
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+  // One second covers one message's exit and the next one's entrance, not a timeout.
+  await page.clock.runFor(1000);
+  await expect(updated).toHaveCount(0);
+  await expect(page.locator('.MuiSnackbar-root', { hasText: 'Tag type deleted successfully.' })).toBeVisible();
+  await page.context().close();
+});
+
 test('preferences live under the spec’s localStorage keys: dark_theme, mini_nav (minimized by default), and a full screen toggle', async ({ browser }) => {
   const page = await newPage(browser);
   await page.goto('/default/tags');

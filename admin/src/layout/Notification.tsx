@@ -3,18 +3,30 @@ import { IconButton } from '@mui/material';
 import CloseIcon from '@mui/icons-material/Close';
 import { Notification as RaNotification, NotificationContext, useCloseNotification, useNotificationContext, useTranslate, type NotificationProps } from 'react-admin';
 
-function Dismiss() {
+/**
+ * react-admin shows one notification at a time and queues the rest: the one on screen closes as soon as
+ * another is waiting, so the message for what the person just did shows at once instead of after the
+ * last one's timeout (4 s for a success) or, for a persistent error, never.
+ */
+function GiveWay() {
   const close = useCloseNotification();
-  const translate = useTranslate();
-  // react-admin shows one notification at a time: a persistent error gives way to the next message.
   const waiting = useNotificationContext().notifications.length;
   useEffect(() => {
     if (waiting) close();
   }, [waiting, close]);
+  return null;
+}
+
+function Dismiss() {
+  const close = useCloseNotification();
+  const translate = useTranslate();
   return (
-    <IconButton size="small" color="inherit" aria-label={translate('fw.shell.dismiss')} onClick={close}>
-      <CloseIcon fontSize="small" />
-    </IconButton>
+    <>
+      <GiveWay />
+      <IconButton size="small" color="inherit" aria-label={translate('fw.shell.dismiss')} onClick={close}>
+        <CloseIcon fontSize="small" />
+      </IconButton>
+    </>
   );
 }
 
@@ -34,7 +46,10 @@ export function Notification(props: NotificationProps) {
       ...context,
       takeNotification: () => {
         const next = context.takeNotification();
-        return next?.type === 'error' ? { ...next, notificationOptions: { ...next.notificationOptions, ...persistent } } : next;
+        if (!next) return next;
+        if (next.type === 'error') return { ...next, notificationOptions: { ...next.notificationOptions, ...persistent } };
+        // An undoable one keeps react-admin's Undo button (and its own timing).
+        return next.notificationOptions?.undoable ? next : { ...next, notificationOptions: { ...next.notificationOptions, action: <GiveWay /> } };
       },
     }),
     [context],
