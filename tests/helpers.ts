@@ -4,7 +4,9 @@ import postgres from 'postgres';
 import tap, { type Test } from 'tap';
 import { buildApp } from '../server/app.js';
 import { loadConfig, type Config } from '../server/config.js';
-import { openDatabase, type Database } from '../server/db/client.js';
+import { openDatabase, rowsOf, type Database } from '../server/db/client.js';
+
+export { rowsOf };
 import type { Mail } from '../server/services/mail.js';
 
 /**

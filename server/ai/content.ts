@@ -3,7 +3,8 @@ import type { Executor } from '../db/client.js';
 import { chatMessages, chats, chunks, submissions } from '../db/schema/index.js';
 import { notFound } from '../errors.js';
 import { accessOf, type Chatter } from './chat.js';
-import { accessCondition, rowsOf } from './retrieve.js';
+import { rowsOf } from '../db/client.js';
+import { accessCondition } from './retrieve.js';
 
 export interface ObjectRequest {
   object_type: 'chunk' | 'submission';

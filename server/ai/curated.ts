@@ -4,7 +4,7 @@ import type { Executor } from '../db/client.js';
 import { curatedContent, curatedEngagements } from '../db/schema/index.js';
 import { defineResource } from '../resources/define.js';
 import { requiredText, url } from '../resources/fields.js';
-import { rowsOf } from './retrieve.js';
+import { rowsOf } from '../db/client.js';
 
 export const DEFAULT_PLATFORM = 'linkedin';
 const platform = () => z.string().trim().toLowerCase().regex(/^[a-z0-9_-]{1,40}$/, 'Must be a platform name like linkedin');

@@ -6,7 +6,7 @@ import { withTenant } from '../db/tenant.js';
 import { chunkSections, type Chunk } from './chunk.js';
 import { ExtractError, extract, fileKind, markdownSections, SUPPORTED_FILES, type FileKind } from './extract.js';
 import { filesInProject, formatBytes, type Limits } from './limits.js';
-import { rowsOf } from './retrieve.js';
+import { rowsOf } from '../db/client.js';
 import { fetchYoutubeTranscript, youtubeTitle } from './youtube.js';
 
 export const INDEX_JOB = 'ai.index-submission';

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Executor, Tx } from '../db/client.js';
+import { rowsOf, type Executor, type Tx } from '../db/client.js';
 import type { ChunkPlace, SensitivityLevel } from '../db/schema/ai.js';
 import type { Role } from '../db/schema/index.js';
 import { containing } from '../lib/filters.js';
@@ -226,7 +226,3 @@ interface Row {
   score: number | string;
 }
 
-/** drizzle's execute returns `{rows}` on PGlite and an array on postgres.js. */
-export function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
-}

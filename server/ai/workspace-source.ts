@@ -2,7 +2,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import { cases, documents, incidents } from '../db/schema/index.js';
 import type { RequestContext } from '../resources/define.js';
 import { caseScope, incidentScope } from '../services/incidents/common.js';
-import { rowsOf, type Passage, type RetrievalSource } from './retrieve.js';
+import { rowsOf } from '../db/client.js';
+import { type Passage, type RetrievalSource } from './retrieve.js';
 
 /** How many of the newest records of each kind are searched (the records have no full-text index). */
 const RECENT = 5000;

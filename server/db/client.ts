@@ -63,3 +63,8 @@ async function migrated(database: Database, migrate: () => Promise<unknown>): Pr
     throw error;
   }
 }
+
+/** drizzle's execute returns `{rows}` on PGlite and an array on postgres.js. */
+export function rowsOf<T = Record<string, unknown>>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
+}

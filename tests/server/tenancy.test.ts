@@ -3,7 +3,7 @@ import t from 'tap';
 import { tags } from '../../server/db/schema/index.js';
 import { withTenant } from '../../server/db/tenant.js';
 import { literalLimit, textSortKey } from '../../server/lib/list-query.js';
-import { testApp } from '../helpers.js';
+import { rowsOf, testApp } from '../helpers.js';
 
 t.test('organization A never reads, lists, changes or deletes what belongs to B', async (t) => {
   const { request, organization, database } = await testApp(t);
@@ -187,16 +187,12 @@ t.test('searches under row level security can use their indexes (ILIKE and @@ ar
     withTenant(database.db, { orgId: a.id, userId: null }, async (tx) => {
       // Small enough to scan whole; forbid that, so the plan shows which index may serve the ILIKE.
       await tx.execute(sql`set local enable_seqscan = off`);
-      const result = (await tx.execute(sql.raw(`explain ${query}`))) as unknown as { rows?: Record<string, string>[] } & Record<string, string>[];
-      return (result.rows ?? result).map((r) => Object.values(r)[0]).join('\n');
+      return rowsOf(await tx.execute(sql.raw(`explain ${query}`)))
+        .map((r) => Object.values(r)[0])
+        .join('\n');
     });
   t.match(await plan(`select id from tags where organization_id = ${a.id} and name ilike '%latency%'`), /Index Cond: .*~~\*/, 'q on tags: the trigram index takes the ILIKE');
   const marked = await database.db.execute(sql`select proname from pg_proc where proleakproof and proname in ('ts_match_vq', 'texticlike', 'texticnlike', 'textlike') order by proname`);
-  const names = ((marked as unknown as { rows?: { proname: string }[] }).rows ?? (marked as unknown as { proname: string }[])).map((r) => r.proname);
+  const names = rowsOf<{ proname: string }>(marked).map((r) => r.proname);
   t.same(names, ['texticlike', 'texticnlike', 'textlike', 'ts_match_vq'], 'full-text match (chat retrieval) and LIKE are leakproof too');
 });
-
-/** Rows of `db.execute` on either driver (node-postgres-style `{ rows }` or postgres.js's array). */
-function rowsOf(result: unknown): Record<string, string>[] {
-  return (result as { rows?: Record<string, string>[] }).rows ?? (result as Record<string, string>[]);
-}

@@ -1,5 +1,6 @@
 import { and, asc, eq, getTableColumns, is, sql, type SQL } from 'drizzle-orm';
 import { PgTable, type PgColumn } from 'drizzle-orm/pg-core';
+import { rowsOf } from '../../db/client.js';
 import * as schema from '../../db/schema/index.js';
 import {
   casePriorities,
@@ -89,7 +90,7 @@ export async function fullIncident(ctx: RequestContext, id: number) {
     ) as record
     from ${incidents} i
     where i.id = ${id} and i.organization_id = ${org} and i.id in (select ${incidents.id} from ${incidents} where ${incidents.id} = ${id} and ${incidentScope(ctx)})`);
-  const rows = ((result as unknown as { rows?: { record: unknown }[] }).rows ?? (result as unknown as { record: unknown }[])) as { record: Record<string, unknown> | string }[];
+  const rows = rowsOf<{ record: Record<string, unknown> | string }>(result);
   const record = rows[0]?.record;
   if (!record) throw notFound('IAO', id);
   return isoTimestamps((typeof record === 'string' ? JSON.parse(record) : record) as Record<string, unknown>);

@@ -3,14 +3,14 @@ import { createSubmission, indexSubmission, submissionEvents, type SubmissionSta
 import { planLimits } from '../../../server/ai/limits.js';
 import { retrieve, type Access } from '../../../server/ai/retrieve.js';
 import { withTenant } from '../../../server/db/tenant.js';
-import { testApp } from '../../helpers.js';
+import { rowsOf, testApp } from '../../helpers.js';
 import { makeDocx, makePdf } from './fixtures.js';
 
 t.test('every file kind is indexed and retrieved with its place', async (t) => {
   const { request, login, database, config } = await testApp(t);
   const token = await login('owner@example.com');
   const project = await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Ops' } });
-  const [org] = (await database.db.execute(`select id from organizations where slug = 'default'`) as never as { rows?: { id: number }[] }).rows ?? ((await database.db.execute(`select id from organizations where slug = 'default'`)) as never as { id: number }[]);
+  const [org] = rowsOf<{ id: number }>(await database.db.execute(`select id from organizations where slug = 'default'`));
   const orgId = org!.id;
   const who = { orgId, userId: 1, sessionId: null };
   const access: Access = { kind: 'user', userId: 1, role: 'Owner' };
@@ -21,7 +21,7 @@ t.test('every file kind is indexed and retrieved with its place', async (t) => {
       createSubmission(tx, who, limits, { kind: 'file', projectId: project.body.id, title: input.fileName ?? 'text', sensitivityLevel: 'internal', ...input } as SubmitInput),
     );
     await indexSubmission(database.db, orgId, id);
-    const [row] = await withTenant(database.db, { orgId, userId: null }, (tx) => tx.execute(`select status, error, chunk_count from submissions where id = ${id}`)).then((r) => ((r as never as { rows?: unknown[] }).rows ?? (r as never as unknown[])) as { status: string; error: string | null; chunk_count: number }[]);
+    const [row] = await withTenant(database.db, { orgId, userId: null }, (tx) => tx.execute(`select status, error, chunk_count from submissions where id = ${id}`)).then((r) => rowsOf<{ status: string; error: string | null; chunk_count: number }>(r));
     t.equal(row!.status, 'indexed', `${input.fileName ?? 'text'} indexed ${row!.error ?? ''}`);
     return id;
   };
@@ -80,7 +80,7 @@ t.test('unreadable files fail with the reason; limits and sensitivity apply', as
   const project = await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Ops' } });
   await login('uploader@example.com', { role: 'Member' });
   await login('other@example.com', { role: 'Member' });
-  const ids = Object.fromEntries(((r: unknown) => ((r as { rows?: unknown[] }).rows ?? r) as { id: number; email: string }[])(await database.db.execute('select id, email from users')).map((u) => [u.email, u.id]));
+  const ids = Object.fromEntries(rowsOf<{ id: number; email: string }>(await database.db.execute('select id, email from users')).map((u) => [u.email, u.id]));
   const orgId = 1;
   const limits = planLimits(config, 'free');
   const run = <T,>(fn: (tx: never) => Promise<T>) => withTenant(database.db, { orgId, userId: null }, fn as never) as Promise<T>;
@@ -89,8 +89,7 @@ t.test('unreadable files fail with the reason; limits and sensitivity apply', as
 
   const bad = await run((tx) => createSubmission(tx, who, limits, { ...base, title: 'x.pdf', fileName: 'x.pdf', content: Buffer.from('not a pdf at all') }));
   await indexSubmission(database.db, orgId, bad.id);
-  const rows = (r: unknown) => ((r as { rows?: unknown[] }).rows ?? r) as Record<string, unknown>[];
-  const [failed] = rows(await run((tx: never) => (tx as { execute(s: string): Promise<unknown> }).execute(`select status, error from submissions where id = ${bad.id}`)));
+  const [failed] = rowsOf(await run((tx: never) => (tx as { execute(s: string): Promise<unknown> }).execute(`select status, error from submissions where id = ${bad.id}`)));
   t.equal(failed!.status, 'failed');
   t.match(failed!.error, /The PDF could not be read/);
 
@@ -116,8 +115,7 @@ t.test('a large file is written in parallel batches; lexeme counts follow indexi
   const token = await login('owner@example.com');
   const project = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Big' } })).body as { id: number };
   const orgId = 1;
-  const rows = (r: unknown) => ((r as { rows?: unknown[] }).rows ?? r) as Record<string, unknown>[];
-  const q = async (text: string) => rows(await database.db.execute(text));
+  const q = async (text: string) => rowsOf(await database.db.execute(text));
   // About 1.2 MB of Markdown: several batches, so the first, middle (parallel) and last ones all run.
   const sections = Array.from({ length: 1500 }, (_, i) => `## Section ${i}\n\nThe service unit-${i} keeps its ledger in zone ${i % 7}. ${'Routine words fill the paragraph so it has some weight. '.repeat(12)}`);
   const big = Buffer.from(`# Handbook\n\n${sections.join('\n\n')}\n\nThe final line names the pangolin archive.\n`);

@@ -6,10 +6,9 @@ import { processLikedMessage } from '../../../server/ai/liked.js';
 import { planLimits } from '../../../server/ai/limits.js';
 import { retrieve } from '../../../server/ai/retrieve.js';
 import { withTenant } from '../../../server/db/tenant.js';
-import { testApp } from '../../helpers.js';
+import { rowsOf, testApp } from '../../helpers.js';
 import { SocketClient } from './socket-client.js';
 
-const rows = (r: unknown) => ((r as { rows?: unknown[] }).rows ?? r) as Record<string, unknown>[];
 const quiet = { sources: () => {}, token: () => {}, reset: () => {} };
 
 t.test('a liked answer becomes a curated Q&A of the project, then leaves processing; failures keep the reason', async (t) => {
@@ -19,7 +18,7 @@ t.test('a liked answer becomes a curated Q&A of the project, then leaves process
   const orgId = 1;
   const who: Chatter = { orgId, userId: 1, role: 'Owner', sessionId: null };
   const run = <T>(fn: Parameters<typeof withTenant<T>>[2]) => withTenant(database.db, { orgId, userId: 1 }, fn);
-  const q = async (text: string) => rows(await database.db.execute(text));
+  const q = async (text: string) => rowsOf(await database.db.execute(text));
   const doc = await run((tx) => createSubmission(tx, { orgId, userId: 1, sessionId: null }, planLimits(config, 'free'), { kind: 'file', projectId: project.id, title: 'keys.txt', fileName: 'keys.txt', content: Buffer.from('To rotate the kraken API keys, run keyctl rotate --all and restart the edge proxies.'), sensitivityLevel: 'restricted' }));
   await indexSubmission(database.db, orgId, doc.id);
 

@@ -4,15 +4,14 @@ import { createSubmission } from '../../../server/ai/ingest.js';
 import { planLimits } from '../../../server/ai/limits.js';
 import { retrieve } from '../../../server/ai/retrieve.js';
 import { withTenant } from '../../../server/db/tenant.js';
-import { testApp } from '../../helpers.js';
+import { rowsOf, testApp } from '../../helpers.js';
 
-const rows = <T,>(r: unknown) => ((r as { rows?: T[] }).rows ?? (r as T[])) as T[];
 
 t.test('words too frequent for the candidate budget still find passages that hold them, best first', async (t) => {
   const { request, login, database, config } = await testApp(t);
   const token = await login('owner@example.com');
   const project = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Ops' } })).body;
-  const [org] = rows<{ id: number }>(await database.db.execute(sql`select id from organizations where slug = 'default'`));
+  const [org] = rowsOf<{ id: number }>(await database.db.execute(sql`select id from organizations where slug = 'default'`));
   const orgId = org!.id;
   const { id: submissionId } = await withTenant(database.db, { orgId, userId: null }, (tx) =>
     createSubmission(tx, { orgId, userId: 1, sessionId: null }, planLimits(config, 'free'), { kind: 'text', projectId: project.id, title: 'Ospreys', sensitivityLevel: 'internal', content: Buffer.from('placeholder') }),

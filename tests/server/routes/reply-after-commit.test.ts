@@ -2,7 +2,7 @@ import t from 'tap';
 import { createSubmission } from '../../../server/ai/ingest.js';
 import { planLimits } from '../../../server/ai/limits.js';
 import { withTenant } from '../../../server/db/tenant.js';
-import { testApp } from '../../helpers.js';
+import { rowsOf, testApp } from '../../helpers.js';
 
 // A client that reads right after a write's answer must see the write: the answer may only go out once
 // the transaction committed. The tenancy plugin refuses a reply sent while inTenant's transaction is open
@@ -12,10 +12,7 @@ import { testApp } from '../../helpers.js';
 t.test('write routes answer after their transaction committed', async (t) => {
   const { request, login, database, config } = await testApp(t);
   const token = await login('owner@example.com');
-  const rows = async (text: string) => {
-    const r = (await database.db.execute(text)) as unknown as { rows?: Record<string, unknown>[] };
-    return (r.rows ?? r) as Record<string, unknown>[];
-  };
+  const rows = async (text: string) => rowsOf(await database.db.execute(text));
   const count = async (table: string, id: string | number) => Number((await rows(`select count(*)::int as n from ${table} where id = '${id}'`))[0]!.n);
   await rows(`create function slow_commit() returns trigger language plpgsql as $$ begin perform pg_sleep(0.3); return null; end $$`);
   for (const table of ['tag_types', 'tags', 'chats', 'submissions']) {

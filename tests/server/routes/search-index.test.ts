@@ -9,7 +9,7 @@ import type { RequestContext } from '../../../server/resources/define.js';
 import { resources } from '../../../server/resources/index.js';
 import { tagResource } from '../../../server/resources/tags.js';
 import { defineResource } from '../../../server/resources/define.js';
-import { testApp, type TestApp } from '../../helpers.js';
+import { rowsOf, testApp, type TestApp } from '../../helpers.js';
 
 // `q` on tags is answered from search_words (server/lib/list-query.ts, searchMatches) when the list is
 // in its default order: it must find exactly what ILIKE over the names finds, a substring anywhere,
@@ -126,7 +126,7 @@ t.test('the word index is tenant data: row level security, and gone with its org
   }
   await database.db.execute(sql`delete from organizations where id = ${b.id}`);
   const left = await database.db.execute(sql`select count(*)::int as n from search_words where organization_id = ${b.id}`);
-  t.equal(((left as unknown as { rows?: { n: number }[] }).rows ?? (left as unknown as { n: number }[]))[0]!.n, 0);
+  t.equal(rowsOf<{ n: number }>(left)[0]!.n, 0);
 });
 
 t.test('which lists use the word index, and which definitions may have one', async (t) => {
@@ -152,7 +152,7 @@ t.test('every definition with a search index has its triggers, with its sort and
     const table = getTableConfig(def.table).name;
     const result = await database.db.execute(sql`
       select tgname, encode(tgargs, 'escape') as args from pg_trigger where tgrelid = ${table}::regclass and tgname like '%search_words%' order by tgname`);
-    const rows = ((result as unknown as { rows?: { tgname: string; args: string }[] }).rows ?? (result as unknown as { tgname: string; args: string }[]));
+    const rows = rowsOf<{ tgname: string; args: string }>(result);
     const args = [def.sort[0]![0], ...def.search].map((a) => `${a}\\000`).join('');
     t.same(rows, ['delete', 'insert', 'update'].map((op) => ({ tgname: `${table}_search_words_${op}`, args })), `${def.model}: insert, update and delete triggers`);
   }
@@ -176,7 +176,9 @@ t.test('under row level security a search reads its indexes, on the one generic 
       await tx.execute(sql.raw(`prepare search_page as ${page.query.sql}`));
       const result = await tx.execute(sql.raw(`explain execute search_page(${values.join(', ')})`));
       await tx.execute(sql.raw('deallocate search_page'));
-      return ((result as unknown as { rows?: Record<string, string>[] }).rows ?? (result as unknown as Record<string, string>[])).map((r) => Object.values(r)[0]).join('\n');
+      return rowsOf(result)
+        .map((r) => Object.values(r)[0])
+        .join('\n');
     });
   // On PostgreSQL 15 a pattern built in the query with `||` (not leakproof) kept the vocabulary from its
   // index under row level security (80 ms a search on the bench); PGlite's newer planner allows it.
