@@ -76,6 +76,8 @@ export async function freshDatabase(t: Test): Promise<{ database: Database; url?
 export interface TestApp {
   app: FastifyInstance;
   database: Database;
+  /** PostgreSQL only: the test database's URL, for a connection outside the app's pool. */
+  url?: string;
   config: Config;
   /** Mail the app sent (sign-in codes, reports), newest last. */
   outbox: Mail[];
@@ -88,7 +90,7 @@ export interface TestApp {
 }
 
 export async function testApp(t: Test, env: Record<string, string> = {}): Promise<TestApp> {
-  const { database } = await freshDatabase(t);
+  const { database, url } = await freshDatabase(t);
   const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: 'test-secret-test-secret-test-secret-42', ADMIN_DIST: 'dist/no-admin-in-tests', ...env });
   const outbox: Mail[] = [];
   // With SMTP_URL set the app's own SMTP mailer runs (tests start a real SMTP server); else mail lands in `outbox`.
@@ -127,5 +129,5 @@ export async function testApp(t: Test, env: Record<string, string> = {}): Promis
     return { slug: org.slug, id: org.id, token: app.jwt.sign({ sub: String(user!.id), email: ownerEmail }, { expiresIn: '1h' }) };
   };
 
-  return { app, database, config, outbox, request, login, organization };
+  return { app, database, url, config, outbox, request, login, organization };
 }

@@ -11,6 +11,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
 import * as schema from './schema/index.js';
+import { commitsSettled } from './tenant.js';
 
 type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -40,12 +41,20 @@ export interface DatabaseOptions {
   snapshot?: Blob;
 }
 
+/** How long closing a PostgreSQL pool waits for its connections' statements before cutting them. */
+export const POOL_CLOSE_SECONDS = 5;
+
 /** Opens the database and applies the committed migrations. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url) {
     const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {} });
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
-    return migrated({ db, kind: 'postgres', close: () => client.end({ timeout: 5 }) }, () => migratePostgres(db as never, { migrationsFolder }));
+    // Connections still busy after POOL_CLOSE_SECONDS are cut.
+    const close = async () => {
+      await commitsSettled(client);
+      await client.end({ timeout: POOL_CLOSE_SECONDS });
+    };
+    return migrated({ db, kind: 'postgres', close }, () => migratePostgres(db as never, { migrationsFolder }));
   }
   if (!options.dataDir.startsWith('memory://')) mkdirSync(options.dataDir, { recursive: true });
   const client = await PGlite.create(options.dataDir, { extensions: { pg_trgm, btree_gin }, loadDataDir: options.snapshot });

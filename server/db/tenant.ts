@@ -83,6 +83,19 @@ export function withTenant<T>(db: Db, scope: TenantScope, fn: (tx: Tx) => Promis
 }
 
 /**
+ * Per pool, the COMMITs still out after their answer went (read-only and one-round transactions hand
+ * their connection back once COMMIT returns). Closing the pool waits for them first: postgres.js keeps
+ * a connection that is handed back after end() began, and end() then waits out its whole timeout.
+ */
+const commitsInFlight = new WeakMap<object, Set<Promise<void>>>();
+
+/** Resolves once no COMMIT of `client`'s transactions is still out. */
+export async function commitsSettled(client: object) {
+  const pending = commitsInFlight.get(client);
+  while (pending?.size) await Promise.allSettled([...pending]);
+}
+
+/**
  * The same transaction on postgres.js, without the round trips postgres.js's own begin() costs (it
  * waits for BEGIN before the first query; every round trip costs a request dearly, see
  * bench/README.md). BEGIN and the scope go out in one write. A writer's `fn` starts once both
@@ -113,8 +126,11 @@ async function pipelinedTenant<T>(root: RootSession, params: string[], fn: (tx: 
   ready.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
   const release = () => {
     finished = true;
-    if (committed) void committed.then(() => reserved.release());
-    else reserved.release();
+    if (!committed) return reserved.release();
+    const handedBack = committed.then(() => reserved.release());
+    const pending = commitsInFlight.get(client) ?? commitsInFlight.set(client, new Set()).get(client)!;
+    pending.add(handedBack);
+    void handedBack.then(() => pending.delete(handedBack));
   };
   let result: T;
   try {

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { sql, type SQL } from 'drizzle-orm';
 import PgBoss from 'pg-boss';
-import type { Database, Tx } from '../db/client.js';
+import { rowsOf, type Database, type Tx } from '../db/client.js';
 
 /** What pg-boss runs its SQL on: the app's database, or one open transaction. */
 export interface SqlExecutor {
@@ -39,7 +39,7 @@ export interface Queue {
   readonly running: boolean;
   /** Starts pg-boss and the registered workers and schedules (idempotent). */
   start(): Promise<void>;
-  /** Stops taking jobs and waits (up to 10 s) for the running ones to finish. */
+  /** Stops taking jobs, waits (up to 10 s) for the running ones to finish, then for its statements in flight. */
   stop(): Promise<void>;
   /** Emits 'failed' (name, error) when a handler throws; handlers report their own state too. */
   events: EventEmitter;
@@ -110,8 +110,7 @@ export function inTransaction(tx: Tx): SqlExecutor {
     async executeSql(text, values = []) {
       const params = jsonParams(values);
       const chunks: SQL[] = text.split(/\$(\d+)/).map((part, i) => (i % 2 ? sql`${params[Number(part) - 1] ?? null}` : sql.raw(part)));
-      const result = (await tx.execute(sql.join(chunks))) as unknown as { rows?: unknown[] } | unknown[];
-      return { rows: Array.isArray(result) ? [...result] : (result.rows ?? []) };
+      return { rows: [...rowsOf(await tx.execute(sql.join(chunks)))] };
     },
   };
 }
@@ -131,9 +130,30 @@ export interface QueueOptions {
   pollingIntervalSeconds?: number;
 }
 
+/**
+ * The executor with the statements it is running: pg-boss's stop() clears its timers but does not wait
+ * for the statements they started (a schedule check, a poll). Closing the pool under one made it wait
+ * out its 5-second timeout and then cut the connection.
+ */
+function tracked(executor: SqlExecutor): SqlExecutor & { settled(): Promise<void> } {
+  const running = new Set<Promise<SqlResult>>();
+  return {
+    executeSql(text, values) {
+      const statement = executor.executeSql(text, values);
+      running.add(statement);
+      const done = () => void running.delete(statement);
+      statement.then(done, done);
+      return statement;
+    },
+    async settled() {
+      while (running.size) await Promise.allSettled([...running]);
+    },
+  };
+}
+
 export function createQueue(database: Database, opts: QueueOptions = {}): Queue {
   const poll = opts.pollingIntervalSeconds ?? 2;
-  const db = adapter(database);
+  const db = tracked(adapter(database));
   const boss = new PgBoss({
     db,
     schema: 'pgboss',
@@ -248,6 +268,7 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
       stopped = true;
       await started.catch(() => undefined);
       await boss.stop({ graceful: true, wait: true, timeout: 10_000, close: false } as never);
+      await db.settled();
     },
   };
   return queue;

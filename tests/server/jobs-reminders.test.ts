@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import t from 'tap';
 import { TASK_REMINDERS_JOB } from '../../server/jobs/app-jobs.js';
 import { organizations, tasks } from '../../server/db/schema/index.js';
-import { testApp } from '../helpers.js';
+import { rowsOf, testApp } from '../helpers.js';
 import { smtpMailbox } from './smtp-mailbox.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,8 +30,7 @@ t.test("the scheduled sweep e-mails a due task's owner in every organization, no
   ]);
   await app.ready();
 
-  const result = (await database.db.execute(sql`select name, cron, timezone from pgboss.schedule`)) as unknown as { rows?: unknown[] } | unknown[];
-  const schedules = (Array.isArray(result) ? result : result.rows!) as { name: string; cron: string; timezone: string }[];
+  const schedules = rowsOf<{ name: string; cron: string; timezone: string }>(await database.db.execute(sql`select name, cron, timezone from pgboss.schedule`));
   t.same(
     schedules.map((s) => ({ ...s })),
     [{ name: TASK_REMINDERS_JOB, cron: '* * * * *', timezone: 'UTC' }],

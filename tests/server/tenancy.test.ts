@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import t from 'tap';
 import { tags } from '../../server/db/schema/index.js';
+import { POOL_CLOSE_SECONDS } from '../../server/db/client.js';
 import { withTenant } from '../../server/db/tenant.js';
 import { literalLimit, textSortKey } from '../../server/lib/list-query.js';
 import { rowsOf, testApp } from '../helpers.js';
@@ -146,6 +147,25 @@ t.test('a one-round transaction refuses a query sent after its COMMIT instead of
     return tx.execute(sql`select current_setting('app.org_id', true) as org`);
   }, oneRound).catch((err: Error) => err);
   t.match((late as Error & { cause?: Error }).cause?.message, /sent a query after its COMMIT/, 'a second round is refused');
+});
+
+t.test('closing the pool right after a read-only answer waits for its COMMIT, not for the pool to cut connections', async (t) => {
+  const { database, organization } = await testApp(t);
+  if (database.kind !== 'postgres') return t.plan(0, 'COMMIT follows the answer on PostgreSQL only');
+  const a = await organization('closing');
+  // The answer comes before its COMMIT returns (TenantOptions.readOnly): the COMMIT is still out.
+  await withTenant(database.db, { orgId: a.id, userId: null }, (tx) => tx.select().from(tags), { readOnly: true });
+  // postgres.js cuts the connections still busy when a timer of POOL_CLOSE_SECONDS fires.
+  const realSetTimeout = globalThis.setTimeout;
+  let cut = false;
+  globalThis.setTimeout = ((fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) =>
+    realSetTimeout(ms === POOL_CLOSE_SECONDS * 1000 ? (...late: unknown[]) => ((cut = true), fn(...late)) : fn, ms, ...args)) as typeof setTimeout;
+  try {
+    await database.close();
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+  }
+  t.notOk(cut, 'the pool closed once the COMMIT was through, not when its timeout cut the connection');
 });
 
 t.test('an unfiltered list page plans once: generic plans for the transaction, its LIMIT written out', async (t) => {
