@@ -1,4 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import postgres from 'postgres';
 import tap, { type Test } from 'tap';
@@ -10,17 +13,44 @@ export { rowsOf };
 import type { Mail } from '../server/services/mail.js';
 
 /**
- * Migrating is most of what a fresh database costs, so each test process migrates once and clones
- * that: a PGlite data-folder snapshot, or a PostgreSQL template database (dropped when the file ends).
+ * Migrating is most of what a fresh database costs, so it happens once and is cloned: a PGlite
+ * data-folder snapshot (kept on disk, see snapshotFile), or a PostgreSQL template database per test
+ * process (dropped when the file ends).
  */
 let pgliteSnapshot: Promise<Blob> | undefined;
 let postgresTemplate: Promise<string> | undefined;
 
+/**
+ * The snapshot is also kept on disk for the other test processes: PGlite's initdb and the migrations
+ * take about 5 s, which each of the suite's files paid again. The file is named by what makes the
+ * snapshot (PGlite's version, the migrations, the code that opens the database), so a change to any
+ * of them makes a new one.
+ */
+function snapshotFile(): string {
+  const root = join(import.meta.dirname, '..');
+  const hash = createHash('sha256');
+  const migrations = join(root, 'migrations');
+  for (const name of readdirSync(migrations, { recursive: true, encoding: 'utf8' }).sort()) {
+    if (name.endsWith('.sql') || name.endsWith('.json')) hash.update(name).update(readFileSync(join(migrations, name)));
+  }
+  hash.update(readFileSync(join(root, 'node_modules', '@electric-sql', 'pglite', 'package.json')));
+  hash.update(readFileSync(join(root, 'server', 'db', 'client.ts')));
+  return join(root, 'node_modules', '.cache', 'firewatch', `pglite-${hash.digest('hex').slice(0, 16)}.tar`);
+}
+
 function migratedPglite(): Promise<Blob> {
   pgliteSnapshot ??= (async () => {
+    const file = snapshotFile();
+    const kept = await readFile(file).catch(() => undefined);
+    if (kept) return new Blob([kept]);
     const database = await openDatabase({ dataDir: 'memory://' });
     const blob = await database.dump!();
     await database.close();
+    // Written aside and renamed: a process starting meanwhile reads a whole file or none.
+    const partial = `${file}.${process.pid}`;
+    await mkdir(join(file, '..'), { recursive: true });
+    await writeFile(partial, new Uint8Array(await blob.arrayBuffer()));
+    await rename(partial, file);
     return blob;
   })();
   return pgliteSnapshot;
