@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
+import { signInAsAdmin } from './checks.js';
 import { useMailbox } from './mailbox.js';
 
 /**
@@ -8,8 +9,10 @@ import { useMailbox } from './mailbox.js';
  * e-mailed code, makes a tag type and a tag through the screens, finds the tag with the list filter,
  * switches to dark mode and logs out. Each step's screenshot is kept in test-results/foundation/.
  * Then the shell's rules: empty path, signed-out redirect, persistent errors, stored preferences.
+ * These run with motion, as most people see the app (the other specs ask for less motion).
  */
 test.describe.configure({ mode: 'serial' });
+test.use({ reducedMotion: 'no-preference' });
 
 const shots = join(import.meta.dirname, '..', '..', 'test-results', 'foundation');
 mkdirSync(shots, { recursive: true });
@@ -197,4 +200,30 @@ test('preferences live under the spec’s localStorage keys: dark_theme, mini_na
   await page.getByRole('button', { name: 'Exit full screen' }).click();
   await expect.poll(() => page.evaluate(() => !!document.fullscreenElement)).toBe(false);
   await page.context().close();
+});
+
+test('asking the system for less motion (prefers-reduced-motion) opens the drawer at once; otherwise it slides', async ({ browser }) => {
+  for (const reducedMotion of ['no-preference', 'reduce'] as const) {
+    const page = await (await browser.newContext({ reducedMotion })).newPage();
+    await signInAsAdmin(page);
+    await expect(page.locator('.RaSidebar-paper')).toHaveCSS('width', '80px');
+    // Pressed inside the page, so no time passes between the press and the look: the drawer's width
+    // and what is moving once React has rendered the press (a microtask later).
+    const justAfter = await page.getByRole('button', { name: 'Open menu' }).evaluate(async (button) => {
+      (button as HTMLElement).click();
+      await Promise.resolve();
+      return {
+        width: document.querySelector('.RaSidebar-paper')!.getBoundingClientRect().width,
+        // Longer than a millisecond: inputs run a 10 ms keyframe (1 ms here) to notice autofill; it does not move.
+        moving: document.getAnimations().filter((a) => a.playState === 'running' && Number(a.effect?.getComputedTiming().duration) > 1).length,
+      };
+    });
+    if (reducedMotion === 'reduce') expect(justAfter).toEqual({ width: 250, moving: 0 });
+    else {
+      expect(justAfter.width).toBeLessThan(250);
+      expect(justAfter.moving).toBeGreaterThan(0);
+    }
+    await expect(page.locator('.RaSidebar-paper')).toHaveCSS('width', '250px');
+    await page.context().close();
+  }
 });
