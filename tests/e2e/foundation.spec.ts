@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Browser, type BrowserContextOptions, type Page } from '@playwright/test';
 import { signInAsAdmin } from './checks.js';
 import { useMailbox } from './mailbox.js';
 
@@ -20,8 +20,8 @@ const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `
 
 const codeFor = useMailbox();
 
-async function newPage(browser: Browser) {
-  return (await browser.newContext()).newPage();
+async function newPage(browser: Browser, options?: BrowserContextOptions) {
+  return (await browser.newContext(options)).newPage();
 }
 
 /** From the landing page's Sign in link, with a code sent to `email`. */
@@ -204,7 +204,7 @@ test('preferences live under the spec’s localStorage keys: dark_theme, mini_na
 
 test('asking the system for less motion (prefers-reduced-motion) opens the drawer at once; otherwise it slides', async ({ browser }) => {
   for (const reducedMotion of ['no-preference', 'reduce'] as const) {
-    const page = await (await browser.newContext({ reducedMotion })).newPage();
+    const page = await newPage(browser, { reducedMotion });
     await signInAsAdmin(page);
     await expect(page.locator('.RaSidebar-paper')).toHaveCSS('width', '80px');
     // Pressed inside the page, so no time passes between the press and the look: the drawer's width
