@@ -7,22 +7,41 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { registerAiScope, registerAiWorkspace } from './ai/plugin.js';
-import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/client.js';
-import { registerAppJobs } from './jobs/app-jobs.js';
-import { registerErrorHandling, httpError } from './errors.js';
-import { registerTenancy } from './plugins/tenancy.js';
-import { resources } from './resources/index.js';
-import { registerAuthRoutes } from './routes/auth.js';
-import { registerCatalogRoutes } from './routes/catalog.js';
-import { registerCrud } from './routes/crud.js';
-import { registerMetaRoutes } from './routes/meta.js';
-import { registerProjectRoutes } from './routes/projects.js';
-import { registerCaseRoutes } from './routes/cases.js';
-import { registerIncidentRoutes } from './routes/incidents.js';
-import { registerTaskRoutes } from './routes/tasks.js';
-import { ensureDefaults, jwtSecret } from './services/auth.js';
-import { createMailer, type Mailer } from './services/mail.js';
+import type { Config } from './core/config.js';
+import { openDatabase, type Database } from './core/db/client.js';
+import { registerAppJobs } from './app-jobs.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling, httpError } from './core/errors.js';
+import { refuseNul } from './core/input.js';
+import { registerTenancy } from './core/tenancy.js';
+import { resources } from './resources.js';
+import { registerAuthRoutes } from './accounts/routes.js';
+import { registerCatalogRoutes } from './knowledge/routes.js';
+import { registerCrud } from './engine/crud.js';
+import { registerMetaRoutes } from './engine/meta.js';
+import { registerProjectRoutes } from './projects/routes.js';
+import { registerCaseRoutes } from './cases/routes.js';
+import { registerIncidentRoutes } from './incidents/routes.js';
+import { registerTaskRoutes } from './tasks/routes.js';
+import { registerSignalJobs } from './signals/ingest.js';
+import { registerSignalRoutes } from './signals/routes.js';
+import { ensureDefaults, jwtSecret } from './accounts/service.js';
+import { createMailer, type Mailer } from './core/mail.js';
+import { loadSecretKeys } from './plugins/secrets.js';
+import { registerPluginRoutes } from './plugins/routes.js';
+import { registerWorkflowJobs } from './workflows/jobs.js';
+import { registerWorkflowRoutes } from './workflows/routes.js';
+import { registerWebhookJobs } from './webhooks/delivery.js';
+import { registerWebhookRoutes } from './webhooks/routes.js';
+import { registerDrain } from './core/http/drain.js';
+import { registerHealth } from './core/http/health.js';
+import { registerMetrics } from './core/http/metrics.js';
+import { requestIdOptions, registerRequestId } from './core/http/request-id.js';
+import { registerSecurityHeaders } from './core/http/security.js';
+import { registerInvitationRoutes } from './accounts/invitation-routes.js';
+import { serializeRequest } from './core/redact.js';
+import { registerResources } from './engine/registry.js';
+import { registerRowVisibility } from './engine/visibility.js';
+import { incidentVisibility } from './incidents/common.js';
 
 export interface AppOptions {
   config: Config;
@@ -31,17 +50,35 @@ export interface AppOptions {
   /** Replaces the SMTP/log mailer. */
   mailer?: Mailer;
   logger?: boolean;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
 }
+
+/** Largest request line and headers, together (see buildApp). */
+export const MAX_HEADER_BYTES = 96 * 1024;
 
 /** Builds the whole Fastify app (API, docs, admin files) without listening. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.LOG_LEVEL, redact: ['req.headers.authorization'] },
+    logger:
+      options.logger === false
+        ? false
+        : { level: config.LOG_LEVEL, redact: ['req.headers.authorization'], serializers: { req: serializeRequest as never }, ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: config.BODY_LIMIT,
-    trustProxy: true,
-    return503OnClosing: true,
+    // X-Forwarded-For is believed only from the proxies named in TRUST_PROXY; by default req.ip is the peer.
+    trustProxy: config.TRUST_PROXY ? config.TRUST_PROXY.split(',').map((p) => p.trim()) : false,
+    // registerDrain answers 503 in the API's error shape instead.
+    return503OnClosing: false,
+    ...requestIdOptions,
+    // The request line and headers may take 96 KB (Node's default is 16 KB), so a filter of the
+    // documented 20,000 characters fits in a URL even when every character is percent-encoded.
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    clientErrorHandler,
+    frameworkErrors,
   });
+  registerRequestId(app);
+  registerDrain(app);
   const database = options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }));
   if (!options.database) app.addHook('onClose', () => database.close());
   app.decorate('db', database.db);
@@ -57,14 +94,35 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  await registerSecurityHeaders(app);
+  registerMetrics(app, database);
+  // PostgreSQL text cannot hold NUL: refused in the path and query before the organization is looked
+  // up, and in the body before validation, so no route sends one to the database. A path or query
+  // can only hold one written as %00 (Node refuses a raw NUL), so other URLs cost one scan.
+  const nulCheck = (parts: () => Record<string, unknown>, done: (err?: Error) => void) => {
+    try {
+      refuseNul(parts());
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  };
+  app.addHook('onRequest', (req, _reply, done) => (req.url.includes('%00') ? nulCheck(() => ({ path: req.params, query: req.query }), done) : done()));
+  app.addHook('preValidation', (req, _reply, done) => (req.body !== undefined ? nulCheck(() => ({ body: req.body }), done) : done()));
 
   const secret = await jwtSecret(database.db, config.JWT_SECRET);
   // Verified tokens are remembered (fast-jwt's LRU, keyed by a hash of the token, each entry no longer
   // than the token's own expiry): checking the signature was about 4% of a list request's CPU.
-  await app.register(fastifyJwt, { secret, verify: { cache: 1000 } });
+  // A token must expire and name its session (`sid`), so that signing out can end it.
+  await app.register(fastifyJwt, { secret, verify: { cache: 1000, requiredClaims: ['exp', 'sid'] } });
   await ensureDefaults(database.db, { adminEmail: config.FIREWATCH_ADMIN_EMAIL, adminPassword: config.FIREWATCH_ADMIN_PASSWORD, trialDays: config.TRIAL_DAYS });
   const mailer = options.mailer ?? createMailer(config.SMTP_URL, config.MAIL_FROM, app.log);
+  app.decorate('mailer', mailer);
   await registerAppJobs(app, { mailer });
+  await registerSignalJobs(app);
+  await loadSecretKeys(database.db, config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS);
+  await registerWorkflowJobs(app, { mailer });
+  await registerWebhookJobs(app);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -77,19 +135,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(fastifySwaggerUi, { routePrefix: '/api/v1/docs' });
 
   app.get('/api/v1/healthcheck', { schema: { hide: true } }, async () => ({ status: 'ok', database: database.kind }));
+  registerHealth(app, database);
 
   await app.register(
     async (scope) => {
       registerTenancy(scope);
       registerAuthRoutes(scope, { mailer, secret });
       registerProjectRoutes(scope);
+      registerResources(resources);
+      registerRowVisibility(incidentVisibility);
       registerMetaRoutes(scope, resources);
       for (const def of resources) registerCrud(scope, def);
+      registerInvitationRoutes(scope);
       registerAiScope(scope);
       registerCatalogRoutes(scope, resources);
       registerIncidentRoutes(scope, { mailer });
       registerCaseRoutes(scope);
       registerTaskRoutes(scope, { mailer });
+      registerSignalRoutes(scope);
+      registerPluginRoutes(scope);
+      registerWorkflowRoutes(scope);
+      registerWebhookRoutes(scope);
     },
     { prefix: '/api/v1/:organization' },
   );

@@ -6,11 +6,11 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import postgres from 'postgres';
 import tap, { type Test } from 'tap';
 import { buildApp } from '../server/app.js';
-import { loadConfig, type Config } from '../server/config.js';
-import { openDatabase, rowsOf, type Database } from '../server/db/client.js';
+import { loadConfig, type Config } from '../server/core/config.js';
+import { openDatabase, rowsOf, type Database } from '../server/core/db/client.js';
 
 export { rowsOf };
-import type { Mail } from '../server/services/mail.js';
+import type { Mail } from '../server/core/mail.js';
 
 /**
  * Migrating is most of what a fresh database costs, so it happens once and is cloned: a PGlite
@@ -34,7 +34,7 @@ function snapshotFile(): string {
     if (name.endsWith('.sql') || name.endsWith('.json')) hash.update(name).update(readFileSync(join(migrations, name)));
   }
   hash.update(readFileSync(join(root, 'node_modules', '@electric-sql', 'pglite', 'package.json')));
-  hash.update(readFileSync(join(root, 'server', 'db', 'client.ts')));
+  hash.update(readFileSync(join(root, 'server', 'core', 'db', 'client.ts')));
   return join(root, 'node_modules', '.cache', 'firewatch', `pglite-${hash.digest('hex').slice(0, 16)}.tar`);
 }
 
@@ -117,6 +117,8 @@ export interface TestApp {
   login(email: string, opts?: { org?: string; role?: 'Owner' | 'Manager' | 'Admin' | 'Member' }): Promise<string>;
   /** Creates an organization owned by `ownerEmail`; returns its slug and the owner's token there. */
   organization(slug: string, ownerEmail?: string): Promise<{ slug: string; id: number; token: string }>;
+  /** A single-use socket ticket for a signed-in token (POST /auth/ws-ticket), for `…/ws?ticket=`. */
+  ticket(token: string, org?: string): Promise<string>;
 }
 
 export async function testApp(t: Test, env: Record<string, string> = {}): Promise<TestApp> {
@@ -127,9 +129,10 @@ export async function testApp(t: Test, env: Record<string, string> = {}): Promis
   const mailer = env.SMTP_URL ? undefined : async (m: Mail) => void outbox.push(m);
   const app = await buildApp({ config, database, logger: false, mailer });
   t.teardown(() => app.close());
-  const { memberships, organizations, users } = await import('../server/db/schema/index.js');
+  const { memberships, organizations, users } = await import('../server/schema.js');
   const { eq, and } = await import('drizzle-orm');
-  const { createOrganization } = await import('../server/services/auth.js');
+  const { createOrganization } = await import('../server/accounts/service.js');
+  const { startSession } = await import('../server/core/sessions.js');
 
   const request: TestApp['request'] = async ({ token, headers, ...opts }) => {
     const res = await app.inject({ ...opts, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } } as InjectOptions);
@@ -150,14 +153,20 @@ export async function testApp(t: Test, env: Record<string, string> = {}): Promis
     const [existing] = await db.select().from(memberships).where(and(eq(memberships.organization_id, org!.id), eq(memberships.user_id, user!.id)));
     if (!existing) await db.insert(memberships).values({ organization_id: org!.id, user_id: user!.id, role: opts.role ?? 'Owner' });
     else if (opts.role) await db.update(memberships).set({ role: opts.role }).where(and(eq(memberships.organization_id, org!.id), eq(memberships.user_id, user!.id)));
-    return app.jwt.sign({ sub: String(user!.id), email }, { expiresIn: '1h' });
+    return startSession(app, { id: user!.id, email }, '1h');
   };
 
   const organization: TestApp['organization'] = async (slug, ownerEmail = `owner@${slug}.test`) => {
     const [user] = await database.db.insert(users).values({ email: ownerEmail }).onConflictDoUpdate({ target: users.email, set: { email: ownerEmail } }).returning();
     const org = await createOrganization(database.db, { name: slug, description: `${slug} org`, slug }, user!.id, config.TRIAL_DAYS);
-    return { slug: org.slug, id: org.id, token: app.jwt.sign({ sub: String(user!.id), email: ownerEmail }, { expiresIn: '1h' }) };
+    return { slug: org.slug, id: org.id, token: await startSession(app, { id: user!.id, email: ownerEmail }, '1h') };
   };
 
-  return { app, database, url, config, outbox, request, login, organization };
+  const ticket: TestApp['ticket'] = async (token, org = 'default') => {
+    const res = await request({ method: 'POST', url: `/api/v1/${org}/auth/ws-ticket`, token });
+    if (res.status !== 200) throw new Error(`ws-ticket answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body.ticket as string;
+  };
+
+  return { app, database, url, config, outbox, request, login, organization, ticket };
 }

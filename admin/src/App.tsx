@@ -5,7 +5,7 @@ import { Notification } from './layout/Notification.js';
 import { IntoOrganization, OrganizationGuard } from './layout/OrganizationGuard.js';
 import { shellStore } from './layout/store.js';
 import { SPEC_ROUTE_ALIASES } from './specRoutes.js';
-import { loadMeta, plural, representation } from './meta.js';
+import { loadMeta } from './meta.js';
 import { organization, storage } from './org.js';
 import { ChatPage } from './pages/chat/ChatPage.js';
 import { LandingPage } from './pages/landing/LandingPage.js';
@@ -44,9 +44,9 @@ async function resources() {
           list={screens.list}
           create={m.routes.create ? screens.create : undefined}
           edit={m.routes.update ? screens.edit : undefined}
-          recordRepresentation={(r) => representation(r)}
+          recordRepresentation={m.recordRepresentation}
           // Polyglot picks the singular or plural side of "Tag |||| Tags".
-          options={{ label: `${m.label} |||| ${plural(m.label)}`, menuLabel: screens.menuLabel ?? plural(m.label) }}
+          options={{ label: `${m.label} |||| ${m.labelPlural}`, menuLabel: screens.menuLabel ?? m.labelPlural }}
         />
       );
     });

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../server/core/config.js';
 
 /** Listens on an ephemeral loopback port; returns the base URL. */
 export async function listen(app: FastifyInstance): Promise<string> {

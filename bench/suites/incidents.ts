@@ -10,7 +10,8 @@
  */
 import Fastify from 'fastify';
 import type postgres from 'postgres';
-import { countCap } from '../../server/lib/list-query.js';
+import { countCap } from '../../server/engine/list-query.js';
+import { startSession } from '../../server/core/sessions.js';
 import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
 import { appVsFloor, printFloorTable, type FloorScenario } from '../lib/floor.js';
 import { defaultLoad } from '../lib/load.js';
@@ -157,7 +158,7 @@ async function startFloor(url: string) {
     const params = [Number(req.query.org), req.query.since, req.query.email];
     const cap = countCap((page - 1) * PAGE, PAGE);
     const [items, counted] = await Promise.all([
-      // The app's shape: the page's id window, then its rows (the list route in server/routes/crud.ts).
+      // The app's shape: the page's id window, then its rows (the list route in server/engine/crud.ts).
       sql.unsafe(`select ${SLIM} from incidents i where i.id in (select i.id from incidents i where ${LIST_WHERE} order by i.reported_at desc, i.id asc limit ${PAGE} offset ${(page - 1) * PAGE}) order by i.reported_at desc, i.id asc`, params, { prepare: true }),
       sql.unsafe(`select least(count(*)::int, ${cap}) as total from (select 1 from incidents i where ${LIST_WHERE} limit ${cap + 1}) counted`, params, { prepare: true }),
     ]);
@@ -194,7 +195,7 @@ const suite: Suite = {
         join users u on u.email = 'responder@' || o.slug || '.bench'
         where o.slug like 'bench-%' order by o.slug`) as unknown as Org[];
       if (orgs.length !== ORGS) throw new Error(`Expected ${ORGS} bench organizations, found ${orgs.length}.`);
-      const tokens = orgs.map((o) => app.jwt.sign({ sub: String(o.userId), email: o.email }, { expiresIn: '1h' }));
+      const tokens = await Promise.all(orgs.map((o) => startSession(app, { id: o.userId, email: o.email }, '1h')));
       // Open incidents of every organization spread over the id range, for the single GET.
       const picks = (await sql`
         select organization_id as org, id from (

@@ -7,8 +7,8 @@
  */
 import type postgres from 'postgres';
 import { retrieve } from '../../server/ai/retrieve.js';
-import { openDatabase } from '../../server/db/client.js';
-import { withTenant } from '../../server/db/tenant.js';
+import { openDatabase } from '../../server/core/db/client.js';
+import { withTenant } from '../../server/core/db/tenant.js';
 import { generateCorpus, rng } from '../corpus/generate.js';
 import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
 import type { Suite } from '../lib/suite.js';

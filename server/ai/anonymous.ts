@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
-import { anonymousSessions } from '../db/schema/index.js';
-import { withTenant } from '../db/tenant.js';
-import { httpError } from '../errors.js';
+import { and, eq, gt, sql } from 'drizzle-orm';
+import type { Db } from '../core/db/client.js';
+import { anonymousSessions } from './tables.js';
+import { withTenant } from '../core/db/tenant.js';
+import { httpError } from '../core/errors.js';
+import { ANONYMOUS_KEY_PREFIX } from '../core/context.js';
 
-export const ANONYMOUS_KEY_PREFIX = 'fwanon_';
 export const NO_SESSION = 'No authentication or temporary session found';
 
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
@@ -27,14 +27,21 @@ export async function createAnonymousSession(db: Db, orgId: number, days: number
   return { key, session: { id: row!.id, orgId, expires_at: row!.expires_at, created_at: row!.created_at } };
 }
 
-/** The live session for a key in this organization, or null (unknown, expired, other organization). */
+/** The live session for a key in this organization, or null (unknown, expired, other organization, landing page switched off). */
 export async function findAnonymousSession(db: Db, orgId: number, key: string | undefined | null): Promise<AnonymousSession | null> {
   if (!key || !key.startsWith(ANONYMOUS_KEY_PREFIX) || key.length > 100) return null;
   return withTenant(db, { orgId, userId: null }, async (tx) => {
     const [row] = await tx
       .update(anonymousSessions)
       .set({ last_seen_at: new Date() })
-      .where(and(eq(anonymousSessions.organization_id, orgId), eq(anonymousSessions.key_hash, hashKey(key)), gt(anonymousSessions.expires_at, new Date())))
+      .where(
+        and(
+          eq(anonymousSessions.organization_id, orgId),
+          eq(anonymousSessions.key_hash, hashKey(key)),
+          gt(anonymousSessions.expires_at, new Date()),
+          sql`exists (select 1 from organizations o where o.id = ${orgId} and o.anonymous_access)`,
+        ),
+      )
       .returning();
     return row ? { id: row.id, orgId, expires_at: row.expires_at, created_at: row.created_at } : null;
   });

@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import type { ChunkPlace, MessageSource } from '../db/schema/ai.js';
+import type { Config } from '../core/config.js';
+import type { ChunkPlace, MessageSource } from './tables.js';
 import { sentences } from './chunk.js';
 import { modelSettings, ModelError, streamCompletion, type ChatMessage } from './llm.js';
 import type { Passage } from './retrieve.js';

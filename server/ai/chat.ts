@@ -1,14 +1,16 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { Config } from '../config.js';
-import type { Db, Executor } from '../db/client.js';
-import { chatMessages, chats, messageFeedback, projects, type MessageSource } from '../db/schema/index.js';
-import type { Role } from '../db/schema/index.js';
-import { withTenant } from '../db/tenant.js';
-import { httpError, notFound } from '../errors.js';
+import type { Config } from '../core/config.js';
+import type { Db, Executor } from '../core/db/client.js';
+import { chatMessages, chats, messageFeedback, type MessageSource } from './tables.js';
+import { projects } from '../core/db/projects.js';
+import type { Role } from '../core/db/tables.js';
+import { withTenant } from '../core/db/tenant.js';
+import { httpError, notFound } from '../core/errors.js';
 import { answer, toSources, type AnswerResult } from './answer.js';
 import { limitsFor, messagesToday } from './limits.js';
 import type { ChatMessage } from './llm.js';
 import { retrieve, type Access } from './retrieve.js';
+import { NUL_MESSAGE } from '../core/input.js';
 
 /** Who is chatting: a member, or an anonymous visitor's session. */
 export interface Chatter {
@@ -43,6 +45,7 @@ export const THANKS = 'Thank you for your feedback!';
  * the answer through `events`, and stores the answer with its sources.
  */
 export async function ask(db: Db, config: Config, who: Chatter, input: ChatInput, events: ChatEvents): Promise<AnswerResult & { chat_id: string; message_id: number }> {
+  if (input.text.includes('\u0000')) throw httpError(422, NUL_MESSAGE, 'string_nul', ['data', 'text']);
   const scope = { orgId: who.orgId, userId: who.userId };
   const prepared = await withTenant(db, scope, async (tx) => {
     const limits = await limitsFor(tx, config, who.orgId, who.sessionId !== null);

@@ -1,4 +1,4 @@
-import type { ChunkPlace } from '../db/schema/ai.js';
+import type { ChunkPlace } from './tables.js';
 import type { Section } from './extract.js';
 
 export interface Chunk {

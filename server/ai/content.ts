@@ -1,9 +1,9 @@
-import { and, asc, between, eq, sql } from 'drizzle-orm';
-import type { Executor } from '../db/client.js';
-import { chatMessages, chats, chunks, submissions } from '../db/schema/index.js';
-import { notFound } from '../errors.js';
+import { and, asc, between, eq, inArray, sql } from 'drizzle-orm';
+import type { Executor } from '../core/db/client.js';
+import { chatMessages, chats, chunks, submissions } from './tables.js';
+import { notFound } from '../core/errors.js';
 import { accessOf, type Chatter } from './chat.js';
-import { rowsOf } from '../db/client.js';
+import { rowsOf } from '../core/db/client.js';
 import { accessCondition } from './retrieve.js';
 
 export interface ObjectRequest {
@@ -15,20 +15,16 @@ export interface ObjectRequest {
 
 /**
  * What a citation opens: the cited chunk with its neighbours and place, or a whole submission's
- * chunks. Visible when the caller may retrieve it, or, in a shared chat's view, when that chat cites it.
+ * chunks. Visible when the caller may retrieve it. In a shared chat's view a caller without that
+ * right sees only the passages the chat cites: neighbours and the rest of the submission stay hidden.
  */
 export async function objectContent(tx: Executor, who: Chatter | null, orgId: number, req: ObjectRequest) {
   const submissionId = req.object_type === 'submission' ? req.object_id : await submissionOfChunk(tx, orgId, req.object_id);
   if (submissionId === null) throw notFound('Source', req.object_id);
-  const cited = req.is_shared_view && req.chat_id ? await citedInSharedChat(tx, orgId, req.chat_id, req) : false;
-  if (!cited) {
-    if (!who) throw notFound('Source', req.object_id);
-    const ok = rowsOf(await tx.execute(sql`select 1 from chunks c where c.organization_id = ${orgId} and c.submission_id = ${submissionId} and ${accessCondition(accessOf(who), orgId)} limit 1`));
-    const [sub] = await tx.select({ sensitivity: submissions.sensitivity_level, created_by: submissions.created_by, session: submissions.anonymous_session_id, status: submissions.status }).from(submissions).where(and(eq(submissions.organization_id, orgId), eq(submissions.id, submissionId)));
-    // Unindexed submissions have no chunks; their own uploader may still open them.
-    const own = sub && ((who.userId !== null && sub.created_by === who.userId) || (who.sessionId !== null && sub.session === who.sessionId));
-    if (!ok.length && !own) throw notFound('Source', req.object_id);
-  }
+  // null: every chunk of the submission may be shown; a set: only these.
+  const visible = (await mayRetrieve(tx, who, orgId, submissionId)) ? null : await sharedCitations(tx, orgId, req);
+  if (visible && (req.object_type === 'chunk' ? !visible.has(req.object_id) : visible.size === 0)) throw notFound('Source', req.object_id);
+  const shown = <T extends { id: number }>(c: T | undefined) => (c && (!visible || visible.has(c.id)) ? c : undefined);
   const [sub] = await tx
     .select({ id: submissions.id, title: submissions.title, kind: submissions.kind, fileName: submissions.file_name, source_url: submissions.source_url, status: submissions.status, project_id: submissions.project_id })
     .from(submissions)
@@ -48,12 +44,26 @@ export async function objectContent(tx: Executor, who: Chatter | null, orgId: nu
       submission: sub,
       place: target!.place,
       text: target!.text,
-      before: around.find((c) => c.ordinal === target!.ordinal - 1)?.text ?? null,
-      after: around.find((c) => c.ordinal === target!.ordinal + 1)?.text ?? null,
+      before: shown(around.find((c) => c.ordinal === target!.ordinal - 1))?.text ?? null,
+      after: shown(around.find((c) => c.ordinal === target!.ordinal + 1))?.text ?? null,
     };
   }
-  const parts = await tx.select(cols).from(chunks).where(and(eq(chunks.organization_id, orgId), eq(chunks.submission_id, submissionId))).orderBy(asc(chunks.ordinal)).limit(500);
+  const parts = await tx
+    .select(cols)
+    .from(chunks)
+    .where(and(eq(chunks.organization_id, orgId), eq(chunks.submission_id, submissionId), visible ? inArray(chunks.id, [...visible]) : undefined))
+    .orderBy(asc(chunks.ordinal))
+    .limit(500);
   return { object_type: 'submission', object_id: req.object_id, submission: sub, chunks: parts };
+}
+
+/** Whether the caller may retrieve this submission's passages (or uploaded it, before it has any). */
+async function mayRetrieve(tx: Executor, who: Chatter | null, orgId: number, submissionId: number): Promise<boolean> {
+  if (!who) return false;
+  const ok = rowsOf(await tx.execute(sql`select 1 from chunks c where c.organization_id = ${orgId} and c.submission_id = ${submissionId} and ${accessCondition(accessOf(who), orgId)} limit 1`));
+  if (ok.length) return true;
+  const [sub] = await tx.select({ created_by: submissions.created_by, session: submissions.anonymous_session_id }).from(submissions).where(and(eq(submissions.organization_id, orgId), eq(submissions.id, submissionId)));
+  return Boolean(sub && ((who.userId !== null && sub.created_by === who.userId) || (who.sessionId !== null && sub.session === who.sessionId)));
 }
 
 async function submissionOfChunk(tx: Executor, orgId: number, chunkId: number): Promise<number | null> {
@@ -61,15 +71,14 @@ async function submissionOfChunk(tx: Executor, orgId: number, chunkId: number): 
   return c?.submission_id ?? null;
 }
 
-/** True when a shared chat's answers cite this chunk (or submission). */
-async function citedInSharedChat(tx: Executor, orgId: number, chatId: string, req: ObjectRequest): Promise<boolean> {
-  const [chat] = await tx.select({ id: chats.id }).from(chats).where(and(eq(chats.organization_id, orgId), eq(chats.id, chatId), sql`${chats.shared_at} is not null`));
-  if (!chat) return false;
-  const probe = req.object_type === 'chunk' ? [{ object_type: 'chunk', object_id: req.object_id }] : [{ submission_id: req.object_id }];
-  const [hit] = await tx
-    .select({ id: chatMessages.id })
-    .from(chatMessages)
-    .where(and(eq(chatMessages.organization_id, orgId), eq(chatMessages.chat_id, chatId), sql`${chatMessages.sources} @> ${JSON.stringify(probe)}::jsonb`))
-    .limit(1);
-  return Boolean(hit);
+/** The chunks a shared chat's answers cite (empty when the request names no shared chat). */
+async function sharedCitations(tx: Executor, orgId: number, req: ObjectRequest): Promise<Set<number>> {
+  if (!req.is_shared_view || !req.chat_id) return new Set();
+  const rows = rowsOf<{ id: string | number }>(
+    await tx.execute(sql`
+      select distinct (s->>'object_id')::bigint as id
+      from ${chatMessages} m join ${chats} c on c.organization_id = m.organization_id and c.id = m.chat_id, jsonb_array_elements(m.sources) s
+      where m.organization_id = ${orgId} and m.chat_id = ${req.chat_id} and c.shared_at is not null and s->>'object_type' = 'chunk'`),
+  );
+  return new Set(rows.map((r) => Number(r.id)));
 }

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Executor } from '../db/client.js';
-import { curatedContent, curatedEngagements } from '../db/schema/index.js';
-import { defineResource } from '../resources/define.js';
-import { requiredText, url } from '../resources/fields.js';
-import { rowsOf } from '../db/client.js';
+import type { Executor } from '../core/db/client.js';
+import { curatedContent, curatedEngagements } from './tables.js';
+import { defineResource } from '../engine/define.js';
+import { requiredText, url } from '../engine/fields.js';
+import { rowsOf } from '../core/db/client.js';
 
 export const DEFAULT_PLATFORM = 'linkedin';
 const platform = () => z.string().trim().toLowerCase().regex(/^[a-z0-9_-]{1,40}$/, 'Must be a platform name like linkedin');

@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2';
-import type { ChunkPlace } from '../db/schema/ai.js';
+import type { ChunkPlace } from './tables.js';
 
 /** A run of text with one place in its source (a page, a heading's section, a cue, a row). */
 export interface Section {

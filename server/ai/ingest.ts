@@ -1,25 +1,19 @@
 import { EventEmitter } from 'node:events';
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, Executor } from '../db/client.js';
-import { anonymousProjects, projects, submissions, type SensitivityLevel, type SubmissionKind, type SubmissionStatus } from '../db/schema/index.js';
-import { withTenant } from '../db/tenant.js';
+import type { Db, Executor } from '../core/db/client.js';
+import { anonymousProjects, submissions, type SensitivityLevel, type SubmissionKind, type SubmissionStatus } from './tables.js';
+import { projects } from '../core/db/projects.js';
+import { withTenant } from '../core/db/tenant.js';
 import { chunkSections, type Chunk } from './chunk.js';
 import { ExtractError, extract, fileKind, markdownSections, SUPPORTED_FILES, type FileKind } from './extract.js';
 import { filesInProject, formatBytes, type Limits } from './limits.js';
-import { rowsOf } from '../db/client.js';
+import { rowsOf } from '../core/db/client.js';
+import { SubmitError } from './submit-error.js';
 import { fetchYoutubeTranscript, youtubeTitle } from './youtube.js';
+import { NUL_MESSAGE } from '../core/input.js';
 
 export const INDEX_JOB = 'ai.index-submission';
 
-/** A refusal the user reads as is (limits, unsupported files, unknown projects). */
-export class SubmitError extends Error {
-  constructor(
-    message: string,
-    readonly loc: string[] = [],
-  ) {
-    super(message);
-  }
-}
 
 export interface Submitter {
   orgId: number;
@@ -67,6 +61,9 @@ export async function checkProject(tx: Executor, who: Submitter, projectId: numb
 
 /** Stores a submission after the plan's checks; the caller enqueues indexing once this commits. */
 export async function createSubmission(tx: Executor, who: Submitter, limits: Limits, input: SubmitInput): Promise<{ id: number; status: SubmissionStatus }> {
+  // PostgreSQL text cannot hold NUL (22021); a typed text is checked too, a file's bytes are not.
+  const texts: [string, unknown][] = [['text', input.kind === 'text' && input.content.includes(0) ? '\u0000' : ''], ['title', input.title], ['fileName', input.fileName], ['fileType', input.fileType], ['eccs_project_id', input.eccsProjectId], ['url', input.sourceUrl]];
+  for (const [field, value] of texts) if (typeof value === 'string' && value.includes('\u0000')) throw new SubmitError(NUL_MESSAGE, [field]);
   if (input.kind === 'file' && !fileKind(input.fileName ?? '', input.fileType)) {
     throw new SubmitError(`Unsupported file type '${input.fileName}'. Upload ${SUPPORTED_FILES}.`, ['fileName']);
   }

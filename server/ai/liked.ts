@@ -1,12 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { and, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
-import type { Config } from '../config.js';
-import type { Db } from '../db/client.js';
-import { anonymousProjects, chatMessages, chats, chunks, messageFeedback, submissions, type MessageSource, type SensitivityLevel } from '../db/schema/index.js';
-import { withTenant } from '../db/tenant.js';
-import type { Queue } from '../jobs/queue.js';
+import type { Config } from '../core/config.js';
+import type { Db } from '../core/db/client.js';
+import { anonymousProjects, chatMessages, chats, chunks, messageFeedback, submissions, type MessageSource, type SensitivityLevel } from './tables.js';
+import { withTenant } from '../core/db/tenant.js';
+import type { Queue } from '../core/jobs/queue.js';
 import { describePlace, NO_MATCH } from './answer.js';
-import { createSubmission, indexSubmission, removeChunks, SubmitError, type IndexOptions } from './ingest.js';
+import { createSubmission, indexSubmission, removeChunks, type IndexOptions } from './ingest.js';
+import { SubmitError } from './submit-error.js';
 import { limitsFor } from './limits.js';
 
 export const LIKED_JOB = 'ai.process-liked-message';

@@ -1,7 +1,8 @@
 import { and, count, eq, gte, isNull, sql } from 'drizzle-orm';
-import type { Config } from '../config.js';
-import type { Executor } from '../db/client.js';
-import { chatMessages, organizations, submissions } from '../db/schema/index.js';
+import type { Config } from '../core/config.js';
+import type { Executor } from '../core/db/client.js';
+import { chatMessages, submissions } from './tables.js';
+import { organizations } from '../core/db/tables.js';
 
 export interface Limits {
   plan: string;
@@ -31,10 +32,11 @@ export function planLimits(config: Config, plan: string): Limits {
   return { plan, ...(DEFAULTS[plan] ?? DEFAULTS.free!), ...(overrides[plan] ?? {}) };
 }
 
-/** The largest limit any plan allows, for the socket's frame size. */
-export function largestFileLimit(config: Config): number {
-  return Math.max(...Object.keys(DEFAULTS).map((p) => planLimits(config, p).max_file_bytes));
-}
+/** What a socket frame may weigh before anyone is authenticated: every message but an upload fits. */
+export const UNAUTHENTICATED_FRAME_BYTES = 64 * 1024;
+
+/** The frame that carries the largest file a plan allows: base64 grows it by a third, the JSON a little more. */
+export const frameBytesFor = (limits: Limits) => Math.ceil((limits.max_file_bytes * 4) / 3) + UNAUTHENTICATED_FRAME_BYTES;
 
 export async function limitsFor(tx: Executor, config: Config, orgId: number, anonymous: boolean): Promise<Limits> {
   if (anonymous) return planLimits(config, 'anonymous');

@@ -1,4 +1,5 @@
-import type { Config } from '../config.js';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { Config } from '../core/config.js';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -22,63 +23,41 @@ export function modelSettings(config: Config): ModelSettings | null {
 }
 
 /**
- * Streams a chat completion (OpenAI's `stream: true` server-sent events: `data: {choices:[{delta:
- * {content}}]}` lines ending with `data: [DONE]`), calling `onToken` per piece; returns the whole text.
- * The timeout covers the whole answer, so a stalled stream fails instead of hanging the chat.
+ * Streams a chat completion through the OpenAI SDK (which speaks to Ollama, vLLM and llama.cpp as
+ * well), calling `onToken` per piece; returns the whole text. The timeout covers the whole answer,
+ * so a stalled stream fails instead of hanging the chat.
  */
 export async function streamCompletion(settings: ModelSettings, messages: ChatMessage[], onToken: (text: string) => void): Promise<string> {
   const signal = AbortSignal.timeout(settings.timeoutMs);
-  let res: Response;
-  try {
-    res = await fetch(`${settings.baseUrl}/chat/completions`, {
-      method: 'POST',
-      signal,
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
-      body: JSON.stringify({ model: settings.model, messages, stream: true, temperature: 0.2 }),
-    });
-  } catch (err) {
-    throw new ModelError((err as Error).name === 'TimeoutError' ? 'the model did not answer in time' : `the model could not be reached (${(err as Error).message})`);
-  }
-  if (!res.ok || !res.body) {
-    const body = await res.text().catch(() => '');
-    throw new ModelError(`the model answered ${res.status}${body ? `: ${body.slice(0, 200)}` : ''}`);
-  }
+  // The chat falls back to an extractive answer at once rather than waiting out retries.
+  const client = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey ?? 'none', maxRetries: 0, timeout: settings.timeoutMs });
   let text = '';
-  let buffer = '';
-  let done = false;
-  const decoder = new TextDecoder();
   try {
-    for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(part, { stream: true });
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl).trim();
-        buffer = buffer.slice(nl + 1);
-        if (!line.startsWith('data:')) continue;
-        const payload = line.slice(5).trim();
-        if (payload === '[DONE]') {
-          done = true;
-          break;
-        }
-        let event: { choices?: { delta?: { content?: string } }[]; error?: { message?: string } };
-        try {
-          event = JSON.parse(payload);
-        } catch {
-          throw new ModelError('the model sent a malformed stream');
-        }
-        if (event.error) throw new ModelError(`the model reported an error: ${event.error.message ?? 'unknown'}`);
-        const piece = event.choices?.[0]?.delta?.content;
-        if (piece) {
-          text += piece;
-          onToken(piece);
-        }
+    const stream = await client.chat.completions.create({ model: settings.model, messages, stream: true, temperature: 0.2 }, { signal });
+    for await (const chunk of stream) {
+      const piece = chunk.choices?.[0]?.delta?.content;
+      if (piece) {
+        text += piece;
+        onToken(piece);
       }
-      if (done) break;
     }
+    // The SDK ends a stream quietly when its signal aborts: a stalled answer must still fail.
+    if (signal.aborted) throw new APIUserAbortError();
   } catch (err) {
-    if (err instanceof ModelError) throw err;
-    throw new ModelError((err as Error).name === 'TimeoutError' || signal.aborted ? 'the model did not answer in time' : `the stream broke off (${(err as Error).message})`);
+    throw modelError(err, signal);
   }
-  if (!done && !text) throw new ModelError('the model ended the stream without an answer');
+  if (!text) throw new ModelError('the model ended the stream without an answer');
   return text;
+}
+
+/** What went wrong, in words for the notice the chat shows. */
+function modelError(err: unknown, signal: AbortSignal): ModelError {
+  if (signal.aborted || err instanceof APIConnectionTimeoutError || err instanceof APIUserAbortError) return new ModelError('the model did not answer in time');
+  if (err instanceof APIError && err.status !== undefined) {
+    const body = err.error ? JSON.stringify(err.error) : '';
+    return new ModelError(`the model answered ${err.status}${body ? `: ${body.slice(0, 200)}` : ''}`);
+  }
+  if (err instanceof APIConnectionError) return new ModelError(`the model could not be reached (${err.message})`);
+  if (err instanceof APIError) return new ModelError(`the model reported an error: ${err.message}`);
+  return new ModelError(`the stream broke off (${(err as Error).message})`);
 }

@@ -1,8 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { rowsOf, type Executor, type Tx } from '../db/client.js';
-import type { ChunkPlace, SensitivityLevel } from '../db/schema/ai.js';
-import type { Role } from '../db/schema/index.js';
-import { containing } from '../lib/filters.js';
+import { rowsOf, type Executor, type Tx } from '../core/db/client.js';
+import type { ChunkPlace, SensitivityLevel } from './tables.js';
+import type { Role } from '../core/db/tables.js';
+import { containing } from '../engine/filters.js';
 
 /** Who is asking, which decides the sensitivity levels they may retrieve. */
 export type Access =

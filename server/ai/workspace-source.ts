@@ -1,8 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { cases, documents, incidents } from '../db/schema/index.js';
-import type { RequestContext } from '../resources/define.js';
-import { caseScope, incidentScope } from '../services/incidents/common.js';
-import { rowsOf } from '../db/client.js';
+import { cases, incidents } from '../incidents/tables.js';
+import { documents } from '../knowledge/tables.js';
+import type { RequestContext } from '../core/context.js';
+import { caseScope, incidentScope } from '../incidents/common.js';
+import { rowsOf } from '../core/db/client.js';
 import { type Passage, type RetrievalSource } from './retrieve.js';
 
 /** How many of the newest records of each kind are searched (the records have no full-text index). */

@@ -1,5 +1,6 @@
+import { decodeHTML } from 'entities';
 import type { Cue } from './extract.js';
-import { SubmitError } from './ingest.js';
+import { SubmitError } from './submit-error.js';
 
 /** The video id of a YouTube link (watch, youtu.be, shorts, embed), or null. */
 export function youtubeId(link: string): string | null {
@@ -79,15 +80,8 @@ export function readWatchPage(html: string): { tracks: CaptionTrack[]; title: st
   };
 }
 
-const decodeEntities = (s: string) =>
-  s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos|#39);/gi, (_, e: string) => {
-    const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-    if (e[0] !== '#') return named[e.toLowerCase()]!;
-    return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1)));
-  });
-
 /** Cue text of a timedtext XML element: tags dropped, entities decoded (the legacy format escapes them twice). */
-const xmlText = (s: string) => decodeEntities(decodeEntities(s.replace(/<[^>]+>/g, ''))).replace(/\s+/g, ' ').trim();
+const xmlText = (s: string) => decodeHTML(decodeHTML(s.replace(/<[^>]+>/g, ''))).replace(/\s+/g, ' ').trim();
 
 /**
  * Cues of a timedtext answer in any of the formats YouTube serves: json3 (events with tStartMs and

@@ -162,7 +162,7 @@ test('an incident moves through its lifecycle from its own screen', async () => 
   await admin.getByLabel('Project').fill('Pay');
   await admin.getByRole('option', { name: 'Payments' }).click();
   await admin.getByRole('button', { name: 'Save' }).click();
-  await expect(admin.getByText('IAO created successfully.')).toBeVisible();
+  await expect(admin.getByText('Incident created successfully.')).toBeVisible();
 
   await admin.locator('tbody tr', { hasText: 'Checkout is down' }).click();
   await admin.getByRole('button', { name: 'Mark stable' }).click();

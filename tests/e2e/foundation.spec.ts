@@ -45,7 +45,7 @@ async function openFromMenu(page: Page, label: string, path: string) {
 
 const stamp = Date.now() % 1_000_000;
 
-test('issue 2 walk: code sign-in, a tag type and a tag from the screens, the list filter, dark mode, log out', async ({ browser }) => {
+test('first walk: code sign-in, a tag type and a tag from the screens, the list filter, dark mode, log out', async ({ browser }) => {
   const page = await newPage(browser);
   const step = (name: string) => shot(page, name);
 
@@ -91,10 +91,13 @@ test('issue 2 walk: code sign-in, a tag type and a tag from the screens, the lis
   await expect.poll(background).not.toBe(light);
   await step('09-dark-mode');
 
+  const token = (await page.evaluate(() => localStorage.getItem('token')))!;
   await page.getByRole('button', { name: 'Profile' }).click();
   await page.getByRole('menuitem', { name: 'Logout' }).click();
   await expect(page).toHaveURL(/\/default\/auth\/login$/);
   expect(await page.evaluate(() => localStorage.getItem('token'))).toBeNull();
+  const after = await page.request.get('/api/v1/default/auth/me', { headers: { authorization: `Bearer ${token}` } });
+  expect(after.status(), 'the server ended the session: a copy of the token no longer works').toBe(401);
   await step('10-logged-out');
   await page.context().close();
 });

@@ -24,7 +24,7 @@ export const MENU_GROUPS: MenuGroup[] = [
 
 /** Spec §2 "Settings", in its order. */
 export const SETTINGS_GROUPS: MenuGroup[] = [
-  { key: 'organization', entries: ['projects', 'users'] },
+  { key: 'organization', entries: ['projects', 'users', 'invitations'] },
   { key: 'general', entries: [['plugins/instances', 'plugins'], 'notifications', 'search/filters', 'workflows', 'apikeys'] },
   { key: 'incident', entries: ['incident_types', 'incident_priorities', 'incident_severities', 'incident_cost_types', 'cost_models', 'incident_roles'] },
   { key: 'case', entries: ['case_types', 'case_priorities', 'case_severities'] },

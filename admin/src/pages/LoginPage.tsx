@@ -3,13 +3,14 @@ import { Alert, Box, Button, Card, CardContent, Link, Stack, Tab, Tabs, TextFiel
 import LocalFireDepartmentIcon from '@mui/icons-material/LocalFireDepartment';
 import { useLocation } from 'react-router-dom';
 import { organization } from '../org.js';
-import { authProvider, sendCode } from '../providers/authProvider.js';
+import { acceptInvitation, authProvider, sendCode } from '../providers/authProvider.js';
 
 type Mode = 'password' | 'code';
 
-/** /{organization}/auth/login: password, or a six-digit code sent by e-mail. */
+/** /{organization}/auth/login: password, or a six-digit code sent by e-mail; `?invitation=` (an invitation e-mail's link) accepts one. */
 export function LoginPage() {
   const location = useLocation();
+  const invitation = new URLSearchParams(location.search).get('invitation');
   // A full load after sign-in starts the app afresh with the new session (resources, caches).
   const login = async (params: { email: string; password?: string; code?: string }) => {
     await authProvider.login(params);
@@ -81,6 +82,26 @@ export function LoginPage() {
             <Tab value="password" label="Password" />
             <Tab value="code" label="E-mail code" />
           </Tabs>
+          {invitation ? (
+            <Stack spacing={1} sx={{ mb: 2 }}>
+              <Typography variant="body2">You are invited to join {organization}.</Typography>
+              <Button
+                variant="contained"
+                disabled={busy}
+                onClick={() =>
+                  void run(async () => {
+                    await acceptInvitation(invitation);
+                    window.location.replace(`/${organization}/`);
+                  })
+                }
+              >
+                Accept invitation
+              </Button>
+              <Typography variant="body2" color="text.secondary">
+                Or sign in below with the invited e-mail address.
+              </Typography>
+            </Stack>
+          ) : null}
           <form onSubmit={submit} noValidate>
             <Stack spacing={2}>
               <TextField label="E-mail" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} disabled={codeSent} autoFocus fullWidth />

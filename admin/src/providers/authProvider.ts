@@ -52,6 +52,11 @@ export async function sendCode(email: string): Promise<string> {
   return answer.message ?? 'Verification code sent to your email.';
 }
 
+/** Accepts an invitation with the token of its e-mail's link (the server signs the person in). */
+export async function acceptInvitation(token: string) {
+  startSession(await api<Session>('/auth/invitations/accept', { method: 'POST', json: { token }, anonymous: true }));
+}
+
 export const authProvider: AuthProvider = {
   /** Sign-in with a password, or with the code e-mailed by `sendCode`. */
   async login({ email, password, code }: { email: string; password?: string; code?: string }) {
@@ -64,6 +69,9 @@ export const authProvider: AuthProvider = {
   async logout() {
     // react-admin also "logs out" a signed-out visit to a protected page: that one goes to the landing page.
     const signedIn = !!storage.token;
+    // The server ends the session, so the token stops working wherever a copy of it is; signing out
+    // here goes on even if the server cannot be reached.
+    if (signedIn) await api('/auth/logout', { method: 'POST' }).catch(() => undefined);
     storage.token = null;
     me = null;
     return signedIn ? LOGIN_URL : landingUrl();

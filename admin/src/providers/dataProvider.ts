@@ -1,5 +1,6 @@
 import { HttpError, type DataProvider, type GetListParams, type Identifier } from 'react-admin';
-import { metaOf, type JsonSchema } from '../meta.js';
+import { metaOf } from '../meta.js';
+import type { JsonSchema } from '../meta-types.js';
 import { api } from './http.js';
 
 /** Suffixes a list filter key may carry to pick the operator: `created_at_gte` → `created_at >= …`. */

@@ -1,21 +1,17 @@
-import { useState, type ComponentType } from 'react';
+import { useState } from 'react';
 import { Alert, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, TextField as MuiTextField } from '@mui/material';
+import { useParams } from 'react-router-dom';
 import { FunctionField, useGetIdentity, useNotify, useRedirect, useTranslate, type RaRecord } from 'react-admin';
 import { GenericCreate, GenericEdit, GenericList } from './generic/screens.js';
 import { catalogOverrides } from './catalog/overrides.js';
+import type { Screens } from './screens.js';
 import { CaseList, HandoffList, IncidentList } from './iaos/lists.js';
+import { MemberList } from './members.js';
 
 /**
  * The few resources whose screens differ from the generic ones. Everything else (every definition
  * the server's /meta/resources lists) gets the generic list, create and edit screens.
  */
-export interface Screens {
-  list: ComponentType;
-  create: ComponentType;
-  edit: ComponentType;
-  /** Menu label when it differs from the plural of the server label. */
-  menuLabel?: string;
-}
 
 /** The secret of a new API key is in the create response only, so it is shown once, here. */
 function ApiKeyCreate() {
@@ -99,8 +95,12 @@ const CaseEdit = () => (
   />
 );
 
-/** Passwords change through the account menu's dialog, only for oneself. */
-const UserEdit = () => <GenericEdit tweaks={{ omit: ['password'] }} />;
+/** Passwords change through the account menu's dialog, only for oneself; a name only by its person (others change the role). */
+function UserEdit() {
+  const { identity } = useGetIdentity();
+  const { id } = useParams();
+  return <GenericEdit tweaks={{ omit: ['password'], locked: identity && String(identity.id) === id ? [] : ['display_name'] }} />;
+}
 
 /** Spec §6: an incident-role entry with renounced_at is 'Inactive' (the server's `status` says the same). */
 function RoleStatus({ record }: { record: RaRecord }) {
@@ -119,7 +119,7 @@ const generic: Screens = { list: GenericList, create: GenericCreate, edit: Gener
 
 const overrides: Record<string, Partial<Screens>> = {
   apikeys: { create: ApiKeyCreate, menuLabel: 'API keys' },
-  users: { edit: UserEdit, menuLabel: 'Members' },
+  users: { list: MemberList, edit: UserEdit, menuLabel: 'Members' },
   organizations: { edit: OrganizationEdit, create: OrganizationCreate },
   iaos: { list: IncidentList, edit: IncidentEdit, menuLabel: 'Incidents' },
   tasks: { edit: TaskEdit },

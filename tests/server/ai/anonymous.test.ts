@@ -6,7 +6,7 @@ import { SocketClient } from './socket-client.js';
 const NO_SESSION = 'No authentication or temporary session found';
 
 t.test('anonymous sessions: trending, projects and a public chat; everything else refused', async (t) => {
-  const { app, request, login, organization } = await testApp(t, { JOB_POLL_SECONDS: '0.5' });
+  const { app, request, login, organization, ticket } = await testApp(t, { JOB_POLL_SECONDS: '0.5' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const wsBase = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws`;
   const token = await login('owner@example.com');
@@ -39,7 +39,7 @@ t.test('anonymous sessions: trending, projects and a public chat; everything els
 
   // Public material in a members' project: visible to visitors' chat; internal material is not.
   const ops = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Ops' } })).body;
-  const member = await SocketClient.open(`${wsBase}?token=${token}`);
+  const member = await SocketClient.open(`${wsBase}?ticket=${await ticket(token)}`);
   t.teardown(() => member.close());
   for (const [text, level] of [['Our status page lives at status.example.com and is updated every 15 minutes during an outage.', 'public'], ['The outage bridge PIN is 99871, internal only.', 'internal']] as const) {
     const up = await member.request('text_submission', { text, project_id: ops.id, sensitivityLevel: level }, 'submit_text_response');

@@ -5,7 +5,7 @@ import { createSubmission, indexSubmission } from '../../../server/ai/ingest.js'
 import { processLikedMessage } from '../../../server/ai/liked.js';
 import { planLimits } from '../../../server/ai/limits.js';
 import { retrieve } from '../../../server/ai/retrieve.js';
-import { withTenant } from '../../../server/db/tenant.js';
+import { withTenant } from '../../../server/core/db/tenant.js';
 import { rowsOf, testApp } from '../../helpers.js';
 import { SocketClient } from './socket-client.js';
 
@@ -60,11 +60,11 @@ t.test('a liked answer becomes a curated Q&A of the project, then leaves process
 });
 
 t.test('the job runs on the queue: the liker hears over the socket, and a chat without a project fails with the reason', async (t) => {
-  const { app, request, login } = await testApp(t, { JOB_POLL_SECONDS: '0.5' });
+  const { app, request, login, ticket } = await testApp(t, { JOB_POLL_SECONDS: '0.5' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const token = await login('owner@example.com');
   const project = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Ops' } })).body as { id: number };
-  const ws = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?token=${token}`);
+  const ws = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?ticket=${await ticket(token)}`);
   t.teardown(() => ws.close());
   const up = await ws.request('text_submission', { title: 'Pager rota', text: 'The ocelot pager rota changes every Monday at nine.', project_id: project.id }, 'submit_text_response');
   await ws.next((f) => f.type === 'submission_status' && f.data.submission_id === up.data.submission_id && f.data.status === 'indexed');

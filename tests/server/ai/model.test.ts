@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { summarize } from '../../../server/ai/answer.js';
-import { loadConfig } from '../../../server/config.js';
+import { loadConfig } from '../../../server/core/config.js';
 import { testApp } from '../../helpers.js';
 import { SocketClient } from './socket-client.js';
 
@@ -34,11 +34,11 @@ async function fakeModel(t: Test) {
 
 t.test('an OpenAI-compatible model writes the answer, streamed; its failures fall back to the extractive answer', async (t) => {
   const model = await fakeModel(t);
-  const { app, request, login } = await testApp(t, { AI_BASE_URL: model.url, AI_API_KEY: 'sk-test', AI_MODEL: 'tiny-model', AI_TIMEOUT_MS: '1500', JOB_POLL_SECONDS: '0.5' });
+  const { app, request, login, ticket } = await testApp(t, { AI_BASE_URL: model.url, AI_API_KEY: 'sk-test', AI_MODEL: 'tiny-model', AI_TIMEOUT_MS: '1500', JOB_POLL_SECONDS: '0.5' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const token = await login('owner@example.com');
   const project = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Ops' } })).body;
-  const ws = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?token=${token}`);
+  const ws = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?ticket=${await ticket(token)}`);
   t.teardown(() => ws.close());
   const up = await ws.request('text_submission', { title: 'Key rotation', text: 'Rotate the kraken keys with keyctl rotate --all.', project_id: project.id }, 'submit_text_response');
   await ws.next((f) => f.type === 'submission_status' && f.data.submission_id === up.data.submission_id && f.data.status === 'indexed');

@@ -3,7 +3,7 @@ import t from 'tap';
 import { createSubmission } from '../../../server/ai/ingest.js';
 import { planLimits } from '../../../server/ai/limits.js';
 import { retrieve } from '../../../server/ai/retrieve.js';
-import { withTenant } from '../../../server/db/tenant.js';
+import { withTenant } from '../../../server/core/db/tenant.js';
 import { rowsOf, testApp } from '../../helpers.js';
 
 

@@ -23,8 +23,9 @@ export class SocketClient {
     });
   }
 
-  static async open(url: string): Promise<SocketClient> {
-    const ws = new WebSocket(url);
+  /** `headers` go with the upgrade request (a script's API key: Authorization: Bearer fw_…). */
+  static async open(url: string, headers?: Record<string, string>): Promise<SocketClient> {
+    const ws = new WebSocket(url, { headers });
     const client = new SocketClient(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());

@@ -5,13 +5,13 @@ import { makePdf } from './fixtures.js';
 import { SocketClient } from './socket-client.js';
 
 t.test('live socket: limits, uploads with indexing progress, chat with citations, malformed frames', async (t) => {
-  const { app, request, login } = await testApp(t, { AI_LIMITS: JSON.stringify({ free: { messages_per_day: 3 } }), JOB_POLL_SECONDS: '0.5' });
+  const { app, request, login, ticket } = await testApp(t, { AI_LIMITS: JSON.stringify({ free: { messages_per_day: 3 } }), JOB_POLL_SECONDS: '0.5' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws`;
   const token = await login('owner@example.com');
   const project = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Ops' } })).body;
 
-  const ws = await SocketClient.open(`${base}?token=${token}`);
+  const ws = await SocketClient.open(`${base}?ticket=${await ticket(token)}`);
   t.teardown(() => ws.close());
 
   const limits = await ws.request('fetch_limits', {}, 'limits');

@@ -4,7 +4,7 @@ import { testApp } from '../../helpers.js';
 import { SocketClient } from './socket-client.js';
 
 t.test("signed-in chats also cite the organization's incidents they may see", async (t) => {
-  const { app, request, login } = await testApp(t);
+  const { app, request, login, ticket } = await testApp(t);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const owner = await login('owner@example.com');
   const member = await login('member@example.com', { role: 'Member' });
@@ -14,7 +14,7 @@ t.test("signed-in chats also cite the organization's incidents they may see", as
   const restricted = await request({ method: 'POST', url: '/api/v1/default/iaos', token: owner, payload: { title: 'Wombat credentials leak', description: 'Restricted details about the wombat credentials.', project_id: project.id, visibility: 'Restricted' } });
   t.equal(restricted.status, 201, 'restricted incident created');
 
-  const ws = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?token=${member}`);
+  const ws = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?ticket=${await ticket(member)}`);
   t.teardown(() => ws.close());
   const done = await ws.request('chat', { project_id: project.id, text: 'What happened with the wombat queue?' }, 'chat_done');
   const titles = done.data.sources.map((s: { title: string }) => s.title);
@@ -23,7 +23,7 @@ t.test("signed-in chats also cite the organization's incidents they may see", as
   t.match(done.data.answer, /rolling back the consumer drained it/);
   t.match(done.data.sources.find((s: { object_type: string }) => s.object_type === 'incident'), { url: /^iaos\/.+\/view$/ });
 
-  const ownerWs = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?token=${owner}`);
+  const ownerWs = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?ticket=${await ticket(owner)}`);
   t.teardown(() => ownerWs.close());
   const asOwner = await ownerWs.request('chat', { project_id: project.id, text: 'wombat credentials' }, 'chat_done');
   t.ok(asOwner.data.sources.some((s: { title: string }) => /credentials leak/.test(s.title)), 'an owner sees the restricted incident');

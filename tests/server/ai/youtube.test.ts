@@ -79,11 +79,11 @@ async function fakeYoutube(t: Test) {
 }
 
 async function workspace(t: Test, youtubeBase: string) {
-  const { app, request, login } = await testApp(t, { YOUTUBE_BASE_URL: youtubeBase, JOB_POLL_SECONDS: '0.5' });
+  const { app, request, login, ticket } = await testApp(t, { YOUTUBE_BASE_URL: youtubeBase, JOB_POLL_SECONDS: '0.5' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const token = await login('owner@example.com');
   const project = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Talks' } })).body as { id: number };
-  const ws = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?token=${token}`);
+  const ws = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?ticket=${await ticket(token)}`);
   t.teardown(() => ws.close());
   const submitLink = async (url: string) => {
     const reply = await ws.request('video_transcript_submission', { url, project_id: project.id, sensitivityLevel: 'internal' }, 'submit_video_response');

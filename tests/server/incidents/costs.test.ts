@@ -1,5 +1,5 @@
 import t from 'tap';
-import { responseCost } from '../../../server/services/incidents/costs.js';
+import { responseCost } from '../../../server/incidents/costs.js';
 import { incidentApp } from './helpers.js';
 
 const s = (seconds: number) => seconds * 1000;

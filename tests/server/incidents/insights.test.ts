@@ -1,5 +1,5 @@
 import t from 'tap';
-import { holtForecast } from '../../../server/services/incidents/insights.js';
+import { holtForecast } from '../../../server/incidents/insights.js';
 import { incidentApp } from './helpers.js';
 
 t.test('similar incidents: full-text and tags, scored', async (t) => {

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { organization } from '../../org.js';
+import { api } from '../../providers/http.js';
 
 export interface Frame {
   type: string;
@@ -15,7 +16,7 @@ export const detailText = (data: Record<string, unknown> | undefined) =>
   ((data?.detail as { msg: string }[] | undefined) ?? []).map((d) => d.msg).join(' ') || 'Something has gone wrong.';
 
 /**
- * The live socket (GET /api/v1/{organization}/ws?token=… or ?key=…), reconnecting with exponential
+ * The live socket (GET /api/v1/{organization}/ws?ticket=… or ?key=…), reconnecting with exponential
  * backoff (1 s doubling to 30 s) whenever it drops. `send` throws 'WebSocket is not connected' while
  * it is down; `request` waits a little for the connection, then resolves with the reply that echoes
  * its id (or the error frame).
@@ -28,13 +29,29 @@ export function useLiveSocket(auth: { token?: string | null; anonKey?: string | 
   /** Requests made while the socket is (re)connecting wait for its 'ready' frame. */
   const readyWaiters = useRef(new Set<() => void>());
   const [connected, setConnected] = useState(false);
-  const query = auth.token ? `token=${encodeURIComponent(auth.token)}` : auth.anonKey ? `key=${encodeURIComponent(auth.anonKey)}` : '';
+  const { token, anonKey } = auth;
 
   useEffect(() => {
     let stopped = false;
     let retry: ReturnType<typeof setTimeout> | undefined;
     let delay = 1000;
-    const open = () => {
+    const again = () => {
+      retry = setTimeout(() => void open(), delay);
+      delay = Math.min(delay * 2, 30_000);
+    };
+    const open = async () => {
+      let query = anonKey ? `key=${encodeURIComponent(anonKey)}` : '';
+      if (token) {
+        // The session token never goes into a URL (URLs end up in logs): each connection gets a single-use ticket.
+        try {
+          const { ticket } = await api<{ ticket: string }>('/auth/ws-ticket', { method: 'POST' });
+          query = `ticket=${encodeURIComponent(ticket)}`;
+        } catch {
+          if (!stopped) again();
+          return;
+        }
+      }
+      if (stopped) return;
       const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
       const ws = new WebSocket(`${scheme}://${window.location.host}/api/v1/${organization}/ws${query ? `?${query}` : ''}`);
       socket.current = ws;
@@ -64,17 +81,16 @@ export function useLiveSocket(auth: { token?: string | null; anonKey?: string | 
       ws.onclose = () => {
         setConnected(false);
         if (stopped) return;
-        retry = setTimeout(open, delay);
-        delay = Math.min(delay * 2, 30_000);
+        again();
       };
     };
-    open();
+    void open();
     return () => {
       stopped = true;
       clearTimeout(retry);
       socket.current?.close();
     };
-  }, [query]);
+  }, [token, anonKey]);
 
   const send = useCallback((type: string, data: unknown, id = `${type}-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`) => {
     if (socket.current?.readyState !== WebSocket.OPEN) throw new Error(NOT_CONNECTED);

@@ -18,7 +18,7 @@ import {
   useNotify,
   useRedirect,
 } from 'react-admin';
-import { humanize, metaOf, representation } from '../../meta.js';
+import { labelOf, metaOf } from '../../meta.js';
 import { utc } from '../generic/screens.js';
 
 const RESOURCE = 'data/sources';
@@ -53,13 +53,11 @@ function Details({ record }: { record: Record<string, unknown> }) {
         return (
           <Box key={c.name} sx={{ display: 'contents' }}>
             <Typography component="dt" color="text.secondary">
-              {humanize(c.name)}
+              {labelOf(meta, c.name)}
             </Typography>
             <Typography component="dd" sx={{ m: 0, whiteSpace: 'pre-wrap' }}>
               {reference && value !== null && value !== undefined ? (
-                <ReferenceField source={c.name} reference={reference} link={false}>
-                  <FunctionField render={(r) => representation(r)} />
-                </ReferenceField>
+                <ReferenceField source={c.name} reference={reference} link={false} />
               ) : c.type === 'date' ? (
                 utc(value)
               ) : c.type === 'boolean' ? (

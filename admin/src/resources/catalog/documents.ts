@@ -1,4 +1,4 @@
-import type { JsonSchema, ResourceMeta } from '../../meta.js';
+import type { JsonSchema, ResourceMeta } from '../../meta-types.js';
 
 /**
  * Documents are one server resource whose resource_type says what each is. The settings pane shows
@@ -6,9 +6,9 @@ import type { JsonSchema, ResourceMeta } from '../../meta.js';
  * documents metadata under another name, its list pre-filtered and its type choices limited.
  */
 const KINDS = [
-  { name: 'runbooks', menuLabel: 'Runbooks', match: (t: string) => t.endsWith('-runbook'), filter: { resource_type_ilike: '-runbook' } },
-  { name: 'templates', menuLabel: 'Templates', match: (t: string) => t.endsWith('-document-template'), filter: { resource_type_ilike: '-document-template' } },
-  { name: 'references', menuLabel: 'References', match: (t: string) => t.includes('reference'), filter: { resource_type_ilike: 'reference' } },
+  { name: 'runbooks', label: 'Runbook', menuLabel: 'Runbooks', match: (t: string) => t.endsWith('-runbook'), filter: { resource_type_ilike: '-runbook' } },
+  { name: 'templates', label: 'Template', menuLabel: 'Templates', match: (t: string) => t.endsWith('-document-template'), filter: { resource_type_ilike: '-document-template' } },
+  { name: 'references', label: 'Reference', menuLabel: 'References', match: (t: string) => t.includes('reference'), filter: { resource_type_ilike: 'reference' } },
 ] as const;
 
 export const documentKinds: Record<string, string> = Object.fromEntries(KINDS.map((k) => [k.name, k.menuLabel]));
@@ -30,6 +30,8 @@ export function documentAliases(metas: ResourceMeta[]): ResourceMeta[] {
   return KINDS.map((k) => ({
     ...documents,
     name: k.name,
+    label: k.label,
+    labelPlural: k.menuLabel,
     create: narrowed(documents.create, k.match),
     update: narrowed(documents.update, k.match),
     permanentFilter: k.filter,

@@ -2,7 +2,7 @@ import type { ComponentType } from 'react';
 import { Box, Chip } from '@mui/material';
 import { organization } from '../../org.js';
 import { GenericCreate, GenericEdit, GenericList } from '../generic/screens.js';
-import type { Screens } from '../overrides.js';
+import type { Screens } from '../screens.js';
 import { documentKinds } from './documents.js';
 
 /** Spec §2 marks forms and cost models as Preview: a chip above each of their screens says so. */

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Button, Checkbox, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, FormControlLabel, FormGroup } from '@mui/material';
 import { defaultExporter, useDataProvider, useListContext, useNotify, useResourceContext, useTranslate } from 'react-admin';
-import { humanize, metaOf } from '../../meta.js';
+import { labelOf, metaOf } from '../../meta.js';
 import { utc } from './screens.js';
 
 /** The most rows one export takes (the API's largest page). */
@@ -44,7 +44,7 @@ export function ExportButton() {
     try {
       const { data } = await dataProvider.getList(resource, { pagination: { page: 1, perPage: Math.max(rows, 1) }, sort, filter: { ...filterValues, ...filter } });
       const chosen = columns.filter((c) => kept.has(c.name));
-      const lines = data.map((record) => Object.fromEntries(chosen.map((c) => [humanize(c.name), cell(record[c.name], c.date)])));
+      const lines = data.map((record) => Object.fromEntries(chosen.map((c) => [labelOf(metaOf(resource), c.name), cell(record[c.name], c.date)])));
       defaultExporter(lines, () => Promise.resolve({}), dataProvider, `${resource.replace(/\//g, '-')}-${new Date().toISOString().slice(0, 10)}`);
       notify('fw.responder.exported', { type: 'success', messageArgs: { smart_count: data.length } });
       setOpen(false);
@@ -71,11 +71,11 @@ export function ExportButton() {
             {columns.map((c) => (
               <FormControlLabel
                 key={c.name}
-                label={humanize(c.name)}
+                label={labelOf(metaOf(resource), c.name)}
                 control={
                   <Checkbox
                     // Named by its column (the theme's default checkbox name is "Select this row").
-                    slotProps={{ input: { 'aria-label': humanize(c.name) } }}
+                    slotProps={{ input: { 'aria-label': labelOf(metaOf(resource), c.name) } }}
                     checked={kept.has(c.name)}
                     onChange={(e) => {
                       const next = new Set(kept);

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Button } from '@mui/material';
 import { Link } from 'react-router-dom';
 import { TopToolbar, useBasename, useNotify, useRecordContext, useRefresh, type RaRecord } from 'react-admin';
-import type { ResourceMeta } from '../../meta.js';
+import type { ResourceMeta } from '../../meta-types.js';
 import { api } from '../../providers/http.js';
 
 /** A button on a record's screen that calls `{path}/{id}/{action}` (spec §7 actions beyond CRUD). */

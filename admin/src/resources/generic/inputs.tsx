@@ -1,4 +1,5 @@
 import {
+  ArrayInput,
   AutocompleteArrayInput,
   AutocompleteInput,
   BooleanInput,
@@ -6,7 +7,9 @@ import {
   NumberInput,
   ReferenceArrayInput,
   ReferenceInput,
+  SelectArrayInput,
   SelectInput,
+  SimpleFormIterator,
   TextArrayInput,
   TextInput,
   maxLength,
@@ -15,21 +18,28 @@ import {
   required,
   type Validator,
 } from 'react-admin';
-import { humanize, metaOf, representation, type FieldSpec } from '../../meta.js';
+import { metaOf, type FieldSpec } from '../../meta.js';
 
-const json: { format: (v: unknown) => string; parse: (v: string) => unknown; validate: Validator } = {
-  format: (v) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v, null, 2)),
-  // Keeps unparsable text as it is so the validator below can name the problem.
-  parse: (v) => {
-    if (v.trim() === '') return null;
-    try {
-      return JSON.parse(v);
-    } catch {
-      return v;
-    }
-  },
-  validate: (v) => (typeof v === 'string' && v.trim() !== '' ? 'Must be valid JSON' : undefined),
-};
+/**
+ * A free-form JSON field: shown pretty-printed (an empty object or list shows as an empty box, not
+ * `{}`), parsed on the way out; an empty box is the empty object or list again.
+ */
+function jsonCodec(empty: FieldSpec['empty']): { format: (v: unknown) => string; parse: (v: string) => unknown; validate: Validator } {
+  const isEmpty = (v: unknown) => v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && Object.keys(v as object).length === 0);
+  return {
+    format: (v) => (isEmpty(v) ? '' : typeof v === 'string' ? v : JSON.stringify(v, null, 2)),
+    // Keeps unparsable text as it is so the validator below can name the problem.
+    parse: (v) => {
+      if (v.trim() === '') return empty === 'array' ? [] : empty === 'object' ? {} : null;
+      try {
+        return JSON.parse(v);
+      } catch {
+        return v;
+      }
+    },
+    validate: (v) => (typeof v === 'string' && v.trim() !== '' ? 'Must be valid JSON' : undefined),
+  };
+}
 
 /** The sort a reference picker uses: the target's default sort when known. */
 function referenceSort(resource: string) {
@@ -37,9 +47,10 @@ function referenceSort(resource: string) {
   return { field, order: dir === 'desc' ? ('DESC' as const) : ('ASC' as const) };
 }
 
-/** One input for one body field, chosen from its JSON schema. */
-export function FieldInput({ spec, disabled }: { spec: FieldSpec; disabled?: boolean }) {
-  const label = humanize(spec.name);
+/** One input for one body field, of the kind the server gives it. */
+export function FieldInput({ spec, disabled, source = spec.name }: { spec: FieldSpec; disabled?: boolean; source?: string }) {
+  const label = spec.label;
+  const helperText = spec.help;
   const validate: Validator[] = [];
   if (spec.required) validate.push(required());
   if (spec.maxLength && spec.kind !== 'reference') validate.push(maxLength(spec.maxLength));
@@ -47,37 +58,56 @@ export function FieldInput({ spec, disabled }: { spec: FieldSpec; disabled?: boo
     if (spec.min !== undefined) validate.push(minValue(spec.min));
     if (spec.max !== undefined && spec.max < Number.MAX_SAFE_INTEGER) validate.push(maxValue(spec.max));
   }
-  const common = { source: spec.name, label, disabled, validate };
+  const common = { source, label, disabled, validate, helperText };
   switch (spec.kind) {
-    case 'reference':
-      if (spec.many)
-        return (
-          <ReferenceArrayInput source={spec.name} reference={spec.reference!} sort={referenceSort(spec.reference!)}>
-            <AutocompleteArrayInput label={label} validate={validate} disabled={disabled} optionText={representation} fullWidth />
-          </ReferenceArrayInput>
-        );
+    // Options read as the target's recordRepresentation (the server's, set on each Resource).
+    case 'references':
       return (
-        <ReferenceInput source={spec.name} reference={spec.reference!} sort={referenceSort(spec.reference!)}>
-          <AutocompleteInput label={label} validate={validate} disabled={disabled} optionText={representation} fullWidth />
+        <ReferenceArrayInput source={source} reference={spec.resource!} sort={referenceSort(spec.resource!)}>
+          <AutocompleteArrayInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth />
+        </ReferenceArrayInput>
+      );
+    case 'reference':
+      return (
+        <ReferenceInput source={source} reference={spec.resource!} sort={referenceSort(spec.resource!)} filter={spec.referenceFilter}>
+          <AutocompleteInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth />
         </ReferenceInput>
       );
     case 'enum':
-      return <SelectInput {...common} choices={(spec.choices ?? []).map((c) => ({ id: c, name: c }))} emptyText={spec.required ? undefined : '—'} />;
+      return <SelectInput {...common} choices={spec.choices ?? []} emptyText={spec.required ? undefined : '—'} />;
+    case 'enums':
+      return <SelectArrayInput {...common} choices={spec.choices ?? []} />;
     case 'boolean':
-      return <BooleanInput source={spec.name} label={label} disabled={disabled} />;
+      return <BooleanInput source={source} label={label} disabled={disabled} helperText={helperText} />;
+    case 'list':
+      // A list of records (key results, checklist steps, custom fields): one row of inputs each.
+      return (
+        <ArrayInput source={source} label={label} helperText={helperText}>
+          <SimpleFormIterator inline disableReordering disableAdd={disabled} disableRemove={disabled}>
+            {(spec.items ?? []).map((item) => (
+              <FieldInput key={item.name} spec={item} source={item.name} disabled={disabled} />
+            ))}
+          </SimpleFormIterator>
+        </ArrayInput>
+      );
     case 'number':
       return <NumberInput {...common} />;
     case 'date':
       // The browser's input holds local time without an offset; the API takes ISO date-times with one.
       return <DateTimeInput {...common} parse={(v: string) => (v ? new Date(v).toISOString() : null)} />;
     case 'strings':
-      return <TextArrayInput source={spec.name} label={label} disabled={disabled} helperText="Press Enter after each value" fullWidth />;
-    case 'json':
-      return <TextInput {...common} validate={[...validate, json.validate]} format={json.format} parse={json.parse} multiline minRows={3} fullWidth />;
+      return <TextArrayInput source={source} label={label} disabled={disabled} helperText={helperText ?? 'Press Enter after each value'} fullWidth />;
+    case 'json': {
+      const json = jsonCodec(spec.empty);
+      return <TextInput {...common} helperText={helperText ?? 'JSON'} validate={[...validate, json.validate]} format={json.format} parse={json.parse} multiline minRows={3} fullWidth />;
+    }
+    case 'password':
+      return <TextInput {...common} type="password" />;
+    case 'markdown':
     case 'longtext':
       return <TextInput {...common} multiline minRows={3} fullWidth />;
     case 'color':
-      return <TextInput {...common} helperText="A colour like #1565C0" />;
+      return <TextInput {...common} helperText={helperText ?? 'A colour like #1565C0'} />;
     case 'email':
       return <TextInput {...common} type="email" />;
     case 'url':

@@ -28,7 +28,8 @@ import {
   useResourceContext,
   type CreateProps,
 } from 'react-admin';
-import { fieldSpecs, humanize, metaOf, representation, type FieldSpec, type ResourceMeta } from '../../meta.js';
+import { fieldSpecs, labelOf, metaOf, representation, type FieldSpec } from '../../meta.js';
+import type { ResourceMeta } from '../../meta-types.js';
 import { RecordActions, type RecordAction } from './actions.js';
 import { FieldInput } from './inputs.js';
 
@@ -64,27 +65,33 @@ export interface FormTweaks {
   locked?: string[];
 }
 
-const SKIP_COLUMNS = new Set(['id', 'updated_at', 'created_by', 'organization_id']);
-const LONG = /(^|_)(text|notes|details|message|expression|schema|sample_log|documentation|configuration)$/;
-
-/** The columns a list shows: table columns plus computed values the create body names (a member's role). */
+/** The columns a list shows: the fields the server marks as list columns. */
 function listColumns(meta: ResourceMeta) {
-  const cols = meta.columns.filter((c) => !SKIP_COLUMNS.has(c.name) && !LONG.test(c.name) && c.type !== 'json_array');
-  const known = new Set(meta.columns.map((c) => c.name));
-  const extra = meta.filterFields.filter((f) => !known.has(f)).map((name) => ({ name, type: 'string', nullable: true }));
-  return [...cols, ...extra].slice(0, 8);
+  return meta.fields.filter((f) => f.list).map((f) => ({ name: f.name, type: meta.columns.find((c) => c.name === f.name)?.type ?? 'string' }));
 }
 
 function column(meta: ResourceMeta, col: { name: string; type: string }): ReactElement {
-  const label = humanize(col.name);
+  const field = meta.fields.find((f) => f.name === col.name);
+  const label = labelOf(meta, col.name);
   const sortable = meta.filterFields.includes(col.name);
-  const reference = meta.references[col.name];
-  if (reference)
+  const reference = field?.kind === 'reference' ? field.resource : undefined;
+  // The target's recordRepresentation (set on its Resource) names the record.
+  if (reference) return <ReferenceField key={col.name} source={col.name} reference={reference} label={label} sortable={sortable} link={false} />;
+  if (field?.kind === 'color')
     return (
-      <ReferenceField key={col.name} source={col.name} reference={reference} label={label} sortable={sortable} link={false}>
-        <FunctionField render={(r) => representation(r)} />
-      </ReferenceField>
+      <FunctionField
+        key={col.name}
+        source={col.name}
+        label={label}
+        sortable={sortable}
+        render={(r) => (r[col.name] ? <span style={{ display: 'inline-flex', alignItems: 'center', gap: 6 }}><span style={{ width: 14, height: 14, borderRadius: 3, background: r[col.name] }} />{r[col.name]}</span> : '')}
+      />
     );
+  if (field?.kind === 'enums') {
+    // The server's words for its values ("Incident created", not incident.created).
+    const word = (v: unknown) => field.choices?.find((c) => c.id === v)?.name ?? String(v);
+    return <FunctionField key={col.name} source={col.name} label={label} sortable={sortable} render={(r) => [r[col.name]].flat().filter((v) => v != null).map(word).join(', ')} />;
+  }
   if (col.type === 'boolean') return <BooleanField key={col.name} source={col.name} label={label} sortable={sortable} />;
   if (col.type === 'date') return <FunctionField key={col.name} source={col.name} label={label} sortable={sortable} render={(r) => utc(r[col.name])} />;
   if (col.type === 'number') return <NumberField key={col.name} source={col.name} label={label} sortable={sortable} />;
@@ -96,18 +103,17 @@ function column(meta: ResourceMeta, col: { name: string; type: string }): ReactE
 function listFilters(meta: ResourceMeta): ReactElement[] {
   const filters: ReactElement[] = [];
   if (meta.search.length) filters.push(<SearchInput key="q" source="q" alwaysOn placeholder="Search" />);
-  const body = fieldSpecs(meta, meta.create);
   for (const field of meta.filterFields) {
-    const spec = body.find((s) => s.name === field);
+    const spec = meta.fields.find((s) => s.name === field);
     const col = meta.columns.find((c) => c.name === field);
-    const label = humanize(field);
-    if (meta.references[field])
+    const label = labelOf(meta, field);
+    if (spec?.kind === 'reference' && spec.resource)
       filters.push(
-        <ReferenceInput key={field} source={field} reference={meta.references[field]!}>
-          <AutocompleteInput label={label} optionText={representation} />
+        <ReferenceInput key={field} source={field} reference={spec.resource}>
+          <AutocompleteInput label={label} />
         </ReferenceInput>,
       );
-    else if (spec?.kind === 'enum') filters.push(<SelectInput key={field} source={field} label={label} choices={spec.choices!.map((c) => ({ id: c, name: c }))} />);
+    else if (spec?.kind === 'enum') filters.push(<SelectInput key={field} source={field} label={label} choices={spec.choices!} />);
     else if (col?.type === 'boolean') filters.push(<NullableBooleanInput key={field} source={field} label={label} />);
   }
   return filters;
@@ -192,7 +198,7 @@ export function GenericCreate({ tweaks = {}, mutationOptions }: { tweaks?: FormT
 
 function EditTitle({ meta }: { meta: ResourceMeta }) {
   const record = useRecordContext();
-  return <span>{record ? `${meta.label} ${representation(record)}` : meta.label}</span>;
+  return <span>{record ? `${meta.label} ${representation(record, meta.name)}` : meta.label}</span>;
 }
 
 function EditToolbar({ meta, canDelete }: { meta: ResourceMeta; canDelete: boolean }) {
@@ -205,7 +211,7 @@ function EditToolbar({ meta, canDelete }: { meta: ResourceMeta; canDelete: boole
       {canDelete ? (
         <DeleteButton
           mutationMode="pessimistic"
-          confirmTitle={`Delete ${lowerFirst(meta.label)} '${representation(record)}'?`}
+          confirmTitle={`Delete ${lowerFirst(meta.label)} '${representation(record, meta.name)}'?`}
           confirmContent="This cannot be undone."
           mutationOptions={{
             onSuccess: () => {
@@ -235,7 +241,7 @@ export function GenericEdit({ tweaks = {}, actions = [] }: { tweaks?: FormTweaks
       actions={actions.length ? <RecordActions meta={meta} actions={actions} /> : false}
     >
       <SimpleForm noValidate toolbar={canWrite ? <EditToolbar meta={meta} canDelete={meta.routes.delete} /> : false}>
-        {inputs(meta, fieldSpecs(meta, meta.update), canWrite ? tweaks : { ...tweaks, locked: Object.keys(meta.update.properties ?? {}) }, true)}
+        {inputs(meta, fieldSpecs(meta, meta.update, meta.create), canWrite ? tweaks : { ...tweaks, locked: Object.keys(meta.update.properties ?? {}) }, true)}
       </SimpleForm>
     </Edit>
   );

@@ -1,0 +1,1 @@
+ALTER TABLE "organizations" ADD COLUMN "anonymous_access" boolean DEFAULT true NOT NULL;

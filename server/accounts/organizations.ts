@@ -1,0 +1,77 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { memberships, organizations } from '../core/db/tables.js';
+import { forbidden, httpError } from '../core/errors.js';
+import { createOrganization } from './service.js';
+import { atLeast, type RequestContext } from '../core/context.js';
+import { defineResource } from '../engine/define.js';
+import { color, flag, requiredText, text } from '../engine/fields.js';
+import { membershipChanged } from '../core/tenancy.js';
+
+/** Organizations are shared rows; a caller sees the ones they belong to (an API key: its own). */
+const myOrganizations = (ctx: RequestContext) =>
+  ctx.userId === null
+    ? eq(organizations.id, ctx.orgId)
+    : inArray(organizations.id, ctx.tx.select({ id: memberships.organization_id }).from(memberships).where(eq(memberships.user_id, ctx.userId)));
+
+async function roleIn(ctx: RequestContext, orgId: number) {
+  if (ctx.userId === null) return orgId === ctx.orgId ? ctx.role : null;
+  const [m] = await ctx.tx.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.organization_id, orgId), eq(memberships.user_id, ctx.userId)));
+  return m?.role ?? null;
+}
+
+const editable = {
+  description: requiredText(2000),
+  banner_text: text(500),
+  banner_color: color(),
+  banner_enabled: flag(),
+  storycurve_logging_enabled: flag(),
+  allow_signup: flag(),
+  anonymous_access: flag(),
+};
+
+export const organizationResource = defineResource({
+  model: 'Organization',
+  label: 'Organization',
+  fieldMeta: { storycurve_logging_enabled: { label: 'Record story curves of incident timelines' }, allow_signup: { label: 'Anyone may sign up' } },
+  path: '/organizations',
+  table: organizations,
+  create: z.strictObject({ name: requiredText(100), ...editable }).partial({ banner_text: true, banner_color: true, banner_enabled: true, storycurve_logging_enabled: true, allow_signup: true, anonymous_access: true }),
+  update: z.strictObject({ name: requiredText(100), ...editable }).partial(),
+  pageSize: 50,
+  sort: [['name', 'asc']],
+  search: ['name', 'description', 'slug'],
+  fields: ['name', 'slug', 'plan', 'created_at'],
+  immutable: ['name'],
+  scope: myOrganizations,
+  hooks: {
+    async create(ctx, data) {
+      if (ctx.userId === null) throw forbidden('Only a signed-in user can create an organization.');
+      const org = await ctx.asSystem((tx) => createOrganization(tx, data as never, ctx.userId!, ctx.config.TRIAL_DAYS));
+      return org.id;
+    },
+    async beforeUpdate(ctx, id, data) {
+      const role = await roleIn(ctx, id);
+      if (role && !atLeast(role, 'Admin')) throw forbidden('Only an Admin or above may edit the organization.');
+      // Who may write into the organization without an account is the Owner's call.
+      if (role && 'anonymous_access' in data && role !== 'Owner') throw forbidden('Only an Owner may switch anonymous access.');
+      return data;
+    },
+    async update(ctx, id, data) {
+      // Shared table: the privileged connection writes it, after the scope check above.
+      if ((await roleIn(ctx, id)) === null) return false;
+      if (Object.keys(data).length) await ctx.asSystem((tx) => tx.update(organizations).set({ ...data, updated_at: sql`now()` }).where(eq(organizations.id, id)));
+      return true;
+    },
+    async delete(ctx, id) {
+      const role = await roleIn(ctx, id);
+      if (role === null) return false;
+      if (role !== 'Owner') throw forbidden('Only an Owner may delete the organization.');
+      const [org] = await ctx.tx.select({ slug: organizations.slug }).from(organizations).where(eq(organizations.id, id));
+      if (org?.slug === 'default') throw httpError(409, "The 'default' organization cannot be deleted.", 'conflict');
+      await ctx.asSystem((tx) => tx.delete(organizations).where(eq(organizations.id, id)));
+      membershipChanged(id, null);
+      return true;
+    },
+  },
+});

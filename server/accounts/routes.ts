@@ -1,0 +1,163 @@
+import { and, eq, gt, lt, sql } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { loginCodes, memberships, organizations, signInAddresses, users } from '../core/db/tables.js';
+import { forbidden, httpError, unauthorized } from '../core/errors.js';
+import { email } from '../engine/fields.js';
+import { CODE_MAX_ATTEMPTS, CODE_TTL_MS, dummyPasswordHash, hashCode, newCode, normalizeEmail, organizationProjects, sameHash, verifyPassword } from './service.js';
+import type { Mailer } from '../core/mail.js';
+import { hitRateLimit } from './rate-limit.js';
+import { endSession, issueSocketTicket, SOCKET_TICKET_TTL_MS, startSession } from '../core/sessions.js';
+
+/** How many e-mail allowances (LOGIN_RATE_LIMIT) one e-mail gets over all addresses together. */
+const EMAIL_CEILING = 10;
+/** How long an address an e-mail signed in from stays exempt from that ceiling without another sign-in. */
+const KNOWN_ADDRESS_DAYS = 90;
+import { acceptInvitation } from './invitations.js';
+
+export const INVALID_CODE = 'Invalid or expired verification code. Please try again.';
+
+/** Sign-in: password, or an e-mailed six-digit code; `me` for the signed-in caller. */
+export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Mailer; secret: string }) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { db, config } = scope;
+  const publicRoute = { access: 'public' as const };
+
+  // An e-mail's allowance is per address, so someone guessing from elsewhere cannot lock its owner out;
+  // an address gets five times that (many people may sign in from one office NAT); and an e-mail has a
+  // ceiling of ten allowances over all addresses, against guessing spread over many of them, which does
+  // not apply where the e-mail has signed in before.
+  const limit = async (req: FastifyRequest, address: string) => {
+    const limits: [string, number][] = [
+      [`auth:email-ip:${address}:${req.ip}`, config.LOGIN_RATE_LIMIT],
+      [`auth:ip:${req.ip}`, config.LOGIN_RATE_LIMIT * 5],
+    ];
+    const [known] = await db.select({ at: signInAddresses.last_at }).from(signInAddresses).where(and(eq(signInAddresses.email, address), eq(signInAddresses.address, req.ip)));
+    if (!known) limits.push([`auth:email:${address}`, config.LOGIN_RATE_LIMIT * EMAIL_CEILING]);
+    await hitRateLimit(db, limits, config.LOGIN_RATE_WINDOW_SECONDS);
+  };
+  // Made now, so the first unknown e-mail does not pay for it.
+  void dummyPasswordHash();
+
+  /** The response of every successful sign-in. */
+  async function session(req: FastifyRequest, orgId: number, slug: string, user: { id: number; email: string }) {
+    const token = await startSession(scope, user);
+    await db
+      .insert(signInAddresses)
+      .values({ email: user.email, address: req.ip })
+      .onConflictDoUpdate({ target: [signInAddresses.email, signInAddresses.address], set: { last_at: new Date() } });
+    await db.delete(signInAddresses).where(lt(signInAddresses.last_at, new Date(Date.now() - KNOWN_ADDRESS_DAYS * 86_400_000)));
+    const projects = await organizationProjects(db, orgId);
+    return { token, projects, organization: { slug }, user: { id: user.id, email: user.email } };
+  }
+
+  app.post(
+    '/auth/login',
+    { config: publicRoute, schema: { tags: ['Auth'], summary: 'Sign in with a password, or send a sign-in code', body: z.strictObject({ email: email(), password: z.string().min(1).max(200).optional() }) } },
+    async (req) => {
+      const address = normalizeEmail(req.body.email);
+      await limit(req, address);
+      const org = req.org;
+      if (req.body.password !== undefined) {
+        const [row] = await db
+          .select({ id: users.id, email: users.email, hash: users.password_hash, role: memberships.role })
+          .from(users)
+          .leftJoin(memberships, and(eq(memberships.user_id, users.id), eq(memberships.organization_id, org.id)))
+          .where(eq(users.email, address));
+        // Unknown e-mails and accounts without a password are checked against a dummy hash, so every answer takes
+        // an argon2 verification; and a right password outside this organization gets the wrong password's answer.
+        const valid = await verifyPassword(row?.hash ?? (await dummyPasswordHash()), req.body.password);
+        if (!valid || !row?.hash || !row.role) throw unauthorized('Invalid e-mail or password.', 'invalid_credentials');
+        return session(req, org.id, org.slug, row);
+      }
+      const code = newCode();
+      await db.delete(loginCodes).where(and(eq(loginCodes.organization_id, org.id), eq(loginCodes.email, address)));
+      await db.insert(loginCodes).values({ organization_id: org.id, email: address, code_hash: hashCode(deps.secret, address, code), expires_at: new Date(Date.now() + CODE_TTL_MS) });
+      try {
+        await deps.mailer({ to: address, subject: `Your Firewatch sign-in code: ${code}`, text: `Your sign-in code for ${org.slug} is ${code}. It expires in 10 minutes.` });
+      } catch (err) {
+        req.log.error({ err }, 'sending the sign-in code failed');
+        throw httpError(502, 'Failed to send verification code. Please try again.', 'mail_failed');
+      }
+      return { message: 'Verification code sent to your email.' };
+    },
+  );
+
+  app.post(
+    '/auth/verify',
+    { config: publicRoute, schema: { tags: ['Auth'], summary: 'Sign in with an e-mailed code', body: z.strictObject({ email: email(), code: z.string().trim().max(12) }) } },
+    async (req) => {
+      const address = normalizeEmail(req.body.email);
+      await limit(req, address);
+      const org = req.org;
+      const invalid = () => httpError(400, INVALID_CODE, 'invalid_code', ['body', 'code']);
+      // Counting the try and reading the code are one statement, so concurrent guesses share the five tries.
+      const tried = await db
+        .update(loginCodes)
+        .set({ attempts: sql`${loginCodes.attempts} + 1` })
+        .where(and(eq(loginCodes.organization_id, org.id), eq(loginCodes.email, address), gt(loginCodes.expires_at, new Date()), lt(loginCodes.attempts, CODE_MAX_ATTEMPTS)))
+        .returning({ id: loginCodes.id, code_hash: loginCodes.code_hash });
+      const given = hashCode(deps.secret, address, req.body.code);
+      const pending = tried.find((c) => sameHash(c.code_hash, given));
+      if (!pending) throw invalid();
+      const user = await db.transaction(async (tx) => {
+        // A code signs in once, even when it arrives several times at once.
+        const used = await tx.delete(loginCodes).where(eq(loginCodes.id, pending.id)).returning({ id: loginCodes.id });
+        if (!used.length) throw invalid();
+        const [found] = await tx.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, address));
+        const [member] = found ? await tx.select().from(memberships).where(and(eq(memberships.user_id, found.id), eq(memberships.organization_id, org.id))) : [];
+        if (member) return found!;
+        // The code proves the address: a pending invitation to it is accepted.
+        const invited = await acceptInvitation(tx, org.id, { email: address });
+        if (invited) return invited;
+        const [settings] = await tx.select({ allow_signup: organizations.allow_signup }).from(organizations).where(eq(organizations.id, org.id));
+        if (!settings?.allow_signup) throw forbidden(`Sign-up is closed for organization '${org.slug}'. Ask an administrator to add you.`);
+        const person = found ?? (await tx.insert(users).values({ email: address }).returning({ id: users.id, email: users.email }))[0]!;
+        await tx.insert(memberships).values({ organization_id: org.id, user_id: person.id, role: 'Member' });
+        return person;
+      });
+      return session(req, org.id, org.slug, user);
+    },
+  );
+
+  app.post('/auth/logout', { schema: { tags: ['Auth'], summary: 'Sign out: the session token stops working' } }, async (req, reply) => {
+    if (req.caller.sid) await endSession(db, req.caller.sid);
+    return reply.status(204).send();
+  });
+
+  app.post('/auth/ws-ticket', { schema: { tags: ['Auth'], summary: 'A single-use ticket (60 s) that opens the live socket as ?ticket=' } }, async (req) => {
+    const { caller } = req;
+    if (caller.userId === null || !caller.sid) throw forbidden('Socket tickets are for signed-in users; a visitor opens the socket with their anonymous key.');
+    const ticket = await issueSocketTicket(db, { sid: caller.sid, userId: caller.userId, orgId: caller.orgId });
+    return { ticket, expires_in: SOCKET_TICKET_TTL_MS / 1000 };
+  });
+  app.post(
+    '/auth/invitations/accept',
+    { config: publicRoute, schema: { tags: ['Auth'], summary: "Accept an invitation with its e-mail's token (signs in)", body: z.strictObject({ token: z.string().trim().min(1).max(200) }) } },
+    async (req) => {
+      const org = req.org;
+      // The token was e-mailed to the invited address, so it proves the address as a sign-in code does.
+      const user = await db.transaction((tx) => acceptInvitation(tx, org.id, { token: req.body.token }));
+      if (!user) throw httpError(400, 'This invitation is invalid, used or expired. Ask for a new one.', 'invalid_invitation', ['body', 'token']);
+      return session(req, org.id, org.slug, user);
+    },
+  );
+
+  app.get('/auth/me', { schema: { tags: ['Auth'], summary: 'The signed-in user' } }, async (req) => {
+    const { caller } = req;
+    if (caller.userId === null) return { id: null, email: null, role: caller.role, organization_slug: caller.orgSlug, api_key_id: caller.apiKeyId, projects: await organizationProjects(db, caller.orgId) };
+    const [user] = await db.select({ id: users.id, email: users.email, display_name: users.display_name }).from(users).where(eq(users.id, caller.userId));
+    const [org] = await db.select({ plan: organizations.plan }).from(organizations).where(eq(organizations.id, caller.orgId));
+    return {
+      ...user,
+      role: caller.role,
+      organization_slug: caller.orgSlug,
+      projects: await organizationProjects(db, caller.orgId),
+      is_pro: org?.plan === 'pro' || org?.plan === 'team_pro',
+      is_pro_team: org?.plan === 'team_pro',
+      subscription_status: org?.plan === 'free' ? 'trialing' : 'active',
+      subscription_end_date: null,
+    };
+  });
+}

@@ -1,0 +1,235 @@
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { createAnonymousSession, requireAnonymousSession } from './anonymous.js';
+import { giveFeedback, likedInProcessing, loadChat, type Chatter } from './chat.js';
+import { queueLiked } from './liked.js';
+import { DEFAULT_PLATFORM, recordEngagement, trending } from './curated.js';
+import { INDEX_JOB, removeChunks, submissionColumns } from './ingest.js';
+import { allowedLevels } from './retrieve.js';
+import { anonymousProjects, chats, submissions } from './tables.js';
+import { organizations } from '../core/db/tables.js';
+import { projects } from '../core/db/projects.js';
+import { withTenant } from '../core/db/tenant.js';
+import { forbidden, notFound } from '../core/errors.js';
+import { inTenant } from '../core/tenancy.js';
+import { idParam } from '../engine/crud.js';
+import { color, requiredText, text } from '../engine/fields.js';
+import { atLeast } from '../core/context.js';
+import { hitAnonymousLimit, requireAnonymousAccess } from './anonymous-limits.js';
+
+const keyParam = z.object({ key: z.string().max(100) });
+const chatParam = z.object({ id: z.string().uuid({ error: 'The chat id must be a UUID.' }) });
+const numId = idParam;
+const platformQuery = z.strictObject({ platform: z.string().trim().toLowerCase().max(40).default(DEFAULT_PLATFORM), limit: z.coerce.number().int().min(1).max(50).default(10) });
+const projectBody = z.strictObject({ name: requiredText(100), description: text(2000), color: color().optional() });
+const projectCols = { id: projects.id, name: projects.name, description: projects.description, color: projects.color, created_at: projects.created_at };
+
+const memberOf = (req: FastifyRequest): Chatter => ({ orgId: req.caller.orgId, userId: req.caller.userId, role: req.caller.role, sessionId: null });
+
+/**
+ * The AI workspace's REST side: anonymous sessions and their projects, trending curated content,
+ * chats (list, reopen, share, shared view), answer feedback, and submissions.
+ */
+export function registerAiRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const pub = { access: 'public' as const };
+  const anon = <T>(orgId: number, fn: Parameters<typeof withTenant<T>>[2]) => withTenant(scope.db, { orgId, userId: null }, fn);
+
+  // Anonymous sessions (spec §6, §7)
+  app.post('/auth/anonymous', { config: pub, schema: { tags: ['Anonymous'], summary: 'Start an anonymous session (a temporary key)' } }, async (req, reply) => {
+    await requireAnonymousAccess(scope.db, req.org.id);
+    await hitAnonymousLimit(scope.db, scope.config, 'session', req.org.id, req.ip);
+    const { key, session } = await createAnonymousSession(scope.db, req.org.id, scope.config.ANONYMOUS_SESSION_DAYS);
+    return reply.status(201).send({ key, anonymous: true, organization_slug: req.org.slug, created_at: session.created_at, expires_at: session.expires_at });
+  });
+
+  app.get('/auth/anonymous/me/:key', { config: pub, schema: { tags: ['Anonymous'], summary: 'The anonymous session of a key', params: keyParam } }, async (req) => {
+    const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+    const own = await anon(req.org.id, (tx) => tx.select({ id: anonymousProjects.project_id }).from(anonymousProjects).where(eq(anonymousProjects.session_id, session.id)));
+    return { anonymous: true, organization_slug: req.org.slug, created_at: session.created_at, expires_at: session.expires_at, projects: own.map((p) => p.id) };
+  });
+
+  /** Spec §7: the organization list of an anonymous session is its own organization. */
+  app.get('/organizations/anonymous/:key', { config: pub, schema: { tags: ['Anonymous'], summary: "An anonymous session's organization", params: keyParam } }, async (req) => {
+    await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+    const [org] = await scope.db
+      .select({ id: organizations.id, name: organizations.name, slug: organizations.slug, description: organizations.description, banner_text: organizations.banner_text, banner_color: organizations.banner_color, banner_enabled: organizations.banner_enabled, plan: organizations.plan })
+      .from(organizations)
+      .where(eq(organizations.id, req.org.id));
+    return { items: [org], itemsPerPage: 50, page: 1, total: 1 };
+  });
+
+  /** Projects a visitor can chat in: their own, and those with public indexed material. */
+  app.get('/projects/anonymous/:key', { config: pub, schema: { tags: ['Anonymous'], summary: "Projects open to an anonymous session", params: keyParam } }, async (req) => {
+    const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+    const items = await anon(req.org.id, (tx) =>
+      tx
+        .select({ ...projectCols, own: sql<boolean>`exists (select 1 from anonymous_projects a where a.organization_id = ${projects.organization_id} and a.project_id = ${projects.id} and a.session_id = ${session.id})` })
+        .from(projects)
+        .where(
+          and(
+            eq(projects.organization_id, req.org.id),
+            sql`(exists (select 1 from anonymous_projects a where a.organization_id = ${projects.organization_id} and a.project_id = ${projects.id} and a.session_id = ${session.id})
+              or exists (select 1 from submissions s where s.organization_id = ${projects.organization_id} and s.project_id = ${projects.id} and s.sensitivity_level = 'public' and s.status = 'indexed'))`,
+          ),
+        )
+        .orderBy(asc(projects.name)),
+    );
+    return { items, itemsPerPage: -1, page: 1, total: items.length };
+  });
+
+  app.get('/projects/anonymous/user/:key', { config: pub, schema: { tags: ['Anonymous'], summary: 'Projects an anonymous session created', params: keyParam } }, async (req) => {
+    const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+    const items = await anon(req.org.id, (tx) =>
+      tx
+        .select(projectCols)
+        .from(projects)
+        .innerJoin(anonymousProjects, and(eq(anonymousProjects.organization_id, projects.organization_id), eq(anonymousProjects.project_id, projects.id)))
+        .where(and(eq(projects.organization_id, req.org.id), eq(anonymousProjects.session_id, session.id)))
+        .orderBy(asc(projects.name)),
+    );
+    return { items, itemsPerPage: -1, page: 1, total: items.length };
+  });
+
+  app.post('/projects/anonymous/:key', { config: pub, schema: { tags: ['Anonymous'], summary: 'Create a project for an anonymous session', params: keyParam, body: projectBody } }, async (req, reply) => {
+    const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+    await hitAnonymousLimit(scope.db, scope.config, 'write', req.org.id, req.ip);
+    const project = await anon(req.org.id, async (tx) => {
+      const [p] = await tx
+        .insert(projects)
+        .values({ organization_id: req.org.id, name: req.body.name, description: req.body.description ?? null, ...(req.body.color ? { color: req.body.color } : {}) })
+        .returning(projectCols);
+      await tx.insert(anonymousProjects).values({ organization_id: req.org.id, session_id: session.id, project_id: p!.id });
+      return p!;
+    });
+    return reply.status(201).send(project);
+  });
+
+  // Curated content: trending (the CRUD definition serves the rest)
+  app.get('/curated_content/trending', { schema: { tags: ['Curated content item'], summary: 'Trending curated content', querystring: platformQuery } }, (req) =>
+    inTenant(req, async (ctx) => ({ platform: req.query.platform, items: await trending(ctx.tx, ctx.orgId, req.query.platform, req.query.limit) })),
+  );
+
+  app.get('/curated_content/anonymous/trending/:key', { config: pub, schema: { tags: ['Anonymous'], summary: 'Trending curated content for an anonymous session', params: keyParam, querystring: platformQuery } }, async (req) => {
+    await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+    return { platform: req.query.platform, items: await anon(req.org.id, (tx) => trending(tx, req.org.id, req.query.platform, req.query.limit)) };
+  });
+
+  app.post(
+    '/curated_content/:id/engagements',
+    {
+      config: pub,
+      schema: { tags: ['Curated content item'], summary: 'Record a view, click or share (signed in, or with ?key=)', params: numId, querystring: z.strictObject({ key: z.string().max(100).optional() }), body: z.strictObject({ kind: z.enum(['view', 'click', 'share', 'like']).default('view') }).default({ kind: 'view' }) },
+    },
+    async (req, reply) => {
+      if (!req.caller) await requireAnonymousSession(scope.db, req.org.id, req.query.key);
+      const ok = await anon(req.org.id, (tx) => recordEngagement(tx, req.org.id, req.params.id, req.body.kind));
+      if (!ok) throw notFound('Curated content item', req.params.id);
+      return reply.status(204).send();
+    },
+  );
+
+  // Chats
+  app.get(
+    '/chats',
+    { schema: { tags: ['Chat'], summary: "The caller's chats, newest first", querystring: z.strictObject({ project_id: z.coerce.number().int().positive().optional(), page: z.coerce.number().int().min(1).default(1), itemsPerPage: z.coerce.number().int().min(1).max(200).default(50) }) } },
+    (req) =>
+      inTenant(req, async (ctx) => {
+        if (ctx.userId === null) throw forbidden('Chats belong to signed-in users.');
+        const where = and(eq(chats.organization_id, ctx.orgId), eq(chats.user_id, ctx.userId), req.query.project_id ? eq(chats.project_id, req.query.project_id) : undefined);
+        const items = await ctx.tx
+          .select({ id: chats.id, title: chats.title, project_id: chats.project_id, shared: sql<boolean>`${chats.shared_at} is not null`, created_at: chats.created_at, updated_at: chats.updated_at })
+          .from(chats)
+          .where(where)
+          .orderBy(desc(chats.updated_at))
+          .limit(req.query.itemsPerPage)
+          .offset((req.query.page - 1) * req.query.itemsPerPage);
+        const [{ n }] = (await ctx.tx.select({ n: sql<number>`count(*)::int` }).from(chats).where(where)) as [{ n: number }];
+        return { items, itemsPerPage: req.query.itemsPerPage, page: req.query.page, total: n };
+      }),
+  );
+
+  app.get('/chats/:id', { schema: { tags: ['Chat'], summary: 'Reopen a chat with its messages', params: chatParam } }, (req) =>
+    inTenant(req, (ctx) => loadChat(ctx.tx, memberOf(req), ctx.orgId, req.params.id)),
+  );
+
+  app.put('/chats/:id', { schema: { tags: ['Chat'], summary: 'Rename or share a chat', params: chatParam, body: z.strictObject({ title: requiredText(200).optional(), shared: z.boolean().optional() }) } }, (req) =>
+    inTenant(req, async (ctx) => {
+      const who = memberOf(req);
+      await loadChat(ctx.tx, who, ctx.orgId, req.params.id);
+      const set: Record<string, unknown> = { updated_at: new Date() };
+      if (req.body.title !== undefined) set.title = req.body.title;
+      if (req.body.shared !== undefined) set.shared_at = req.body.shared ? new Date() : null;
+      await ctx.tx.update(chats).set(set).where(and(eq(chats.organization_id, ctx.orgId), eq(chats.id, req.params.id)));
+      return loadChat(ctx.tx, who, ctx.orgId, req.params.id);
+    }),
+  );
+
+  app.delete('/chats/:id', { schema: { tags: ['Chat'], summary: 'Delete a chat', params: chatParam } }, async (req, reply) => {
+    await inTenant(req, async (ctx) => {
+      await loadChat(ctx.tx, memberOf(req), ctx.orgId, req.params.id);
+      await ctx.tx.delete(chats).where(and(eq(chats.organization_id, ctx.orgId), eq(chats.id, req.params.id)));
+    });
+    return reply.status(204).send();
+  });
+
+  /** landing?chat_id=: a shared chat, read-only, for anyone. */
+  app.get('/chats/shared/:id', { config: pub, schema: { tags: ['Chat'], summary: 'A shared chat, read-only (no sign-in)', params: chatParam } }, (req) =>
+    anon(req.org.id, async (tx) => {
+      const chat = await loadChat(tx, null, req.org.id, req.params.id, { shared: true });
+      return { ...chat, messages: chat.messages.map(({ feedback: _f, ...m }) => m), read_only: true };
+    }),
+  );
+
+  app.post('/chat_messages/:id/feedback', { schema: { tags: ['Chat'], summary: 'Like or dislike an answer', params: numId, body: z.strictObject({ value: z.enum(['like', 'dislike']) }) } }, async (req) => {
+    const vote = await inTenant(req, (ctx) => giveFeedback(ctx.tx, memberOf(req), req.params.id, req.body.value));
+    await queueLiked(scope.queue, req.caller.orgId, vote.feedback_id);
+    return vote;
+  });
+
+  app.get('/chat_messages/liked', { schema: { tags: ['Chat'], summary: 'Liked answers waiting in processing', querystring: z.strictObject({ project_id: z.coerce.number().int().positive() }) } }, (req) =>
+    inTenant(req, async (ctx) => ({ project_id: req.query.project_id, messages: await likedInProcessing(ctx.tx, ctx.orgId, req.query.project_id) })),
+  );
+
+  // Submissions (uploads go through the socket; listing, re-indexing and deleting are plain calls)
+  app.get('/submissions', { schema: { tags: ['Submission'], summary: "A project's submissions", querystring: z.strictObject({ project_id: z.coerce.number().int().positive() }) } }, (req) =>
+    inTenant(req, async (ctx) => {
+      const levels = allowedLevels(ctx.userId !== null ? { kind: 'user', userId: ctx.userId, role: ctx.role } : { kind: 'apikey' });
+      const items = await ctx.tx
+        .select(submissionColumns)
+        .from(submissions)
+        .where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.project_id, req.query.project_id), sql`(${inArray(submissions.sensitivity_level, levels)} or ${submissions.created_by} = ${ctx.userId ?? 0})`))
+        .orderBy(desc(submissions.created_at), desc(submissions.id));
+      return { items, itemsPerPage: -1, page: 1, total: items.length };
+    }),
+  );
+
+  const ownSubmission = async (req: FastifyRequest, id: number, tx: Parameters<Parameters<typeof inTenant>[1]>[0]['tx']) => {
+    const [s] = await tx.select({ id: submissions.id, created_by: submissions.created_by, status: submissions.status, project_id: submissions.project_id }).from(submissions).where(and(eq(submissions.organization_id, req.caller.orgId), eq(submissions.id, id)));
+    if (!s) throw notFound('Submission', id);
+    if (s.created_by !== req.caller.userId && !atLeast(req.caller.role, 'Admin')) throw forbidden('Only the uploader or an Admin may change this submission.');
+    return s;
+  };
+
+  app.post('/submissions/:id/index', { schema: { tags: ['Submission'], summary: 'Index (again) a submission', params: numId } }, async (req, reply) => {
+    await inTenant(req, async (ctx) => {
+      const sub = await ownSubmission(req, req.params.id, ctx.tx);
+      await removeChunks(ctx.tx, ctx.orgId, sub.project_id, sub.id);
+      await ctx.tx.update(submissions).set({ status: 'uploaded', progress: 0, error: null, chunk_count: 0 }).where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
+    });
+    await scope.queue.enqueue(INDEX_JOB, { orgId: req.caller.orgId, submissionId: req.params.id });
+    return reply.status(202).send({ submission_id: req.params.id, status: 'uploaded', message: 'Indexing has started.' });
+  });
+
+  app.delete('/submissions/:id', { schema: { tags: ['Submission'], summary: 'Delete a submission and its passages', params: numId } }, async (req, reply) => {
+    await inTenant(req, async (ctx) => {
+      const sub = await ownSubmission(req, req.params.id, ctx.tx);
+      await removeChunks(ctx.tx, ctx.orgId, sub.project_id, sub.id);
+      await ctx.tx.delete(submissions).where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
+    });
+    return reply.status(204).send();
+  });
+}
+

@@ -1,0 +1,311 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import { z } from 'zod';
+import { findAnonymousSession, NO_SESSION } from './anonymous.js';
+import { hitAnonymousLimit } from './anonymous-limits.js';
+import { accessOf, ask, giveFeedback, likedInProcessing, type Chatter } from './chat.js';
+import { objectContent } from './content.js';
+import { likedEvents, queueLiked, type LikedStatusEvent } from './liked.js';
+import { checkProject, createSubmission, INDEX_JOB, submissionColumns, submissionEvents, type SubmissionStatusEvent, type SubmitInput } from './ingest.js';
+import { limitsFor, messagesToday, UNAUTHENTICATED_FRAME_BYTES, frameBytesFor } from './limits.js';
+import { allowedLevels } from './retrieve.js';
+import { youtubeId, youtubeTitle } from './youtube.js';
+import { memberships } from '../core/db/tables.js';
+import { SENSITIVITY_LEVELS, submissions } from './tables.js';
+import { withTenant } from '../core/db/tenant.js';
+import { HttpError, SERVER_ERROR_MESSAGE, type DetailItem } from '../core/errors.js';
+import type { Queue } from '../core/jobs/queue.js';
+import { API_KEY_PREFIX } from '../core/context.js';
+import { findApiKey } from '../core/api-keys.js';
+import { SubmitError } from './submit-error.js';
+import { useSocketTicket } from '../core/sessions.js';
+
+const id = z.union([z.string().max(100), z.number()]);
+const projectId = z.number().int().positive().max(2147483647);
+const sensitivity = z.enum(SENSITIVITY_LEVELS).default('internal');
+
+/** Every message a client may send, by type (spec §7 plus chat, text and video submissions, feedback). */
+const messages = {
+  fetch_limits: z.strictObject({}).default({}),
+  fetch_submissions: z.strictObject({ project_id: projectId }),
+  file_upload: z.strictObject({
+    fileName: z.string().min(1).max(300),
+    fileType: z.string().max(200).optional().nullable(),
+    fileContent: z.string().min(1),
+    buildIndex: z.boolean().default(true),
+    project_id: projectId,
+    eccs_project_id: z.union([z.string(), z.number()]).nullish(),
+    sensitivityLevel: sensitivity,
+  }),
+  text_submission: z.strictObject({
+    title: z.string().max(300).optional(),
+    text: z.string().min(1, 'This field is required').max(2_000_000),
+    buildIndex: z.boolean().default(true),
+    project_id: projectId,
+    eccs_project_id: z.union([z.string(), z.number()]).nullish(),
+    sensitivityLevel: sensitivity,
+  }),
+  video_transcript_submission: z.strictObject({
+    url: z.string().url().max(2000),
+    fileName: z.string().max(300).optional(),
+    fileContent: z.string().optional(),
+    title: z.string().max(300).optional(),
+    buildIndex: z.boolean().default(true),
+    project_id: projectId,
+    eccs_project_id: z.union([z.string(), z.number()]).nullish(),
+    sensitivityLevel: sensitivity,
+  }),
+  fetch_liked_messages_processing: z.strictObject({ project_id: projectId }),
+  fetch_object_content: z.strictObject({
+    object_type: z.enum(['chunk', 'submission']),
+    object_id: z.union([z.number().int(), z.string().regex(/^\d{1,10}$/).transform(Number)]).refine((n) => n >= 1 && n <= 2147483647, 'Must be a whole number from 1 to 2147483647'),
+    chat_id: z.string().uuid().nullish(),
+    is_shared_view: z.boolean().default(false),
+  }),
+  chat: z.strictObject({ project_id: projectId.nullish(), chat_id: z.string().uuid().nullish(), text: z.string().trim().min(1, 'This field is required').max(4000) }),
+  message_feedback: z.strictObject({ message_id: z.number().int().positive().max(2147483647), value: z.enum(['like', 'dislike']) }),
+} as const;
+type Messages = typeof messages;
+type Name = keyof Messages;
+
+const frame = z.object({ type: z.string().min(1).max(100), id: id.optional(), data: z.unknown().optional() });
+
+/** Who is on the socket; `none` may only open shared chats' sources; an API key has Member rights, as on the API. */
+type SocketCaller = Chatter & { kind: 'user' | 'apikey' | 'anonymous' | 'none'; frameBytes: number };
+
+async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<SocketCaller> {
+  const orgId = req.org.id;
+  const q = req.query as { ticket?: string; key?: string };
+  // Scripts send their API key in the upgrade request's Authorization header; keys never go in a URL (URLs end up in logs).
+  const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+  if (bearer?.startsWith(API_KEY_PREFIX)) {
+    const key = await findApiKey(app.db, orgId, bearer);
+    if (key) return { kind: 'apikey', orgId, userId: null, role: 'Member', sessionId: null, frameBytes: frameBytesFor(await limitsFor(app.db, app.config, orgId, false)) };
+  }
+  // A signed-in user comes with a single-use ticket (POST /auth/ws-ticket), never the session token.
+  if (typeof q.ticket === 'string' && q.ticket) {
+    const userId = await useSocketTicket(app.db, orgId, q.ticket);
+    if (userId !== null) {
+      const [m] = await app.db.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.organization_id, orgId), eq(memberships.user_id, userId)));
+      if (m) return { kind: 'user', orgId, userId, role: m.role, sessionId: null, frameBytes: frameBytesFor(await limitsFor(app.db, app.config, orgId, false)) };
+    }
+  }
+  if (typeof q.key === 'string' && q.key) {
+    const session = await findAnonymousSession(app.db, orgId, q.key);
+    if (session) return { kind: 'anonymous', orgId, userId: null, role: null, sessionId: session.id, frameBytes: frameBytesFor(await limitsFor(app.db, app.config, orgId, true)) };
+  }
+  return { kind: 'none', orgId, userId: null, role: null, sessionId: null, frameBytes: UNAUTHENTICATED_FRAME_BYTES };
+}
+
+/**
+ * Raises this connection's frame limit above the server-wide one (sized for callers nobody has
+ * authenticated). ws checks a frame's declared length against it before reading the payload, and
+ * offers no public per-connection setting, so the receiver's own field is set.
+ */
+function allowFrames(socket: WebSocket, bytes: number) {
+  const receiver = (socket as unknown as { _receiver?: { _maxPayload: number } })._receiver;
+  if (receiver) receiver._maxPayload = bytes;
+}
+
+const callers = new WeakMap<FastifyRequest, SocketCaller>();
+
+const detail = (msg: string, loc: (string | number)[] = [], type = 'value_error'): DetailItem[] => [{ msg, loc, type }];
+
+/**
+ * The live socket, GET /api/v1/{organization}/ws?ticket=… (from POST /auth/ws-ticket) or ?key=… (a visitor's anonymous key). Frames are JSON
+ * {type, id?, data}; replies echo the id. A bad frame gets an `error` frame and the socket stays open.
+ */
+export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
+  // The caller is known before the upgrade, so the connection's frame limit is set before it reads a frame.
+  const preHandler = async (req: FastifyRequest) => {
+    callers.set(req, await authenticate(req.server, req));
+  };
+  scope.get('/ws', { websocket: true, preHandler, config: { access: 'public' }, schema: { hide: true } }, (socket: WebSocket, req) => {
+    const app = req.server;
+    const caller = callers.get(req)!;
+    allowFrames(socket, caller.frameBytes);
+    const watched = new Set<number>();
+
+    const send = (type: string, data: unknown, replyTo?: string | number) => {
+      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(replyTo === undefined ? { type, data } : { type, id: replyTo, data }));
+    };
+    const sendError = (d: DetailItem[], replyTo?: string | number, requestType?: string) => send('error', { detail: d, ...(requestType ? { request_type: requestType } : {}) }, replyTo);
+
+    const onStatus = (e: SubmissionStatusEvent) => {
+      if (e.orgId === caller.orgId && watched.has(e.projectId)) {
+        const { orgId: _o, projectId: _p, ...rest } = e;
+        send('submission_status', { ...rest, project_id: e.projectId });
+      }
+    };
+    submissionEvents.on('status', onStatus);
+    // What became of this caller's likes (curated as a Q&A, or why not).
+    const onLiked = (e: LikedStatusEvent) => {
+      if (e.orgId !== caller.orgId || (caller.userId === null && caller.sessionId === null)) return;
+      if (e.userId === caller.userId && e.sessionId === caller.sessionId) {
+        const { orgId: _o, userId: _u, sessionId: _s, projectId, ...rest } = e;
+        send('liked_message_status', { ...rest, project_id: projectId });
+      }
+    };
+    likedEvents.on('status', onLiked);
+    socket.on('close', () => {
+      submissionEvents.off('status', onStatus);
+      likedEvents.off('status', onLiked);
+    });
+
+    const tenant = <T>(fn: Parameters<typeof withTenant<T>>[2]) => withTenant(app.db, { orgId: caller.orgId, userId: caller.userId }, fn);
+    const submitter = { orgId: caller.orgId, userId: caller.userId, sessionId: caller.sessionId };
+
+    /** Stores a submission and queues its indexing once the row is committed. */
+    // A visitor's uploads and chat messages count against their address and their organization.
+    const anonymousWrite = () => (caller.kind === 'anonymous' ? hitAnonymousLimit(app.db, app.config, 'write', caller.orgId, req.ip) : undefined);
+    const submit = async (input: SubmitInput, buildIndex: boolean) => {
+      await anonymousWrite();
+      const sub = await tenant(async (tx) => createSubmission(tx, submitter, await limitsFor(tx, app.config, caller.orgId, caller.kind === 'anonymous'), input));
+      watched.add(input.projectId);
+      if (buildIndex) await deps.queue.enqueue(INDEX_JOB, { orgId: caller.orgId, submissionId: sub.id });
+      return sub;
+    };
+
+    const handlers: { [K in Name]: (data: z.output<Messages[K]>, replyTo?: string | number) => Promise<void> } = {
+      async fetch_limits(_d, replyTo) {
+        const data = await tenant(async (tx) => ({
+          ...(await limitsFor(tx, app.config, caller.orgId, caller.kind === 'anonymous')),
+          messages_today: await messagesToday(tx, caller.orgId, { userId: caller.userId, sessionId: caller.sessionId }),
+          model: app.config.AI_MODEL && app.config.AI_BASE_URL ? app.config.AI_MODEL : null,
+        }));
+        send('limits', data, replyTo);
+      },
+      async fetch_submissions(d, replyTo) {
+        const items = await tenant(async (tx) => {
+          await checkProject(tx, submitter, d.project_id);
+          const levels = allowedLevels(accessOf(caller));
+          const mine = caller.userId !== null ? sql`${submissions.created_by} = ${caller.userId}` : caller.sessionId !== null ? sql`${submissions.anonymous_session_id} = ${caller.sessionId}` : sql`false`;
+          return tx
+            .select(submissionColumns)
+            .from(submissions)
+            .where(and(eq(submissions.organization_id, caller.orgId), eq(submissions.project_id, d.project_id), sql`(${submissions.sensitivity_level} in (${sql.join(levels.map((l) => sql`${l}`), sql`, `)}) or ${mine})`))
+            .orderBy(desc(submissions.created_at), desc(submissions.id))
+            .limit(500);
+        });
+        watched.add(d.project_id);
+        send('submissions', { project_id: d.project_id, items }, replyTo);
+      },
+      async file_upload(d, replyTo) {
+        const content = Buffer.from(d.fileContent, 'base64');
+        try {
+          const sub = await submit(
+            { kind: 'file', projectId: d.project_id, eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id), title: d.fileName, fileName: d.fileName, fileType: d.fileType ?? null, content, sensitivityLevel: d.sensitivityLevel },
+            d.buildIndex,
+          );
+          send('submit_file_response', { status: 'success', submission_id: sub.id, fileName: d.fileName, submission_status: sub.status, message: d.buildIndex ? 'File uploaded; indexing has started.' : 'File uploaded.' }, replyTo);
+        } catch (err) {
+          if (!(err instanceof SubmitError)) throw err;
+          send('submit_file_response', { status: 'error', submission_id: null, fileName: d.fileName, message: `Upload failed: ${err.message}` }, replyTo);
+        }
+      },
+      async text_submission(d, replyTo) {
+        try {
+          const title = d.title?.trim() || d.text.replace(/\s+/g, ' ').trim().slice(0, 60);
+          const sub = await submit({ kind: 'text', projectId: d.project_id, eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id), title, content: Buffer.from(d.text, 'utf8'), sensitivityLevel: d.sensitivityLevel }, d.buildIndex);
+          send('submit_text_response', { status: 'success', submission_id: sub.id, message: 'Text submitted.' }, replyTo);
+        } catch (err) {
+          if (!(err instanceof SubmitError)) throw err;
+          send('submit_text_response', { status: 'error', submission_id: null, message: `Submission failed. ${err.message}` }, replyTo);
+        }
+      },
+      async video_transcript_submission(d, replyTo) {
+        try {
+          // An uploaded caption file is indexed as is; a link alone is fetched by the indexing job,
+          // whose success or reason for failing reaches the socket as submission_status.
+          const videoId = youtubeId(d.url);
+          if (!d.fileContent && !videoId) throw new SubmitError(`'${d.url}' is not a YouTube video link. Give a YouTube link or upload the caption file (WebVTT or SRT).`, ['url']);
+          const fileName = d.fileContent ? (d.fileName ?? 'captions.vtt') : `${videoId}.vtt`;
+          const title = d.title?.trim() || (d.fileContent ? fileName : youtubeTitle(videoId!));
+          const content = d.fileContent ? Buffer.from(d.fileContent, 'base64') : Buffer.alloc(0);
+          const sub = await submit(
+            { kind: 'video_transcript', projectId: d.project_id, eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id), title, fileName, fileType: null, sourceUrl: d.url, content, sensitivityLevel: d.sensitivityLevel },
+            d.buildIndex,
+          );
+          const message = d.fileContent ? 'Transcript submitted.' : d.buildIndex ? 'Transcript link received; its captions are being fetched.' : 'Transcript link saved; its captions are fetched when it is indexed.';
+          send('submit_video_response', { status: 'success', submission_id: sub.id, message }, replyTo);
+        } catch (err) {
+          if (!(err instanceof SubmitError)) throw err;
+          send('submit_video_response', { status: 'error', submission_id: null, message: `Submission failed. ${err.message}` }, replyTo);
+        }
+      },
+      async fetch_liked_messages_processing(d, replyTo) {
+        const list = await tenant(async (tx) => {
+          await checkProject(tx, submitter, d.project_id);
+          return likedInProcessing(tx, caller.orgId, d.project_id);
+        });
+        send('liked_messages_processing', { project_id: d.project_id, messages: list }, replyTo);
+      },
+      async fetch_object_content(d, replyTo) {
+        const content = await tenant((tx) => objectContent(tx, caller.kind === 'none' ? null : caller, caller.orgId, d));
+        send('object_content', content, replyTo);
+      },
+      async chat(d, replyTo) {
+        await anonymousWrite();
+        const result = await ask(app.db, app.config, caller, d, {
+          sources: (data) => send('chat_sources', data, replyTo),
+          token: (data) => send('chat_token', data, replyTo),
+          reset: (data) => send('chat_reset', data, replyTo),
+        });
+        send('chat_done', { chat_id: result.chat_id, message_id: result.message_id, answer: result.answer, sources: result.sources, answered_by: result.answered_by, notice: result.notice }, replyTo);
+      },
+      async message_feedback(d, replyTo) {
+        const vote = await tenant((tx) => giveFeedback(tx, caller, d.message_id, d.value));
+        await queueLiked(deps.queue, caller.orgId, vote.feedback_id);
+        send('message_feedback_response', vote, replyTo);
+      },
+    };
+
+    const onMessage = async (raw: Buffer, isBinary: boolean): Promise<void> => {
+      if (isBinary) return sendError(detail('Binary frames are not accepted; send JSON text.', [], 'frame_invalid'));
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return sendError(detail('The message is not valid JSON.', [], 'json_invalid'));
+      }
+      const f = frame.safeParse(parsed);
+      if (!f.success) return sendError(detail('A message must be {"type": "<name>", "data": {...}}.', [], 'frame_invalid'));
+      const { type, id: replyTo } = f.data;
+      if (!Object.hasOwn(messages, type)) return sendError(detail(`Unknown message type '${type}'.`, ['type'], 'unknown_type'), replyTo, type);
+      const name = type as Name;
+      if (caller.kind === 'none' && !(name === 'fetch_object_content' && (f.data.data as { is_shared_view?: boolean } | undefined)?.is_shared_view)) {
+        return sendError(detail(NO_SESSION, [], 'no_session'), replyTo, type);
+      }
+      const body = messages[name].safeParse(f.data.data ?? {});
+      if (!body.success) {
+        return sendError(
+          body.error.issues.map((i) => {
+            const keys = (i as { keys?: string[] }).keys;
+            return i.code === 'unrecognized_keys' && keys
+              ? { msg: `Unknown field '${keys.join("', '")}'.`, loc: ['data', ...keys], type: 'extra_forbidden' }
+              : { msg: i.message, loc: ['data', ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], type: i.code };
+          }),
+          replyTo,
+          type,
+        );
+      }
+      try {
+        await (handlers[name] as (d: unknown, r?: string | number) => Promise<void>)(body.data, replyTo);
+      } catch (err) {
+        if (err instanceof HttpError) return sendError(err.detail, replyTo, type);
+        if (err instanceof SubmitError) return sendError(detail(err.message, ['data', ...err.loc]), replyTo, type);
+        req.log.error({ err, type }, 'socket message failed');
+        sendError(detail(SERVER_ERROR_MESSAGE, [], 'server_error'), replyTo, type);
+      }
+    };
+    // A handler that fails unexpectedly is logged; it never becomes an unhandled rejection.
+    socket.on('message', (raw: Buffer, isBinary: boolean) => {
+      onMessage(raw, isBinary).catch((err: unknown) => {
+        req.log.error({ err }, 'socket message failed');
+        sendError(detail(SERVER_ERROR_MESSAGE, [], 'server_error'));
+      });
+    });
+    send('ready', { authenticated: caller.kind !== 'none', kind: caller.kind, organization: req.org.slug, max_frame_bytes: caller.frameBytes });
+  });
+}

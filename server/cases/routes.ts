@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { inTenant } from '../core/tenancy.js';
+import { ref, requiredText } from '../engine/fields.js';
+import { addComment } from '../incidents/actions.js';
+import { escalateCase, probableCause } from './service.js';
+import { fullCase } from '../incidents/read.js';
+import { idParam } from '../engine/crud.js';
+
+const tags = ['Case'];
+
+/** Case actions beyond CRUD (spec §7 /cases). */
+export function registerCaseRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+
+  app.get('/cases/:id', { schema: { tags, summary: 'One case with tags, timeline, comments and its incident', params: idParam } }, (req) => inTenant(req, (ctx) => fullCase(ctx, req.params.id), { readOnly: true }));
+
+  app.put(
+    '/cases/:id/escalate',
+    {
+      schema: {
+        tags,
+        summary: 'Escalate to an incident (type from the case type), copying tags and timeline',
+        params: idParam,
+        body: z.strictObject({ incident_type_id: ref().nullish(), incident_priority_id: ref().nullish(), incident_severity_id: ref().nullish(), title: requiredText(500).optional() }).nullish(),
+      },
+    },
+    (req) =>
+      inTenant(req, async (ctx) => {
+        const incidentId = await escalateCase(ctx, req.params.id, req.body ?? {});
+        return { message: 'Case escalated successfully.', incident_id: incidentId, case: await fullCase(ctx, req.params.id) };
+      }),
+  );
+
+  app.get('/cases/:id/probable_cause', { schema: { tags, summary: 'Probable cause through the AI layer', params: idParam } }, (req) => inTenant(req, (ctx) => probableCause(ctx, req.params.id)));
+
+  app.post('/cases/:id/comments/add', { schema: { tags, summary: 'Add a comment', params: idParam, body: z.strictObject({ text: requiredText(20_000) }) } }, async (req, reply) => {
+    const comment = await inTenant(req, (ctx) => addComment(ctx, { case_id: req.params.id }, req.body.text));
+    return reply.status(201).send({ message: 'Comment added successfully.', comment });
+  });
+}

@@ -1,0 +1,182 @@
+import { and, eq, inArray, sql, type Placeholder, type SQL, getTableColumns } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Role } from '../core/db/tables.js';
+import { forbidden, invalid, notFound } from '../core/errors.js';
+import { StatementCache } from './compiled-select.js';
+import { compileList, listQuerySchema, listShape, listValues, oneListPlan, pageWindow, readableFields, runList, type ListStatement } from './list-query.js';
+import { inTenant } from '../core/tenancy.js';
+import type { ResourceDefinition } from './define.js';
+import type { RequestContext } from '../core/context.js';
+import { atLeast } from '../core/context.js';
+import { linkedRows } from './visibility.js';
+import { resourceNamed } from './registry.js';
+
+/** List statement shapes (sort, page size, filter, search or not) each resource keeps compiled. */
+const LIST_SHAPES_KEPT = 200;
+
+const ID_MESSAGE = 'The id must be a whole number written in digits, from 1 to 2147483647.';
+/**
+ * A record id in a path, query or body: decimal digits only (Number() would also read `+1`, `1e3`,
+ * `0x10` and ` 1`), or a JSON whole number, within PostgreSQL's integer.
+ */
+export const idValue = z
+  .union([z.number({ error: ID_MESSAGE }).int(ID_MESSAGE), z.string({ error: ID_MESSAGE }).regex(/^[0-9]{1,10}$/, ID_MESSAGE).transform(Number)], { error: ID_MESSAGE })
+  .refine((n) => n >= 1 && n <= 2147483647, ID_MESSAGE);
+export const idParam = z.object({ id: idValue });
+
+/**
+ * The row condition that keeps a query inside the caller's organization, and out of the incidents and
+ * rows a domain's visibility rule hides (linkedRows). `org` may stand in for the organization's id (a
+ * placeholder, in a statement shared by organizations); a definition's own scope always takes the caller.
+ */
+export function scopeOf(def: ResourceDefinition, ctx: RequestContext, org: number | Placeholder = ctx.orgId): SQL {
+  const linked = linkedRows(ctx, def.table, org);
+  if (def.scope) return linked ? and(def.scope(ctx), linked)! : def.scope(ctx);
+  const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+  return linked ? and(eq(columns.organization_id!, org), linked)! : eq(columns.organization_id!, org);
+}
+
+/** A 404 unless the row is one the caller may see: before hooks that read or write it by id alone. */
+async function mustSee(def: ResourceDefinition, ctx: RequestContext, id: number) {
+  if (!linkedRows(ctx, def.table)) return;
+  const { columns } = readableFields(def, ctx);
+  const [hit] = await ctx.tx.select({ id: columns.id! }).from(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).limit(1);
+  if (!hit) throw notFound(def.label, id);
+}
+
+/** One record as clients see it, or a 404 with the entity's message. */
+export async function getRecord(def: ResourceDefinition, ctx: RequestContext, id: number) {
+  const { columns, selection } = readableFields(def, ctx);
+  const [row] = await ctx.tx.select(selection).from(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).limit(1);
+  if (!row) throw notFound(def.label, id);
+  return row as Record<string, unknown>;
+}
+
+function requireRole(def: ResourceDefinition, role: Role) {
+  if (!atLeast(role, def.writeRole ?? 'Member')) throw forbidden(`Only a${/^[AEIOU]/.test(def.writeRole!) ? 'n' : ''} ${def.writeRole} or above may change ${def.label.toLowerCase()}s.`);
+}
+
+/** Body foreign keys must name rows of the caller's own organization. */
+async function checkReferences(def: ResourceDefinition, ctx: RequestContext, data: Record<string, unknown>) {
+  for (const [field, target] of Object.entries(def.references ?? {})) {
+    const value = data[field];
+    if (value === undefined || value === null) continue;
+    const ref = resourceNamed(target);
+    const { columns } = readableFields(ref, ctx);
+    // A list of ids (e.g. `filters`) is checked as a whole: every id must be visible.
+    const ids = [...new Set(Array.isArray(value) ? value : [value])];
+    if (!ids.length) continue;
+    const hits = await ctx.tx.select({ id: columns.id! }).from(ref.table).where(and(inArray(columns.id!, ids), scopeOf(ref, ctx)));
+    const found = new Set(hits.map((h) => h.id));
+    const missing = ids.find((id) => !found.has(id));
+    if (missing !== undefined) throw invalid(`${ref.label} '${String(missing)}' could not be found.`, ['body', field], 'not_found');
+  }
+}
+
+/** Turns one resource definition into its list, get, create, update and delete routes. */
+export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const enabled = (route: keyof NonNullable<ResourceDefinition['routes']>) => def.routes?.[route] !== false;
+  const tags = [def.label];
+  const updateSchema = def.update ?? def.create.partial();
+
+  if (enabled('list')) {
+    // Where only the organization tells callers' lists apart, the compiled statement is shared:
+    // by shape, with the organization as a placeholder (a `computed` that takes no argument is the
+    // same for every caller).
+    const shared = !def.scope && !(def.computed && def.computed.length > 0);
+    const compiled = new StatementCache<ListStatement>(LIST_SHAPES_KEPT);
+    app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize) } }, (req) =>
+      inTenant(req, async (ctx) => {
+        const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx, org);
+        // Callers who see every incident and those who see some read different statements.
+        const shape = linkedRows(ctx, def.table) ? `${listShape(req.query)}\u0000linked` : listShape(req.query);
+        const statement = shared ? compiled.get(shape, () => build(sql.placeholder('org'))) : build(ctx.orgId);
+        const page = await runList(ctx.tx, statement, listValues(req.query, ctx.orgId), pageWindow(req.query).limit);
+        return { ...page, itemsPerPage: req.query.itemsPerPage, page: req.query.page };
+      }, { oneRound: true, genericPlans: oneListPlan(def, req.query) }),
+    );
+  }
+
+  if (enabled('get')) {
+    app.get(`${def.path}/:id`, { schema: { tags, summary: `Get one ${def.label.toLowerCase()}`, params: idParam } }, (req) =>
+      inTenant(req, (ctx) => getRecord(def, ctx, req.params.id)),
+    );
+  }
+
+  if (enabled('create')) {
+    app.post(def.path, { schema: { tags, summary: `Create a ${def.label.toLowerCase()}`, body: def.create } }, async (req, reply) => {
+      let data = req.body as Record<string, unknown>;
+      const saved = await inTenant(req, async (ctx) => {
+        requireRole(def, ctx.role);
+        data = req.body as Record<string, unknown>;
+        if (def.hooks?.beforeCreate) data = await def.hooks.beforeCreate(ctx, data);
+        await checkReferences(def, ctx, data);
+        let id: number;
+        if (def.hooks?.create) id = await def.hooks.create(ctx, data);
+        else {
+          const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+          const values = columns.organization_id && !def.scope ? { ...data, organization_id: ctx.orgId } : data;
+          const [row] = await ctx.tx.insert(def.table).values(values).returning({ id: columns.id! });
+          id = row!.id as number;
+        }
+        const created = await getRecord(def, ctx, id);
+        return def.hooks?.afterCreate ? def.hooks.afterCreate(ctx, created, data) : created;
+      });
+      const record = def.hooks?.afterCommit ? await def.hooks.afterCommit(req, saved, data) : saved;
+      return reply.status(201).send(record);
+    });
+  }
+
+  if (enabled('update')) {
+    app.put(`${def.path}/:id`, { schema: { tags, summary: `Update a ${def.label.toLowerCase()}`, params: idParam, body: updateSchema } }, (req) =>
+      inTenant(req, async (ctx) => {
+        const id = req.params.id;
+        requireRole(def, ctx.role);
+        await mustSee(def, ctx, id);
+        let data = req.body as Record<string, unknown>;
+        if (def.immutable?.some((f) => data[f] !== undefined)) {
+          const current = await getRecord(def, ctx, id);
+          for (const field of def.immutable) {
+            if (data[field] !== undefined && data[field] !== current[field]) throw invalid('This field cannot be changed after creation.', ['body', field], 'immutable');
+          }
+        }
+        if (def.hooks?.beforeUpdate) data = await def.hooks.beforeUpdate(ctx, id, data);
+        await checkReferences(def, ctx, data);
+        if (def.hooks?.update) {
+          if (!(await def.hooks.update(ctx, id, data))) throw notFound(def.label, id);
+        } else {
+          const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+          const set = columns.updated_at ? { ...data, updated_at: sql`now()` } : data;
+          const done = Object.keys(set).length
+            ? await ctx.tx.update(def.table).set(set).where(and(eq(columns.id!, id), scopeOf(def, ctx))).returning({ id: columns.id! })
+            : [await getRecord(def, ctx, id)];
+          if (!done.length) throw notFound(def.label, id);
+        }
+        return getRecord(def, ctx, id);
+      }),
+    );
+  }
+
+  if (enabled('delete')) {
+    app.delete(`${def.path}/:id`, { schema: { tags, summary: `Delete a ${def.label.toLowerCase()}`, params: idParam } }, async (req, reply) => {
+      await inTenant(req, async (ctx) => {
+        const id = req.params.id;
+        requireRole(def, ctx.role);
+        await mustSee(def, ctx, id);
+        if (def.hooks?.beforeDelete) await def.hooks.beforeDelete(ctx, id);
+        let deleted: boolean;
+        if (def.hooks?.delete) deleted = await def.hooks.delete(ctx, id);
+        else {
+          const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+          deleted = (await ctx.tx.delete(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).returning({ id: columns.id! })).length > 0;
+        }
+        if (!deleted) throw notFound(def.label, id);
+      });
+      return reply.status(204).send();
+    });
+  }
+}

@@ -1,0 +1,41 @@
+import { getTableColumns } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { columnType } from './filters.js';
+import { resourceNamed } from './registry.js';
+import type { ResourceDefinition } from './define.js';
+import { describeFields, plural, recordRepresentation } from './field-meta.js';
+
+/** What the admin app needs to draw a generic list and form for a definition. */
+export function describeResource(def: ResourceDefinition) {
+  const hidden = new Set(def.hidden ?? []);
+  const columns = Object.entries(getTableColumns(def.table) as Record<string, PgColumn>)
+    .filter(([name]) => !hidden.has(name) && name !== 'organization_id')
+    .map(([name, column]) => ({ name, type: columnType(column), nullable: !column.notNull }));
+  return {
+    name: def.path.replace(/^\//, ''),
+    path: def.path,
+    model: def.model,
+    label: def.displayLabel ?? def.label,
+    labelPlural: def.labelPlural ?? plural(def.displayLabel ?? def.label),
+    recordRepresentation: recordRepresentation(def),
+    fields: describeFields(def),
+    pageSize: def.pageSize,
+    sort: def.sort,
+    search: def.search,
+    filterFields: ['id', ...def.fields],
+    columns,
+    references: Object.fromEntries(Object.entries(def.references ?? {}).map(([field, target]) => [field, resourceNamed(target).path.replace(/^\//, '')])),
+    immutable: def.immutable ?? [],
+    writeRole: def.writeRole ?? 'Member',
+    routes: { list: true, get: true, create: true, update: true, delete: true, ...def.routes },
+    create: z.toJSONSchema(def.create, { io: 'input', unrepresentable: 'any' }),
+    update: z.toJSONSchema(def.update ?? def.create.partial(), { io: 'input', unrepresentable: 'any' }),
+  };
+}
+
+export function registerMetaRoutes(scope: FastifyInstance, resources: ResourceDefinition[]) {
+  const described = resources.map(describeResource);
+  scope.get('/meta/resources', { schema: { tags: ['Meta'], summary: 'Resource metadata for generic screens' } }, async () => ({ resources: described }));
+}

@@ -1,0 +1,276 @@
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { cases, conversations, incidentParticipants, incidentRoles, incidents, incidentSteps, incidentSubscriptions, incidentTags, INCIDENT_ROLES } from './tables.js';
+import { incidentTypes } from './settings-tables.js';
+import { tags } from '../tags/tables.js';
+import { httpError, invalid } from '../core/errors.js';
+import type { RequestContext } from '../core/context.js';
+import { enqueue, NotReady, registerJob } from './background.js';
+import { actorOf, addEvent, callerEmail, loadIncident, nextNumber, type IncidentRow } from './common.js';
+import { publish } from '../core/events.js';
+import type { IncidentInput } from './bodies.js';
+
+export type IncidentRole = (typeof INCIDENT_ROLES)[number];
+type Status = IncidentRow['status'];
+
+/** Checklist an incident starts with when its type has none. */
+export const DEFAULT_STEPS = [
+  { name: 'Assess impact', description: 'Who and what is affected, since when.' },
+  { name: 'Assign roles', description: 'Commander, scribe and liaison are named.' },
+  { name: 'Contain', description: 'Stop the damage from spreading.' },
+  { name: 'Communicate', description: 'Send the first tactical report to subscribers.' },
+  { name: 'Resolve', description: 'Remove the cause and restore service.' },
+  { name: 'Review', description: 'Write the postmortem and follow-up tasks.' },
+];
+
+/** The steps an incident starts with: its type's custom checklist, else the default one. */
+async function checklistFor(ctx: RequestContext, typeId: number | null | undefined): Promise<{ name: string; description?: string | null }[]> {
+  if (!typeId) return DEFAULT_STEPS;
+  const [type] = await ctx.tx.select({ checklist: incidentTypes.custom_checklist }).from(incidentTypes).where(and(eq(incidentTypes.organization_id, ctx.orgId), eq(incidentTypes.id, typeId)));
+  const items = ((type?.checklist ?? []) as { text?: string; required?: boolean }[]).filter((i) => typeof i?.text === 'string');
+  return items.length ? items.map((i) => ({ name: i.text!.slice(0, 200), description: i.required ? 'Required' : null })) : DEFAULT_STEPS;
+}
+
+/** Adds a person as a participant (idempotent) and returns the participant id. */
+export async function ensureParticipant(ctx: RequestContext, incidentId: number, email: string, reason: string) {
+  const [row] = await ctx.tx
+    .insert(incidentParticipants)
+    .values({ organization_id: ctx.orgId, incident_id: incidentId, email, added_reason: reason })
+    .onConflictDoNothing()
+    .returning({ id: incidentParticipants.id });
+  if (row) return { id: row.id, added: true };
+  const [existing] = await ctx.tx
+    .select({ id: incidentParticipants.id })
+    .from(incidentParticipants)
+    .where(and(eq(incidentParticipants.organization_id, ctx.orgId), eq(incidentParticipants.incident_id, incidentId), eq(incidentParticipants.email, email)));
+  return { id: existing!.id, added: false };
+}
+
+/**
+ * Gives `email` the role. Reporter and commander are single-holder roles: the previous holder's
+ * entry gets renounced_at, and the incident's denormalized reporter/commander e-mail follows.
+ */
+export async function assignRole(ctx: RequestContext, incidentId: number, email: string, role: IncidentRole, opts: { silent?: boolean } = {}) {
+  const participant = await ensureParticipant(ctx, incidentId, email, `Assigned the ${role} role`);
+  const active = await ctx.tx
+    .select({ id: incidentRoles.id, participant_id: incidentRoles.participant_id })
+    .from(incidentRoles)
+    .where(and(eq(incidentRoles.organization_id, ctx.orgId), eq(incidentRoles.incident_id, incidentId), eq(incidentRoles.role, role), isNull(incidentRoles.renounced_at)));
+  if (active.some((r) => r.participant_id === participant.id)) return false;
+  if (role === 'reporter' || role === 'commander') {
+    if (active.length) await ctx.tx.update(incidentRoles).set({ renounced_at: sql`now()` }).where(inArray(incidentRoles.id, active.map((r) => r.id)));
+    await ctx.tx
+      .update(incidents)
+      .set(role === 'commander' ? { commander_email: email } : { reporter_email: email })
+      .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, incidentId)));
+  }
+  await ctx.tx.insert(incidentRoles).values({ organization_id: ctx.orgId, incident_id: incidentId, participant_id: participant.id, role });
+  if (!opts.silent) {
+    await addEvent(ctx, { incident_id: incidentId, type: 'Participant updated', description: `${email} has been assigned the ${role} role`, owner: await actorOf(ctx) });
+  }
+  return true;
+}
+
+/** Renounces one role entry (it stays on the incident as Inactive). */
+export async function renounceRole(ctx: RequestContext, incidentId: number, roleId: number) {
+  const [row] = await ctx.tx
+    .update(incidentRoles)
+    .set({ renounced_at: sql`now()` })
+    .where(and(eq(incidentRoles.organization_id, ctx.orgId), eq(incidentRoles.incident_id, incidentId), eq(incidentRoles.id, roleId), isNull(incidentRoles.renounced_at)))
+    .returning({ role: incidentRoles.role, participant_id: incidentRoles.participant_id });
+  if (!row) throw httpError(404, `Active role '${roleId}' could not be found.`, 'not_found', ['path', 'roleId']);
+  const [p] = await ctx.tx.select({ email: incidentParticipants.email }).from(incidentParticipants).where(and(eq(incidentParticipants.organization_id, ctx.orgId), eq(incidentParticipants.id, row.participant_id)));
+  if (row.role === 'commander' || row.role === 'reporter') {
+    await ctx.tx
+      .update(incidents)
+      .set(row.role === 'commander' ? { commander_email: null } : { reporter_email: null })
+      .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, incidentId)));
+  }
+  await addEvent(ctx, { incident_id: incidentId, type: 'Participant updated', description: `${p!.email} has renounced the ${row.role} role`, owner: await actorOf(ctx) });
+}
+
+/** Replaces the incident's tags with `tagIds` (already checked to belong to the organization). */
+export async function setIncidentTags(ctx: RequestContext, incidentId: number, tagIds: number[]) {
+  await ctx.tx.delete(incidentTags).where(and(eq(incidentTags.organization_id, ctx.orgId), eq(incidentTags.incident_id, incidentId)));
+  if (tagIds.length) await ctx.tx.insert(incidentTags).values([...new Set(tagIds)].map((tag_id) => ({ organization_id: ctx.orgId, incident_id: incidentId, tag_id })));
+}
+
+export async function checkTags(ctx: RequestContext, tagIds: number[], field = 'tags') {
+  const ids = [...new Set(tagIds)];
+  if (!ids.length) return;
+  const found = await ctx.tx.select({ id: tags.id }).from(tags).where(and(eq(tags.organization_id, ctx.orgId), inArray(tags.id, ids)));
+  const have = new Set(found.map((f) => f.id));
+  const missing = ids.find((id) => !have.has(id));
+  if (missing !== undefined) throw invalid(`Tag '${missing}' could not be found.`, ['body', field], 'not_found');
+}
+
+export type { IncidentInput };
+
+/** Creates an incident with its name, roles, steps and first timeline entry; the conversation follows in the background. */
+export async function createIncident(ctx: RequestContext, input: IncidentInput) {
+  const checklist = await checklistFor(ctx, input.incident_type_id);
+  const me = await callerEmail(ctx);
+  const reporter = input.reporter_email ?? me;
+  const commander = input.commander_email ?? reporter;
+  const number = await nextNumber(ctx, 'incident');
+  const { tags: tagIds = [], ...columns } = input;
+  await checkTags(ctx, tagIds);
+  const [row] = await ctx.tx
+    .insert(incidents)
+    .values({ ...columns, status: 'Active', organization_id: ctx.orgId, name: `IAO-${number}` })
+    .returning();
+  const incident = row!;
+  if (reporter) await assignRole(ctx, incident.id, reporter, 'reporter', { silent: true });
+  if (commander) await assignRole(ctx, incident.id, commander, 'commander', { silent: true });
+  await setIncidentTags(ctx, incident.id, tagIds);
+  if (checklist.length) {
+    await ctx.tx.insert(incidentSteps).values(checklist.map((s, i) => ({ organization_id: ctx.orgId, incident_id: incident.id, position: i + 1, name: s.name, description: s.description ?? null })));
+  }
+  await addEvent(ctx, {
+    incident_id: incident.id,
+    type: 'Other',
+    description: `Incident ${incident.name} created by ${me ?? 'an API key'}`,
+    owner: me,
+    details: { commander, reporter },
+  });
+  await enqueue(ctx, 'incident.provision', { incident_id: incident.id });
+  if (input.status && input.status !== 'Active') await setIncidentStatus(ctx, incident.id, input.status);
+  await publish(ctx, { type: 'incident.created', id: incident.id });
+  return incident.id;
+}
+
+/** Which workflows run on a status change. The workflows engine registers itself here. */
+export type WorkflowRunner = (ctx: RequestContext, target: { incident_id?: number; case_id?: number }, status: string) => Promise<number>;
+let workflowRunner: WorkflowRunner = async () => 0;
+export function setWorkflowRunner(runner: WorkflowRunner) {
+  workflowRunner = runner;
+}
+
+export const STATUS_MESSAGES: Record<Status, string> = {
+  Active: 'Incident reopened.',
+  Stable: 'Incident marked as stable. Running stable status workflows.',
+  Closed: 'Incident marked as closed. Running closed status workflows.',
+};
+
+/**
+ * Moves an incident to `status`: Stable sets stable_at; Closed sets closed_at (and stable_at if it
+ * never was) and closes its linked cases; back to Active reopens it. Each runs the status workflows.
+ */
+export async function setIncidentStatus(ctx: RequestContext, id: number, status: Status) {
+  const current = await loadIncident(ctx, id, true);
+  if (current.status === status) throw httpError(409, `Incident ${current.name} is already ${status.toLowerCase()}.`, 'conflict', ['body', 'status']);
+  const set =
+    status === 'Stable'
+      ? { status, stable_at: sql`now()`, closed_at: null }
+      : status === 'Closed'
+        ? { status, closed_at: sql`now()`, stable_at: sql`coalesce(${incidents.stable_at}, now())` }
+        : { status, stable_at: null, closed_at: null };
+  await ctx.tx.update(incidents).set({ ...set, updated_at: sql`now()` }).where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
+  const actor = await actorOf(ctx);
+  const verb = status === 'Active' ? 'reopened' : `marked as ${status.toLowerCase()}`;
+  await addEvent(ctx, { incident_id: id, type: 'Other', description: `Incident ${verb} by ${actor} (was ${current.status})`, owner: await callerEmail(ctx), details: { from: current.status, to: status } });
+  if (status === 'Closed') {
+    const closed = await ctx.tx
+      .update(cases)
+      .set({ status: 'Closed', closed_at: sql`now()`, updated_at: sql`now()` })
+      .where(and(eq(cases.organization_id, ctx.orgId), eq(cases.incident_id, id), sql`${cases.status} <> 'Closed'`))
+      .returning({ id: cases.id, name: cases.name });
+    for (const c of closed) {
+      await addEvent(ctx, { case_id: c.id, type: 'Other', description: `Case closed because incident ${current.name} was closed` });
+      await addEvent(ctx, { incident_id: id, type: 'Other', description: `Linked case ${c.name} closed` });
+    }
+  }
+  if (status !== 'Active') await enqueue(ctx, 'incident.workflows', { incident_id: id, status });
+  await publish(ctx, { type: 'incident.updated', id });
+  return STATUS_MESSAGES[status];
+}
+
+/** Background: the workflows bound to the status the incident was moved to. */
+registerJob('incident.workflows', async (ctx, data) => {
+  const id = data.incident_id as number;
+  const status = data.status as Status;
+  const ran = await workflowRunner(ctx, { incident_id: id }, status);
+  if (ran) await addEvent(ctx, { incident_id: id, type: 'Other', source: 'Workflow', description: `Running ${ran} ${status.toLowerCase()} status workflow${ran === 1 ? '' : 's'}` });
+});
+
+/** Timeline wording of a field change (only the fields a user edits; timestamps are kept quiet). */
+const FIELD_LABELS: Record<string, string> = {
+  title: 'Title',
+  description: 'Description',
+  resolution: 'Resolution',
+  visibility: 'Visibility',
+  incident_type_id: 'Type',
+  incident_priority_id: 'Priority',
+  incident_severity_id: 'Severity',
+  project_id: 'Project',
+  reported_at: 'Reported at',
+  custom_fields: 'Custom fields',
+};
+
+/** Applies an update: plain fields, roles, tags and status, each change with its timeline entry. */
+export async function updateIncident(ctx: RequestContext, id: number, data: Partial<IncidentInput>) {
+  const current = await loadIncident(ctx, id, true);
+  const { tags: tagIds, status, commander_email, reporter_email, ...fields } = data;
+  const changed = Object.entries(fields).filter(([k, v]) => JSON.stringify(v instanceof Date ? v.toISOString() : v) !== JSON.stringify(valueOf(current, k)));
+  const actor = await actorOf(ctx);
+  const me = await callerEmail(ctx);
+  if (changed.length) {
+    await ctx.tx
+      .update(incidents)
+      .set({ ...Object.fromEntries(changed), updated_at: sql`now()` })
+      .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
+    for (const [k, v] of changed) {
+      await addEvent(ctx, { incident_id: id, type: 'Field updated', description: `${FIELD_LABELS[k] ?? k} changed by ${actor}`, owner: me, details: { field: k, from: valueOf(current, k), to: v } });
+    }
+  }
+  if (commander_email && commander_email !== current.commander_email) await assignRole(ctx, id, commander_email, 'commander');
+  if (reporter_email && reporter_email !== current.reporter_email) await assignRole(ctx, id, reporter_email, 'reporter');
+  if (tagIds) {
+    await checkTags(ctx, tagIds);
+    await setIncidentTags(ctx, id, tagIds);
+    await addEvent(ctx, { incident_id: id, type: 'Field updated', description: `Tags changed by ${actor}`, owner: me, details: { field: 'tags', to: tagIds } });
+  }
+  if (status && status !== current.status) await setIncidentStatus(ctx, id, status);
+  else if (changed.length || commander_email || reporter_email || tagIds) await publish(ctx, { type: 'incident.updated', id });
+  return true;
+}
+
+function valueOf(row: IncidentRow, key: string) {
+  const v = (row as Record<string, unknown>)[key];
+  return v instanceof Date ? v.toISOString() : v;
+}
+
+export async function joinIncident(ctx: RequestContext, id: number) {
+  await loadIncident(ctx, id);
+  const me = await callerEmail(ctx);
+  if (!me) throw httpError(403, 'Only a signed-in user can join an incident.', 'forbidden');
+  const added = await assignRole(ctx, id, me, 'participant', { silent: true });
+  if (!added) throw httpError(409, 'You are already a participant of this incident.', 'conflict');
+  await addEvent(ctx, { incident_id: id, type: 'Participant updated', description: `${me} joined the incident`, owner: me });
+  return 'You have successfully joined the incident.';
+}
+
+export async function subscribeIncident(ctx: RequestContext, id: number) {
+  await loadIncident(ctx, id);
+  const me = await callerEmail(ctx);
+  if (!me) throw httpError(403, 'Only a signed-in user can subscribe to an incident.', 'forbidden');
+  const [row] = await ctx.tx.insert(incidentSubscriptions).values({ organization_id: ctx.orgId, incident_id: id, email: me }).onConflictDoNothing().returning();
+  if (!row) throw httpError(409, 'You are already subscribed to tactical reports of this incident.', 'conflict');
+  await addEvent(ctx, { incident_id: id, type: 'Participant updated', description: `${me} subscribed to tactical report e-mails`, owner: me });
+  return 'You have successfully subscribed to tactical report emails for this incident.';
+}
+
+/** Background: the incident's conversation (a thread inside Firewatch) and its conference link. */
+registerJob('incident.provision', async (ctx, data) => {
+  const id = data.incident_id as number;
+  const [incident] = await ctx.tx.select().from(incidents).where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id))).for('update');
+  if (!incident) throw new NotReady();
+  if (incident.conversation_id) return;
+  const [conversation] = await ctx.tx.insert(conversations).values({ organization_id: ctx.orgId, incident_id: id, name: `${incident.name} ${incident.title}`.slice(0, 200) }).returning();
+  const conference = conferenceUrl(ctx.config.CONFERENCE_URL_TEMPLATE, ctx.orgSlug, incident.name);
+  await ctx.tx.update(incidents).set({ conversation_id: conversation!.id, conference_url: conference }).where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
+  await addEvent(ctx, { incident_id: id, type: 'Resource updated', description: `Conversation and conference created (${conference})` });
+});
+
+export function conferenceUrl(template: string, organization: string, name: string) {
+  return template.replaceAll('{organization}', encodeURIComponent(organization)).replaceAll('{name}', encodeURIComponent(name));
+}

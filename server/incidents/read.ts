@@ -1,0 +1,114 @@
+import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { PgTable, type PgColumn } from 'drizzle-orm/pg-core';
+import { rowsOf } from '../core/db/client.js';
+import { casePriorities, caseSeverities, caseTypes } from '../cases/settings-tables.js';
+import { caseParticipants, caseTags, cases, comments, events, incidentParticipants, incidents, incidentSubscriptions, tasks, incidentCosts, incidentResources, incidentRoles, incidentSteps, reports } from './tables.js';
+import { tags } from '../tags/tables.js';
+import { users } from '../core/db/tables.js';
+import type { RequestContext } from '../core/context.js';
+import { notFound } from '../core/errors.js';
+import { settle } from '../core/db/tenant.js';
+import { caseScope, incidentScope, linkedScope, loadCase } from './common.js';
+
+const { search: _search, ...incidentColumns } = getTableColumns(incidents);
+export { incidentColumns };
+/** Names of the settings rows a record points at ({type, priority, severity}), in one query. */
+async function settingNames(ctx: RequestContext, parts: [string, PgTable & { organization_id: PgColumn; id: PgColumn; name: PgColumn }, number | null][]) {
+  const cols: Record<string, SQL> = {};
+  for (const [key, table, id] of parts) cols[key] = sql`(select ${table.name} from ${table} where ${table.organization_id} = ${ctx.orgId} and ${table.id} = ${id ?? null}::integer)`;
+  const [row] = await ctx.tx.select(Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.as(k)])) as never).from(sql`(select 1) one`);
+  return row as unknown as Record<string, string | null>;
+}
+
+
+/** Column names by kind across the tables fullIncident aggregates as JSON. */
+const aggregated = [incidents, incidentParticipants, incidentRoles, tags, tasks, cases, events, reports, incidentResources, incidentSteps, incidentCosts, comments];
+const columnsOfAllTables = aggregated.flatMap((table) => Object.values(getTableColumns(table)));
+const TIMESTAMP_KEYS = new Set(columnsOfAllTables.filter((c) => c.columnType === 'PgTimestamp').map((c) => c.name));
+const JSON_KEYS = new Set(columnsOfAllTables.filter((c) => c.dataType === 'json').map((c) => c.name));
+
+/**
+ * PostgreSQL writes a timestamp inside JSON as `2024-03-01T08:30:00.25+00:00` (microseconds, the
+ * session's offset); the API everywhere else sends JSON.stringify of a Date (`...08:30:00.250Z`).
+ * Rewrites the timestamp columns of a JSON-aggregated record in that one format, leaving the
+ * contents of JSON columns (event details, custom fields) as they were stored.
+ */
+export function isoTimestamps<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(isoTimestamps) as T;
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = JSON_KEYS.has(key) ? v : TIMESTAMP_KEYS.has(key) && typeof v === 'string' ? new Date(v).toISOString() : isoTimestamps(v);
+  }
+  return out as T;
+}
+
+/**
+ * The full incident, in a fixed number of queries whatever its size: participants with their roles
+ * (renounced ones marked Inactive), tags, tasks, cases, timeline, reports, resources, steps, costs.
+ */
+export async function fullIncident(ctx: RequestContext, id: number) {
+  const org = ctx.orgId;
+  const me = sql`(select ${users.email} from ${users} where ${users.id} = ${ctx.userId ?? -1})`;
+  const name = (table: string, column: string) => sql.raw(`(select name from ${table} t where t.organization_id = i.organization_id and t.id = i.${column})`);
+  const list = (table: string, order: string, row = 'to_jsonb(x)') =>
+    sql.raw(`(select coalesce(jsonb_agg(${row} order by ${order}), '[]') from ${table} x where x.organization_id = i.organization_id and x.incident_id = i.id)`);
+  // One statement: the incident (visibility checked) with every part as a JSON aggregate, so the
+  // record costs one round trip and no per-part work in the server, however large it is.
+  const result = await ctx.tx.execute(sql`
+    select to_jsonb(i) - 'search' || jsonb_build_object(
+      'incident_type_name', ${name('incident_types', 'incident_type_id')},
+      'incident_priority_name', ${name('incident_priorities', 'incident_priority_id')},
+      'incident_severity_name', ${name('incident_severities', 'incident_severity_id')},
+      'participants', (select coalesce(jsonb_agg(to_jsonb(p) || jsonb_build_object('roles', (
+          select coalesce(jsonb_agg(jsonb_build_object('id', r.id, 'role', r.role, 'assumed_at', r.assumed_at, 'renounced_at', r.renounced_at, 'status', case when r.renounced_at is null then 'Active' else 'Inactive' end) order by r.assumed_at, r.id), '[]')
+          from incident_roles r where r.organization_id = i.organization_id and r.incident_id = i.id and r.participant_id = p.id)) order by p.added_at, p.id), '[]')
+        from incident_participants p where p.organization_id = i.organization_id and p.incident_id = i.id),
+      'tags', (select coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'name', t.name, 'tag_type_id', t.tag_type_id) order by t.name), '[]')
+        from incident_tags it join tags t on t.organization_id = it.organization_id and t.id = it.tag_id where it.organization_id = i.organization_id and it.incident_id = i.id),
+      'tasks', ${list('tasks', 'x.created_at, x.id')},
+      'cases', (select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'name', x.name, 'title', x.title, 'status', x.status, 'visibility', x.visibility, 'reported_at', x.reported_at) order by x.id), '[]')
+        from ${cases} x where x.organization_id = i.organization_id and x.incident_id = i.id and x.id in (select ${cases.id} from ${cases} where ${caseScope(ctx)})),
+      'events', ${list('events', 'x.started_at, x.id')},
+      'reports', ${list('reports', 'x.created_at desc, x.id desc')},
+      'resources', ${list('incident_resources', 'x.id')},
+      'steps', ${list('incident_steps', 'x.position')},
+      'incident_costs', ${list('incident_costs', 'x.id')},
+      'comments', ${list('comments', 'x.created_at, x.id')},
+      'subscribed', exists (select 1 from ${incidentSubscriptions} s where s.organization_id = i.organization_id and s.incident_id = i.id and s.email = ${me}),
+      'is_participant', exists (select 1 from ${incidentParticipants} p2 where p2.organization_id = i.organization_id and p2.incident_id = i.id and p2.email = ${me})
+    ) as record
+    from ${incidents} i
+    where i.id = ${id} and i.organization_id = ${org} and i.id in (select ${incidents.id} from ${incidents} where ${incidents.id} = ${id} and ${incidentScope(ctx)})`);
+  const rows = rowsOf<{ record: Record<string, unknown> | string }>(result);
+  const record = rows[0]?.record;
+  if (!record) throw notFound('IAO', id);
+  return isoTimestamps((typeof record === 'string' ? JSON.parse(record) : record) as Record<string, unknown>);
+}
+
+export async function fullCase(ctx: RequestContext, id: number) {
+  const row = await loadCase(ctx, id);
+  const org = ctx.orgId;
+  const [tagRows, eventRows, commentRows, participantRows, taskRows, incidentRows, names] = await settle([
+    ctx.tx
+      .select({ id: tags.id, name: tags.name, tag_type_id: tags.tag_type_id })
+      .from(caseTags)
+      .innerJoin(tags, and(eq(tags.organization_id, caseTags.organization_id), eq(tags.id, caseTags.tag_id)))
+      .where(and(eq(caseTags.organization_id, org), eq(caseTags.case_id, id)))
+      .orderBy(asc(tags.name)),
+    ctx.tx.select().from(events).where(and(eq(events.organization_id, org), eq(events.case_id, id))).orderBy(asc(events.started_at), asc(events.id)),
+    ctx.tx.select().from(comments).where(and(eq(comments.organization_id, org), eq(comments.case_id, id))).orderBy(asc(comments.created_at), asc(comments.id)),
+    ctx.tx.select({ email: caseParticipants.email }).from(caseParticipants).where(and(eq(caseParticipants.organization_id, org), eq(caseParticipants.case_id, id))),
+    ctx.tx.select().from(tasks).where(and(eq(tasks.organization_id, org), eq(tasks.case_id, id), linkedScope(ctx, tasks))).orderBy(asc(tasks.id)),
+    ctx.tx
+      .select({ id: incidents.id, name: incidents.name, title: incidents.title, status: incidents.status, conference_url: incidents.conference_url, conversation_id: incidents.conversation_id })
+      .from(incidents)
+      .where(and(incidentScope(ctx), eq(incidents.id, row.incident_id ?? -1))),
+    settingNames(ctx, [
+      ['case_type_name', caseTypes as never, row.case_type_id],
+      ['case_priority_name', casePriorities as never, row.case_priority_id],
+      ['case_severity_name', caseSeverities as never, row.case_severity_id],
+    ]),
+  ] as const);
+  return { ...row, ...names, tags: tagRows, events: eventRows, comments: commentRows, participants: participantRows.map((p) => p.email), tasks: taskRows, incidents: incidentRows };
+}

@@ -1,0 +1,110 @@
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import { z } from 'zod';
+import { bodyOf } from '../engine/body.js';
+import { cases, incidents } from '../incidents/tables.js';
+import { individuals, services, teams } from '../people/tables.js';
+import { NOTIFICATION_TYPES, notifications, SEARCH_FILTER_SUBJECTS, searchFilters } from './tables.js';
+import { HttpError, invalid } from '../core/errors.js';
+import { columnType, compileFilter, type FilterField } from '../engine/filters.js';
+import { readableFields } from '../engine/list-query.js';
+import { evergreenFields, evergreenMeta, fieldsOf, idList, outer } from '../engine/definition-kit.js';
+import { defineResource } from '../engine/define.js';
+import { findResource } from '../engine/registry.js';
+import { type RequestContext } from '../core/context.js';
+import { requiredText, text } from '../engine/fields.js';
+
+export const searchFilterResource = defineResource({
+  model: 'SearchFilter',
+  label: 'Search filter',
+  path: '/search/filters',
+  table: searchFilters,
+  create: bodyOf(searchFilters, {
+    name: requiredText(200),
+    description: text(5000),
+    expression: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())], { error: 'The expression must be a filter object or list' }),
+    type: text(100),
+    subject: z.enum(SEARCH_FILTER_SUBJECTS, { error: `Subject must be one of ${SEARCH_FILTER_SUBJECTS.join(', ')}` }).optional(),
+  }),
+  pageSize: 10,
+  sort: [['name', 'asc']],
+  search: ['name', 'description'],
+  fields: fieldsOf(searchFilters, ['expression']),
+  fieldMeta: { expression: { help: 'A list filter as JSON, e.g. {"and": [{"field": "status", "op": "==", "value": "Active"}]}.' } },
+  // Individuals, services, teams and notifications hold the link (their `filters` lists).
+  computed: () =>
+    Object.fromEntries(
+      (
+        [
+          ['individuals', individuals],
+          ['services', services],
+          ['teams', teams],
+          ['notifications', notifications],
+        ] as const
+      ).map(([name, table]) => [
+        name,
+        sql`(select coalesce(jsonb_agg(x.id order by x.id), '[]'::jsonb) from ${table} x where x.organization_id = ${outer(searchFilters, 'organization_id')} and x.filters @> jsonb_build_array(${outer(searchFilters, 'id')}))`,
+      ]),
+    ),
+  references: { project_id: 'Project' },
+  hooks: {
+    async beforeCreate(ctx, data) {
+      await checkExpression(ctx, (data.subject as string | undefined) ?? 'incident', data.expression);
+      return data;
+    },
+    async beforeUpdate(ctx, id, data) {
+      if (data.expression === undefined && data.subject === undefined) return data;
+      const [current] = await ctx.tx.select({ subject: searchFilters.subject, expression: searchFilters.expression }).from(searchFilters).where(and(eq(searchFilters.id, id), eq(searchFilters.organization_id, ctx.orgId)));
+      if (!current) return data;
+      await checkExpression(ctx, (data.subject as string | undefined) ?? current.subject, data.expression ?? current.expression);
+      return data;
+    },
+  },
+});
+
+const subjects = { incident: { model: 'Incident', table: incidents }, case: { model: 'Case', table: cases } } as const;
+
+/**
+ * The expression is compiled exactly as a list's `filter` would be against the subject's definition,
+ * so a saved filter can never name a field or operator the list would reject.
+ */
+async function checkExpression(ctx: RequestContext, subject: string, expression: unknown) {
+  const target = subjects[subject as keyof typeof subjects];
+  const def = findResource(target.model);
+  let fields: Record<string, FilterField>;
+  if (def) fields = readableFields(def, ctx).filterable;
+  else {
+    // The subject has no definition registered: every column of its table may be named.
+    const columns = getTableColumns(target.table) as Record<string, PgColumn>;
+    fields = Object.fromEntries(Object.entries(columns).map(([name, column]) => [name, { column, type: columnType(column) }]));
+  }
+  let compiled;
+  try {
+    compiled = compileFilter(JSON.stringify(expression), target.model, fields, def?.customFilters);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    throw new HttpError(422, err.detail.map((d) => ({ ...d, loc: ['body', 'expression', ...d.loc.slice(2)] })));
+  }
+  if (!compiled) throw invalid('The expression has no conditions.', ['body', 'expression'], 'filter_error');
+}
+
+export const notificationResource = defineResource({
+  model: 'Notification',
+  label: 'Notification',
+  path: '/notifications',
+  table: notifications,
+  create: bodyOf(notifications, {
+    name: requiredText(200),
+    description: text(5000),
+    type: z.enum(NOTIFICATION_TYPES, { error: `Type must be one of ${NOTIFICATION_TYPES.join(', ')}` }).optional(),
+    target: requiredText(500),
+    filters: idList().optional(),
+    ...evergreenFields,
+  }),
+  pageSize: 10,
+  sort: [['name', 'asc']],
+  search: ['name', 'description', 'target'],
+  fields: fieldsOf(notifications),
+  fieldMeta: { ...evergreenMeta, filters: { label: 'Search filters' } },
+  references: { project_id: 'Project', filters: 'SearchFilter' },
+});

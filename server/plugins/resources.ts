@@ -1,0 +1,95 @@
+import { Ajv } from 'ajv';
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { pluginEvents, pluginInstances } from './tables.js';
+import { pluginBySlug, PLUGINS, secretKeysOf } from './catalog.js';
+import { encryptSecret, SECRET_MASK } from './secrets.js';
+import { invalid, notFound } from '../core/errors.js';
+import type { RequestContext } from '../core/context.js';
+import { fieldsOf, projectField } from '../engine/definition-kit.js';
+import { defineResource } from '../engine/define.js';
+import { flag, requiredText } from '../engine/fields.js';
+
+// Formats are checked by hand (URLs must be http or https); ajv-formats is not needed for that.
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+const validators = new Map(PLUGINS.map((p) => [p.slug, ajv.compile(p.configuration_schema)]));
+
+/**
+ * Checks a configuration against its plugin's schema and splits it: plain values stay readable,
+ * secrets are sealed. A secret sent back as the mask (or left out on update) keeps its stored value.
+ */
+function sealConfiguration(ctx: RequestContext, slug: string, given: Record<string, unknown>, stored: Record<string, string> = {}) {
+  const plugin = pluginBySlug(slug);
+  if (!plugin) throw invalid(`Plugin '${slug}' does not exist; GET /plugins lists them.`, ['body', 'plugin_slug'], 'not_found');
+  const secretKeys = secretKeysOf(plugin);
+  const merged: Record<string, unknown> = { ...given };
+  for (const key of secretKeys) if ((merged[key] === undefined || merged[key] === SECRET_MASK) && stored[key] !== undefined) merged[key] = '\u0000kept';
+  const validate = validators.get(slug)!;
+  const check = Object.fromEntries(Object.entries(merged).map(([k, v]) => [k, v === '\u0000kept' ? 'kept-secret-value-x' : v]));
+  if (!validate(check)) {
+    const e = validate.errors![0]!;
+    const field = e.instancePath.split('/').filter(Boolean);
+    const missing = e.keyword === 'required' ? [(e.params as { missingProperty: string }).missingProperty] : [];
+    throw invalid(`Configuration ${[...field, ...missing].join('.') || 'object'} ${e.message}.`, ['body', 'configuration', ...field, ...missing], 'configuration_invalid');
+  }
+  for (const [key, schema] of Object.entries(plugin.configuration_schema.properties)) {
+    const v = merged[key];
+    if (schema.format === 'uri' && typeof v === 'string' && v !== '\u0000kept' && !/^https?:\/\/[^\s]+$/i.test(v)) throw invalid('Must be an http or https URL.', ['body', 'configuration', key], 'value_error');
+  }
+  const configuration: Record<string, unknown> = {};
+  const secrets: Record<string, string> = {};
+  for (const [key, value] of Object.entries(merged)) {
+    if (!secretKeys.includes(key)) configuration[key] = value;
+    else {
+      secrets[key] = value === '\u0000kept' ? stored[key]! : encryptSecret(ctx.system, String(value));
+      configuration[key] = SECRET_MASK;
+    }
+  }
+  return { configuration, secrets };
+}
+
+export const pluginInstanceResource = defineResource({
+  model: 'PluginInstance',
+  label: 'Plugin instance',
+  path: '/plugins/instances',
+  table: pluginInstances,
+  create: z.strictObject({
+    plugin_slug: z.enum(PLUGINS.map((p) => p.slug) as [string, ...string[]], { error: `Plugin must be one of ${PLUGINS.map((p) => p.slug).join(', ')} (GET /plugins lists them)` }),
+    title: requiredText(200),
+    enabled: flag().optional(),
+    configuration: z.record(z.string(), z.unknown()).optional(),
+    ...projectField,
+  }),
+  pageSize: 75,
+  sort: [['title', 'asc']],
+  search: ['title', 'plugin_slug'],
+  fields: fieldsOf(pluginInstances, ['configuration', 'secrets']),
+  fieldMeta: { plugin_slug: { label: 'Plugin', choices: Object.fromEntries(PLUGINS.map((p) => [p.slug, p.title])) } },
+  hidden: ['secrets'],
+  immutable: ['plugin_slug'],
+  references: { project_id: 'Project' },
+  hooks: {
+    beforeCreate(ctx, data) {
+      return { ...data, ...sealConfiguration(ctx, data.plugin_slug as string, (data.configuration as Record<string, unknown>) ?? {}) };
+    },
+    async beforeUpdate(ctx, id, data) {
+      if (data.configuration === undefined) return data;
+      const [row] = await ctx.tx.select().from(pluginInstances).where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.id, id)));
+      if (!row) throw notFound('Plugin instance', id);
+      return { ...data, ...sealConfiguration(ctx, row.plugin_slug, data.configuration as Record<string, unknown>, row.secrets) };
+    },
+  },
+});
+
+export const pluginEventResource = defineResource({
+  model: 'PluginEvent',
+  label: 'Plugin event',
+  path: '/plugins/plugin_events',
+  table: pluginEvents,
+  create: z.strictObject({ name: requiredText(200) }),
+  pageSize: 75,
+  sort: [['created_at', 'desc']],
+  search: ['name', 'description'],
+  fields: fieldsOf(pluginEvents, ['details']),
+  routes: { create: false, update: false, delete: false },
+});

@@ -1,0 +1,10 @@
+import type { FastifyInstance } from 'fastify';
+import { organizationProjects } from '../accounts/service.js';
+
+/** The projects the caller can pick from (every project of the organization). */
+export function registerProjectRoutes(scope: FastifyInstance) {
+  scope.get('/projects/user', { schema: { tags: ['Project'], summary: "The caller's projects" } }, async (req) => {
+    const items = await organizationProjects(scope.db, req.caller.orgId);
+    return { items, itemsPerPage: -1, page: 1, total: items.length };
+  });
+}

@@ -1,0 +1,234 @@
+import { createHash } from 'node:crypto';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Config } from '../core/config.js';
+import { rowsOf, type Db } from '../core/db/client.js';
+import { runInTenant } from '../core/tenancy.js';
+import type { RequestContext } from '../core/context.js';
+import { cases } from '../incidents/tables.js';
+import { addEvent } from '../incidents/common.js';
+import { createCase, updateCase } from '../cases/service.js';
+import { entities, entityTypes, signalFilters, signalInstanceEntities, signalInstances, signals } from './tables.js';
+import { extract, type Extracted } from './extract.js';
+import { matches } from './filters.js';
+
+/** Instances one transaction processes: large enough to amortize the round trips, small enough to keep locks short. */
+export const PROCESS_BATCH = 200;
+
+type Instance = typeof signalInstances.$inferSelect;
+type Signal = typeof signals.$inferSelect;
+type Filter = typeof signalFilters.$inferSelect;
+
+interface Plan {
+  instance: Instance;
+  signal: Signal;
+  found: Extracted[];
+  filter_action: 'none' | 'snooze' | 'deduplicate';
+  filter_id: number | null;
+  /** The open group this event joins or opens; null for a snoozed event or one of a disabled signal. */
+  group: { key: string; window: number | null } | null;
+}
+
+/** A short, stable key for a list of values (the entities a dedup filter groups on). */
+const digest = (parts: string[]) => createHash('sha256').update(parts.join('\u0001')).digest('hex').slice(0, 32);
+
+const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** The title a case from this event gets: the source's own summary where its format has one. */
+export function summaryOf(instance: Pick<Instance, 'raw' | 'source'>, fallback: string): string {
+  const raw = instance.raw as { payload?: { summary?: unknown }; summary?: unknown; annotations?: { summary?: unknown }; title?: unknown; labels?: { alertname?: unknown }; name?: unknown };
+  const candidates = [raw.payload?.summary, raw.summary, raw.annotations?.summary, raw.title, raw.labels?.alertname, raw.name];
+  const found = candidates.find((c) => typeof c === 'string' && c.trim());
+  return truncate((found as string | undefined)?.trim() ?? fallback, 500);
+}
+
+function plan(instance: Instance, signal: Signal, types: (typeof entityTypes.$inferSelect)[], filters: Filter[], typeNames: Map<number, string>): Plan {
+  const own = types.filter((t) => t.enabled && (t.scope === 'all' || signal.entity_type_ids.includes(t.id)));
+  let found: Extracted[];
+  try {
+    found = extract(instance.raw, own);
+  } catch {
+    // A type whose path fails on this payload extracts nothing from it; the event still counts.
+    found = [];
+  }
+  const base = { instance, signal, found, filter_id: null };
+  if (!signal.enabled || instance.event_action !== 'trigger') {
+    return { ...base, filter_action: 'none', group: instance.dedup_key ? { key: `k:${instance.dedup_key}`, window: null } : null };
+  }
+  const subject = {
+    source: instance.source,
+    dedup_key: instance.dedup_key,
+    event_action: instance.event_action,
+    entities: found.map((e) => ({ id: 0, value: e.value, normalized: e.normalized, entity_type_id: e.entity_type_id, type_name: typeNames.get(e.entity_type_id) ?? '' })),
+  };
+  const now = Date.now();
+  const live = filters.filter((f) => signal.filter_ids.includes(f.id) && f.mode === 'active' && (!f.expiration || f.expiration.getTime() > now));
+  const snooze = live.find((f) => f.action === 'snooze' && matches(f.expression, subject));
+  if (snooze) return { ...base, filter_action: 'snooze', filter_id: snooze.id, group: null };
+  if (instance.dedup_key) return { ...base, filter_action: 'none', group: { key: `k:${instance.dedup_key}`, window: null } };
+  const dedup = live.find((f) => f.action === 'deduplicate' && matches(f.expression, subject));
+  if (dedup) {
+    // Grouped on the entities the expression picks out (a Host condition: the host), else on all of them.
+    const picked = subject.entities.filter((e) => matches(dedup.expression, { ...subject, entities: [e] }));
+    const values = (picked.length ? picked : subject.entities).map((e) => `${e.entity_type_id}:${e.normalized}`).sort();
+    return { ...base, filter_action: 'none', filter_id: dedup.id, group: { key: `f:${dedup.id}:${digest(values)}`, window: dedup.window } };
+  }
+  return { ...base, filter_action: 'none', group: { key: `i:${instance.id}`, window: null } };
+}
+
+/** Entity rows for every extracted value, created once per (type, normalized value). */
+async function upsertEntities(ctx: RequestContext, plans: Plan[]) {
+  const wanted = new Map<string, Extracted & { project_id: number | null }>();
+  for (const p of plans) for (const e of p.found) wanted.set(`${e.entity_type_id}\u0000${e.normalized}`, { ...e, project_id: p.signal.project_id });
+  const ids = new Map<string, number>();
+  if (!wanted.size) return ids;
+  // Sorted, so two batches inserting the same values take their locks in one order (no deadlock).
+  const rows = [...wanted.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => ({ organization_id: ctx.orgId, project_id: e.project_id, entity_type_id: e.entity_type_id, value: e.value, normalized: e.normalized, source: 'signal' }));
+  await ctx.tx.insert(entities).values(rows).onConflictDoNothing();
+  const found = await ctx.tx
+    .select({ id: entities.id, entity_type_id: entities.entity_type_id, normalized: entities.normalized })
+    .from(entities)
+    .where(and(eq(entities.organization_id, ctx.orgId), inArray(entities.normalized, rows.map((r) => r.normalized)), inArray(entities.entity_type_id, [...new Set(rows.map((r) => r.entity_type_id))])));
+  for (const e of found) ids.set(`${e.entity_type_id}\u0000${e.normalized}`, e.id);
+  return ids;
+}
+
+interface GroupRow {
+  id: number;
+  case_id: number | null;
+  inserted: boolean;
+}
+
+/**
+ * Joins the open group of `key` or opens it. The partial unique index on the open group makes this
+ * race-free: a concurrent transaction opening the same group waits for the first one to commit and
+ * then joins it (with the case the first one created).
+ */
+async function joinGroup(ctx: RequestContext, signalId: number, key: string, window: number | null): Promise<GroupRow> {
+  if (window !== null) {
+    await ctx.tx.execute(sql`update signal_groups set status = 'expired', updated_at = now()
+      where organization_id = ${ctx.orgId} and signal_id = ${signalId} and group_key = ${key} and status in ('triggered', 'acknowledged')
+        and "window" is not null and last_seen < now() - make_interval(secs => "window")`);
+  }
+  const [row] = rowsOf<GroupRow>(
+    await ctx.tx.execute(sql`insert into signal_groups (organization_id, signal_id, group_key, "window") values (${ctx.orgId}, ${signalId}, ${key}, ${window})
+      on conflict (organization_id, signal_id, group_key) where status in ('triggered', 'acknowledged')
+      do update set count = signal_groups.count + 1, last_seen = now(), updated_at = now()
+      returning id, case_id, (xmax = 0) as inserted`),
+  );
+  return row!;
+}
+
+/** The open group of `key`, moved to `status` (acknowledge, resolve); null when none is open. */
+async function moveGroup(ctx: RequestContext, signalId: number, key: string, status: 'acknowledged' | 'resolved'): Promise<{ id: number; case_id: number | null } | null> {
+  const [row] = rowsOf<{ id: number; case_id: number | null }>(
+    await ctx.tx.execute(sql`update signal_groups set status = ${status}, last_seen = now(), updated_at = now(), count = count + 1
+      where organization_id = ${ctx.orgId} and signal_id = ${signalId} and group_key = ${key} and status in ('triggered', 'acknowledged')
+      returning id, case_id`),
+  );
+  return row ?? null;
+}
+
+async function caseStatus(ctx: RequestContext, caseId: number) {
+  const [row] = await ctx.tx.select({ status: cases.status }).from(cases).where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, caseId)));
+  return row?.status ?? null;
+}
+
+async function apply(ctx: RequestContext, p: Plan, entityIds: number[]) {
+  const { instance, signal } = p;
+  let groupId: number | null = null;
+  let caseId: number | null = null;
+  let filterAction = p.filter_action;
+  if (p.group && instance.event_action === 'trigger' && signal.enabled) {
+    const group = await joinGroup(ctx, signal.id, p.group.key, p.group.window);
+    groupId = group.id;
+    caseId = group.case_id;
+    if (!group.inserted) filterAction = 'deduplicate';
+    else if (signal.create_case) {
+      caseId = await createCase(ctx, {
+        title: summaryOf(instance, signal.name),
+        description: signal.description,
+        project_id: signal.project_id,
+        case_type_id: signal.case_type_id,
+        case_priority_id: signal.case_priority_id,
+      });
+      await ctx.tx.execute(sql`update signal_groups set case_id = ${caseId} where organization_id = ${ctx.orgId} and id = ${group.id}`);
+      await addEvent(ctx, {
+        case_id: caseId,
+        type: 'Other',
+        source: 'Signal',
+        description: `Created from signal '${signal.name}' (${instance.source})`,
+        details: { signal_id: signal.id, signal_instance_id: instance.id, entity_ids: entityIds, raw: instance.raw },
+      });
+    }
+  } else if (p.group && instance.event_action !== 'trigger') {
+    const status = instance.event_action === 'resolve' ? 'resolved' : 'acknowledged';
+    const group = await moveGroup(ctx, signal.id, p.group.key, status);
+    groupId = group?.id ?? null;
+    caseId = group?.case_id ?? null;
+    if (caseId) {
+      const current = await caseStatus(ctx, caseId);
+      const next = status === 'resolved' ? 'Closed' : 'Triage';
+      if (current && current !== 'Closed' && current !== next && (status === 'resolved' || current === 'New')) {
+        await updateCase(ctx, caseId, { status: next });
+        await addEvent(ctx, { case_id: caseId, type: 'Other', source: 'Signal', description: `${status === 'resolved' ? 'Resolved' : 'Acknowledged'} by ${instance.source}`, details: { signal_instance_id: instance.id, raw: instance.raw } });
+      }
+    }
+  }
+  await ctx.tx
+    .update(signalInstances)
+    .set({ filter_action: filterAction, filter_id: p.filter_id, group_id: groupId, case_id: caseId, processed_at: sql`now()`, updated_at: sql`now()` })
+    .where(and(eq(signalInstances.organization_id, ctx.orgId), eq(signalInstances.id, instance.id)));
+}
+
+/** One batch of the organization's unprocessed instances; returns how many it processed. */
+export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH): Promise<number> {
+  const batch = await ctx.tx
+    .select()
+    .from(signalInstances)
+    .where(and(eq(signalInstances.organization_id, ctx.orgId), sql`${signalInstances.processed_at} is null`))
+    .orderBy(signalInstances.id)
+    .limit(limit)
+    .for('update', { skipLocked: true });
+  if (!batch.length) return 0;
+  const signalIds = [...new Set(batch.map((i) => i.signal_id))];
+  const defs = await ctx.tx.select().from(signals).where(and(eq(signals.organization_id, ctx.orgId), inArray(signals.id, signalIds)));
+  const byId = new Map(defs.map((s) => [s.id, s]));
+  const types = await ctx.tx.select().from(entityTypes).where(eq(entityTypes.organization_id, ctx.orgId));
+  const filterIds = [...new Set(defs.flatMap((s) => s.filter_ids))];
+  const filters = filterIds.length ? await ctx.tx.select().from(signalFilters).where(and(eq(signalFilters.organization_id, ctx.orgId), inArray(signalFilters.id, filterIds))) : [];
+  const typeNames = new Map(types.map((t) => [t.id, t.name]));
+  const plans = batch.map((i) => plan(i, byId.get(i.signal_id)!, types, filters, typeNames));
+  const entityIds = await upsertEntities(ctx, plans);
+  const links = plans.flatMap((p) => [...new Set(p.found.map((e) => entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!))].map((entity_id) => ({ organization_id: ctx.orgId, signal_instance_id: p.instance.id, entity_id })));
+  if (links.length) await ctx.tx.insert(signalInstanceEntities).values(links).onConflictDoNothing();
+  // Groups in one order across batches (no deadlock); a key's events keep their arrival order.
+  const ordered = [...plans].sort((a, b) => {
+    const ka = `${a.signal.id}\u0000${a.group?.key ?? ''}`;
+    const kb = `${b.signal.id}\u0000${b.group?.key ?? ''}`;
+    return ka < kb ? -1 : ka > kb ? 1 : a.instance.id - b.instance.id;
+  });
+  for (const p of ordered) await apply(ctx, p, [...new Set(p.found.map((e) => entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!))]);
+  return batch.length;
+}
+
+const RETRYABLE = new Set(['40P01', '40001']);
+const codeOf = (err: unknown): string | undefined => (err as { code?: string }).code ?? ((err as { cause?: { code?: string } }).cause?.code);
+
+/** Processes the organization's pending instances, batch after batch, until none is left. */
+export async function processPending(db: Db, config: Config, org: { orgId: number; orgSlug: string }, batchSize = PROCESS_BATCH): Promise<number> {
+  let total = 0;
+  for (;;) {
+    let done: number;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        done = await runInTenant(db, config, { ...org, userId: null, role: 'Owner' }, (ctx) => processBatch(ctx, batchSize));
+        break;
+      } catch (err) {
+        // Another batch holding the same groups in the other order: PostgreSQL aborted this one; again.
+        if (!RETRYABLE.has(codeOf(err) ?? '') || attempt === 5) throw err;
+      }
+    }
+    total += done;
+    if (done === 0) return total;
+  }
+}

@@ -1,0 +1,195 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { invalid } from '../core/errors.js';
+import { fieldsOf, idList, projectField } from '../engine/definition-kit.js';
+import { defineResource } from '../engine/define.js';
+import { flag, ref, requiredRef, requiredText, text, url } from '../engine/fields.js';
+import { checkExpression } from './filters.js';
+import { jpathError, patternError } from './extract.js';
+import { ENTITY_SCOPES, entities, entityTypes, FILTER_ACTIONS, FILTER_MODES, signalEngagements, signalFilters, signalInstances, signals } from './tables.js';
+import { normalize } from './extract.js';
+
+/** Ingest keys are 32 hex characters, the length of a PagerDuty routing key, so PD clients accept them. */
+export const newIngestKey = () => {
+  const key = randomBytes(16).toString('hex');
+  return { key, hash: hashIngestKey(key) };
+};
+export const hashIngestKey = (key: string) => createHash('sha256').update(`ingest:${key}`).digest('hex');
+
+function checkPatterns(data: Record<string, unknown>) {
+  if (typeof data.regular_expression === 'string' && data.regular_expression) {
+    const error = patternError(data.regular_expression);
+    if (error) throw invalid(error, ['body', 'regular_expression']);
+  }
+  if (typeof data.jpath === 'string' && data.jpath) {
+    const error = jpathError(data.jpath);
+    if (error) throw invalid(error, ['body', 'jpath']);
+  }
+  return data;
+}
+
+export const entityTypeResource = defineResource({
+  model: 'EntityType',
+  label: 'Entity type',
+  path: '/entity_type',
+  table: entityTypes,
+  create: z.strictObject({
+    name: requiredText(200),
+    description: text(5000),
+    jpath: text(2000),
+    regular_expression: text(2000),
+    enabled: flag().optional(),
+    scope: z.enum(ENTITY_SCOPES).optional(),
+    default: flag().optional(),
+    ...projectField,
+  }),
+  pageSize: 10,
+  sort: [['name', 'asc']],
+  search: ['name', 'description'],
+  fields: fieldsOf(entityTypes),
+  references: { project_id: 'Project' },
+  hooks: {
+    beforeCreate: (_ctx, data) => checkPatterns(data),
+    beforeUpdate: (_ctx, _id, data) => checkPatterns(data),
+  },
+});
+
+export const entityResource = defineResource({
+  model: 'Entity',
+  label: 'Entity',
+  path: '/entity',
+  table: entities,
+  create: z.strictObject({ value: requiredText(1000), entity_type_id: requiredRef(), description: text(5000), source: text(200), ...projectField }),
+  update: z.strictObject({ description: text(5000), source: text(200), project_id: ref().nullish() }),
+  pageSize: 10,
+  sort: [['value', 'asc']],
+  search: ['value'],
+  fields: fieldsOf(entities),
+  references: { project_id: 'Project', entity_type_id: 'EntityType' },
+  hooks: {
+    beforeCreate: (_ctx, data) => ({ ...data, normalized: normalize(String(data.value)) }),
+  },
+});
+
+const filterBody = {
+  name: requiredText(200),
+  description: text(5000),
+  expression: z.array(z.unknown()).max(100).optional(),
+  mode: z.enum(FILTER_MODES).optional(),
+  action: z.enum(FILTER_ACTIONS).optional(),
+  expiration: z.coerce.date().nullish(),
+  /** Seconds. */
+  window: z.number().int().min(1).max(30 * 24 * 3600).optional(),
+  ...projectField,
+};
+
+export const signalFilterResource = defineResource({
+  model: 'SignalFilter',
+  label: 'Signal filter',
+  path: '/signals/filters',
+  table: signalFilters,
+  create: z.strictObject(filterBody),
+  pageSize: 10,
+  sort: [['name', 'asc']],
+  search: ['name', 'description'],
+  fields: fieldsOf(signalFilters, ['expression']),
+  references: { project_id: 'Project' },
+  hooks: {
+    beforeCreate(_ctx, data) {
+      checkExpression(data.expression);
+      return data;
+    },
+    beforeUpdate(_ctx, _id, data) {
+      if (data.expression !== undefined) checkExpression(data.expression);
+      return data;
+    },
+  },
+});
+
+export const signalEngagementResource = defineResource({
+  model: 'SignalEngagement',
+  label: 'Signal engagement',
+  path: '/signals/engagements',
+  table: signalEngagements,
+  create: z.strictObject({ name: requiredText(200), description: text(5000), message: text(10_000), require_mfa: flag().optional(), entity_type_id: ref().nullish(), ...projectField }),
+  pageSize: 10,
+  sort: [['name', 'asc']],
+  search: ['name', 'description'],
+  fields: fieldsOf(signalEngagements),
+  references: { project_id: 'Project', entity_type_id: 'EntityType' },
+});
+
+const signalBody = {
+  name: requiredText(200),
+  description: text(5000),
+  variant: text(200),
+  owner: text(320),
+  external_id: text(500),
+  external_url: url(),
+  case_type_id: ref().nullish(),
+  case_priority_id: ref().nullish(),
+  oncall_service_id: ref().nullish(),
+  conversation_target: text(500),
+  create_case: flag().optional(),
+  enabled: flag().optional(),
+  source: text(200),
+  entity_type_ids: idList().optional(),
+  filter_ids: idList().optional(),
+  engagement_ids: idList().optional(),
+  tag_ids: idList().optional(),
+  workflow_ids: idList().optional(),
+  /** Grafana's HMAC secret; when set, deliveries to /signals/grafana must be signed with it. */
+  hmac_secret: z.string().min(16).max(500).nullish(),
+};
+
+export const signalResource = defineResource({
+  model: 'Signal',
+  label: 'Signal',
+  path: '/signals',
+  table: signals,
+  create: z.strictObject({ ...signalBody, project_id: requiredRef() }),
+  update: z.strictObject({ ...signalBody, project_id: ref() }).partial(),
+  pageSize: 10,
+  sort: [['name', 'asc']],
+  search: ['name', 'description', 'variant'],
+  fields: fieldsOf(signals, ['ingest_key_hash', 'hmac_secret']),
+  hidden: ['ingest_key_hash', 'hmac_secret'],
+  references: {
+    project_id: 'Project',
+    case_type_id: 'CaseType',
+    case_priority_id: 'CasePriority',
+    entity_type_ids: 'EntityType',
+    filter_ids: 'SignalFilter',
+    engagement_ids: 'SignalEngagement',
+    oncall_service_id: 'Service',
+    tag_ids: 'Tag',
+  },
+  hooks: {
+    beforeCreate(_ctx, data) {
+      const secret = newIngestKey();
+      return { ...data, ingest_key_hash: secret.hash, ingest_key: secret.key };
+    },
+    async create(ctx, data) {
+      const { ingest_key: _key, ...values } = data;
+      const [row] = await ctx.tx.insert(signals).values({ ...(values as typeof signals.$inferInsert), organization_id: ctx.orgId }).returning({ id: signals.id });
+      return row!.id;
+    },
+    /** The ingest key is in the create response only; only its hash is stored. */
+    afterCreate: (_ctx, record, data) => ({ ...record, ingest_key: data.ingest_key }),
+  },
+});
+
+export const signalInstanceResource = defineResource({
+  model: 'SignalInstance',
+  label: 'Signal instance',
+  path: '/signals/instances',
+  table: signalInstances,
+  create: z.strictObject({}),
+  pageSize: 25,
+  sort: [['created_at', 'desc']],
+  search: ['dedup_key'],
+  fields: fieldsOf(signalInstances, ['raw']),
+  routes: { get: false, create: false, update: false, delete: false },
+});
+
+export const signalResources = [entityTypeResource, entityResource, signalFilterResource, signalEngagementResource, signalResource, signalInstanceResource];

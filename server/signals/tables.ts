@@ -1,0 +1,200 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex } from 'drizzle-orm/pg-core';
+import { id, organizationId, tenantPolicy, timestamps } from '../core/db/columns.js';
+import { organizations } from '../core/db/tables.js';
+import { tenantExtras, tenantFk } from '../core/db/mixins.js';
+
+/** Where an event came in: the native API or a wire-compatible endpoint. */
+export const SIGNAL_SOURCES = ['native', 'pagerduty', 'alertmanager', 'grafana'] as const;
+/** What an event asks of its open alert (PagerDuty's event_action; Alertmanager's resolved is resolve). */
+export const EVENT_ACTIONS = ['trigger', 'acknowledge', 'resolve'] as const;
+export const FILTER_ACTIONS = ['none', 'snooze', 'deduplicate'] as const;
+export const FILTER_MODES = ['active', 'monitor', 'inactive', 'expired'] as const;
+export const ENTITY_SCOPES = ['single', 'multiple', 'all'] as const;
+
+/** A kind of value found in signals (an e-mail, a host): a JSONPath selects candidates, the regular expression keeps or cuts them. */
+export const entityTypes = pgTable(
+  'entity_types',
+  {
+    id: id(),
+    organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
+    project_id: integer(),
+    name: text().notNull(),
+    description: text(),
+    jpath: text(),
+    regular_expression: text(),
+    enabled: boolean().notNull().default(true),
+    scope: text({ enum: ENTITY_SCOPES }).notNull().default('multiple'),
+    default: boolean().notNull().default(false),
+    ...timestamps(),
+  },
+  (t) => [unique('entity_types_org_name_unique').on(t.organization_id, t.name), ...tenantExtras('entity_types', t, [t.name])],
+);
+
+/** One value of one type, once per (type, normalized value) in an organization. */
+export const entities = pgTable(
+  'entities',
+  {
+    id: id(),
+    organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
+    project_id: integer(),
+    entity_type_id: integer().notNull(),
+    value: text().notNull(),
+    normalized: text().notNull(),
+    source: text(),
+    description: text(),
+    ...timestamps(),
+  },
+  (t) => [
+    unique('entities_org_type_normalized_unique').on(t.organization_id, t.entity_type_id, t.normalized),
+    tenantFk('entities_type_fk', t.organization_id, t.entity_type_id, entityTypes).onDelete('cascade'),
+    ...tenantExtras('entities', t, [t.value]),
+  ],
+);
+
+/**
+ * A signal filter. `window` is in seconds (deduplicate: instances within it join one case);
+ * `expiration` ends a snooze. The expression uses the filter JSON grammar over the instance's
+ * entities (server/signals/filters.ts).
+ */
+export const signalFilters = pgTable(
+  'signal_filters',
+  {
+    id: id(),
+    organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
+    project_id: integer(),
+    name: text().notNull(),
+    description: text(),
+    expression: jsonb().$type<unknown[]>().notNull().default([]),
+    mode: text({ enum: FILTER_MODES }).notNull().default('active'),
+    action: text({ enum: FILTER_ACTIONS }).notNull().default('snooze'),
+    expiration: timestamp({ withTimezone: true }),
+    window: integer().notNull().default(600),
+    ...timestamps(),
+  },
+  (t) => [...tenantExtras('signal_filters', t, [t.name])],
+);
+
+export const signalEngagements = pgTable(
+  'signal_engagements',
+  {
+    id: id(),
+    organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
+    project_id: integer(),
+    name: text().notNull(),
+    description: text(),
+    message: text(),
+    require_mfa: boolean().notNull().default(false),
+    entity_type_id: integer(),
+    ...timestamps(),
+  },
+  (t) => [...tenantExtras('signal_engagements', t, [t.name])],
+);
+
+/** A signal definition: what an alert source's events become (case type, priority, entity types, filters). */
+export const signals = pgTable(
+  'signals',
+  {
+    id: id(),
+    organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
+    project_id: integer().notNull(),
+    name: text().notNull(),
+    description: text(),
+    variant: text(),
+    owner: text(),
+    external_id: text(),
+    external_url: text(),
+    case_type_id: integer(),
+    case_priority_id: integer(),
+    oncall_service_id: integer(),
+    conversation_target: text(),
+    create_case: boolean().notNull().default(true),
+    enabled: boolean().notNull().default(true),
+    source: text(),
+    entity_type_ids: integer().array().notNull().default(sql`'{}'::integer[]`),
+    filter_ids: integer().array().notNull().default(sql`'{}'::integer[]`),
+    engagement_ids: integer().array().notNull().default(sql`'{}'::integer[]`),
+    tag_ids: integer().array().notNull().default(sql`'{}'::integer[]`),
+    workflow_ids: integer().array().notNull().default(sql`'{}'::integer[]`),
+    /** SHA-256 of the source's ingest key (shown once at creation); it opens ingestion only. */
+    ingest_key_hash: text().notNull(),
+    /** When set, Grafana deliveries must carry its HMAC-SHA256 signature. */
+    hmac_secret: text(),
+    ...timestamps(),
+  },
+  (t) => [unique('signals_ingest_key_hash_unique').on(t.ingest_key_hash), ...tenantExtras('signals', t, [t.name])],
+);
+
+/**
+ * One alert series while it is open (triggered or acknowledged): every event with the same key joins
+ * it and its case. The partial unique index makes concurrent duplicates meet on one row.
+ */
+export const signalGroups = pgTable(
+  'signal_groups',
+  {
+    id: id(),
+    organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
+    signal_id: integer().notNull(),
+    group_key: text().notNull(),
+    status: text({ enum: ['triggered', 'acknowledged', 'resolved', 'expired'] }).notNull().default('triggered'),
+    /** Seconds after last_seen that the group stays open to duplicates; null: until resolved. */
+    window: integer(),
+    case_id: integer(),
+    count: integer().notNull().default(1),
+    first_seen: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    last_seen: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    ...timestamps(),
+  },
+  (t) => [
+    uniqueIndex('signal_groups_open_key_unique').on(t.organization_id, t.signal_id, t.group_key).where(sql`status in ('triggered', 'acknowledged')`),
+    tenantFk('signal_groups_signal_fk', t.organization_id, t.signal_id, signals).onDelete('cascade'),
+    unique('signal_groups_org_id_unique').on(t.organization_id, t.id),
+    tenantPolicy('signal_groups'),
+  ],
+);
+
+/** One received event, committed before the source gets its 2xx; processed_at is set by the job. */
+export const signalInstances = pgTable(
+  'signal_instances',
+  {
+    id: id(),
+    organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
+    project_id: integer(),
+    signal_id: integer().notNull(),
+    source: text({ enum: SIGNAL_SOURCES }).notNull(),
+    event_action: text({ enum: EVENT_ACTIONS }).notNull().default('trigger'),
+    /** The source's key for the alert series (PagerDuty dedup_key, Alertmanager fingerprint). */
+    dedup_key: text(),
+    raw: jsonb().$type<Record<string, unknown>>().notNull(),
+    filter_action: text({ enum: FILTER_ACTIONS }),
+    filter_id: integer(),
+    group_id: integer(),
+    case_id: integer(),
+    processed_at: timestamp({ withTimezone: true }),
+    ...timestamps(),
+  },
+  (t) => [
+    tenantFk('signal_instances_signal_fk', t.organization_id, t.signal_id, signals).onDelete('cascade'),
+    index('signal_instances_unprocessed_idx').on(t.organization_id, t.id).where(sql`processed_at is null`),
+    index('signal_instances_signal_idx').on(t.organization_id, t.signal_id, t.id),
+    index('signal_instances_case_idx').on(t.organization_id, t.case_id),
+    ...tenantExtras('signal_instances', t, [t.created_at]),
+  ],
+);
+
+export const signalInstanceEntities = pgTable(
+  'signal_instance_entities',
+  {
+    organization_id: organizationId(),
+    signal_instance_id: integer().notNull(),
+    entity_id: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organization_id, t.signal_instance_id, t.entity_id] }),
+    index('signal_instance_entities_entity_idx').on(t.organization_id, t.entity_id),
+    tenantFk('signal_instance_entities_instance_fk', t.organization_id, t.signal_instance_id, signalInstances).onDelete('cascade'),
+    tenantFk('signal_instance_entities_entity_fk', t.organization_id, t.entity_id, entities).onDelete('cascade'),
+    tenantPolicy('signal_instance_entities'),
+  ],
+);
+

@@ -1,0 +1,122 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { webhookDeliveries, webhookEndpoints } from './tables.js';
+import type { Db } from '../core/db/client.js';
+import { inTransaction, type Queue } from '../core/jobs/queue.js';
+import { runInTenant } from '../core/tenancy.js';
+import type { RequestContext } from '../core/context.js';
+import { subscribe, type DomainEvent } from '../core/events.js';
+import { cases, incidents, tasks } from '../incidents/tables.js';
+import { decryptSecret } from '../plugins/secrets.js';
+import { signedHeaders } from '../plugins/signing.js';
+
+export const WEBHOOK_QUEUE = 'webhook-delivery';
+/** Retries double from WEBHOOK_RETRY_SECONDS; the 24-hour window ends them before this many run out. */
+export const MAX_ATTEMPTS = 16;
+const RETRY_WINDOW_MS = 24 * 3600 * 1000;
+const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
+const TIMEOUT_MS = 15_000;
+
+interface Job {
+  orgId: number;
+  orgSlug: string;
+  deliveryId: number;
+}
+const queues = new WeakMap<Db, Queue>();
+/** Databases with deliveries queued by a transaction: their workers are woken after the response. */
+const queued = new WeakSet<Db>();
+
+const tableOf = { incident: incidents, case: cases, task: tasks } as const;
+
+/** Outgoing webhooks subscribed to the event get a delivery each, queued in the same transaction. */
+subscribe(async (ctx: RequestContext, event: DomainEvent) => {
+  const endpoints = await ctx.tx
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.organization_id, ctx.orgId), eq(webhookEndpoints.enabled, true), sql`${webhookEndpoints.events} @> ${JSON.stringify([event.type])}::jsonb`));
+  if (!endpoints.length) return;
+  const table = tableOf[event.type.split('.')[0] as keyof typeof tableOf];
+  const [row] = await ctx.tx.select().from(table).where(and(eq(table.organization_id, ctx.orgId), eq(table.id, event.id)));
+  const payload = { type: event.type, timestamp: new Date().toISOString(), data: { ...(row ?? { id: event.id }), ...(event.incident_id ? { escalated_to_incident_id: event.incident_id } : {}) } };
+  const rows = await ctx.tx
+    .insert(webhookDeliveries)
+    .values(endpoints.map((e) => ({ organization_id: ctx.orgId, endpoint_id: e.id, message_id: `msg_${randomUUID()}`, event_type: event.type, payload })))
+    .returning({ id: webhookDeliveries.id });
+  for (const r of rows) await enqueueDelivery(ctx, r.id);
+});
+
+export async function enqueueDelivery(ctx: RequestContext, deliveryId: number) {
+  const queue = queues.get(ctx.system);
+  if (!queue) throw new Error('Webhook delivery is not registered for this database (registerWebhookJobs).');
+  const job: Job = { orgId: ctx.orgId, orgSlug: ctx.orgSlug, deliveryId };
+  await ctx.asSystem((tx) => queue.enqueue(WEBHOOK_QUEUE, job, { db: inTransaction(tx), retryLimit: MAX_ATTEMPTS - 1, retryDelaySeconds: ctx.config.WEBHOOK_RETRY_SECONDS }));
+  queued.add(ctx.system);
+}
+
+export async function registerWebhookJobs(app: FastifyInstance) {
+  queues.set(app.db, app.queue);
+  await app.queue.work<Job>(WEBHOOK_QUEUE, (job) => deliver(app, job), { concurrency: 4 });
+}
+
+/** After a response whose transaction queued deliveries: wake the workers now rather than at their next poll. */
+export function wakeDeliveries(db: Db) {
+  if (!queued.has(db)) return;
+  queued.delete(db);
+  queues.get(db)?.notify(WEBHOOK_QUEUE);
+}
+
+/** One attempt. A failure throws, so the queue retries it with backoff, until the 24-hour window closes. */
+async function deliver(app: FastifyInstance, { orgId, orgSlug, deliveryId }: Job) {
+  const tenant = <T>(fn: (ctx: RequestContext) => Promise<T>) => runInTenant(app.db, app.config, { orgId, orgSlug, userId: null, role: 'Owner' }, fn);
+  const target = await tenant(async (ctx) => {
+    const [delivery] = await ctx.tx.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.organization_id, orgId), eq(webhookDeliveries.id, deliveryId)));
+    if (!delivery || delivery.status !== 'Pending') return null;
+    const [endpoint] = await ctx.tx.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.organization_id, orgId), eq(webhookEndpoints.id, delivery.endpoint_id)));
+    if (!endpoint || !endpoint.enabled) {
+      await ctx.tx.update(webhookDeliveries).set({ status: 'Failed', updated_at: sql`now()` }).where(eq(webhookDeliveries.id, deliveryId));
+      return null;
+    }
+    return { delivery, url: endpoint.url, secret: decryptSecret(ctx.system, endpoint.secret) };
+  });
+  if (!target) return;
+  const body = JSON.stringify(target.delivery.payload);
+  const started = Date.now();
+  let status: number | null = null;
+  let error: string | undefined;
+  try {
+    const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'Firewatch-Webhooks/1', ...signedHeaders(target.secret, body, target.delivery.message_id) }, body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+    status = res.status;
+    await res.arrayBuffer().catch(() => undefined);
+    if (!res.ok) error = `answered ${res.status}`;
+  } catch (err) {
+    error = (err instanceof Error ? err.message : String(err)).slice(0, 300);
+  }
+  const attempt = { at: new Date(started).toISOString(), status, ...(error ? { error } : {}), ms: Date.now() - started };
+  const retry = await tenant(async (ctx) => {
+    const attempts = [...target.delivery.attempts, attempt];
+    if (!error) {
+      await ctx.tx.update(webhookDeliveries).set({ status: 'Delivered', attempts, delivered_at: sql`now()`, updated_at: sql`now()` }).where(eq(webhookDeliveries.id, deliveryId));
+      await ctx.tx.update(webhookEndpoints).set({ failing_since: null }).where(eq(webhookEndpoints.id, target.delivery.endpoint_id));
+      return false;
+    }
+    const [endpoint] = await ctx.tx
+      .update(webhookEndpoints)
+      .set({ failing_since: sql`coalesce(${webhookEndpoints.failing_since}, now())` })
+      .where(eq(webhookEndpoints.id, target.delivery.endpoint_id))
+      .returning({ failing_since: webhookEndpoints.failing_since });
+    const failingFor = endpoint?.failing_since ? Date.now() - endpoint.failing_since.getTime() : 0;
+    if (failingFor >= DISABLE_AFTER_MS) {
+      await ctx.tx
+        .update(webhookEndpoints)
+        .set({ enabled: false, disabled_reason: `Disabled after failing for ${Math.floor(failingFor / 86_400_000)} days; the last attempt ${error}.` })
+        .where(eq(webhookEndpoints.id, target.delivery.endpoint_id));
+    }
+    const round = target.delivery.round_started_at;
+    const thisRound = attempts.filter((a) => new Date(a.at) >= round).length;
+    const givingUp = failingFor >= DISABLE_AFTER_MS || Date.now() - round.getTime() >= RETRY_WINDOW_MS || thisRound >= MAX_ATTEMPTS;
+    await ctx.tx.update(webhookDeliveries).set({ attempts, ...(givingUp ? { status: 'Failed' } : {}), updated_at: sql`now()` }).where(eq(webhookDeliveries.id, deliveryId));
+    return !givingUp;
+  });
+  if (retry) throw new Error(`Webhook delivery ${deliveryId} ${error}; retried with backoff`);
+}

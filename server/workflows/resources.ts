@@ -1,0 +1,80 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { WORKFLOW_STATUSES, workflowInstances, workflows } from './tables.js';
+import { invalid } from '../core/errors.js';
+import type { RequestContext } from '../core/context.js';
+import { fieldsOf, idList, outer, projectField } from '../engine/definition-kit.js';
+import { defineResource } from '../engine/define.js';
+import { flag, requiredRef, requiredText, text } from '../engine/fields.js';
+import { pluginBySlug, PLUGINS } from '../plugins/catalog.js';
+import { pluginInstances } from '../plugins/tables.js';
+
+const step = z.strictObject({
+  kind: z.enum(['message', 'email', 'webhook', 'task', 'timeline', 'set_field', 'wait'], { error: 'Step kind must be one of message, email, webhook, task, timeline, set_field, wait' }),
+  with: z.record(z.string(), z.unknown()).default({}),
+});
+
+/** A workflow runs through a plugin instance of type workflow (the HTTP engine or the step engine). */
+async function checkEngine(ctx: RequestContext, pluginInstanceId: unknown) {
+  if (pluginInstanceId === undefined) return;
+  const [row] = await ctx.tx.select({ slug: pluginInstances.plugin_slug }).from(pluginInstances).where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.id, Number(pluginInstanceId))));
+  if (!row) throw invalid(`Plugin instance '${String(pluginInstanceId)}' could not be found.`, ['body', 'plugin_instance_id'], 'not_found');
+  if (pluginBySlug(row.slug)?.type !== 'workflow') throw invalid('The plugin instance must be a workflow engine (http-workflow-engine or step-engine).', ['body', 'plugin_instance_id'], 'value_error');
+}
+
+export const workflowResource = defineResource({
+  model: 'Workflow',
+  label: 'Workflow',
+  path: '/workflows',
+  table: workflows,
+  create: z.strictObject({
+    name: requiredText(200),
+    description: text(5000),
+    enabled: flag().optional(),
+    resource_id: text(500),
+    parameters: z.array(z.strictObject({ key: requiredText(100), value: z.string().max(5000) })).max(100).optional(),
+    plugin_instance_id: requiredRef(),
+    steps: z.array(step).max(50).optional(),
+    incident_statuses: z.array(z.enum(['Stable', 'Closed'], { error: 'Status must be Stable or Closed' })).max(2).optional(),
+    incident_type_ids: idList().optional(),
+    incident_priority_ids: idList().optional(),
+    on_case_escalation: flag().optional(),
+    timeout_seconds: z.number().int().min(1).max(7 * 24 * 3600).optional(),
+    ...projectField,
+  }),
+  pageSize: 10,
+  sort: [['name', 'asc']],
+  search: ['name', 'description'],
+  fields: fieldsOf(workflows, ['parameters', 'steps', 'incident_statuses', 'incident_type_ids', 'incident_priority_ids']),
+  references: { project_id: 'Project', plugin_instance_id: 'PluginInstance', incident_type_ids: 'IncidentType', incident_priority_ids: 'IncidentPriority' },
+  fieldMeta: { plugin_instance_id: { label: 'Engine', referenceFilter: { plugin_slug: PLUGINS.filter((p) => p.type === 'workflow').map((p) => p.slug) } } },
+  computed: () => ({
+    plugin_instance: sql`(select jsonb_build_object('id', p.id, 'title', p.title, 'slug', p.plugin_slug) from ${pluginInstances} p where p.organization_id = ${outer(workflows, 'organization_id')} and p.id = ${outer(workflows, 'plugin_instance_id')})`,
+  }),
+  hooks: {
+    async beforeCreate(ctx, data) {
+      await checkEngine(ctx, data.plugin_instance_id);
+      return data;
+    },
+    async beforeUpdate(ctx, _id, data) {
+      await checkEngine(ctx, data.plugin_instance_id);
+      return data;
+    },
+  },
+});
+
+export const workflowInstanceResource = defineResource({
+  model: 'WorkflowInstance',
+  label: 'Workflow instance',
+  path: '/workflows/instances',
+  table: workflowInstances,
+  create: z.strictObject({ run_reason: text(), status: z.enum(WORKFLOW_STATUSES).optional() }),
+  pageSize: 25,
+  sort: [['created_at', 'desc']],
+  search: ['run_reason', 'status_reason'],
+  fields: fieldsOf(workflowInstances, ['parameters', 'artifacts']),
+  computed: () => ({
+    workflow: sql`(select jsonb_build_object('id', w.id, 'name', w.name) from ${workflows} w where w.organization_id = ${outer(workflowInstances, 'organization_id')} and w.id = ${outer(workflowInstances, 'workflow_id')})`,
+  }),
+  routes: { create: false, update: false, delete: false },
+});
