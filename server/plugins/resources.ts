@@ -51,6 +51,8 @@ function sealConfiguration(ctx: RequestContext, slug: string, given: Record<stri
 export const pluginInstanceResource = defineResource({
   model: 'PluginInstance',
   label: 'Plugin instance',
+  // Spec §2's settings entry reads "Plugins".
+  labelPlural: 'Plugins',
   path: '/plugins/instances',
   table: pluginInstances,
   create: z.strictObject({
