@@ -15,14 +15,17 @@ export async function startOidcProvider(host = '127.0.0.1') {
     issuer: server.issuer.url!,
     /** Applied to every ID token the provider signs (after its own claims). */
     claims: { email: 'person@example.com', email_verified: true } as Record<string, unknown>,
+    /** Applied to the ID token's JOSE header (e.g. a `kid` the provider does not publish). */
+    header: {} as Record<string, unknown>,
     /** How many authorization codes the token endpoint has exchanged. */
     exchanges: 0,
     stop: () => server.stop(),
   };
-  server.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }) => {
+  server.service.on('beforeTokenSigning', (token: { header: Record<string, unknown>; payload: Record<string, unknown> }) => {
     // Both the access and the ID token pass here; only the ID token carries `aud` = the client id.
     if (token.payload.aud === undefined) return;
     Object.assign(token.payload, provider.claims);
+    Object.assign(token.header, provider.header);
   });
   server.service.on('beforeResponse', () => void provider.exchanges++);
   return provider;

@@ -53,6 +53,7 @@ const TICKET_TTL_MS = 60_000;
 /** Used states are kept this long, so a replay is told it is one. */
 const USED_STATE_KEEP_MS = 86_400_000;
 const CALLBACK_PATH = '/implicit/callback';
+const GOOGLE = 'https://accounts.google.com';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const random = () => randomBytes(24).toString('base64url');
@@ -179,7 +180,9 @@ const startUrls = new WeakMap<OidcProviders, StartUrl>();
 export async function verifyIdToken(provider: Provider, idToken: string, nonce: string, ssoDomain: string | null, orgSlug: string): Promise<JWTPayload & { email: string }> {
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(idToken, provider.keys, { issuer: provider.issuer, audience: provider.clientId, requiredClaims: ['exp', 'iat', 'sub'], clockTolerance: 30 }));
+    // Google documents both forms of its issuer in ID tokens.
+    const issuer = provider.issuer === GOOGLE ? [GOOGLE, 'accounts.google.com'] : provider.issuer;
+    ({ payload } = await jwtVerify(idToken, provider.keys, { issuer, audience: provider.clientId, requiredClaims: ['exp', 'iat', 'sub'], clockTolerance: 30 }));
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) throw new Refusal('The sign-in token has expired. Please sign in again.');
     if (err instanceof joseErrors.JWTClaimValidationFailed) {

@@ -111,6 +111,14 @@ t.test('refused, each with its message: wrong audience, issuer, nonce, expiry, u
     t.equal(result.body.detail?.[0]?.msg, message, what);
     t.notOk(result.body.token, `${what}: no session`);
   }
+  // Signed by a key the provider does not publish.
+  provider.claims = defaults();
+  provider.header = { kid: 'not-published' };
+  const forged = (await walk(fw)).result;
+  provider.header = {};
+  t.equal(forged.status, 401);
+  t.equal(forged.body.detail[0].msg, "The sign-in token's signature could not be verified with Google's keys.");
+
   const users = await fw.request({ method: 'GET', url: '/api/v1/default/users?itemsPerPage=-1', token: await fw.login('boss@example.com') });
   t.notOk(users.body.items.some((u: { email: string }) => u.email === 'person@example.com'), 'nobody was created by a refused sign-in');
 });
@@ -146,6 +154,12 @@ t.test('a replayed state, a state from another browser and a used ticket are ref
   t.equal(used.status, 400);
   t.equal(used.body.detail[0].msg, 'This sign-in link is invalid, used or expired. Please sign in again.');
   t.same(used.body.detail[0].loc, ['body', 'token']);
+
+  // The person cancels at the provider: the state is used up, the reason shown.
+  const cancel = await fw.app.inject({ method: 'GET', url: '/api/v1/default/auth/google' });
+  const cancelState = new URL(cancel.headers.location as string).searchParams.get('state')!;
+  const cancelled = await fw.app.inject({ method: 'GET', url: `/implicit/callback?error=access_denied&state=${cancelState}`, headers: { cookie: cookieHeader(cancel.headers['set-cookie']) } });
+  t.equal((await first.exchange(cancelled.headers.location as string)).body.detail[0].msg, 'Google did not complete the sign-in (access_denied). Please try again.');
 
   // An expired state (the person took more than ten minutes at the provider).
   const late = await fw.app.inject({ method: 'GET', url: '/api/v1/default/auth/google' });
