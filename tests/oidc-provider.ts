@@ -19,6 +19,8 @@ export async function startOidcProvider(host = '127.0.0.1') {
     header: {} as Record<string, unknown>,
     /** How many authorization codes the token endpoint has exchanged. */
     exchanges: 0,
+    /** How many times its signing keys (JWKS) were fetched. */
+    keyFetches: 0,
     stop: () => server.stop(),
   };
   server.service.on('beforeTokenSigning', (token: { header: Record<string, unknown>; payload: Record<string, unknown> }) => {
@@ -28,5 +30,12 @@ export async function startOidcProvider(host = '127.0.0.1') {
     Object.assign(token.header, provider.header);
   });
   server.service.on('beforeResponse', () => void provider.exchanges++);
+  // Counted ahead of the provider's own routes (express: the new layer is moved to the front of the stack).
+  const app = server.service.requestHandler as unknown as { use(fn: (req: { path: string }, res: unknown, next: () => void) => void): void; router: { stack: unknown[] } };
+  app.use((req, _res, next) => {
+    if (req.path === '/jwks') provider.keyFetches++;
+    next();
+  });
+  app.router.stack.unshift(app.router.stack.pop());
   return provider;
 }

@@ -123,6 +123,14 @@ t.test('refused, each with its message: wrong audience, issuer, nonce, expiry, u
   t.notOk(users.body.items.some((u: { email: string }) => u.email === 'person@example.com'), 'nobody was created by a refused sign-in');
 });
 
+t.test("the provider's signing keys are fetched once, not on every sign-in", async (t) => {
+  const fw = await testApp(t, env);
+  provider.claims = defaults();
+  const before = provider.keyFetches;
+  for (let i = 0; i < 3; i++) t.equal((await walk(fw)).result.status, 200);
+  t.equal(provider.keyFetches - before, 1, 'one JWKS fetch for three sign-ins');
+});
+
 t.test('a replayed state, a state from another browser and a used ticket are refused', async (t) => {
   const fw = await testApp(t, env);
   provider.claims = defaults();
