@@ -113,6 +113,8 @@ export async function setupOidc(app: FastifyInstance, secret: string): Promise<O
   const stateCookie = `${prefix}fw-oidc-state`;
   const registry: OidcProviders = { ready: new Map(), failed: new Map(), stateCookie };
   const wanted = configuredProviders(config);
+  // The callback exists either way, so a sign-in started before a restart without providers is told what happened.
+  registerCallback(app, registry);
   if (!wanted.length) return registry;
   await app.register(fastifyCookie, { secret: createHmac('sha256', secret).update('oidc-cookies').digest('base64url') });
   const callbackUri = `${config.PUBLIC_URL.replace(/\/+$/, '')}${CALLBACK_PATH}`;
@@ -169,7 +171,6 @@ export async function setupOidc(app: FastifyInstance, secret: string): Promise<O
     uri.searchParams.set('nonce', nonces.get(req)!);
     return uri.href;
   });
-  registerCallback(app, registry);
   return registry;
 }
 

@@ -43,6 +43,11 @@ t.test('the login page learns which providers there are; without configuration t
   t.equal(start.status, 404);
   t.equal(start.body.detail[0].msg, 'Sign-in with Google is not configured on this server.');
 
+  // The provider's redirect URI exists without providers too: reached with no sign-in, it goes home.
+  const bare = await off.app.inject({ method: 'GET', url: '/implicit/callback' });
+  t.equal(bare.statusCode, 302);
+  t.equal(bare.headers.location, '/');
+
   const on = await testApp(t, env);
   t.same((await on.request({ method: 'GET', url: '/api/v1/default/auth/providers' })).body, { providers: [{ id: 'google', name: 'Google', url: '/api/v1/default/auth/google' }] });
 });
