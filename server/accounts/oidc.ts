@@ -43,7 +43,10 @@ export interface OidcProviders {
   ready: Map<ProviderId, Provider>;
   /** Configured ones whose discovery failed at start, with why. */
   failed: Map<ProviderId, string>;
-  stateCookie: string;
+  /** The signed state and PKCE verifier cookies' names and attributes (set by @fastify/oauth2). */
+  cookies: { state: string; verifier: string; options: { path: string; secure: boolean; sameSite: 'lax'; httpOnly: true } };
+  /** The provider's authorization URL for this request's organization, with a fresh state, PKCE challenge and nonce. */
+  authorizationUrl(req: FastifyRequest, reply: FastifyReply, provider: Provider): Promise<string>;
 }
 
 /** How long a started sign-in may take at the provider. */
@@ -110,15 +113,23 @@ export async function setupOidc(app: FastifyInstance, secret: string): Promise<O
   const https = config.PUBLIC_URL.startsWith('https:');
   // __Host- cookies (secure, host-only, Path=/) cannot be planted by a sibling subdomain: no login CSRF that way.
   const prefix = https ? '__Host-' : '';
-  const stateCookie = `${prefix}fw-oidc-state`;
-  const registry: OidcProviders = { ready: new Map(), failed: new Map(), stateCookie };
+  const nonces = new WeakMap<FastifyRequest, string>();
+  const registry: OidcProviders = {
+    ready: new Map(),
+    failed: new Map(),
+    cookies: { state: `${prefix}fw-oidc-state`, verifier: `${prefix}fw-oidc-verifier`, options: { path: '/', secure: https, sameSite: 'lax', httpOnly: true } },
+    async authorizationUrl(req, reply, provider) {
+      const uri = new URL(await provider.oauth2.generateAuthorizationUri(req, reply));
+      uri.searchParams.set('nonce', nonces.get(req)!);
+      return uri.href;
+    },
+  };
   const wanted = configuredProviders(config);
   // The callback exists either way, so a sign-in started before a restart without providers is told what happened.
   registerCallback(app, registry);
   if (!wanted.length) return registry;
   await app.register(fastifyCookie, { secret: createHmac('sha256', secret).update('oidc-cookies').digest('base64url') });
   const callbackUri = `${config.PUBLIC_URL.replace(/\/+$/, '')}${CALLBACK_PATH}`;
-  const nonces = new WeakMap<FastifyRequest, string>();
 
   for (const p of wanted) {
     let doc: Discovery;
@@ -143,9 +154,9 @@ export async function setupOidc(app: FastifyInstance, secret: string): Promise<O
       },
       callbackUri,
       pkce: 'S256',
-      redirectStateCookieName: stateCookie,
-      verifierCookieName: `${prefix}fw-oidc-verifier`,
-      cookie: { signed: true, path: '/', maxAge: LOGIN_TTL_MS / 1000, secure: https, sameSite: 'lax', httpOnly: true },
+      redirectStateCookieName: registry.cookies.state,
+      verifierCookieName: registry.cookies.verifier,
+      cookie: { ...registry.cookies.options, signed: true, maxAge: LOGIN_TTL_MS / 1000 },
       // The state is a row too: it holds the nonce and the organization, and is used once.
       async generateStateFunction(this: FastifyInstance, req: FastifyRequest) {
         const state = random();
@@ -164,18 +175,8 @@ export async function setupOidc(app: FastifyInstance, secret: string): Promise<O
     const keys = createRemoteJWKSet(new URL(doc.jwks_uri), { timeoutDuration: 10_000, cooldownDuration: 30_000, cacheMaxAge: 3_600_000 });
     registry.ready.set(p.id, { id: p.id, name: p.name, issuer: doc.issuer, clientId: p.clientId, oauth2, keys });
   }
-
-  /** The provider's authorization URL for this organization's sign-in, with its nonce. */
-  startUrls.set(registry, async (req, reply, provider) => {
-    const uri = new URL(await provider.oauth2.generateAuthorizationUri(req, reply));
-    uri.searchParams.set('nonce', nonces.get(req)!);
-    return uri.href;
-  });
   return registry;
 }
-
-type StartUrl = (req: FastifyRequest, reply: FastifyReply, provider: Provider) => Promise<string>;
-const startUrls = new WeakMap<OidcProviders, StartUrl>();
 
 /** Verifies the ID token; its claims, or a Refusal saying what is wrong. */
 export async function verifyIdToken(provider: Provider, idToken: string, nonce: string, ssoDomain: string | null, orgSlug: string): Promise<JWTPayload & { email: string }> {
@@ -224,7 +225,7 @@ function registerCallback(app: FastifyInstance, registry: OidcProviders) {
       const provider = registry.ready.get(login.provider);
       if (!provider) throw new Refusal('This sign-in provider is no longer configured.', 400);
       // The state must be this browser's (its signed cookie), unused and fresh; using it is one UPDATE, so it is used once.
-      const raw = req.cookies[registry.stateCookie];
+      const raw = req.cookies[registry.cookies.state];
       const cookie = raw ? req.unsignCookie(raw) : undefined;
       if (!cookie?.valid || cookie.value !== state) throw new Refusal('This sign-in was started in another browser, or its cookie expired. Please sign in again from this browser.', 400);
       const used = await app.db
@@ -252,6 +253,8 @@ function registerCallback(app: FastifyInstance, registry: OidcProviders) {
       else throw err;
     }
     if (outcome instanceof Refusal) req.log.info({ reason: outcome.message }, 'provider sign-in refused');
+    // The state and verifier are spent whatever the outcome (a successful exchange has cleared them already).
+    if (registry.ready.size) for (const name of [registry.cookies.state, registry.cookies.verifier]) reply.clearCookie(name, registry.cookies.options);
     const ticket = random();
     await app.db.delete(oidcTickets).where(lt(oidcTickets.expires_at, new Date()));
     await app.db.insert(oidcTickets).values({
@@ -285,7 +288,7 @@ export function registerOidcRoutes(scope: FastifyInstance, registry: OidcProvide
       if (!provider) throw httpError(404, `Sign-in with ${label} is not configured on this server.`, 'not_configured');
       // Each start writes a row: limited like password and code sign-in.
       await hitRateLimit(db, [[`oidc:ip:${req.ip}`, config.LOGIN_RATE_LIMIT * 5]], config.LOGIN_RATE_WINDOW_SECONDS);
-      return reply.redirect(await startUrls.get(registry)!(req, reply, provider));
+      return reply.redirect(await registry.authorizationUrl(req, reply, provider));
     });
   }
 

@@ -149,6 +149,7 @@ t.test('a replayed state, a state from another browser and a used ticket are ref
   t.equal(again.status, 400);
   t.equal(again.body.detail[0].msg, 'This sign-in was already completed; its link cannot be used again. Please sign in again.');
   t.equal(provider.exchanges, exchanges, 'the replayed code was not exchanged');
+  t.match(String(replay.headers['set-cookie']), /fw-oidc-state=;/, "the browser's state cookie is cleared");
 
   // The callback reached without the browser's state cookie (login CSRF: someone else's link).
   const start = await fw.app.inject({ method: 'GET', url: '/api/v1/default/auth/google' });
