@@ -15,6 +15,7 @@ import { refuseNul } from './core/input.js';
 import { registerTenancy } from './core/tenancy.js';
 import { resources } from './resources.js';
 import { registerAuthRoutes } from './accounts/routes.js';
+import { registerOidcRoutes, setupOidc } from './accounts/oidc.js';
 import { registerCatalogRoutes } from './knowledge/routes.js';
 import { registerCrud } from './engine/crud.js';
 import { registerMetaRoutes } from './engine/meta.js';
@@ -134,6 +135,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/v1/docs' });
 
+  const oidc = await setupOidc(app, secret);
+
   app.get('/api/v1/healthcheck', { schema: { hide: true } }, async () => ({ status: 'ok', database: database.kind }));
   registerHealth(app, database);
 
@@ -141,6 +144,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (scope) => {
       registerTenancy(scope);
       registerAuthRoutes(scope, { mailer, secret });
+      registerOidcRoutes(scope, oidc);
       registerProjectRoutes(scope);
       registerResources(resources);
       registerRowVisibility(incidentVisibility);

@@ -17,6 +17,7 @@ import { ReportPage } from './pages/status/ReportPage.js';
 import { StatusBoard } from './pages/status/StatusBoard.js';
 import { SourcePage } from './resources/catalog/SourcePage.js';
 import { LoginPage } from './pages/LoginPage.js';
+import { PostOAuthLoginPage } from './pages/PostOAuthLoginPage.js';
 import { authProvider, LOGIN_PATH } from './providers/authProvider.js';
 import { dataProvider } from './providers/dataProvider.js';
 import { i18nProvider } from './providers/i18n.js';
@@ -60,6 +61,7 @@ export function App() {
       <Routes>
         {/* Public: visitors chat without a login (outside react-admin's sign-in check). */}
         <Route path={`/${organization}/landing`} element={<LandingPage />} />
+        <Route path={`/${organization}/auth/post-oauth-login`} element={<PostOAuthLoginPage />} />
         <Route path={`/${organization}/*`} element={<FirewatchAdmin />} />
         {/* An empty path goes to chat (spec). */}
         <Route path={`/${organization}`} element={<Navigate to={`/${organization}/chat`} replace />} />

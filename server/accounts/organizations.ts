@@ -28,15 +28,24 @@ const editable = {
   storycurve_logging_enabled: flag(),
   allow_signup: flag(),
   anonymous_access: flag(),
+  // Empty clears it: any account may sign in through the provider.
+  sso_domain: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(253)
+    .regex(/^$|^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$/, 'Must be a domain like example.com')
+    .transform((v) => v || null)
+    .nullish(),
 };
 
 export const organizationResource = defineResource({
   model: 'Organization',
   label: 'Organization',
-  fieldMeta: { storycurve_logging_enabled: { label: 'Record story curves of incident timelines' }, allow_signup: { label: 'Anyone may sign up' } },
+  fieldMeta: { storycurve_logging_enabled: { label: 'Record story curves of incident timelines' }, allow_signup: { label: 'Anyone may sign up' }, sso_domain: { label: 'Google Workspace domain (sign-in through Google accepted only from it)' } },
   path: '/organizations',
   table: organizations,
-  create: z.strictObject({ name: requiredText(100), ...editable }).partial({ banner_text: true, banner_color: true, banner_enabled: true, storycurve_logging_enabled: true, allow_signup: true, anonymous_access: true }),
+  create: z.strictObject({ name: requiredText(100), ...editable }).partial({ banner_text: true, banner_color: true, banner_enabled: true, storycurve_logging_enabled: true, allow_signup: true, anonymous_access: true, sso_domain: true }),
   update: z.strictObject({ name: requiredText(100), ...editable }).partial(),
   pageSize: 50,
   sort: [['name', 'asc']],

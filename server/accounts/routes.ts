@@ -8,13 +8,13 @@ import { email } from '../engine/fields.js';
 import { CODE_MAX_ATTEMPTS, CODE_TTL_MS, dummyPasswordHash, hashCode, newCode, normalizeEmail, organizationProjects, sameHash, verifyPassword } from './service.js';
 import type { Mailer } from '../core/mail.js';
 import { hitRateLimit } from './rate-limit.js';
-import { endSession, issueSocketTicket, SOCKET_TICKET_TTL_MS, startSession } from '../core/sessions.js';
+import { endSession, issueSocketTicket, SOCKET_TICKET_TTL_MS } from '../core/sessions.js';
+
+import { acceptInvitation } from './invitations.js';
+import { admitVerifiedEmail, signedIn } from './admit.js';
 
 /** How many e-mail allowances (LOGIN_RATE_LIMIT) one e-mail gets over all addresses together. */
 const EMAIL_CEILING = 10;
-/** How long an address an e-mail signed in from stays exempt from that ceiling without another sign-in. */
-const KNOWN_ADDRESS_DAYS = 90;
-import { acceptInvitation } from './invitations.js';
 
 export const INVALID_CODE = 'Invalid or expired verification code. Please try again.';
 
@@ -40,17 +40,7 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
   // Made now, so the first unknown e-mail does not pay for it.
   void dummyPasswordHash();
 
-  /** The response of every successful sign-in. */
-  async function session(req: FastifyRequest, orgId: number, slug: string, user: { id: number; email: string }) {
-    const token = await startSession(scope, user);
-    await db
-      .insert(signInAddresses)
-      .values({ email: user.email, address: req.ip })
-      .onConflictDoUpdate({ target: [signInAddresses.email, signInAddresses.address], set: { last_at: new Date() } });
-    await db.delete(signInAddresses).where(lt(signInAddresses.last_at, new Date(Date.now() - KNOWN_ADDRESS_DAYS * 86_400_000)));
-    const projects = await organizationProjects(db, orgId);
-    return { token, projects, organization: { slug }, user: { id: user.id, email: user.email } };
-  }
+  const session = (req: FastifyRequest, orgId: number, slug: string, user: { id: number; email: string }) => signedIn(scope, req, { id: orgId, slug }, user);
 
   app.post(
     '/auth/login',
@@ -105,17 +95,8 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
         // A code signs in once, even when it arrives several times at once.
         const used = await tx.delete(loginCodes).where(eq(loginCodes.id, pending.id)).returning({ id: loginCodes.id });
         if (!used.length) throw invalid();
-        const [found] = await tx.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, address));
-        const [member] = found ? await tx.select().from(memberships).where(and(eq(memberships.user_id, found.id), eq(memberships.organization_id, org.id))) : [];
-        if (member) return found!;
-        // The code proves the address: a pending invitation to it is accepted.
-        const invited = await acceptInvitation(tx, org.id, { email: address });
-        if (invited) return invited;
-        const [settings] = await tx.select({ allow_signup: organizations.allow_signup }).from(organizations).where(eq(organizations.id, org.id));
-        if (!settings?.allow_signup) throw forbidden(`Sign-up is closed for organization '${org.slug}'. Ask an administrator to add you.`);
-        const person = found ?? (await tx.insert(users).values({ email: address }).returning({ id: users.id, email: users.email }))[0]!;
-        await tx.insert(memberships).values({ organization_id: org.id, user_id: person.id, role: 'Member' });
-        return person;
+        // The code proves the address.
+        return admitVerifiedEmail(tx, org, address);
       });
       return session(req, org.id, org.slug, user);
     },

@@ -30,3 +30,37 @@ export const invitations = pgTable(
     tenantPolicy('invitations'),
   ],
 );
+
+/**
+ * A sign-in started at an OpenID Connect provider (Google, or the OIDC_ISSUER one): its state (kept as
+ * a SHA-256, it travels in URLs) and nonce. `used_at` is set once, when the provider sends the browser
+ * back, so a replayed state is refused; the row stays a day so that the refusal can name the organization.
+ */
+export const oidcLogins = pgTable(
+  'oidc_logins',
+  {
+    state_hash: text().primaryKey(),
+    organization_id: integer().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    provider: text({ enum: ['google', 'oidc'] }).notNull(),
+    nonce: text().notNull(),
+    expires_at: timestamp({ withTimezone: true }).notNull(),
+    used_at: timestamp({ withTimezone: true }),
+    created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('oidc_logins_created_idx').on(t.created_at)],
+);
+
+/**
+ * The outcome of a provider sign-in, handed to the browser as a single-use ticket (60 s) in the
+ * post-oauth-login page's URL fragment: the page exchanges it (POST /auth/postoauthlogin) for a session,
+ * or for the refusal's message. The session token itself never appears in a URL.
+ */
+export const oidcTickets = pgTable('oidc_tickets', {
+  ticket_hash: text().primaryKey(),
+  organization_id: integer().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  user_id: integer().references(() => users.id, { onDelete: 'cascade' }),
+  /** Why the sign-in was refused (then user_id is null), and the HTTP status the exchange answers. */
+  error: text(),
+  status: integer(),
+  expires_at: timestamp({ withTimezone: true }).notNull(),
+});

@@ -73,6 +73,17 @@ const schema = z.object({
   SECRETS_KEY_PREVIOUS: z.string().optional(),
   /** Where outside services reach this server (workflow engine callbacks). */
   PUBLIC_URL: z.string().url().default('http://localhost:8000'),
+  /** Sign-in with Google: an OAuth client of the Google Cloud console (redirect URI: PUBLIC_URL/implicit/callback). */
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Google's issuer; only tests point it elsewhere (a local provider speaking the same protocol). */
+  GOOGLE_ISSUER: z.string().url().default('https://accounts.google.com'),
+  /** Sign-in with any other OpenID Connect provider (Okta, Entra ID, Keycloak), found by discovery from its issuer. */
+  OIDC_ISSUER: z.string().url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** The provider's name on the sign-in button ("Sign in with …"). */
+  OIDC_NAME: z.string().min(1).max(60).default('single sign-on'),
   /** First retry delay of an outgoing webhook delivery (seconds, doubling; 0 in tests). */
   WEBHOOK_RETRY_SECONDS: z.coerce.number().int().min(0).default(10),
   /** How often a running HTTP engine workflow's status URL is polled. */

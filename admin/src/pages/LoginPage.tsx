@@ -1,9 +1,9 @@
-import { useState } from 'react';
-import { Alert, Box, Button, Card, CardContent, Link, Stack, Tab, Tabs, TextField, Typography } from '@mui/material';
+import { useEffect, useState } from 'react';
+import { Alert, Box, Button, Card, CardContent, Divider, Link, Stack, Tab, Tabs, TextField, Typography } from '@mui/material';
 import LocalFireDepartmentIcon from '@mui/icons-material/LocalFireDepartment';
 import { useLocation } from 'react-router-dom';
 import { organization } from '../org.js';
-import { acceptInvitation, authProvider, sendCode } from '../providers/authProvider.js';
+import { acceptInvitation, authProvider, sendCode, signInProviders, type SignInProvider } from '../providers/authProvider.js';
 
 type Mode = 'password' | 'code';
 
@@ -26,6 +26,11 @@ export function LoginPage() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [info, setInfo] = useState<string | null>(null);
+  // Google (or an OpenID Connect provider) only where the server is configured for it.
+  const [providers, setProviders] = useState<SignInProvider[]>([]);
+  useEffect(() => {
+    signInProviders().then(setProviders, () => setProviders([]));
+  }, []);
 
   async function run(step: () => Promise<unknown>) {
     setBusy(true);
@@ -68,6 +73,16 @@ export function LoginPage() {
           <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
             Organization: <strong>{organization}</strong>
           </Typography>
+          {providers.length ? (
+            <Stack spacing={1} sx={{ mb: 2 }}>
+              {providers.map((p) => (
+                <Button key={p.id} variant="outlined" href={p.url} fullWidth>
+                  Sign in with {p.name}
+                </Button>
+              ))}
+              <Divider>or</Divider>
+            </Stack>
+          ) : null}
           <Tabs
             value={mode}
             onChange={(_, value: Mode) => {

@@ -57,6 +57,24 @@ export async function acceptInvitation(token: string) {
   startSession(await api<Session>('/auth/invitations/accept', { method: 'POST', json: { token }, anonymous: true }));
 }
 
+/** A sign-in provider the server offers (Google, or an OpenID Connect one); `url` starts it in the browser. */
+export interface SignInProvider {
+  id: string;
+  name: string;
+  url: string;
+}
+
+export async function signInProviders(): Promise<SignInProvider[]> {
+  return (await api<{ providers: SignInProvider[] }>('/auth/providers', { anonymous: true })).providers;
+}
+
+/** Exchanges the post-oauth-login page's ticket for a session; resolves to the organization's slug. */
+export async function signInWithProviderTicket(token: string): Promise<string> {
+  const session = await api<Session>('/auth/postoauthlogin', { method: 'POST', json: { token }, anonymous: true });
+  startSession(session);
+  return session.organization.slug;
+}
+
 export const authProvider: AuthProvider = {
   /** Sign-in with a password, or with the code e-mailed by `sendCode`. */
   async login({ email, password, code }: { email: string; password?: string; code?: string }) {

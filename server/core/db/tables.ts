@@ -21,6 +21,8 @@ export const organizations = pgTable('organizations', {
   free_trial_start: timestamp({ withTimezone: true }),
   free_trial_end: timestamp({ withTimezone: true }),
   allow_signup: boolean().notNull().default(false),
+  /** When set, sign-in through Google (or the OIDC provider) accepts only accounts of this domain (Google's `hd` claim). */
+  sso_domain: text(),
   /** The landing page: visitors may start anonymous sessions and write through them. */
   anonymous_access: boolean().notNull().default(true),
   ...timestamps(),

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { startOidcProvider } from '../oidc-provider.js';
+
+/**
+ * Sign-in with Google in a browser, against a local OpenID Connect provider speaking the real protocol
+ * (its /authorize approves at once, as the person's account). Firewatch runs as in production, with
+ * only GOOGLE_ISSUER pointing at the local provider: a server of its own, since the suite's shared one
+ * has no provider configured.
+ */
+let provider: Awaited<ReturnType<typeof startOidcProvider>>;
+let server: ChildProcess;
+const port = Number(process.env.FW_E2E_PORT) + 7;
+const base = `http://127.0.0.1:${port}`;
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  provider = await startOidcProvider();
+  const root = join(import.meta.dirname, '..', '..');
+  server = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: '',
+      DATA_DIR: join(mkdtempSync(join(tmpdir(), 'fw-e2e-oidc-')), 'db'),
+      ADMIN_DIST: join(root, 'dist', 'admin'),
+      JWT_SECRET: 'e2e-secret-e2e-secret-e2e-secret-e2e-secret',
+      PUBLIC_URL: base,
+      GOOGLE_CLIENT_ID: 'firewatch-e2e',
+      GOOGLE_CLIENT_SECRET: 'firewatch-e2e-secret',
+      GOOGLE_ISSUER: provider.issuer,
+      LOG_LEVEL: 'warn',
+      LOGIN_RATE_LIMIT: '1000',
+    },
+  });
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`the Firewatch server exited (${server.exitCode})`);
+    if (await fetch(`${base}/api/v1/healthcheck`).then((r) => r.ok, () => false)) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+});
+
+test.afterAll(async () => {
+  server?.kill('SIGTERM');
+  await provider?.stop();
+});
+
+test('Sign in with Google: click the button, sign in at the provider, land signed in', async ({ page }) => {
+  provider.claims = { email: 'walker@example.com', email_verified: true };
+  // The exchange is held back a moment, to see what the page says meanwhile.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route('**/auth/postoauthlogin', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`${base}/default/auth/login`);
+  await page.getByRole('link', { name: 'Sign in with Google' }).click();
+  await expect(page).toHaveURL(/\/default\/auth\/post-oauth-login$/);
+  await expect(page.getByRole('status')).toHaveText('Redirecting to your base cluster...');
+  release();
+  // The page exchanges the ticket for a session and moves on into the app.
+  await expect(page).not.toHaveURL(/auth\/(login|post-oauth-login)/);
+  await page.goto(`${base}/default/overview`);
+  await expect(page.getByText('Signed in as walker@example.com (Member)')).toBeVisible();
+});
+
+test('a refused Google sign-in shows the server message on the post-oauth-login page', async ({ page }) => {
+  provider.claims = { email: 'unverified@example.com', email_verified: false };
+  await page.goto(`${base}/default/auth/login`);
+  await page.getByRole('link', { name: 'Sign in with Google' }).click();
+  await expect(page).toHaveURL(/\/default\/auth\/post-oauth-login$/);
+  await expect(page.getByRole('alert')).toHaveText('Your e-mail address unverified@example.com is not verified at Google. Verify it there, then sign in again.');
+  await page.getByRole('link', { name: 'Back to sign-in' }).click();
+  await expect(page).toHaveURL(/\/default\/auth\/login$/);
+});
+
+test('without Google configured the login page has no Google button', async ({ page }) => {
+  // The suite's shared server has no provider.
+  const providers = page.waitForResponse((r) => r.url().endsWith('/api/v1/default/auth/providers'));
+  await page.goto('/default/auth/login');
+  expect(await (await providers).json()).toEqual({ providers: [] });
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Sign in with Google' })).toHaveCount(0);
+});
