@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import t from 'tap';
 import { incidentApp, type IncidentApp } from '../incidents/helpers.js';
+import { rowsOf } from '../../helpers.js';
 import { SEARCH_TYPES } from '../../../server/search/service.js';
 
 /**
@@ -13,8 +14,7 @@ const search = async (app: IncidentApp, q: string, extra = '', token = app.token
   if (res.status !== 200) throw new Error(`search ${q}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { total: number; groups: { type: string; count: number }[]; results: { type: string; id: string; title: string; link: string; headline: string; exact: boolean }[] };
 };
-const orgIdOf = async (app: IncidentApp, slug = 'default') =>
-  (await app.database.db.execute(sql`select id from organizations where slug = ${slug}`)).rows?.[0]?.id ?? (await app.database.db.execute(sql`select id from organizations where slug = ${slug}`) as any)[0].id;
+const orgIdOf = async (app: IncidentApp, slug = 'default') => rowsOf<{ id: number }>(await app.database.db.execute(sql`select id from organizations where slug = ${slug}`))[0]!.id;
 
 /** One thing of every type holding the word `zebrafish` (and its own word), made the way each is made. */
 async function seedEveryType(app: IncidentApp) {
@@ -31,21 +31,21 @@ async function seedEveryType(app: IncidentApp) {
   ok(await api('POST', '/tasks', { description: 'Zebrafish taskword follow-up', incident_id: incident.id, project_id: projectId }), 'task');
   const org = await orgIdOf(app);
   const db = app.database.db;
-  const [{ id: tagTypeId }] = (await db.execute(sql`insert into tag_types (organization_id, name) values (${org}, 'Kind') returning id`) as any).rows ?? (await db.execute(sql`select 1`) as any);
+  const [{ id: tagTypeId }] = rowsOf<any>(await db.execute(sql`insert into tag_types (organization_id, name) values (${org}, 'Kind') returning id`));
   await db.execute(sql`insert into tags (organization_id, tag_type_id, name, description) values (${org}, ${tagTypeId}, 'zebrafish-tag', 'tagword')`);
   await db.execute(sql`insert into documents (organization_id, name, resource_type, description) values (${org}, 'Zebrafish runbook', 'dispatch-incident-runbook', 'documentword')`);
   await db.execute(sql`insert into sources (organization_id, name, description) values (${org}, 'zebrafish-source', 'sourceword')`);
   await db.execute(sql`insert into queries (organization_id, name, text) values (${org}, 'Zebrafish query', 'select queryword')`);
   await db.execute(sql`insert into commands (organization_id, name, command_text) values (${org}, 'Zebrafish command', 'kubectl commandword')`);
   await db.execute(sql`insert into weblinks (organization_id, url, title) values (${org}, 'https://example.com/zebrafish', 'Zebrafish weblinkword')`);
-  const [{ id: signalId }] = (await db.execute(sql`insert into signals (organization_id, project_id, name, ingest_key_hash) values (${org}, ${projectId}, 'Zebrafish alert', 'x') returning id`) as any).rows;
+  const [{ id: signalId }] = rowsOf<any>(await db.execute(sql`insert into signals (organization_id, project_id, name, ingest_key_hash) values (${org}, ${projectId}, 'Zebrafish alert', 'x') returning id`));
   await db.execute(sql`insert into signal_instances (organization_id, signal_id, source, raw) values (${org}, ${signalId}, 'datadog', '{"host": "db-01.prod.internal", "msg": "signalword"}')`);
   await db.execute(sql`insert into commits (organization_id, commit_id, commit_message) values (${org}, 'abc123def', 'Zebrafish commitword fix')`);
-  const [{ id: userId }] = (await db.execute(sql`select id from users where email = 'commander@example.com'`) as any).rows;
-  const [{ id: chatId }] = (await db.execute(sql`insert into chats (organization_id, title, user_id) values (${org}, 'Zebrafish chat', ${userId}) returning id`) as any).rows;
+  const [{ id: userId }] = rowsOf<any>(await db.execute(sql`select id from users where email = 'commander@example.com'`));
+  const [{ id: chatId }] = rowsOf<any>(await db.execute(sql`insert into chats (organization_id, title, user_id) values (${org}, 'Zebrafish chat', ${userId}) returning id`));
   await db.execute(sql`insert into chat_messages (organization_id, chat_id, role, text) values (${org}, ${chatId}, 'user', 'zebrafish chatword')`);
   for (const [kind, word] of [['text', 'textword'], ['file', 'fileword'], ['video_transcript', 'videoword']]) {
-    const [{ id: subId }] = (await db.execute(sql`insert into submissions (organization_id, project_id, kind, title, sensitivity_level) values (${org}, ${projectId}, ${kind}, ${'Zebrafish ' + kind}, 'internal') returning id`) as any).rows;
+    const [{ id: subId }] = rowsOf<any>(await db.execute(sql`insert into submissions (organization_id, project_id, kind, title, sensitivity_level) values (${org}, ${projectId}, ${kind}, ${'Zebrafish ' + kind}, 'internal') returning id`));
     await db.execute(sql`insert into chunks (organization_id, project_id, submission_id, ordinal, text, sensitivity_level) values (${org}, ${projectId}, ${subId}, 0, ${'zebrafish ' + word}, 'internal')`);
   }
   await db.execute(sql`insert into terms (organization_id, text) values (${org}, 'zebrafish')`);
@@ -162,9 +162,9 @@ t.test('restricted incidents and cases, submissions by level, private chats, oth
   // Submissions: restricted ones only for admins and their uploader; chats only for their owner.
   const org = await orgIdOf(app);
   const db = app.database.db;
-  const [{ id: subId }] = (await db.execute(sql`insert into submissions (organization_id, project_id, kind, title, sensitivity_level) values (${org}, ${projectId}, 'text', 'Salaries', 'restricted') returning id`) as any).rows;
+  const [{ id: subId }] = rowsOf<any>(await db.execute(sql`insert into submissions (organization_id, project_id, kind, title, sensitivity_level) values (${org}, ${projectId}, 'text', 'Salaries', 'restricted') returning id`));
   await db.execute(sql`insert into chunks (organization_id, project_id, submission_id, ordinal, text, sensitivity_level) values (${org}, ${projectId}, ${subId}, 0, 'capybara salary table', 'restricted')`);
-  const [{ id: userId }] = (await db.execute(sql`select id from users where email = 'commander@example.com'`) as any).rows;
+  const [{ id: userId }] = rowsOf<any>(await db.execute(sql`select id from users where email = 'commander@example.com'`));
   await db.execute(sql`insert into chats (organization_id, title, user_id) values (${org}, 'my capybara chat', ${userId})`);
   t.same((await search(app, 'capybara')).groups.map((g) => g.type).sort(), ['Conversation', 'TextSubmission']);
   t.equal((await search(app, 'capybara', '', member)).total, 0, 'a member sees neither');
