@@ -50,6 +50,11 @@ export function SearchBox() {
   };
   // Groups in the order the results come, each under its type's label.
   const label = (type: string) => answer?.groups.find((g) => g.type === type)?.label ?? type;
+  const groups: { type: string; rows: { r: SearchResult; i: number }[] }[] = [];
+  shown.forEach((r, i) => {
+    if (groups.at(-1)?.type !== r.type) groups.push({ type: r.type, rows: [] });
+    groups.at(-1)!.rows.push({ r, i });
+  });
   return (
     <Box ref={anchor} sx={{ position: 'relative', mx: 1, borderRadius: 1, bgcolor: (t) => alpha(t.palette.common.white, 0.15), display: 'flex', alignItems: 'center', px: 1 }}>
       <SearchIcon fontSize="small" />
@@ -69,14 +74,18 @@ export function SearchBox() {
       />
       <Popper open={visible} anchorEl={anchor.current} placement="bottom-start" sx={{ zIndex: 1300 }}>
         <Paper sx={{ width: 420, maxHeight: 480, overflow: 'auto' }} elevation={8}>
+          {!shown.length ? <Typography sx={{ p: 2 }}>No results for “{q.trim()}”.</Typography> : null}
           <List dense id="global-search-results" role="listbox" aria-label="Search results">
-            {!shown.length ? <Typography sx={{ p: 2 }}>No results for “{q.trim()}”.</Typography> : null}
-            {shown.map((r, i) => (
-              <Box key={`${r.type}-${r.id}`}>
-                {i === 0 || shown[i - 1]!.type !== r.type ? <ListSubheader sx={{ lineHeight: '28px' }}>{label(r.type)}</ListSubheader> : null}
-                <ListItemButton id={`global-search-${i}`} role="option" selected={i === active} aria-selected={i === active} onMouseDown={(e) => e.preventDefault()} onClick={() => openResult(r)}>
-                  <ListItemText primary={r.title} secondary={<Highlighted text={r.headline} />} secondaryTypographyProps={{ noWrap: true }} />
-                </ListItemButton>
+            {groups.map(({ type, rows }) => (
+              <Box key={type} role="group" aria-labelledby={`global-search-group-${type}`}>
+                <ListSubheader id={`global-search-group-${type}`} component="div" role="presentation" sx={{ lineHeight: '28px' }}>
+                  {label(type)}
+                </ListSubheader>
+                {rows.map(({ r, i }) => (
+                  <ListItemButton key={`${r.type}-${r.id}`} id={`global-search-${i}`} role="option" selected={i === active} aria-selected={i === active} onMouseDown={(e) => e.preventDefault()} onClick={() => openResult(r)}>
+                    <ListItemText primary={r.title} secondary={<Highlighted text={r.headline} />} secondaryTypographyProps={{ noWrap: true }} />
+                  </ListItemButton>
+                ))}
               </Box>
             ))}
             {answer?.total ? (
