@@ -92,6 +92,8 @@ export async function search(ctx: RequestContext, query: string, types: SearchTy
   const tsq = tsqueryOf(parseSearch(query));
   const key = query.trim().toLowerCase();
   if (!tsq && !key) return empty(query, page);
+  // Whether the word index or the recency walk is the better way in depends on the words: plan with them.
+  await ctx.tx.execute(sql`select set_config('plan_cache_mode', 'force_custom_plan', true)`);
   const where = sql`e.organization_id = ${ctx.orgId} and ${visible(ctx)}`;
   const ofTypes = types.length ? sql` and e.type in (${sql.join(types.map((t) => sql`${t}`), sql`, `)})` : sql``;
   const matching = tsq ? sql`e.tsv @@ (${tsq})` : sql`false`;
