@@ -22,6 +22,7 @@ ALTER TABLE "search_entries" ADD CONSTRAINT "search_entries_organization_id_orga
 CREATE INDEX "search_entries_org_tsv_idx" ON "search_entries" USING gin ("organization_id","tsv");--> statement-breakpoint
 CREATE INDEX "search_entries_org_key_idx" ON "search_entries" USING btree ("organization_id","key");--> statement-breakpoint
 CREATE INDEX "search_entries_org_recent_idx" ON "search_entries" USING btree ("organization_id","updated_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "search_entries_org_type_recent_idx" ON "search_entries" USING btree ("organization_id","type","updated_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE POLICY "search_entries_tenant_isolation" ON "search_entries" AS PERMISSIVE FOR ALL TO public USING (organization_id = nullif(current_setting('app.org_id', true), '')::integer) WITH CHECK (organization_id = nullif(current_setting('app.org_id', true), '')::integer);--> statement-breakpoint
 -- The statement that writes into search_entries the entries of the rows of `source` (a table, or a
 -- trigger's transition table). `entries` is a SELECT over `{rows} r` giving, by name: organization_id,

@@ -36,12 +36,24 @@ export type SearchType = keyof typeof SEARCH_TYPES;
 /** Spec §9: the search table shows 25 a page. */
 export const PAGE_SIZE = 25;
 /**
- * A broad search ranks its newest matches only (walked in recency order, index `search_entries_org_recent_idx`):
- * ranking all 100,000 matches of a common word costs half a second, these a few milliseconds.
+ * A search ranks at most this many matches. A search with more (a broad one) takes the matches among
+ * the newest WINDOW rows, walked in recency order: ranking all 65,000 matches of a common word would
+ * cost half a second; this costs a few milliseconds whatever the word.
  */
-export const CANDIDATES = 2000;
-/** Counts stop here ("10,000+"): counting every match of a common word costs as much as ranking it. */
-export const COUNT_CAP = 10000;
+export const CANDIDATES = 1000;
+export const WINDOW = 10000;
+/** Counts stop here ("1000+"). */
+export const COUNT_CAP = CANDIDATES;
+/** More matches than this, by the planner's estimate, make a search broad (see search()). */
+export const BROAD_ESTIMATE = 5000;
+
+/** The planner's estimate of the rows of the organization that match (from the column's statistics). */
+async function estimatedMatches(ctx: RequestContext, tsq: SQL): Promise<number> {
+  const [row] = rowsOf<{ 'QUERY PLAN': unknown }>(await ctx.tx.execute(sql`explain (format json) select 1 from search_entries e where e.organization_id = ${ctx.orgId} and e.tsv @@ (${tsq})`));
+  const plan = row?.['QUERY PLAN'];
+  const parsed = (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: { 'Plan Rows': number } }[];
+  return parsed[0]?.Plan['Plan Rows'] ?? 0;
+}
 
 export interface SearchResult {
   type: SearchType;
@@ -70,14 +82,19 @@ export interface SearchAnswer {
 /**
  * Rows the caller may not see, as SQL on search_entries `e`: those of restricted incidents and cases
  * they are not part of (the rule of incidents/common.ts, the one lists and reads use), submissions
- * above their sensitivity level (unless they uploaded them), and other people's chats.
+ * above their sensitivity level (unless they uploaded them), and other people's chats. The hidden
+ * incidents and cases are few: read once per search and handed to its statements as arrays.
  */
-function visible(ctx: RequestContext): SQL {
+async function visible(ctx: RequestContext): Promise<SQL> {
   const parts: SQL[] = [];
   if (!atLeast(ctx.role, 'Admin')) {
-    // The hidden ones: few, computed once per query (an InitPlan), not per row.
-    parts.push(sql`(e.incident_id is null or e.incident_id <> all(array(select ${incidents.id} from ${incidents} where ${incidents.organization_id} = ${ctx.orgId} and not coalesce(${incidentScope(ctx)}, false))))`);
-    parts.push(sql`(e.case_id is null or e.case_id <> all(array(select ${cases.id} from ${cases} where ${cases.organization_id} = ${ctx.orgId} and not coalesce(${caseScope(ctx)}, false))))`);
+    const [hidden] = rowsOf<{ incidents: string; cases: string }>(
+      await ctx.tx.execute(sql`select
+        array(select ${incidents.id} from ${incidents} where ${incidents.organization_id} = ${ctx.orgId} and not coalesce(${incidentScope(ctx)}, false))::text as incidents,
+        array(select ${cases.id} from ${cases} where ${cases.organization_id} = ${ctx.orgId} and not coalesce(${caseScope(ctx)}, false))::text as cases`),
+    );
+    if (hidden!.incidents !== '{}') parts.push(sql`(e.incident_id is null or e.incident_id <> all(${hidden!.incidents}::int[]))`);
+    if (hidden!.cases !== '{}') parts.push(sql`(e.case_id is null or e.case_id <> all(${hidden!.cases}::int[]))`);
   }
   const levels = allowedLevels(ctx.userId === null ? { kind: 'apikey' } : { kind: 'user', userId: ctx.userId, role: ctx.role });
   parts.push(sql`(e.sensitivity_level is null or e.sensitivity_level in (${sql.join(levels.map((l) => sql`${l}`), sql`, `)})${ctx.userId === null ? sql`` : sql` or e.created_by = ${ctx.userId}`})`);
@@ -92,38 +109,70 @@ export async function search(ctx: RequestContext, query: string, types: SearchTy
   const tsq = tsqueryOf(parseSearch(query));
   const key = query.trim().toLowerCase();
   if (!tsq && !key) return empty(query, page);
-  // Whether the word index or the recency walk is the better way in depends on the words: plan with them.
-  await ctx.tx.execute(sql`select set_config('plan_cache_mode', 'force_custom_plan', true)`);
-  const where = sql`e.organization_id = ${ctx.orgId} and ${visible(ctx)}`;
+  const where = sql`e.organization_id = ${ctx.orgId} and ${await visible(ctx)}`;
   const ofTypes = types.length ? sql` and e.type in (${sql.join(types.map((t) => sql`${t}`), sql`, `)})` : sql``;
   const matching = tsq ? sql`e.tsv @@ (${tsq})` : sql`false`;
 
-  const counted = rowsOf<{ type: SearchType; n: number }>(
-    await ctx.tx.execute(sql`
-      select m.type, count(*)::int as n from (
-        select e.type from search_entries e where ${where} and (${matching} or (e.key = ${key} and e.key <> '')) limit ${COUNT_CAP + 1}
-      ) m group by m.type`),
-  );
+  // No JIT: compiling took 50 to 100 ms of a search that runs in a few; no parallel workers either
+  // (starting them costs more than the little each search reads).
+  await ctx.tx.execute(sql`select set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`);
+  // A broad search (a common word, a short prefix) would cost 50 ms and more just to gather its
+  // matches from the word index: it reads the newest WINDOW rows instead, walking the recency index.
+  // The planner's estimate of the matches decides; a misjudged one costs at most a window walk, and a
+  // window with too few matches goes to the word index after all.
+  let broad = tsq !== undefined && (await estimatedMatches(ctx, tsq)) > BROAD_ESTIMATE;
+  const setPlan = (walk: boolean) =>
+    ctx.tx.execute(
+      walk
+        ? sql`select set_config('enable_indexscan', 'on', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)`
+        : sql`select set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'on', true), set_config('enable_seqscan', 'off', true)`,
+    );
+  let counted: { type: SearchType; n: number }[] = [];
+  if (broad) {
+    await setPlan(true);
+    counted = rowsOf<{ type: SearchType; n: number }>(
+      await ctx.tx.execute(sql`
+        select w.type, count(*)::int as n from (select e.type, e.tsv from search_entries e where ${where} order by e.updated_at desc nulls last limit ${WINDOW}) w
+        where w.tsv @@ (${tsq}) group by w.type`),
+    );
+    if (counted.reduce((s, c) => s + c.n, 0) < PAGE_SIZE) broad = false;
+  }
+  if (!broad) {
+    // The plans are set here, not left to the planner's estimate of the words: a recency walk taken
+    // for a rare word would read the whole organization.
+    await setPlan(false);
+    counted = rowsOf<{ type: SearchType; n: number }>(
+      await ctx.tx.execute(sql`
+        select m.type, count(*)::int as n from (
+          select e.type from search_entries e where ${where} and (${matching} or (e.key = ${key} and e.key <> '')) limit ${COUNT_CAP + 1}
+        ) m group by m.type`),
+    );
+  }
   const total = counted.reduce((s, c) => s + c.n, 0);
   const order = Object.keys(SEARCH_TYPES) as SearchType[];
   const groups = counted
     .sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type))
     .map((c) => ({ type: c.type, label: SEARCH_TYPES[c.type] ?? c.type, count: c.n }));
-  const answer: SearchAnswer = { ...empty(query, page), total: Math.min(total, COUNT_CAP), total_capped: total > COUNT_CAP, groups };
+  // Counts of a broad search are those of its window: at least that many.
+  const answer: SearchAnswer = { ...empty(query, page), total: broad ? total : Math.min(total, COUNT_CAP), total_capped: broad || total > COUNT_CAP, groups };
   if (!total) return answer;
 
   // The passage: from the body where the words are in it, else the title (a tag's name, a term).
   const passage = sql`left(case when ${tsq ? sql`to_tsvector('simple', regexp_replace(lower(r.body), '[^[:alnum:]]+', ' ', 'g')) @@ (${tsq})` : sql`false`} then r.body else r.title end, 5000)`;
   // Incidents and cases, what people search for most, weigh half again as much as the rest.
   // Exact names first, found through their own index whatever the text search thinks of them; then the
-  // newest CANDIDATES text matches, ranked by relevance (title words weigh more) with a recency boost
+  // text matches (CANDIDATES at most, see there), ranked by relevance (title words weigh more) with a recency boost
   // that halves a row's score bonus after about a month.
   const rows = rowsOf<SearchResult & { body: string }>(
     await ctx.tx.execute(sql`
       with candidates as (
         (select e.* from search_entries e where ${where}${ofTypes} and e.key = ${key} and e.key <> '' limit ${PAGE_SIZE})
         union
-        (select e.* from search_entries e where ${where}${ofTypes} and ${matching} order by e.updated_at desc limit ${CANDIDATES})
+        ${
+          broad
+            ? sql`(select w.* from (select e.* from search_entries e where ${where}${ofTypes} order by e.updated_at desc nulls last limit ${WINDOW}) w where w.tsv @@ (${tsq}) limit ${CANDIDATES})`
+            : sql`(select e.* from search_entries e where ${where}${ofTypes} and ${matching} limit ${CANDIDATES})`
+        }
       ),
       ranked as (
         select c.*, c.key = ${key} as exact,

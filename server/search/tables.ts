@@ -50,6 +50,8 @@ export const searchEntries = pgTable(
     index('search_entries_org_key_idx').on(t.organization_id, t.key),
     // The newest matches of a broad search, walked in order and stopped early.
     index('search_entries_org_recent_idx').on(t.organization_id, t.updated_at.desc()),
+    // The same within one type (a results page narrowed to it).
+    index('search_entries_org_type_recent_idx').on(t.organization_id, t.type, t.updated_at.desc()),
     tenantPolicy('search_entries'),
   ],
 );
