@@ -36,12 +36,12 @@ export type SearchType = keyof typeof SEARCH_TYPES;
 /** Spec §9: the search table shows 25 a page. */
 export const PAGE_SIZE = 25;
 /**
- * A search ranks at most this many matches. A search with more (a broad one) takes the matches among
- * the newest WINDOW rows, walked in recency order: ranking all 65,000 matches of a common word would
- * cost half a second; this costs a few milliseconds whatever the word.
+ * A search ranks at most this many matches. A broad one (see search()) ranks the matches among the
+ * newest WINDOW rows, walked in recency order: ranking all 65,000 matches of a common word would cost
+ * half a second, and each row walked costs a visit to the table.
  */
 export const CANDIDATES = 1000;
-export const WINDOW = 10000;
+export const WINDOW = 2000;
 /** Counts stop here ("1000+"). */
 export const COUNT_CAP = CANDIDATES;
 /** More matches than this, by the planner's estimate, make a search broad (see search()). */
@@ -116,46 +116,27 @@ export async function search(ctx: RequestContext, query: string, types: SearchTy
   // No JIT: compiling took 50 to 100 ms of a search that runs in a few; no parallel workers either
   // (starting them costs more than the little each search reads).
   await ctx.tx.execute(sql`select set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`);
-  // A broad search (a common word, a short prefix) would cost 50 ms and more just to gather its
-  // matches from the word index: it reads the newest WINDOW rows instead, walking the recency index.
-  // The planner's estimate of the matches decides; a misjudged one costs at most a window walk, and a
-  // window with too few matches goes to the word index after all.
-  let broad = tsq !== undefined && (await estimatedMatches(ctx, tsq)) > BROAD_ESTIMATE;
-  const setPlan = (walk: boolean) =>
-    ctx.tx.execute(
-      walk
-        ? sql`select set_config('enable_indexscan', 'on', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)`
-        : sql`select set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'on', true), set_config('enable_seqscan', 'off', true)`,
-    );
-  let counted: { type: SearchType; n: number }[] = [];
-  if (broad) {
-    await setPlan(true);
-    counted = rowsOf<{ type: SearchType; n: number }>(
-      await ctx.tx.execute(sql`
-        select w.type, count(*)::int as n from (select e.type, e.tsv from search_entries e where ${where} order by e.updated_at desc nulls last limit ${WINDOW}) w
-        where w.tsv @@ (${tsq}) group by w.type`),
-    );
-    if (counted.reduce((s, c) => s + c.n, 0) < PAGE_SIZE) broad = false;
-  }
-  if (!broad) {
-    // The plans are set here, not left to the planner's estimate of the words: a recency walk taken
-    // for a rare word would read the whole organization.
-    await setPlan(false);
-    counted = rowsOf<{ type: SearchType; n: number }>(
-      await ctx.tx.execute(sql`
-        select m.type, count(*)::int as n from (
-          select e.type from search_entries e where ${where} and (${matching} or (e.key = ${key} and e.key <> '')) limit ${COUNT_CAP + 1}
-        ) m group by m.type`),
-    );
-  }
+  // The plans are set here, not left to the planner's estimate of the words: a recency walk taken
+  // for a rare word would read the whole organization. Counting reads the word index (bitmap scans).
+  await ctx.tx.execute(sql`select set_config('enable_indexscan', 'off', true), set_config('enable_seqscan', 'off', true)`);
+  const counted = rowsOf<{ type: SearchType; n: number }>(
+    await ctx.tx.execute(sql`
+      select m.type, count(*)::int as n from (
+        select e.type from search_entries e where ${where} and (${matching} or (e.key = ${key} and e.key <> '')) limit ${COUNT_CAP + 1}
+      ) m group by m.type`),
+  );
   const total = counted.reduce((s, c) => s + c.n, 0);
   const order = Object.keys(SEARCH_TYPES) as SearchType[];
   const groups = counted
     .sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type))
     .map((c) => ({ type: c.type, label: SEARCH_TYPES[c.type] ?? c.type, count: c.n }));
-  // Counts of a broad search are those of its window: at least that many.
-  const answer: SearchAnswer = { ...empty(query, page), total: broad ? total : Math.min(total, COUNT_CAP), total_capped: broad || total > COUNT_CAP, groups };
+  const answer: SearchAnswer = { ...empty(query, page), total: Math.min(total, COUNT_CAP), total_capped: total > COUNT_CAP, groups };
   if (!total) return answer;
+  // A broad search ranks the matches among the newest WINDOW rows, walking the recency index: its
+  // matches gathered from the word index would come in storage order (the oldest first), and sorting
+  // them all by date would read every one. The planner's estimate of the matches decides.
+  const broad = tsq !== undefined && (types.length ? counted.filter((c) => types.includes(c.type)).reduce((s, c) => s + c.n, 0) : total) > CANDIDATES && (await estimatedMatches(ctx, tsq)) > BROAD_ESTIMATE;
+  if (broad) await ctx.tx.execute(sql`select set_config('enable_indexscan', 'on', true), set_config('enable_bitmapscan', 'off', true)`);
 
   // The passage: from the body where the words are in it, else the title (a tag's name, a term).
   const passage = sql`left(case when ${tsq ? sql`to_tsvector('simple', regexp_replace(lower(r.body), '[^[:alnum:]]+', ' ', 'g')) @@ (${tsq})` : sql`false`} then r.body else r.title end, 5000)`;

@@ -24,7 +24,8 @@ export function SearchResults() {
     setParams(next);
   };
   const groupTotal = type ? (answer?.groups.find((g) => g.type === type)?.count ?? 0) : (answer?.total ?? 0);
-  const pages = Math.max(1, Math.min(80, Math.ceil(groupTotal / (answer?.items_per_page ?? 25))));
+  // The server ranks 1,000 matches at most: 40 pages.
+  const pages = Math.max(1, Math.min(40, Math.ceil(groupTotal / (answer?.items_per_page ?? 25))));
   // The page's results, in their ranked order, under their type.
   const byType = new Map<string, NonNullable<typeof answer>['results']>();
   for (const r of answer?.results ?? []) byType.set(r.type, [...(byType.get(r.type) ?? []), r]);
@@ -50,7 +51,7 @@ export function SearchResults() {
           <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 1, mb: 2 }} aria-label="Result types">
             <Chip label={`All (${answer.total}${answer.total_capped ? '+' : ''})`} color={type ? 'default' : 'primary'} onClick={() => set({ type: undefined, page: undefined })} />
             {answer.groups.map((g) => (
-              <Chip key={g.type} label={`${g.label} (${g.count})`} color={type === g.type ? 'primary' : 'default'} onClick={() => set({ type: g.type, page: undefined })} />
+              <Chip key={g.type} label={`${g.label} (${g.count}${answer.total_capped ? '+' : ''})`} color={type === g.type ? 'primary' : 'default'} onClick={() => set({ type: g.type, page: undefined })} />
             ))}
           </Stack>
           {!answer.results.length && !loading ? <Typography>No results for “{q}”.</Typography> : null}
