@@ -72,7 +72,10 @@ export interface SearchAnswer {
   query: string;
   page: number;
   items_per_page: number;
-  /** Matches of every type; at most COUNT_CAP, with `total_capped` when there are more. */
+  /**
+   * Matches of every type: at most COUNT_CAP, with `total_capped` when there are more. For a broad
+   * search, the matches among the newest WINDOW rows, with `total_capped` (there are at least that many).
+   */
   total: number;
   total_capped: boolean;
   groups: { type: SearchType; label: string; count: number }[];
@@ -116,27 +119,37 @@ export async function search(ctx: RequestContext, query: string, types: SearchTy
   // No JIT: compiling took 50 to 100 ms of a search that runs in a few; no parallel workers either
   // (starting them costs more than the little each search reads).
   await ctx.tx.execute(sql`select set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`);
-  // The plans are set here, not left to the planner's estimate of the words: a recency walk taken
-  // for a rare word would read the whole organization. Counting reads the word index (bitmap scans).
-  await ctx.tx.execute(sql`select set_config('enable_indexscan', 'off', true), set_config('enable_seqscan', 'off', true)`);
+  // A broad search (a common word, a short prefix: more matches than BROAD_ESTIMATE by the planner's
+  // estimate) would cost hundreds of milliseconds to gather from the word index, and its matches would
+  // come in storage order, the oldest first. It reads the newest WINDOW rows instead, walking the
+  // recency index; its counts are those of that window (at least that many), its page ranks their
+  // matches. Any other search counts and ranks its matches from the word index. The plans are set
+  // here, not left to the planner: a recency walk taken for a rare word would read every row.
+  const broad = tsq !== undefined && (await estimatedMatches(ctx, tsq)) > BROAD_ESTIMATE;
+  await ctx.tx.execute(
+    broad
+      ? sql`select set_config('enable_indexscan', 'on', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)`
+      : sql`select set_config('enable_indexscan', 'off', true), set_config('enable_seqscan', 'off', true)`,
+  );
   const counted = rowsOf<{ type: SearchType; n: number }>(
-    await ctx.tx.execute(sql`
-      select m.type, count(*)::int as n from (
-        select e.type from search_entries e where ${where} and (${matching} or (e.key = ${key} and e.key <> '')) limit ${COUNT_CAP + 1}
-      ) m group by m.type`),
+    await ctx.tx.execute(
+      broad
+        ? sql`
+          select w.type, count(*)::int as n from (select e.type, e.tsv from search_entries e where ${where} order by e.updated_at desc nulls last limit ${WINDOW}) w
+          where w.tsv @@ (${tsq}) group by w.type`
+        : sql`
+          select m.type, count(*)::int as n from (
+            select e.type from search_entries e where ${where} and (${matching} or (e.key = ${key} and e.key <> '')) limit ${COUNT_CAP + 1}
+          ) m group by m.type`,
+    ),
   );
   const total = counted.reduce((s, c) => s + c.n, 0);
   const order = Object.keys(SEARCH_TYPES) as SearchType[];
   const groups = counted
     .sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type))
     .map((c) => ({ type: c.type, label: SEARCH_TYPES[c.type] ?? c.type, count: c.n }));
-  const answer: SearchAnswer = { ...empty(query, page), total: Math.min(total, COUNT_CAP), total_capped: total > COUNT_CAP, groups };
+  const answer: SearchAnswer = { ...empty(query, page), total: broad ? total : Math.min(total, COUNT_CAP), total_capped: broad || total > COUNT_CAP, groups };
   if (!total) return answer;
-  // A broad search ranks the matches among the newest WINDOW rows, walking the recency index: its
-  // matches gathered from the word index would come in storage order (the oldest first), and sorting
-  // them all by date would read every one. The planner's estimate of the matches decides.
-  const broad = tsq !== undefined && (types.length ? counted.filter((c) => types.includes(c.type)).reduce((s, c) => s + c.n, 0) : total) > CANDIDATES && (await estimatedMatches(ctx, tsq)) > BROAD_ESTIMATE;
-  if (broad) await ctx.tx.execute(sql`select set_config('enable_indexscan', 'on', true), set_config('enable_bitmapscan', 'off', true)`);
 
   // The passage: from the body where the words are in it, else the title (a tag's name, a term).
   const passage = sql`left(case when ${tsq ? sql`to_tsvector('simple', regexp_replace(lower(r.body), '[^[:alnum:]]+', ' ', 'g')) @@ (${tsq})` : sql`false`} then r.body else r.title end, 5000)`;
