@@ -33,6 +33,7 @@ import { registerWorkflowJobs } from './workflows/jobs.js';
 import { registerWorkflowRoutes } from './workflows/routes.js';
 import { registerWebhookJobs } from './webhooks/delivery.js';
 import { registerWebhookRoutes } from './webhooks/routes.js';
+import { registerSearchRoutes } from './search/routes.js';
 import { registerDrain } from './core/http/drain.js';
 import { registerHealth } from './core/http/health.js';
 import { registerMetrics } from './core/http/metrics.js';
@@ -160,6 +161,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerPluginRoutes(scope);
       registerWorkflowRoutes(scope);
       registerWebhookRoutes(scope);
+      registerSearchRoutes(scope);
     },
     { prefix: '/api/v1/:organization' },
   );

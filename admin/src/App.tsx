@@ -5,6 +5,8 @@ import { Notification } from './layout/Notification.js';
 import { IntoOrganization, OrganizationGuard } from './layout/OrganizationGuard.js';
 import { shellStore } from './layout/store.js';
 import { SPEC_ROUTE_ALIASES } from './specRoutes.js';
+import { OldSchoolSearch } from './pages/search/OldSchoolSearch.js';
+import { SearchResults } from './pages/search/SearchResults.js';
 import { loadMeta } from './meta.js';
 import { organization, storage } from './org.js';
 import { ChatPage } from './pages/chat/ChatPage.js';
@@ -103,6 +105,8 @@ function FirewatchAdmin() {
       <CustomRoutes>
         <Route path="iaos/:name/view" element={<IncidentView />} />
         <Route path="cases/:name/view" element={<CaseView />} />
+        <Route path="search/results" element={<SearchResults />} />
+        <Route path="iaos/old_school_search" element={<OldSchoolSearch />} />
         <Route path="iaos/status" element={<StatusBoard key="iaos" resource="iaos" />} />
         <Route path="cases/status" element={<StatusBoard key="cases" resource="cases" />} />
         <Route path="iaos/report" element={<ReportPage key="iaos" resource="iaos" />} />

@@ -26,6 +26,7 @@ import {
 } from 'react-admin';
 import { organization, switchOrganization } from '../org.js';
 import { trialDaysLeft, useOrganizations, type Organization } from './useOrganization.js';
+import { SearchBox } from '../pages/search/SearchBox.js';
 
 /** Banner text (or the name) of the current organization, and the trial countdown on the free plan. */
 function OrganizationBanner({ org }: { org?: Organization }) {
@@ -181,6 +182,7 @@ export function AppBar() {
       <RaAppBar
         toolbar={
           <>
+            <SearchBox />
             <OrganizationBanner org={current} />
             <ToggleThemeButton />
             <FullScreenButton />
