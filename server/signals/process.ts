@@ -10,6 +10,7 @@ import { createCase, updateCase } from '../cases/service.js';
 import { entities, entityTypes, signalFilters, signalInstanceEntities, signalInstances, signals } from './tables.js';
 import { extract, type Extracted } from './extract.js';
 import { matches } from './filters.js';
+import { afterCaseFromSignal, type FoundEntity } from './follow-up.js';
 
 /** Instances one transaction processes: large enough to amortize the round trips, small enough to keep locks short. */
 export const PROCESS_BATCH = 200;
@@ -133,7 +134,8 @@ async function caseStatus(ctx: RequestContext, caseId: number) {
   return row?.status ?? null;
 }
 
-async function apply(ctx: RequestContext, p: Plan, entityIds: number[]) {
+async function apply(ctx: RequestContext, p: Plan, found: FoundEntity[]) {
+  const entityIds = [...new Set(found.map((f) => f.entity_id))];
   const { instance, signal } = p;
   let groupId: number | null = null;
   let caseId: number | null = null;
@@ -159,6 +161,7 @@ async function apply(ctx: RequestContext, p: Plan, entityIds: number[]) {
         description: `Created from signal '${signal.name}' (${instance.source})`,
         details: { signal_id: signal.id, signal_instance_id: instance.id, entity_ids: entityIds, raw: instance.raw },
       });
+      await afterCaseFromSignal(ctx, signal, caseId, instance.id, found);
     }
   } else if (p.group && instance.event_action !== 'trigger') {
     const status = instance.event_action === 'resolve' ? 'resolved' : 'acknowledged';
@@ -207,7 +210,10 @@ export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH): 
     const kb = `${b.signal.id}\u0000${b.group?.key ?? ''}`;
     return ka < kb ? -1 : ka > kb ? 1 : a.instance.id - b.instance.id;
   });
-  for (const p of ordered) await apply(ctx, p, [...new Set(p.found.map((e) => entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!))]);
+  for (const p of ordered) {
+    const found = p.found.map((e) => ({ entity_id: entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!, entity_type_id: e.entity_type_id, type_name: typeNames.get(e.entity_type_id) ?? '', value: e.value }));
+    await apply(ctx, p, found);
+  }
   return batch.length;
 }
 
