@@ -69,7 +69,7 @@ const suite: Suite = {
       const [project] = await sql`insert into projects (organization_id, name) values (${org!.id}, ${'signals-bench-' + Date.now()}) returning id`;
       const secret = newIngestKey();
       const [host] = await sql`insert into entity_types (organization_id, name, jpath, regular_expression) values (${org!.id}, ${'Host ' + Date.now()}, ${"$.labels.instance"}, ${'^([a-z0-9.-]+?)(?::\\d+)?$'}) returning id`;
-      const [signal] = await sql`insert into signals (organization_id, project_id, name, ingest_key_hash, entity_type_ids) values (${org!.id}, ${project!.id}, 'bench', ${secret.hash}, array[${host!.id}::integer]) returning id`;
+      const [signal] = await sql`insert into signals (organization_id, project_id, name, ingest_key_hash, entity_type_ids, rate_limit_per_minute) values (${org!.id}, ${project!.id}, 'bench', ${secret.hash}, array[${host!.id}::integer], 100000000) returning id`;
 
       // The floor: the same instance row inserted by hand, in a tenant transaction, with the same JSON parse.
       const floor = Fastify({ logger: false, bodyLimit: 1 << 20 });

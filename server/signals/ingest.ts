@@ -8,6 +8,7 @@ import { rowsOf, type Db } from '../core/db/client.js';
 import { runInTenant } from '../core/tenancy.js';
 import { EVENT_ACTIONS, signalInstances, signals, type SIGNAL_SOURCES } from './tables.js';
 import { registerSignalMail } from './follow-up.js';
+import { registerReextractJobs } from './entity-routes.js';
 import { hashIngestKey } from './resources.js';
 import { processPending } from './process.js';
 
@@ -339,6 +340,7 @@ function wakeProcessor(db: Db, org: { orgId: number; orgSlug: string }) {
  */
 export async function registerSignalJobs(app: FastifyInstance) {
   await registerSignalMail(app);
+  await registerReextractJobs(app);
   const running = new Map<number, Promise<void>>();
   const again = new Set<number>();
   let closed = false;
