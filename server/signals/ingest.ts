@@ -341,23 +341,29 @@ function wakeProcessor(db: Db, org: { orgId: number; orgSlug: string }) {
 export async function registerSignalJobs(app: FastifyInstance) {
   await registerSignalMail(app);
   await registerReextractJobs(app);
-  const running = new Map<number, Promise<void>>();
+  // Two loops per organization: one inserts its batch's cases while the other reads the next batch
+  // (FOR UPDATE SKIP LOCKED gives them different instances; groups are taken in one order, no deadlock).
+  const LOOPS = 2;
+  const running = new Map<number, Set<Promise<void>>>();
   const again = new Set<number>();
   let closed = false;
   const run = (org: { orgId: number; orgSlug: string }) => {
     if (closed) return;
-    if (running.has(org.orgId)) {
+    const loops = running.get(org.orgId) ?? new Set();
+    if (loops.size >= LOOPS) {
       again.add(org.orgId);
       return;
     }
-    const done = processPending(app.db, app.config, org)
+    running.set(org.orgId, loops);
+    const done: Promise<void> = processPending(app.db, app.config, org)
       .then(() => undefined)
       .catch((err: unknown) => app.log.error({ err, orgId: org.orgId }, 'signal processing failed; the next sweep retries'))
       .finally(() => {
-        running.delete(org.orgId);
+        loops.delete(done);
+        if (!loops.size) running.delete(org.orgId);
         if (again.delete(org.orgId)) run(org);
       });
-    running.set(org.orgId, done);
+    loops.add(done);
   };
   const sweep = async () => {
     const pending = rowsOf<{ id: number; slug: string }>(
@@ -378,7 +384,7 @@ export async function registerSignalJobs(app: FastifyInstance) {
   app.addHook('onClose', async () => {
     closed = true;
     if (timer) clearTimeout(timer);
-    await Promise.allSettled([...running.values()]);
+    await Promise.allSettled([...running.values()].flatMap((loops) => [...loops]));
   });
 }
 

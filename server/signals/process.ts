@@ -93,6 +93,14 @@ async function upsertEntities(ctx: RequestContext, plans: Plan[]) {
   return ids;
 }
 
+interface Outcome {
+  id: number;
+  filter_action: 'none' | 'snooze' | 'deduplicate';
+  filter_id: number | null;
+  group_id: number | null;
+  case_id: number | null;
+}
+
 interface GroupRow {
   id: number;
   case_id: number | null;
@@ -134,7 +142,7 @@ async function caseStatus(ctx: RequestContext, caseId: number) {
   return row?.status ?? null;
 }
 
-async function apply(ctx: RequestContext, p: Plan, found: FoundEntity[]) {
+async function apply(ctx: RequestContext, p: Plan, found: FoundEntity[]): Promise<Outcome> {
   const entityIds = [...new Set(found.map((f) => f.entity_id))];
   const { instance, signal } = p;
   let groupId: number | null = null;
@@ -177,10 +185,7 @@ async function apply(ctx: RequestContext, p: Plan, found: FoundEntity[]) {
       }
     }
   }
-  await ctx.tx
-    .update(signalInstances)
-    .set({ filter_action: filterAction, filter_id: p.filter_id, group_id: groupId, case_id: caseId, processed_at: sql`now()`, updated_at: sql`now()` })
-    .where(and(eq(signalInstances.organization_id, ctx.orgId), eq(signalInstances.id, instance.id)));
+  return { id: instance.id, filter_action: filterAction, filter_id: p.filter_id, group_id: groupId, case_id: caseId };
 }
 
 /** One batch of the organization's unprocessed instances; returns how many it processed. */
@@ -210,10 +215,15 @@ export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH): 
     const kb = `${b.signal.id}\u0000${b.group?.key ?? ''}`;
     return ka < kb ? -1 : ka > kb ? 1 : a.instance.id - b.instance.id;
   });
+  const outcomes: Outcome[] = [];
   for (const p of ordered) {
     const found = p.found.map((e) => ({ entity_id: entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!, entity_type_id: e.entity_type_id, type_name: typeNames.get(e.entity_type_id) ?? '', value: e.value }));
-    await apply(ctx, p, found);
+    outcomes.push(await apply(ctx, p, found));
   }
+  // Every instance of the batch marked processed in one statement.
+  await ctx.tx.execute(sql`update signal_instances s set filter_action = o.filter_action, filter_id = o.filter_id, group_id = o.group_id, case_id = o.case_id, processed_at = now(), updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as o(id int, filter_action text, filter_id int, group_id int, case_id int)
+    where s.organization_id = ${ctx.orgId} and s.id = o.id`);
   return batch.length;
 }
 
