@@ -181,11 +181,12 @@ export function backTest(rows: { id: number; raw: unknown }[], type: Extractable
   const samples: { instance_id: number; values: string[] }[] = [];
   const counts = new Map<string, number>();
   for (const row of rows) {
-    let found: string[] = [];
+    let found: string[];
     try {
       found = extract(row.raw, [type]).map((e) => e.value);
     } catch {
-      found = [];
+      // A path that fails on this payload finds nothing in it.
+      continue;
     }
     if (!found.length) continue;
     matched++;
