@@ -1,9 +1,10 @@
 /**
  * Signals: sustained ingest through the Alertmanager endpoint of the real app (ingest key, tenancy,
- * row level security, the instance committed with its job before the 202), with extraction, dedup and
- * case creation running in the background jobs meanwhile; beside a floor, a bare Fastify route that
- * inserts the same instance rows by hand with postgres.js. After the load: how long signals took to
- * reach their case, and whether any alert series got two open cases.
+ * row level security, the instance committed before the 202: group commit puts the deliveries that
+ * arrive while an insert is in flight into the next one), with extraction, dedup and case creation
+ * running in the background processor meanwhile; beside a floor, a bare Fastify route that inserts
+ * the same instance rows by hand with postgres.js, one transaction per request. After the load: how
+ * long signals took to reach their case, and whether any alert series got two open cases.
  */
 import autocannon from 'autocannon';
 import Fastify from 'fastify';

@@ -152,7 +152,7 @@ const ENTITY_TYPE_SUB_RESOURCES = ['cases', 'incidents', 'signal_instances', 'co
 /** Kinds of value an entity can hold, told apart by its shape (TheHive's data types): GET /entity/class/{class}. */
 const CLASSES: Record<string, string> = {
   email: '^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$',
-  ip: '^(\\d{1,3}\\.){3}\\d{1,3}$|^[0-9a-f:]*:[0-9a-f:]+$',
+  ip: '^(\\d{1,3}\\.){3}\\d{1,3}$|^[0-9a-f]{0,4}(:[0-9a-f]{0,4}){2,7}$',
   url: '^[a-z][a-z0-9+.-]*://',
   domain: '^([a-z0-9-]+\\.)+[a-z]{2,}$',
   hash: '^([0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64})$',
