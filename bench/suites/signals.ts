@@ -6,6 +6,7 @@
  * the same instance rows by hand with postgres.js, one transaction per request. After the load: how
  * long signals took to reach their case, and whether any alert series got two open cases.
  */
+import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { SCOPE_SQL } from '../../server/core/db/tenant.js';
@@ -83,12 +84,26 @@ const suite: Suite = {
         return reply.status(202).send({ ok: true });
       });
       const floorBase = await listen(floor);
-      const floorRun = await post(`${floorBase}/ingest`, secret.key, seconds, connections);
+      // Load-independent figures beside the rates (this machine is shared): CPU of this process (server
+      // and load generator) and PostgreSQL commits per accepted signal, processing included for the app.
+      const commits = async () => Number((await sql`select xact_commit from pg_stat_database where datname = current_database()`)[0]!.xact_commit);
+      const measure = async <T>(fn: () => Promise<T>) => {
+        const [cpu, c0] = [process.cpuUsage(), await commits()];
+        const result = await fn();
+        await new Promise((r) => setTimeout(r, 1500)); // statistics reach pg_stat_database within a second or so
+        const used = process.cpuUsage(cpu);
+        return { result, cpuMs: (used.user + used.system) / 1000, commits: (await commits()) - c0 };
+      };
+      const floorMeasured = await measure(() => post(`${floorBase}/ingest`, secret.key, seconds, connections));
+      const floorRun = floorMeasured.result;
       await sql`delete from signal_instances where signal_id = ${signal!.id}`;
 
       const started = Date.now();
-      const appRun = await post(`${baseUrl}/api/v1/default/signals/alertmanager`, secret.key, seconds, connections);
-      await drainSignals(app, org!.id, 300_000);
+      let appRun!: Awaited<ReturnType<typeof post>>;
+      const appMeasured = await measure(async () => {
+        appRun = await post(`${baseUrl}/api/v1/default/signals/alertmanager`, secret.key, seconds, connections);
+        await drainSignals(app, org!.id, 300_000);
+      });
       const drained = (Date.now() - started) / 1000;
       const [lag] = await sql`select count(*)::int as n,
           percentile_cont(0.95) within group (order by extract(epoch from processed_at - created_at) * 1000) as p95,
@@ -106,6 +121,8 @@ const suite: Suite = {
         ],
       );
       console.log(`\n${lag!.n} signals, all processed ${drained.toFixed(1)} s after the load began; accept→processed p95 ${Math.round(Number(lag!.p95))} ms, max ${Math.round(Number(lag!.max))} ms`);
+      const per = (m: { cpuMs: number; commits: number }, n: number) => `${((m.cpuMs * 1000) / n).toFixed(0)} µs CPU, ${(m.commits / n).toFixed(2)} commits`;
+      console.log(`per accepted signal: floor ${per(floorMeasured, floorRun.total)}; app ${per(appMeasured, appRun.total)} (accept and processing); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
       console.log(`${dups!.keys} alert series, ${dups!.cases} cases, ${dups!.doubled} series with more than one case`);
       const misses = [
         appRun.rps < TARGET_RPS ? `< ${TARGET_RPS} accepted/s` : '',
