@@ -9,6 +9,12 @@ export const SPEC_ROUTE_ALIASES: Record<string, string> = {
   handoffs: 'oncall/handoffs',
   preshift_preps: 'oncall/preshift_preps',
   members: 'users',
+  // Spec §2: ados are the entities, their types the ado types; the other ados, the raw signals they come from.
+  ados: 'entity',
+  'iaos/ado_types': 'entity_type',
+  'iaos/other_ados': 'signals/instances',
+  'projects/signals': 'signals',
+  'projects/entity/types': 'entity_type',
   'projects/notifications': 'notifications',
   'projects/searchFilters': 'search/filters',
   'projects/apiKeys': 'apikeys',

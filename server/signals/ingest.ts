@@ -1,17 +1,17 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { unauthorized } from '../core/errors.js';
-import { inTransaction } from '../core/jobs/queue.js';
+import { rowsOf, type Db } from '../core/db/client.js';
 import { runInTenant } from '../core/tenancy.js';
 import { EVENT_ACTIONS, signalInstances, signals, type SIGNAL_SOURCES } from './tables.js';
+import { registerSignalMail } from './follow-up.js';
+import { registerReextractJobs } from './entity-routes.js';
 import { hashIngestKey } from './resources.js';
 import { processPending } from './process.js';
 
-/** The queue whose jobs extract, filter, deduplicate and open cases for an organization's new instances. */
-export const SIGNAL_QUEUE = 'signals-process';
 
 const tags = ['Signal ingestion'];
 const publicRoute = { access: 'public' as const };
@@ -21,6 +21,7 @@ interface Source {
   organization_id: number;
   project_id: number;
   hmac_secret: string | null;
+  rate_limit_per_minute: number | null;
 }
 
 interface Event {
@@ -120,13 +121,115 @@ function checkGrafanaSignature(req: FastifyRequest, secret: string) {
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) throw unauthorized('The Grafana signature does not match this source.', 'bad_signature');
 }
 
+/** Events a source may send a minute when its definition sets no rate_limit_per_minute. */
+export const DEFAULT_RATE_PER_MINUTE = 12_000;
+
+/**
+ * Per-source token buckets (a minute's worth of events, refilled continuously). A request that does
+ * not fit gets a 429 before anything is stored, so it can be sent again as it was; nothing accepted is
+ * ever dropped. The buckets are per process: N processes allow N times the rate.
+ */
+export class RateLimiter {
+  private buckets = new Map<number, { tokens: number; at: number }>();
+  constructor(private readonly now = () => Date.now()) {}
+  /** Takes `n` tokens, or returns the seconds until they would be there. */
+  take(sourceId: number, perMinute: number, n: number): number {
+    const now = this.now();
+    const rate = perMinute / 60_000;
+    const b = this.buckets.get(sourceId) ?? { tokens: perMinute, at: now };
+    b.tokens = Math.min(perMinute, b.tokens + (now - b.at) * rate);
+    b.at = now;
+    this.buckets.set(sourceId, b);
+    if (n <= b.tokens) {
+      b.tokens -= n;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((Math.min(n, perMinute) - b.tokens) / rate / 1000));
+  }
+}
+
+/** How PagerDuty answers too many events (status and message), with the house `detail` beside them. */
+function throttled(reply: FastifyReply, retryAfter: number) {
+  const message = 'Requests for this service are arriving too quickly. Please retry later.';
+  return reply
+    .status(429)
+    .header('retry-after', String(retryAfter))
+    .send({ status: 'throttle event', message, detail: [{ msg: message, loc: [], type: 'rate_limited' }] });
+}
+
+interface Waiting {
+  orgSlug: string;
+  rows: { project_id: number; signal_id: number; source: string; event_action: string; dedup_key: string | null; raw: Record<string, unknown> }[];
+  resolve: (ids: number[]) => void;
+  reject: (err: unknown) => void;
+}
+
+/** At most this many instances per insert, and this many inserts per organization in flight. */
+const GROUP_MAX_ROWS = 2000;
+const GROUP_IN_FLIGHT = 2;
+
+/**
+ * Group commit: requests that arrive while an organization's insert is in flight are inserted together
+ * in the next one (one statement, one commit, one fsync), each answered once its rows committed. Under
+ * light load every request is its own transaction; under heavy load commits carry hundreds of events.
+ */
+function groupCommitter(app: Pick<FastifyInstance, 'db' | 'config'>, onCommitted: (org: { orgId: number; orgSlug: string }) => void) {
+  const waiting = new Map<number, Waiting[]>();
+  const inFlight = new Map<number, number>();
+  const flush = (orgId: number) => {
+    const queue = waiting.get(orgId);
+    if (!queue?.length || (inFlight.get(orgId) ?? 0) >= GROUP_IN_FLIGHT) return;
+    const taken: Waiting[] = [];
+    let rows = 0;
+    while (queue.length && (rows === 0 || rows + queue[0]!.rows.length <= GROUP_MAX_ROWS)) {
+      const w = queue.shift()!;
+      rows += w.rows.length;
+      taken.push(w);
+    }
+    inFlight.set(orgId, (inFlight.get(orgId) ?? 0) + 1);
+    const org = { orgId, orgSlug: taken[0]!.orgSlug };
+    const all = taken.flatMap((w) => w.rows);
+    runInTenant(app.db, app.config, { ...org, userId: null, role: 'Member' }, async (ctx) =>
+      // One parameter however many rows: no per-value query building, and one plan for every batch size.
+      rowsOf<{ id: number }>(
+        await ctx.tx.execute(sql`insert into signal_instances (organization_id, project_id, signal_id, source, event_action, dedup_key, raw)
+          select ${orgId}, r.project_id, r.signal_id, r.source, r.event_action, r.dedup_key, r.raw
+          from rows from (jsonb_to_recordset(${JSON.stringify(all)}::jsonb) as (project_id int, signal_id int, source text, event_action text, dedup_key text, raw jsonb))
+            with ordinality as r(project_id, signal_id, source, event_action, dedup_key, raw, n)
+          order by r.n returning id`),
+      ).map((r) => r.id),
+    )
+      .then((ids) => {
+        let at = 0;
+        for (const w of taken) {
+          w.resolve(ids.slice(at, at + w.rows.length));
+          at += w.rows.length;
+        }
+        onCommitted(org);
+      })
+      .catch((err) => taken.forEach((w) => w.reject(err)))
+      .finally(() => {
+        inFlight.set(orgId, inFlight.get(orgId)! - 1);
+        flush(orgId);
+      });
+  };
+  return (orgId: number, w: Waiting) => {
+    const queue = waiting.get(orgId) ?? [];
+    queue.push(w);
+    waiting.set(orgId, queue);
+    flush(orgId);
+  };
+}
+
 /** Ingestion endpoints: the native API and the wire formats monitoring systems already speak. */
 export function registerSignalIngest(scope: FastifyInstance) {
   const lookup = scope.db
-    .select({ id: signals.id, organization_id: signals.organization_id, project_id: signals.project_id, hmac_secret: signals.hmac_secret })
+    .select({ id: signals.id, organization_id: signals.organization_id, project_id: signals.project_id, hmac_secret: signals.hmac_secret, rate_limit_per_minute: signals.rate_limit_per_minute })
     .from(signals)
-    .where(eq(signals.ingest_key_hash, sql.placeholder('hash')))
+    .where(sql`${signals.ingest_key_hash} = ${sql.placeholder('hash')} or (${signals.previous_ingest_key_hash} = ${sql.placeholder('hash')} and ${signals.previous_key_expires_at} > now())`)
     .prepare('signals_ingest_key');
+  const limiter = new RateLimiter();
+  const submit = groupCommitter(scope, (org) => wakeProcessor(scope.db, org));
 
   /** The source a key opens, in this organization only: a key never ingests into another one. */
   const sourceOf = async (req: FastifyRequest, key: string | undefined): Promise<Source> => {
@@ -136,26 +239,33 @@ export function registerSignalIngest(scope: FastifyInstance) {
     return row;
   };
 
-  /** Commits the events (and the job that processes them) before the caller gets its 2xx. */
-  const accept = async (req: FastifyRequest, source: Source, kind: (typeof SIGNAL_SOURCES)[number], events: Event[]) => {
-    const org = { orgId: source.organization_id, orgSlug: req.org.slug };
-    const ids = await runInTenant(req.server.db, req.server.config, { ...org, userId: null, role: 'Member' }, async (ctx) => {
-      const rows = await ctx.tx
-        .insert(signalInstances)
-        .values(events.map((e) => ({ organization_id: ctx.orgId, project_id: source.project_id, signal_id: source.id, source: kind, event_action: e.event_action, dedup_key: e.dedup_key, raw: e.raw })))
-        .returning({ id: signalInstances.id });
-      await ctx.asSystem((tx) => req.server.queue.enqueue(SIGNAL_QUEUE, org, { db: inTransaction(tx) }));
-      return rows.map((r) => r.id);
-    });
-    req.server.queue.notify(SIGNAL_QUEUE);
-    return ids;
+  /**
+   * Commits the events before the caller gets its 2xx (processed later by the processor); null when
+   * the source is over its rate, after the 429 was sent.
+   */
+  const accept = async (req: FastifyRequest, reply: FastifyReply, source: Source, kind: (typeof SIGNAL_SOURCES)[number], events: Event[]): Promise<number[] | null> => {
+    const wait = limiter.take(source.id, source.rate_limit_per_minute ?? DEFAULT_RATE_PER_MINUTE, events.length);
+    if (wait) {
+      await throttled(reply, wait);
+      return null;
+    }
+    return new Promise<number[]>((resolve, reject) =>
+      submit(source.organization_id, {
+        orgSlug: req.org.slug,
+        rows: events.map((e) => ({ project_id: source.project_id, signal_id: source.id, source: kind, event_action: e.event_action, dedup_key: e.dedup_key, raw: e.raw })),
+        resolve,
+        reject,
+      }),
+    );
   };
 
   const app = scope.withTypeProvider<ZodTypeProvider>();
 
   app.post('/signals/instances', { config: publicRoute, schema: { tags, summary: 'Send one signal (ingest key as bearer)', body: nativeEvent } }, async (req, reply) => {
     const source = await sourceOf(req, bearer(req));
-    const [id] = await accept(req, source, 'native', [{ raw: req.body.raw, dedup_key: req.body.dedup_key ?? null, event_action: req.body.event_action ?? 'trigger' }]);
+    const ids = await accept(req, reply, source, 'native', [{ raw: req.body.raw, dedup_key: req.body.dedup_key ?? null, event_action: req.body.event_action ?? 'trigger' }]);
+    if (!ids) return reply;
+    const [id] = ids;
     return reply.status(202).send({ message: 'Signal accepted.', id, dedup_key: req.body.dedup_key ?? null });
   });
 
@@ -164,7 +274,8 @@ export function registerSignalIngest(scope: FastifyInstance) {
     { config: publicRoute, schema: { tags, summary: 'Send up to 1,000 signals at once', body: z.strictObject({ items: z.array(nativeEvent).min(1).max(1000) }) } },
     async (req, reply) => {
       const source = await sourceOf(req, bearer(req));
-      const ids = await accept(req, source, 'native', req.body.items.map((e) => ({ raw: e.raw, dedup_key: e.dedup_key ?? null, event_action: e.event_action ?? 'trigger' })));
+      const ids = await accept(req, reply, source, 'native', req.body.items.map((e) => ({ raw: e.raw, dedup_key: e.dedup_key ?? null, event_action: e.event_action ?? 'trigger' })));
+      if (!ids) return reply;
       return reply.status(202).send({ message: 'Signals accepted.', ids });
     },
   );
@@ -174,13 +285,14 @@ export function registerSignalIngest(scope: FastifyInstance) {
     // PagerDuty makes up a key for a trigger without one and returns it, so later events can name the alert.
     const dedupKey = req.body.dedup_key ?? randomUUID();
     const { routing_key: _secret, ...raw } = req.body;
-    await accept(req, source, 'pagerduty', [{ raw: { ...raw, dedup_key: dedupKey }, dedup_key: dedupKey, event_action: req.body.event_action }]);
+    if (!(await accept(req, reply, source, 'pagerduty', [{ raw: { ...raw, dedup_key: dedupKey }, dedup_key: dedupKey, event_action: req.body.event_action }]))) return reply;
     return reply.status(202).send({ status: 'success', message: 'Event processed', dedup_key: dedupKey });
   });
 
   app.post('/signals/alertmanager', { config: publicRoute, schema: { tags, summary: 'Prometheus Alertmanager webhook (ingest key as bearer)', body: alertGroup } }, async (req, reply) => {
     const source = await sourceOf(req, bearer(req));
-    const ids = await accept(req, source, 'alertmanager', groupEvents(req.body));
+    const ids = await accept(req, reply, source, 'alertmanager', groupEvents(req.body));
+    if (!ids) return reply;
     return reply.status(202).send({ message: 'Alerts accepted.', ids });
   });
 
@@ -200,16 +312,85 @@ export function registerSignalIngest(scope: FastifyInstance) {
       async (req, reply) => {
         const source = await sourceOf(req, bearer(req));
         if (source.hmac_secret) checkGrafanaSignature(req, source.hmac_secret);
-        const ids = await accept(req, source, 'grafana', groupEvents(req.body));
+        const ids = await accept(req, reply, source, 'grafana', groupEvents(req.body));
+        if (!ids) return reply;
         return reply.status(202).send({ message: 'Alerts accepted.', ids });
       },
     );
   });
 }
 
-/** The worker that processes new instances, per organization, in batches (see process.ts). */
+/** How often each process looks for instances nobody is processing (after a crash, or sent to another process). */
+const SWEEP_MS = 2_000;
+/** How long a woken processor waits for more signals before it starts a batch. */
+const GATHER_MS = 25;
+
+interface Processor {
+  wake(org: { orgId: number; orgSlug: string }): void;
+}
+const processors = new WeakMap<Db, Processor>();
+
+function wakeProcessor(db: Db, org: { orgId: number; orgSlug: string }) {
+  processors.get(db)?.wake(org);
+}
+
+/**
+ * The processor: extraction, filters, dedup and cases run in batches (process.ts), woken when this
+ * process commits new instances and every SWEEP_MS for any left unprocessed. An accepted instance is
+ * its own durable record (processed_at null, indexed): no job row per request, and after a kill -9
+ * the next sweep of any process takes up whatever was not finished.
+ */
 export async function registerSignalJobs(app: FastifyInstance) {
-  await app.queue.work<{ orgId: number; orgSlug: string }>(SIGNAL_QUEUE, (d) => processPending(app.db, app.config, d).then(() => undefined), { concurrency: 2 });
+  await registerSignalMail(app);
+  await registerReextractJobs(app);
+  // Two loops per organization: one inserts its batch's cases while the other reads the next batch
+  // (FOR UPDATE SKIP LOCKED gives them different instances; groups are taken in one order, no deadlock).
+  const LOOPS = 2;
+  const running = new Map<number, Set<Promise<void>>>();
+  const again = new Set<number>();
+  let closed = false;
+  const run = (org: { orgId: number; orgSlug: string }) => {
+    if (closed) return;
+    const loops = running.get(org.orgId) ?? new Set();
+    if (loops.size >= LOOPS) {
+      again.add(org.orgId);
+      return;
+    }
+    running.set(org.orgId, loops);
+    // A short wait first, so that under load a batch takes what several commits brought (fewer, larger
+    // processing transactions) instead of one request's signals each.
+    const done: Promise<void> = new Promise((r) => setTimeout(r, GATHER_MS))
+      .then(() => processPending(app.db, app.config, org))
+      .then(() => undefined)
+      .catch((err: unknown) => app.log.error({ err, orgId: org.orgId }, 'signal processing failed; the next sweep retries'))
+      .finally(() => {
+        loops.delete(done);
+        if (!loops.size) running.delete(org.orgId);
+        if (again.delete(org.orgId)) run(org);
+      });
+    loops.add(done);
+  };
+  const sweep = async () => {
+    const pending = rowsOf<{ id: number; slug: string }>(
+      await app.db.execute(sql`select o.id, o.slug from organizations o where exists (select 1 from signal_instances i where i.organization_id = o.id and i.processed_at is null)`),
+    );
+    for (const o of pending) run({ orgId: o.id, orgSlug: o.slug });
+  };
+  let timer: NodeJS.Timeout | null = null;
+  const tick = () => {
+    timer = setTimeout(() => sweep().catch((err: unknown) => app.log.warn({ err }, 'signal sweep failed')).finally(() => !closed && tick()), SWEEP_MS);
+    timer.unref();
+  };
+  processors.set(app.db, { wake: run });
+  app.addHook('onReady', async () => {
+    await sweep();
+    tick();
+  });
+  app.addHook('onClose', async () => {
+    closed = true;
+    if (timer) clearTimeout(timer);
+    await Promise.allSettled([...running.values()].flatMap((loops) => [...loops]));
+  });
 }
 
 /** Tests and the bench: resolves once no instance of the organization waits for processing. */
@@ -219,7 +400,8 @@ export async function drainSignals(app: FastifyInstance, orgId: number, timeoutM
     const [row] = await app.db.select({ n: sql<number>`count(*)::int` }).from(signalInstances).where(sql`${signalInstances.organization_id} = ${orgId} and ${signalInstances.processed_at} is null`);
     if (!row!.n) return;
     if (Date.now() > deadline) throw new Error(`${row!.n} signal instance(s) still unprocessed after ${timeoutMs} ms`);
-    app.queue.notify(SIGNAL_QUEUE);
+    const [org] = rowsOf<{ slug: string }>(await app.db.execute(sql`select slug from organizations where id = ${orgId}`));
+    wakeProcessor(app.db, { orgId, orgSlug: org!.slug });
     await new Promise((r) => setTimeout(r, 50));
   }
 }

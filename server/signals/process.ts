@@ -10,6 +10,7 @@ import { createCase, updateCase } from '../cases/service.js';
 import { entities, entityTypes, signalFilters, signalInstanceEntities, signalInstances, signals } from './tables.js';
 import { extract, type Extracted } from './extract.js';
 import { matches } from './filters.js';
+import { afterCaseFromSignal, type FoundEntity } from './follow-up.js';
 
 /** Instances one transaction processes: large enough to amortize the round trips, small enough to keep locks short. */
 export const PROCESS_BATCH = 200;
@@ -92,6 +93,14 @@ async function upsertEntities(ctx: RequestContext, plans: Plan[]) {
   return ids;
 }
 
+interface Outcome {
+  id: number;
+  filter_action: 'none' | 'snooze' | 'deduplicate';
+  filter_id: number | null;
+  group_id: number | null;
+  case_id: number | null;
+}
+
 interface GroupRow {
   id: number;
   case_id: number | null;
@@ -133,7 +142,8 @@ async function caseStatus(ctx: RequestContext, caseId: number) {
   return row?.status ?? null;
 }
 
-async function apply(ctx: RequestContext, p: Plan, entityIds: number[]) {
+async function apply(ctx: RequestContext, p: Plan, found: FoundEntity[]): Promise<Outcome> {
+  const entityIds = [...new Set(found.map((f) => f.entity_id))];
   const { instance, signal } = p;
   let groupId: number | null = null;
   let caseId: number | null = null;
@@ -159,6 +169,7 @@ async function apply(ctx: RequestContext, p: Plan, entityIds: number[]) {
         description: `Created from signal '${signal.name}' (${instance.source})`,
         details: { signal_id: signal.id, signal_instance_id: instance.id, entity_ids: entityIds, raw: instance.raw },
       });
+      await afterCaseFromSignal(ctx, signal, caseId, instance.id, found);
     }
   } else if (p.group && instance.event_action !== 'trigger') {
     const status = instance.event_action === 'resolve' ? 'resolved' : 'acknowledged';
@@ -174,10 +185,7 @@ async function apply(ctx: RequestContext, p: Plan, entityIds: number[]) {
       }
     }
   }
-  await ctx.tx
-    .update(signalInstances)
-    .set({ filter_action: filterAction, filter_id: p.filter_id, group_id: groupId, case_id: caseId, processed_at: sql`now()`, updated_at: sql`now()` })
-    .where(and(eq(signalInstances.organization_id, ctx.orgId), eq(signalInstances.id, instance.id)));
+  return { id: instance.id, filter_action: filterAction, filter_id: p.filter_id, group_id: groupId, case_id: caseId };
 }
 
 /** One batch of the organization's unprocessed instances; returns how many it processed. */
@@ -207,7 +215,15 @@ export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH): 
     const kb = `${b.signal.id}\u0000${b.group?.key ?? ''}`;
     return ka < kb ? -1 : ka > kb ? 1 : a.instance.id - b.instance.id;
   });
-  for (const p of ordered) await apply(ctx, p, [...new Set(p.found.map((e) => entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!))]);
+  const outcomes: Outcome[] = [];
+  for (const p of ordered) {
+    const found = p.found.map((e) => ({ entity_id: entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!, entity_type_id: e.entity_type_id, type_name: typeNames.get(e.entity_type_id) ?? '', value: e.value }));
+    outcomes.push(await apply(ctx, p, found));
+  }
+  // Every instance of the batch marked processed in one statement.
+  await ctx.tx.execute(sql`update signal_instances s set filter_action = o.filter_action, filter_id = o.filter_id, group_id = o.group_id, case_id = o.case_id, processed_at = now(), updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as o(id int, filter_action text, filter_id int, group_id int, case_id int)
+    where s.organization_id = ${ctx.orgId} and s.id = o.id`);
   return batch.length;
 }
 

@@ -118,11 +118,20 @@ export const signals = pgTable(
     workflow_ids: integer().array().notNull().default(sql`'{}'::integer[]`),
     /** SHA-256 of the source's ingest key (shown once at creation); it opens ingestion only. */
     ingest_key_hash: text().notNull(),
+    /** The key before the last rotation, still accepted until previous_key_expires_at (sources move over). */
+    previous_ingest_key_hash: text(),
+    previous_key_expires_at: timestamp({ withTimezone: true }),
+    /** Events a minute this source may send; more get a 429 (PagerDuty style). Null: the server's default. */
+    rate_limit_per_minute: integer(),
     /** When set, Grafana deliveries must carry its HMAC-SHA256 signature. */
     hmac_secret: text(),
     ...timestamps(),
   },
-  (t) => [unique('signals_ingest_key_hash_unique').on(t.ingest_key_hash), ...tenantExtras('signals', t, [t.name])],
+  (t) => [
+    unique('signals_ingest_key_hash_unique').on(t.ingest_key_hash),
+    index('signals_previous_ingest_key_idx').on(t.previous_ingest_key_hash).where(sql`previous_ingest_key_hash is not null`),
+    ...tenantExtras('signals', t, [t.name]),
+  ],
 );
 
 /**
@@ -198,3 +207,73 @@ export const signalInstanceEntities = pgTable(
   ],
 );
 
+
+/** A re-extraction of one entity type over past instances (PUT /entity_type/{id}/process), with its progress. */
+export const entityTypeRuns = pgTable(
+  'entity_type_runs',
+  {
+    id: id(),
+    organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
+    entity_type_id: integer().notNull(),
+    status: text({ enum: ['queued', 'running', 'completed', 'failed'] }).notNull().default('queued'),
+    /** Instances to look at (counted when the run starts), looked at so far, and those the type found a value in. */
+    total: integer().notNull().default(0),
+    processed: integer().notNull().default(0),
+    matched: integer().notNull().default(0),
+    /** The last instance id done: a run taken up again after a crash goes on from here. */
+    cursor: integer().notNull().default(0),
+    error: text(),
+    finished_at: timestamp({ withTimezone: true }),
+    ...timestamps(),
+  },
+  (t) => [
+    tenantFk('entity_type_runs_type_fk', t.organization_id, t.entity_type_id, entityTypes).onDelete('cascade'),
+    index('entity_type_runs_type_idx').on(t.organization_id, t.entity_type_id, t.id),
+    unique('entity_type_runs_org_id_unique').on(t.organization_id, t.id),
+    tenantPolicy('entity_type_runs'),
+  ],
+);
+
+/** A request that the person an entity names confirm an alert, sent by e-mail; answered through its token. */
+export const signalEngagementRequests = pgTable(
+  'signal_engagement_requests',
+  {
+    id: id(),
+    organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
+    engagement_id: integer().notNull(),
+    case_id: integer().notNull(),
+    entity_id: integer().notNull(),
+    signal_instance_id: integer(),
+    email: text().notNull(),
+    /** SHA-256 of the secret in the approve/deny links. */
+    token_hash: text().notNull(),
+    status: text({ enum: ['pending', 'approved', 'denied'] }).notNull().default('pending'),
+    sent_at: timestamp({ withTimezone: true }),
+    answered_at: timestamp({ withTimezone: true }),
+    ...timestamps(),
+  },
+  (t) => [
+    unique('signal_engagement_requests_token_unique').on(t.token_hash),
+    unique('signal_engagement_requests_once').on(t.organization_id, t.engagement_id, t.case_id, t.entity_id),
+    tenantFk('signal_engagement_requests_engagement_fk', t.organization_id, t.engagement_id, signalEngagements).onDelete('cascade'),
+    tenantFk('signal_engagement_requests_entity_fk', t.organization_id, t.entity_id, entities).onDelete('cascade'),
+    unique('signal_engagement_requests_org_id_unique').on(t.organization_id, t.id),
+    tenantPolicy('signal_engagement_requests'),
+  ],
+);
+
+/** Users who asked to hear when an entity turns up in a new case (POST /entity/{id}/subscribe). */
+export const entitySubscriptions = pgTable(
+  'entity_subscriptions',
+  {
+    organization_id: organizationId(),
+    entity_id: integer().notNull(),
+    user_id: integer().notNull(),
+    created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organization_id, t.entity_id, t.user_id] }),
+    tenantFk('entity_subscriptions_entity_fk', t.organization_id, t.entity_id, entities).onDelete('cascade'),
+    tenantPolicy('entity_subscriptions'),
+  ],
+);

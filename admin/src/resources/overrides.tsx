@@ -4,6 +4,7 @@ import { useParams } from 'react-router-dom';
 import { FunctionField, useGetIdentity, useNotify, useRedirect, useTranslate, type RaRecord } from 'react-admin';
 import { GenericCreate, GenericEdit, GenericList } from './generic/screens.js';
 import { catalogOverrides } from './catalog/overrides.js';
+import { signalOverrides } from './signals/screens.js';
 import type { Screens } from './screens.js';
 import { CaseList, HandoffList, IncidentList } from './iaos/lists.js';
 import { MemberList } from './members.js';
@@ -129,6 +130,7 @@ const overrides: Record<string, Partial<Screens>> = {
   // Messages say "Link created successfully." (spec §8); the menu names the screen as spec §2 does.
   weblinks: { menuLabel: 'Weblinks' },
   ...catalogOverrides,
+  ...signalOverrides,
 };
 
 export const screensFor = (resource: string): Screens => ({ ...generic, ...overrides[resource] });

@@ -17,8 +17,8 @@ export function fixture(name: string, key = ''): any {
  * the payload by regex; the host a PagerDuty or Alertmanager event names by JSONPath, port cut by
  * regex) and one signal definition using both, with its ingest key.
  */
-export async function signalApp(t: Test) {
-  const base = await incidentApp(t);
+export async function signalApp(t: Test, env: Record<string, string> = {}) {
+  const base = await incidentApp(t, env);
   const { api, projectId } = base;
   const ok = async (method: string, path: string, body?: unknown) => {
     const res = await api(method, path, body);

@@ -225,7 +225,8 @@ function EditToolbar({ meta, canDelete }: { meta: ResourceMeta; canDelete: boole
   );
 }
 
-export function GenericEdit({ tweaks = {}, actions = [] }: { tweaks?: FormTweaks; actions?: RecordAction[] }) {
+/** `aside`: a panel beside the form (a preview, a back-test, where a record was seen). */
+export function GenericEdit({ tweaks = {}, actions = [], aside }: { tweaks?: FormTweaks; actions?: RecordAction[]; aside?: ReactElement }) {
   const meta = useMeta();
   const canWrite = useCanWrite(meta);
   const saved = useSaved(meta, 'updated');
@@ -239,6 +240,7 @@ export function GenericEdit({ tweaks = {}, actions = [] }: { tweaks?: FormTweaks
       mutationMode="pessimistic"
       mutationOptions={{ onSuccess: saved }}
       actions={actions.length ? <RecordActions meta={meta} actions={actions} /> : false}
+      aside={aside}
     >
       <SimpleForm noValidate toolbar={canWrite ? <EditToolbar meta={meta} canDelete={meta.routes.delete} /> : false}>
         {inputs(meta, fieldSpecs(meta, meta.update, meta.create), canWrite ? tweaks : { ...tweaks, locked: Object.keys(meta.update.properties ?? {}) }, true)}

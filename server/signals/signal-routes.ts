@@ -1,0 +1,131 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { atLeast } from '../core/context.js';
+import { forbidden, notFound } from '../core/errors.js';
+import { inTenant, runInTenant } from '../core/tenancy.js';
+import { idParam } from '../engine/crud.js';
+import { addEvent } from '../incidents/common.js';
+import { entityTypes, signalEngagementRequests, signalEngagements, signals } from './tables.js';
+import { newIngestKey } from './resources.js';
+import { extract } from './extract.js';
+import { summaryOf } from './process.js';
+import { hashEngagementToken } from './follow-up.js';
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const page = (reply: FastifyReply, status: number, title: string, body: string) =>
+  reply
+    .status(status)
+    .type('text/html; charset=utf-8')
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head><body style="font-family:sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem"><h1>${escapeHtml(title)}</h1>${body}</body></html>`);
+
+/** Signal routes beside CRUD: key rotation, the editor's live preview, and the answer to an engagement. */
+export function registerSignalExtras(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const tags = ['Signal'];
+
+  app.post(
+    '/signals/:id/rotate_key',
+    {
+      schema: {
+        tags,
+        summary: 'A new ingest key (shown once); the old one keeps working for grace_hours so sources can move over',
+        params: idParam,
+        body: z.strictObject({ grace_hours: z.number().min(0).max(168).default(24) }).default({ grace_hours: 24 }),
+      },
+    },
+    (req) =>
+      inTenant(req, async (ctx) => {
+        if (!atLeast(ctx.role, 'Admin')) throw forbidden();
+        const [signal] = await ctx.tx.select({ id: signals.id, hash: signals.ingest_key_hash }).from(signals).where(and(eq(signals.organization_id, ctx.orgId), eq(signals.id, req.params.id)));
+        if (!signal) throw notFound('Signal', req.params.id);
+        const key = newIngestKey();
+        const expires = req.body.grace_hours > 0 ? new Date(Date.now() + req.body.grace_hours * 3_600_000) : null;
+        await ctx.tx
+          .update(signals)
+          .set({ ingest_key_hash: key.hash, previous_ingest_key_hash: expires ? signal.hash : null, previous_key_expires_at: expires, updated_at: new Date() })
+          .where(and(eq(signals.organization_id, ctx.orgId), eq(signals.id, signal.id)));
+        return { id: signal.id, ingest_key: key.key, previous_key_expires_at: expires };
+      }),
+  );
+
+  app.post(
+    '/signals/preview',
+    {
+      schema: {
+        tags,
+        summary: 'What a pasted payload would give: the entities each type extracts and the case title',
+        body: z.strictObject({ raw: z.record(z.string(), z.unknown()), entity_type_ids: z.array(z.number().int().positive()).max(100).default([]) }),
+      },
+    },
+    (req) =>
+      inTenant(
+        req,
+        async (ctx) => {
+          const types = await ctx.tx.select().from(entityTypes).where(and(eq(entityTypes.organization_id, ctx.orgId), eq(entityTypes.enabled, true)));
+          const used = types.filter((t) => t.scope === 'all' || req.body.entity_type_ids.includes(t.id));
+          const entities = used.flatMap((t): { entity_type_id: number; entity_type: string; value: string | null; error?: string }[] => {
+            try {
+              return extract(req.body.raw, [t]).map((e) => ({ entity_type_id: t.id, entity_type: t.name, value: e.value }));
+            } catch (err) {
+              return [{ entity_type_id: t.id, entity_type: t.name, value: null, error: (err as Error).message }];
+            }
+          });
+          return { title: summaryOf({ raw: req.body.raw, source: 'native' }, '(the definition name)'), entities };
+        },
+        { readOnly: true },
+      ),
+  );
+
+  // The links in the e-mail open a page with a button; only the POST it sends records the answer.
+  scope.register(async (child) => {
+    child.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, _body, done) => done(null, {}));
+    const respond = child.withTypeProvider<ZodTypeProvider>();
+    const query = z.object({ token: z.string().min(10).max(200), answer: z.enum(['approve', 'deny']) });
+    const find = (orgId: number, token: string) => async (ctx: Parameters<Parameters<typeof inTenant>[1]>[0]) => {
+      const [row] = await ctx.tx
+        .select({ id: signalEngagementRequests.id, status: signalEngagementRequests.status, case_id: signalEngagementRequests.case_id, email: signalEngagementRequests.email, engagement: signalEngagements.name })
+        .from(signalEngagementRequests)
+        .innerJoin(signalEngagements, and(eq(signalEngagements.organization_id, signalEngagementRequests.organization_id), eq(signalEngagements.id, signalEngagementRequests.engagement_id)))
+        .where(and(eq(signalEngagementRequests.organization_id, orgId), eq(signalEngagementRequests.token_hash, hashEngagementToken(token))));
+      return row ?? null;
+    };
+    const tenant = <T>(req: { server: FastifyInstance; org: { id: number; slug: string } }, fn: Parameters<typeof runInTenant<T>>[3]) =>
+      runInTenant(req.server.db, req.server.config, { orgId: req.org.id, orgSlug: req.org.slug, userId: null, role: 'Owner' }, fn);
+
+    respond.get('/signals/engagements/respond', { config: { access: 'public' }, schema: { tags, summary: 'The page an engagement e-mail links to', querystring: query } }, async (req, reply) => {
+      const row = await tenant(req, find(req.org.id, req.query.token));
+      if (!row) return page(reply, 404, 'This link is not valid', '<p>It may have been replaced by a newer e-mail.</p>');
+      if (row.status !== 'pending') return page(reply, 200, 'Already answered', `<p>You answered: ${row.status}. Thank you.</p>`);
+      const verb = req.query.answer === 'approve' ? 'Yes, this was me / expected' : 'No, I do not recognize this';
+      return page(reply, 200, row.engagement, `<form method="post"><p>Confirm your answer for ${escapeHtml(row.email)}:</p><button type="submit">${verb}</button></form>`);
+    });
+    respond.post('/signals/engagements/respond', { config: { access: 'public' }, schema: { tags, summary: 'Records the answer on the case timeline', querystring: query } }, async (req, reply) => {
+      const answered = await tenant(req, async (ctx) => {
+        const row = await find(req.org.id, req.query.token)(ctx);
+        if (!row) return null;
+        if (row.status !== 'pending') return row;
+        const status = req.query.answer === 'approve' ? 'approved' : 'denied';
+        // Only a pending request moves: two clicks at once record one answer.
+        const moved = await ctx.tx
+          .update(signalEngagementRequests)
+          .set({ status, answered_at: new Date(), updated_at: new Date() })
+          .where(and(eq(signalEngagementRequests.id, row.id), inArray(signalEngagementRequests.status, ['pending'])))
+          .returning({ id: signalEngagementRequests.id });
+        if (moved.length) {
+          await addEvent(ctx, {
+            case_id: row.case_id,
+            type: 'Other',
+            source: 'Signal',
+            description: `${row.email} ${status === 'approved' ? 'confirmed the alert (approved)' : 'did not recognize the alert (denied)'}: ${row.engagement}`,
+            details: { engagement_request_id: row.id, answer: status },
+          });
+        }
+        return { ...row, status };
+      });
+      if (!answered) return page(reply, 404, 'This link is not valid', '<p>It may have been replaced by a newer e-mail.</p>');
+      return page(reply, 200, 'Thank you', `<p>Your answer was recorded: ${answered.status}.</p>`);
+    });
+  });
+}

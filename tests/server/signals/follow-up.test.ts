@@ -1,0 +1,76 @@
+import t from 'tap';
+import { fixture, signalApp } from './helpers.js';
+import { smtpMailbox } from '../core/smtp-mailbox.js';
+import { until } from '../workflows/receivers.js';
+
+t.test("a case opened from a signal runs the definition's workflows, with entity values as parameters", async (t) => {
+  const s = await signalApp(t, { JOB_POLL_SECONDS: '0.5', WORKFLOW_POLL_SECONDS: '0.5' });
+  const engine = await s.ok('POST', '/plugins/instances', { plugin_slug: 'step-engine', title: 'steps', configuration: {}, project_id: s.projectId });
+  const wf = await s.ok('POST', '/workflows', {
+    name: 'Note the host',
+    plugin_instance_id: engine.id,
+    project_id: s.projectId,
+    parameters: [{ key: 'host', value: 'Host' }],
+    steps: [{ kind: 'timeline', with: { description: 'Checked {{parameters.host}}' } }],
+  });
+  const idle = await s.ok('POST', '/workflows', { name: 'Not attached', plugin_instance_id: engine.id, project_id: s.projectId, steps: [] });
+  await s.ok('PUT', `/signals/${s.signal.id}`, { workflow_ids: [wf.id] });
+  const res = await s.ingest('/signals/pagerduty/v2/enqueue', fixture('pagerduty-trigger.json', s.key));
+  t.equal(res.status, 202);
+  await s.drain();
+  const [instance] = (await s.api('GET', `/signals/${s.signal.id}/instances`)).body.items;
+  const runs = await until('the run', async () => {
+    s.app.queue.notify('workflow-runs');
+    const r = await s.api('GET', `/workflows/instances?filter=${encodeURIComponent(JSON.stringify([{ field: 'case_id', op: '==', value: instance.case_id }]))}`);
+    return r.body.items?.length && r.body.items;
+  });
+  t.equal(runs.length, 1, 'only the attached workflow');
+  t.equal(runs[0].workflow_id, wf.id);
+  t.not(runs[0].workflow_id, idle.id);
+  t.equal(runs[0].trigger, 'signal');
+  t.equal(runs[0].signal_id, s.signal.id);
+  t.same(runs[0].parameters, { host: 'prod-datapipe03.example.com' }, 'the parameter naming the Host type took the host found');
+  // The repeat joins the case: no second run.
+  await s.ingest('/signals/pagerduty/v2/enqueue', fixture('pagerduty-trigger.json', s.key));
+  await s.drain();
+  const again = await s.api('GET', `/workflows/instances?filter=${encodeURIComponent(JSON.stringify([{ field: 'case_id', op: '==', value: instance.case_id }]))}`);
+  t.equal(again.body.items.length, 1);
+});
+
+t.test('engagement: the person an entity names gets an e-mail with approve and deny links; the answer lands on the case timeline', async (t) => {
+  const mailbox = await smtpMailbox(t);
+  const s = await signalApp(t, { SMTP_URL: mailbox.url, JOB_POLL_SECONDS: '0.5', PUBLIC_URL: 'http://firewatch.test' });
+  const engagement = await s.ok('POST', '/signals/engagements', { name: 'Confirm the disk alert', entity_type_id: s.email.id, message: 'Did you fill the disk on purpose?', project_id: s.projectId });
+  await s.ok('PUT', `/signals/${s.signal.id}`, { engagement_ids: [engagement.id] });
+  await s.ingest('/signals/pagerduty/v2/enqueue', fixture('pagerduty-trigger.json', s.key));
+  await s.drain();
+  const mail = await until('the engagement e-mail', () => {
+    s.app.queue.notify('signals-mail');
+    return mailbox.received.find((m) => /^To: dana\.ops@example\.com/m.test(m));
+  });
+  t.match(mail, /Did you fill the disk on purpose\?/);
+  const unfolded = mail.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  const approve = /http:\/\/firewatch\.test(\/api\/v1\/default\/signals\/engagements\/respond\?token=[\w-]+&answer=approve)/.exec(unfolded)?.[1];
+  const deny = /http:\/\/firewatch\.test(\/api\/v1\/default\/signals\/engagements\/respond\?token=[\w-]+&answer=deny)/.exec(unfolded)?.[1];
+  t.ok(approve && deny, 'both links');
+
+  // Opening the link (or a mail scanner fetching it) changes nothing; the button's POST answers.
+  const opened = await s.app.inject({ method: 'GET', url: approve! });
+  t.equal(opened.statusCode, 200);
+  t.match(opened.body, /<button type="submit">Yes, this was me/);
+  const [instance] = (await s.api('GET', `/signals/${s.signal.id}/instances`)).body.items;
+  const before = (await s.api('GET', `/cases/${instance.case_id}`)).body.events.map((e: any) => e.description);
+  t.ok(before.some((d: string) => d === 'Asked dana.ops@example.com to confirm (Confirm the disk alert)'));
+  t.notOk(before.some((d: string) => /confirmed the alert/.test(d)));
+
+  const answered = await s.app.inject({ method: 'POST', url: approve!, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+  t.equal(answered.statusCode, 200);
+  t.match(answered.body, /recorded: approved/);
+  const after = (await s.api('GET', `/cases/${instance.case_id}`)).body.events.map((e: any) => e.description);
+  t.ok(after.includes('dana.ops@example.com confirmed the alert (approved): Confirm the disk alert'), 'on the case timeline');
+  const late = await s.app.inject({ method: 'POST', url: deny!, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+  t.match(late.body, /approved/, 'a second answer does not overwrite the first');
+  t.equal((await s.app.inject({ method: 'GET', url: '/api/v1/default/signals/engagements/respond?token=not-a-real-token-at-all&answer=approve' })).statusCode, 404);
+  const emails = await s.api('GET', `/entity/${(await s.api('GET', '/entity/type/Email')).body.items[0].id}/emails`);
+  t.same(emails.body.items.map((e: any) => [e.email, e.status]), [['dana.ops@example.com', 'approved']], 'the e-mails sent about the entity');
+});
