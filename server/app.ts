@@ -32,6 +32,7 @@ import { registerWorkflowJobs } from './workflows/jobs.js';
 import { registerWorkflowRoutes } from './workflows/routes.js';
 import { registerWebhookJobs } from './webhooks/delivery.js';
 import { registerWebhookRoutes } from './webhooks/routes.js';
+import { registerBillingRoutes, registerStripeWebhook } from './billing/routes.js';
 import { registerDrain } from './core/http/drain.js';
 import { registerHealth } from './core/http/health.js';
 import { registerMetrics } from './core/http/metrics.js';
@@ -136,6 +137,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.get('/api/v1/healthcheck', { schema: { hide: true } }, async () => ({ status: 'ok', database: database.kind }));
   registerHealth(app, database);
+  await registerStripeWebhook(app);
 
   await app.register(
     async (scope) => {
@@ -156,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerPluginRoutes(scope);
       registerWorkflowRoutes(scope);
       registerWebhookRoutes(scope);
+      registerBillingRoutes(scope);
     },
     { prefix: '/api/v1/:organization' },
   );
