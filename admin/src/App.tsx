@@ -16,6 +16,7 @@ import { CaseView } from './resources/cases/CaseView.js';
 import { ReportPage } from './pages/status/ReportPage.js';
 import { StatusBoard } from './pages/status/StatusBoard.js';
 import { SourcePage } from './resources/catalog/SourcePage.js';
+import { UpgradePage } from './pages/billing/UpgradePage.js';
 import { LoginPage } from './pages/LoginPage.js';
 import { authProvider, LOGIN_PATH } from './providers/authProvider.js';
 import { dataProvider } from './providers/dataProvider.js';
@@ -107,6 +108,7 @@ function FirewatchAdmin() {
         <Route path="cases/report" element={<ReportPage key="cases" resource="cases" />} />
         <Route path="data/sources/:name/:tab" element={<SourcePage />} />
         <Route path="overview" element={<Dashboard />} />
+        <Route path="upgrade" element={<UpgradePage />} />
         <Route path="dashboards" element={<Dashboards />} />
         <Route path="dashboards/:kind" element={<Dashboards />} />
         {Object.entries(SPEC_ROUTE_ALIASES).map(([from, to]) => (

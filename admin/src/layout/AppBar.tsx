@@ -26,6 +26,7 @@ import {
 } from 'react-admin';
 import { organization, switchOrganization } from '../org.js';
 import { trialDaysLeft, useOrganizations, type Organization } from './useOrganization.js';
+import { UpgradeAction } from '../pages/billing/UpgradeAction.js';
 
 /** Banner text (or the name) of the current organization, and the trial countdown on the free plan. */
 function OrganizationBanner({ org }: { org?: Organization }) {
@@ -182,6 +183,7 @@ export function AppBar() {
         toolbar={
           <>
             <OrganizationBanner org={current} />
+            <UpgradeAction plan={current?.plan} />
             <ToggleThemeButton />
             <FullScreenButton />
             <LoadingIndicator />
