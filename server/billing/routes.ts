@@ -119,7 +119,8 @@ export async function registerStripeWebhook(app: FastifyInstance) {
       } catch {
         throw httpError(400, 'The Stripe signature does not match this body, or is older than 5 minutes.', 'invalid_signature', ['header', 'stripe-signature']);
       }
-      const outcome = await applyEvent(app.db, billing, event, req.log);
+      // Stripe unreachable while fetching the subscription: 502, and Stripe delivers the event again later.
+      const outcome = await provider(req, () => applyEvent(app.db, billing, event, req.log));
       return reply.send({ received: true, outcome });
     });
   });

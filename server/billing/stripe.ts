@@ -118,7 +118,7 @@ async function writeSubscription(tx: Executor, billing: Billing, orgId: number, 
   const customOff = plan === 'team_pro' ? {} : { banner_enabled: false, storycurve_logging_enabled: false };
   await tx
     .update(organizations)
-    .set({ plan, ...customOff, updated_at: sql`now()` })
+    .set({ plan, custom_plan: plan === 'team_pro', ...customOff, updated_at: sql`now()` })
     .where(eq(organizations.id, orgId));
 }
 

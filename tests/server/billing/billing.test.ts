@@ -55,6 +55,10 @@ t.test('upgrade to team pro: Checkout session, then only the verified webhook un
   t.equal((await orgRow()).banner_text, null, 'and nothing changed');
   t.equal((await api('PUT', `/organizations/${org.id}`, { description: 'Still free', banner_color: '#1565C0', banner_enabled: false })).status, 200, 'a form repeating the stored values still saves');
 
+  const created = await api('POST', '/organizations', { name: 'Side project', description: 'Another one', banner_enabled: true });
+  t.equal(created.status, 403, 'nor create one with its banner on');
+  t.same(created.body.detail[0].loc, ['body', 'banner_enabled']);
+
   const admin = await login('admin@acme.test', { org: 'acme', role: 'Admin' });
   t.equal((await api('POST', '/stripe/upgrade-to-team-pro', undefined, admin)).status, 403, 'only the Owner starts a subscription');
 
@@ -83,7 +87,7 @@ t.test('upgrade to team pro: Checkout session, then only the verified webhook un
 
   const saved = await api('PUT', `/organizations/${org.id}`, banner);
   t.equal(saved.status, 200, 'team pro sets the banner');
-  t.match(await orgRow(), { plan: 'team_pro', ...banner });
+  t.match(await orgRow(), { plan: 'team_pro', custom_plan: true, ...banner });
   const billing = (await api('GET', '/billing')).body;
   t.match(billing, { enabled: true, plan: 'team_pro' });
   t.same(
@@ -210,7 +214,7 @@ t.test('a bad signature, a changed body or an old signature is refused with 400 
 });
 
 t.test('a Stripe failure answers 502 with the spec message; an unknown customer is ignored', async (t) => {
-  const { api, stripe, webhook, me } = await setup(t);
+  const { api, stripe, webhook, me, subscribe } = await setup(t);
   stripe.failNext('/v1/checkout/sessions');
   const res = await api('POST', '/stripe/upgrade-to-pro');
   t.equal(res.status, 502);
@@ -226,6 +230,16 @@ t.test('a Stripe failure answers 502 with the spec message; an unknown customer 
   };
   stripe.subscriptions.set(stranger.id, stranger);
   t.equal((await webhook(stripe.event('customer.subscription.created', stranger))).body.outcome, 'ignored');
+  t.match(await me(), { is_pro: false });
+
+  // Stripe cannot be reached while the event is applied: 502, not recorded, so Stripe's retry applies it.
+  const { subscription } = await subscribe('pro');
+  stripe.failNext(`/v1/subscriptions/${subscription.id}`);
+  subscription.status = 'canceled';
+  const deleted = stripe.event('customer.subscription.deleted', subscription);
+  t.equal((await webhook(deleted)).status, 502);
+  t.match(await me(), { is_pro: true }, 'nothing changed');
+  t.equal((await webhook(deleted)).body.outcome, 'applied', 'the redelivery applies it');
   t.match(await me(), { is_pro: false });
 });
 
