@@ -123,4 +123,12 @@ test('an Owner upgrades to Team Pro through Stripe Checkout, which unlocks the b
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Organization updated successfully.')).toBeVisible();
   await expect(page.getByTestId('organization-banner')).toContainText('Game day drill in progress');
+
+  // Cancelling keeps Team Pro until the paid period ends.
+  await page.goto(`${base}/default/upgrade`);
+  await page.getByRole('button', { name: 'Cancel subscription' }).click();
+  await expect(page.getByText('Subscription cancelled successfully.')).toBeVisible();
+  await expect(page.getByTestId('current-plan')).toContainText('Team Pro, cancelled: it ends on');
+  await expect(page.getByRole('button', { name: 'Cancel subscription' })).toHaveCount(0);
+  expect([...stripe.subscriptions.values()].map((s) => s.cancel_at_period_end)).toEqual([true]);
 });

@@ -169,6 +169,9 @@ export async function startStripeStandin(opts: { webhookSecret: string; webhookU
         const existing = sub.items.data.find((i: Obj) => i.id === item.id);
         if (existing && item.price) existing.price = { ...existing.price, id: item.price };
       }
+      // Stripe follows a change with customer.subscription.updated; delivered before answering, so a
+      // browser walk sees the change as soon as its request returns.
+      await standin.deliver([standin.event('customer.subscription.updated', sub)]);
       return send(res, 200, sub);
     }
     return send(res, 404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path}).` } });
