@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import Stripe from 'stripe';
 import type { Config } from '../core/config.js';
 import type { Db, Executor } from '../core/db/client.js';
@@ -162,7 +162,7 @@ export async function subscriptionSummary(db: Executor, orgId: number, now = new
       cancel_at_period_end: billingAccounts.cancel_at_period_end,
     })
     .from(organizations)
-    .leftJoin(billingAccounts, and(eq(billingAccounts.organization_id, organizations.id)))
+    .leftJoin(billingAccounts, eq(billingAccounts.organization_id, organizations.id))
     .where(eq(organizations.id, orgId));
   const plan = row?.plan ?? 'free';
   const trialEnd = row?.free_trial_end ?? null;
