@@ -34,6 +34,7 @@ import { registerWorkflowRoutes } from './workflows/routes.js';
 import { registerWebhookJobs } from './webhooks/delivery.js';
 import { registerWebhookRoutes } from './webhooks/routes.js';
 import { registerSearchRoutes } from './search/routes.js';
+import { registerBillingRoutes, registerStripeWebhook } from './billing/routes.js';
 import { registerDrain } from './core/http/drain.js';
 import { registerHealth } from './core/http/health.js';
 import { registerMetrics } from './core/http/metrics.js';
@@ -140,6 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.get('/api/v1/healthcheck', { schema: { hide: true } }, async () => ({ status: 'ok', database: database.kind }));
   registerHealth(app, database);
+  await registerStripeWebhook(app);
 
   await app.register(
     async (scope) => {
@@ -162,6 +164,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerWorkflowRoutes(scope);
       registerWebhookRoutes(scope);
       registerSearchRoutes(scope);
+      registerBillingRoutes(scope);
     },
     { prefix: '/api/v1/:organization' },
   );

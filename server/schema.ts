@@ -23,3 +23,4 @@ export * from './webhooks/tables.js';
 export * from './accounts/tables.js';
 export * from './signals/tables.js';
 export * from './search/tables.js';
+export * from './billing/tables.js';

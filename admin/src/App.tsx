@@ -18,6 +18,7 @@ import { CaseView } from './resources/cases/CaseView.js';
 import { ReportPage } from './pages/status/ReportPage.js';
 import { StatusBoard } from './pages/status/StatusBoard.js';
 import { SourcePage } from './resources/catalog/SourcePage.js';
+import { UpgradePage } from './pages/billing/UpgradePage.js';
 import { LoginPage } from './pages/LoginPage.js';
 import { PostOAuthLoginPage } from './pages/PostOAuthLoginPage.js';
 import { authProvider, LOGIN_PATH } from './providers/authProvider.js';
@@ -113,6 +114,7 @@ function FirewatchAdmin() {
         <Route path="cases/report" element={<ReportPage key="cases" resource="cases" />} />
         <Route path="data/sources/:name/:tab" element={<SourcePage />} />
         <Route path="overview" element={<Dashboard />} />
+        <Route path="upgrade" element={<UpgradePage />} />
         <Route path="dashboards" element={<Dashboards />} />
         <Route path="dashboards/:kind" element={<Dashboards />} />
         {Object.entries(SPEC_ROUTE_ALIASES).map(([from, to]) => (

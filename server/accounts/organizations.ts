@@ -7,6 +7,7 @@ import { atLeast, type RequestContext } from '../core/context.js';
 import { defineResource } from '../engine/define.js';
 import { color, flag, requiredText, text } from '../engine/fields.js';
 import { membershipChanged } from '../core/tenancy.js';
+import { checkCustomSettings } from '../billing/plans.js';
 
 /** Organizations are shared rows; a caller sees the ones they belong to (an API key: its own). */
 const myOrganizations = (ctx: RequestContext) =>
@@ -56,6 +57,8 @@ export const organizationResource = defineResource({
   hooks: {
     async create(ctx, data) {
       if (ctx.userId === null) throw forbidden('Only a signed-in user can create an organization.');
+      // A new organization starts on the free plan.
+      checkCustomSettings('free', data);
       const org = await ctx.asSystem((tx) => createOrganization(tx, data as never, ctx.userId!, ctx.config.TRIAL_DAYS));
       return org.id;
     },
@@ -64,6 +67,10 @@ export const organizationResource = defineResource({
       if (role && !atLeast(role, 'Admin')) throw forbidden('Only an Admin or above may edit the organization.');
       // Who may write into the organization without an account is the Owner's call.
       if (role && 'anonymous_access' in data && role !== 'Owner') throw forbidden('Only an Owner may switch anonymous access.');
+      if (role) {
+        const [current] = await ctx.tx.select().from(organizations).where(eq(organizations.id, id));
+        if (current) checkCustomSettings(current.plan, data, current);
+      }
       return data;
     },
     async update(ctx, id, data) {

@@ -15,6 +15,7 @@ import { admitVerifiedEmail, signedIn } from './admit.js';
 
 /** How many e-mail allowances (LOGIN_RATE_LIMIT) one e-mail gets over all addresses together. */
 const EMAIL_CEILING = 10;
+import { subscriptionSummary } from '../billing/stripe.js';
 
 export const INVALID_CODE = 'Invalid or expired verification code. Please try again.';
 
@@ -129,16 +130,14 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
     const { caller } = req;
     if (caller.userId === null) return { id: null, email: null, role: caller.role, organization_slug: caller.orgSlug, api_key_id: caller.apiKeyId, projects: await organizationProjects(db, caller.orgId) };
     const [user] = await db.select({ id: users.id, email: users.email, display_name: users.display_name }).from(users).where(eq(users.id, caller.userId));
-    const [org] = await db.select({ plan: organizations.plan }).from(organizations).where(eq(organizations.id, caller.orgId));
+    const { plan: _plan, free_trial_end: _trialEnd, cancel_at_period_end: _cancel, ...subscription } = await subscriptionSummary(db, caller.orgId);
     return {
       ...user,
       role: caller.role,
       organization_slug: caller.orgSlug,
       projects: await organizationProjects(db, caller.orgId),
-      is_pro: org?.plan === 'pro' || org?.plan === 'team_pro',
-      is_pro_team: org?.plan === 'team_pro',
-      subscription_status: org?.plan === 'free' ? 'trialing' : 'active',
-      subscription_end_date: null,
+      // is_pro, is_pro_team, subscription_status, subscription_end_date: from the plan Stripe's webhooks set.
+      ...subscription,
     };
   });
 }

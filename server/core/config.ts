@@ -88,6 +88,18 @@ const schema = z.object({
   WEBHOOK_RETRY_SECONDS: z.coerce.number().int().min(0).default(10),
   /** How often a running HTTP engine workflow's status URL is polled. */
   WORKFLOW_POLL_SECONDS: z.coerce.number().min(0.5).default(30),
+  /** Stripe secret key (sk_live_… or sk_test_…); billing is on only when it, the webhook secret and both prices are set. */
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  /** Signing secret (whsec_…) of the Stripe webhook endpoint that posts to /api/v1/stripe/webhook. */
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Stripe price id (price_…) of the monthly Pro subscription. */
+  STRIPE_PRICE_PRO: z.string().min(1).optional(),
+  /** Stripe price id of the Team Pro subscription. */
+  STRIPE_PRICE_TEAM_PRO: z.string().min(1).optional(),
+  /** Where the Stripe SDK sends its calls instead of https://api.stripe.com (a local stand-in). */
+  STRIPE_API_BASE: z.string().url().optional(),
+  /** Shown with a failed cancellation; defaults to the address of MAIL_FROM. */
+  SUPPORT_EMAIL: z.string().email().optional(),
 });
 
 export type Config = z.infer<typeof schema>;
@@ -99,6 +111,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     console.error(`Invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
+    process.exit(1);
+  }
+  const stripe = ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_PRICE_PRO', 'STRIPE_PRICE_TEAM_PRO'] as const;
+  const missing = stripe.filter((k) => !parsed.data[k]);
+  if (missing.length && missing.length < stripe.length) {
+    console.error(`Invalid configuration: ${missing[0]}: billing needs ${stripe.join(', ')} together`);
     process.exit(1);
   }
   return parsed.data;

@@ -27,6 +27,7 @@ import {
 import { organization, switchOrganization } from '../org.js';
 import { trialDaysLeft, useOrganizations, type Organization } from './useOrganization.js';
 import { SearchBox } from '../pages/search/SearchBox.js';
+import { UpgradeAction } from '../pages/billing/UpgradeAction.js';
 
 /** Banner text (or the name) of the current organization, and the trial countdown on the free plan. */
 function OrganizationBanner({ org }: { org?: Organization }) {
@@ -184,6 +185,7 @@ export function AppBar() {
           <>
             <SearchBox />
             <OrganizationBanner org={current} />
+            <UpgradeAction plan={current?.plan} />
             <ToggleThemeButton />
             <FullScreenButton />
             <LoadingIndicator />

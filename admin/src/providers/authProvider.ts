@@ -33,6 +33,11 @@ export function currentUser(): Promise<Me> {
   return loading;
 }
 
+/** Forgets the cached /auth/me, so the next identity read sees a changed plan (after an upgrade or a cancellation). */
+export function forgetCurrentUser() {
+  me = null;
+}
+
 /** What a successful /auth/login (password) or /auth/verify (code) returns. */
 export interface Session {
   token: string;
