@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql, type Placeholder, type SQL, getTableColumns } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Role } from '../core/db/tables.js';
@@ -13,6 +13,7 @@ import type { RequestContext } from '../core/context.js';
 import { atLeast } from '../core/context.js';
 import { linkedRows } from './visibility.js';
 import { resourceNamed } from './registry.js';
+import { acceptNested, nestedBodyShape, nestRecord, type NestedConflicts } from './nested.js';
 
 /** List statement shapes (sort, page size, filter, search or not) each resource keeps compiled. */
 const LIST_SHAPES_KEPT = 200;
@@ -49,10 +50,10 @@ async function mustSee(def: ResourceDefinition, ctx: RequestContext, id: number)
 
 /** One record as clients see it, or a 404 with the entity's message. */
 export async function getRecord(def: ResourceDefinition, ctx: RequestContext, id: number) {
-  const { columns, selection } = readableFields(def, ctx);
+  const { columns, selection, nested } = readableFields(def, ctx);
   const [row] = await ctx.tx.select(selection).from(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).limit(1);
   if (!row) throw notFound(def.label, id);
-  return row as Record<string, unknown>;
+  return nestRecord(nested, row as Record<string, unknown>);
 }
 
 function requireRole(def: ResourceDefinition, role: Role) {
@@ -82,6 +83,23 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   const enabled = (route: keyof NonNullable<ResourceDefinition['routes']>) => def.routes?.[route] !== false;
   const tags = [def.label];
   const updateSchema = def.update ?? def.create.partial();
+  // Bodies in the spec's shape (nested references, a record sent back whole) become the engine's
+  // before validation (server/engine/nested.ts); the documented schemas show the nested fields too.
+  const conflictsOf = new WeakMap<object, NestedConflicts>();
+  const accepting = (schema: z.ZodObject, update: boolean) => (req: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => {
+    try {
+      const { body, conflicts } = acceptNested(def, req.body, schema, update);
+      req.body = body;
+      if (Object.keys(conflicts).length) conflictsOf.set(req, conflicts);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  };
+  const documented = (schema: z.ZodObject) => {
+    const nested = nestedBodyShape(def, schema);
+    return Object.keys(nested).length ? schema.safeExtend(nested) : schema;
+  };
 
   if (enabled('list')) {
     // Where only the organization tells callers' lists apart, the compiled statement is shared:
@@ -108,8 +126,10 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   }
 
   if (enabled('create')) {
-    app.post(def.path, { schema: { tags, summary: `Create a ${def.label.toLowerCase()}`, body: def.create } }, async (req, reply) => {
+    app.post(def.path, { schema: { tags, summary: `Create a ${def.label.toLowerCase()}`, body: documented(def.create) }, preValidation: accepting(def.create, false) }, async (req, reply) => {
       let data = req.body as Record<string, unknown>;
+      const conflict = Object.keys(conflictsOf.get(req) ?? {})[0];
+      if (conflict) throw invalid(`'${conflict}' and its nested object name different records.`, ['body', conflict], 'nested_reference');
       const saved = await inTenant(req, async (ctx) => {
         requireRole(def, ctx.role);
         data = req.body as Record<string, unknown>;
@@ -132,12 +152,20 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   }
 
   if (enabled('update')) {
-    app.put(`${def.path}/:id`, { schema: { tags, summary: `Update a ${def.label.toLowerCase()}`, params: idParam, body: updateSchema } }, (req) =>
+    app.put(`${def.path}/:id`, { schema: { tags, summary: `Update a ${def.label.toLowerCase()}`, params: idParam, body: documented(updateSchema) }, preValidation: accepting(updateSchema, true) }, (req) =>
       inTenant(req, async (ctx) => {
         const id = req.params.id;
         requireRole(def, ctx.role);
         await mustSee(def, ctx, id);
         let data = req.body as Record<string, unknown>;
+        const conflicts = conflictsOf.get(req);
+        if (conflicts) {
+          // A record sent back with the id and the nested object disagreeing: the one the caller
+          // changed stands (a spec client edits the object, a form edits the id).
+          const current = await getRecord(def, ctx, id);
+          data = { ...data };
+          for (const [field, nestedId] of Object.entries(conflicts)) if (data[field] === current[field]) data[field] = nestedId;
+        }
         if (def.immutable?.some((f) => data[f] !== undefined)) {
           const current = await getRecord(def, ctx, id);
           for (const field of def.immutable) {

@@ -84,6 +84,11 @@ export interface ResourceDefinition {
    * the caller's organization; the registry resolves the name (server/engine/registry.ts).
    */
   references?: Record<string, string>;
+  /**
+   * Fields the answers carry beyond the table's columns, computed values and nested references (an
+   * incident's timeline): a record sent back whole in an update has them ignored, not refused.
+   */
+  answerOnly?: string[];
   /** Least role that may create, update and delete (default Member). */
   writeRole?: Role;
   /** Which routes exist (default all). */
