@@ -27,6 +27,8 @@ export const idValue = z
   .union([z.number({ error: ID_MESSAGE }).int(ID_MESSAGE), z.string({ error: ID_MESSAGE }).regex(/^[0-9]{1,10}$/, ID_MESSAGE).transform(Number)], { error: ID_MESSAGE })
   .refine((n) => n >= 1 && n <= 2147483647, ID_MESSAGE);
 export const idParam = z.object({ id: idValue });
+/** A record addressed by its id or by its human name (`IAO-2`, `OCO-1`), as the spec's screens address them. */
+export const idOrNameParam = z.object({ id: z.union([idValue, z.string().regex(/^[A-Za-z][A-Za-z0-9_]*-[0-9]{1,10}$/, ID_MESSAGE)], { error: ID_MESSAGE }) });
 
 /**
  * The row condition that keeps a query inside the caller's organization, and out of the incidents and

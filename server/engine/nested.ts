@@ -98,7 +98,7 @@ export function relationsOf(def: ResourceDefinition): Relations {
       };
     }
   }
-  const answerOnly = new Set<string>([...SERVER_MANAGED, ...Object.keys(columns), ...answered.map((a) => a.key), ...references.map((r) => r.key), ...(def.answerOnly ?? [])]);
+  const answerOnly = new Set<string>([...SERVER_MANAGED, ...Object.keys(columns), ...def.fields, ...answered.map((a) => a.key), ...references.map((r) => r.key), ...(def.answerOnly ?? [])]);
   found = { references, answered, filters, sorts, answerOnly };
   cache.set(def, found);
   return found;
@@ -170,4 +170,15 @@ export function nestedBodyShape(def: ResourceDefinition, schema: z.ZodObject): R
     shape[r.key] = (r.list ? z.array(ref) : ref.nullable()).optional().describe(`The ${r.model} by id, as the spec's client sends it; the same as '${r.field}'.`);
   }
   return shape;
+}
+
+/**
+ * The nested references of a record a domain reads itself (a full incident), from the `<key>_name`
+ * values it selected beside the ids (`incident_type_name`, `project_name`).
+ */
+export function nestNamed(def: ResourceDefinition, record: Record<string, unknown>) {
+  return nestRecord(
+    relationsOf(def).answered.filter((a) => `${a.key}_name` in record).map((a) => ({ ...a, from: `${a.key}_name` })),
+    record,
+  );
 }

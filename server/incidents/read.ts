@@ -5,6 +5,7 @@ import { casePriorities, caseSeverities, caseTypes } from '../cases/settings-tab
 import { caseParticipants, caseTags, cases, comments, events, incidentParticipants, incidents, incidentSubscriptions, tasks, incidentCosts, incidentResources, incidentRoles, incidentSteps, reports } from './tables.js';
 import { tags } from '../tags/tables.js';
 import { users } from '../core/db/tables.js';
+import { projects } from '../core/db/projects.js';
 import type { RequestContext } from '../core/context.js';
 import { notFound } from '../core/errors.js';
 import { settle } from '../core/db/tenant.js';
@@ -47,7 +48,9 @@ export function isoTimestamps<T>(value: T): T {
  * The full incident, in a fixed number of queries whatever its size: participants with their roles
  * (renounced ones marked Inactive), tags, tasks, cases, timeline, reports, resources, steps, costs.
  */
-export async function fullIncident(ctx: RequestContext, id: number) {
+export async function fullIncident(ctx: RequestContext, id: number | string) {
+  // By id, or by name (`IAO-2`): the organization's names are unique.
+  const match = (table: SQL) => (typeof id === 'number' ? sql`${table}.id = ${id}` : sql`${table}.name = ${id}`);
   const org = ctx.orgId;
   const me = sql`(select ${users.email} from ${users} where ${users.id} = ${ctx.userId ?? -1})`;
   const name = (table: string, column: string) => sql.raw(`(select name from ${table} t where t.organization_id = i.organization_id and t.id = i.${column})`);
@@ -57,6 +60,7 @@ export async function fullIncident(ctx: RequestContext, id: number) {
   // record costs one round trip and no per-part work in the server, however large it is.
   const result = await ctx.tx.execute(sql`
     select to_jsonb(i) - 'search' || jsonb_build_object(
+      'project_name', ${name('projects', 'project_id')},
       'incident_type_name', ${name('incident_types', 'incident_type_id')},
       'incident_priority_name', ${name('incident_priorities', 'incident_priority_id')},
       'incident_severity_name', ${name('incident_severities', 'incident_severity_id')},
@@ -79,15 +83,16 @@ export async function fullIncident(ctx: RequestContext, id: number) {
       'is_participant', exists (select 1 from ${incidentParticipants} p2 where p2.organization_id = i.organization_id and p2.incident_id = i.id and p2.email = ${me})
     ) as record
     from ${incidents} i
-    where i.id = ${id} and i.organization_id = ${org} and i.id in (select ${incidents.id} from ${incidents} where ${incidents.id} = ${id} and ${incidentScope(ctx)})`);
+    where ${match(sql`i`)} and i.organization_id = ${org} and i.id in (select ${incidents.id} from ${incidents} where ${match(sql`${incidents}`)} and ${incidents.organization_id} = ${org} and ${incidentScope(ctx)})`);
   const rows = rowsOf<{ record: Record<string, unknown> | string }>(result);
   const record = rows[0]?.record;
   if (!record) throw notFound('IAO', id);
   return isoTimestamps((typeof record === 'string' ? JSON.parse(record) : record) as Record<string, unknown>);
 }
 
-export async function fullCase(ctx: RequestContext, id: number) {
-  const row = await loadCase(ctx, id);
+export async function fullCase(ctx: RequestContext, idOrName: number | string) {
+  const row = await loadCase(ctx, idOrName);
+  const id = row.id;
   const org = ctx.orgId;
   const [tagRows, eventRows, commentRows, participantRows, taskRows, incidentRows, names] = await settle([
     ctx.tx
@@ -105,6 +110,7 @@ export async function fullCase(ctx: RequestContext, id: number) {
       .from(incidents)
       .where(and(incidentScope(ctx), eq(incidents.id, row.incident_id ?? -1))),
     settingNames(ctx, [
+      ['project_name', projects as never, row.project_id],
       ['case_type_name', caseTypes as never, row.case_type_id],
       ['case_priority_name', casePriorities as never, row.case_priority_id],
       ['case_severity_name', caseSeverities as never, row.case_severity_id],

@@ -57,6 +57,14 @@ export const incidentResource: ResourceDefinition = defineResource({
   customFilters: {
     'Tag.name': tagFilter(incidentTags, 'incident_id', incidents, 'name'),
     'Tag.id': tagFilter(incidentTags, 'incident_id', incidents, 'id'),
+    'TagType.name': {
+      type: 'string',
+      ops: ['==', 'in'],
+      build: (op, v) =>
+        exists(
+          sql`(select 1 from ${incidentTags} join ${tags} on ${tags.organization_id} = ${incidentTags.organization_id} and ${tags.id} = ${incidentTags.tag_id} join ${tagTypes} on ${tagTypes.organization_id} = ${tags.organization_id} and ${tagTypes.id} = ${tags.tag_type_id} where ${incidentTags.organization_id} = ${incidents.organization_id} and ${incidentTags.incident_id} = ${incidents.id} and ${op === 'in' ? inArray(tagTypes.name, v as string[]) : eq(tagTypes.name, v as string)})`,
+        ),
+    },
     // Commander filter by e-mail also under the Dispatch model name.
     'IndividualContact.email': { type: 'string', ops: ['==', 'in'], build: (op, v) => (op === 'in' ? inArray(incidents.commander_email, v as string[]) : eq(incidents.commander_email, v as string)) },
     'Participant.email': {
@@ -74,6 +82,8 @@ export const incidentResource: ResourceDefinition = defineResource({
     incident_severity_name: nameOf(incidentSeverities as never, incidents as never, incidents.incident_severity_id),
   }),
   references: { project_id: 'Project', incident_type_id: 'IncidentType', incident_priority_id: 'IncidentPriority', incident_severity_id: 'IncidentSeverity' },
+  // The parts GET /iaos/{id} answers with (read.ts fullIncident): ignored when the record is sent back.
+  answerOnly: ['project_name', 'participants', 'tasks', 'cases', 'events', 'reports', 'resources', 'steps', 'incident_costs', 'comments', 'subscribed', 'is_participant'],
   hooks: {
     create: (ctx, data) => createIncident(ctx, data as never),
     update: (ctx, id, data) => updateIncident(ctx, id, data as never),
@@ -127,6 +137,8 @@ export const caseResource: ResourceDefinition = defineResource({
     case_severity_name: nameOf(caseSeverities as never, cases as never, cases.case_severity_id),
   }),
   references: { project_id: 'Project', case_type_id: 'CaseType', case_priority_id: 'CasePriority', case_severity_id: 'CaseSeverity' },
+  // The parts GET /cases/{id} answers with (read.ts fullCase): ignored when the record is sent back.
+  answerOnly: ['project_name', 'events', 'comments', 'tasks', 'incidents'],
   hooks: {
     create: (ctx, data) => createCase(ctx, data as never),
     update: (ctx, id, data) => updateCase(ctx, id, data as never),

@@ -14,7 +14,9 @@ import { assignRole, joinIncident, renounceRole, setIncidentStatus, subscribeInc
 import { fullIncident } from './read.js';
 import { createIncidentHandoff, handoffPrefill } from '../oncall/handoffs.js';
 import { handoffResource } from '../oncall/resources.js';
-import { idParam, idValue } from '../engine/crud.js';
+import { idOrNameParam, idParam, idValue } from '../engine/crud.js';
+import { nestNamed } from '../engine/nested.js';
+import { incidentResource } from './resources.js';
 import { coercedDate } from '../core/input.js';
 
 const tags = ['IAO'];
@@ -58,8 +60,8 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
 
   app.get('/iaos/similar-incidents/:id', { schema: { tags, summary: 'Similar incidents, scored', params: idParam } }, (req) => inTenant(req, (ctx) => similarIncidents(ctx, req.params.id), { readOnly: true }));
 
-  app.get('/iaos/:id', { schema: { tags, summary: 'One incident with participants, roles, timeline, tasks, reports, resources, steps and costs', params: idParam } }, (req) =>
-    inTenant(req, (ctx) => fullIncident(ctx, req.params.id), { oneRound: true }),
+  app.get('/iaos/:id', { schema: { tags, summary: 'One incident (by id or name, IAO-2) with participants, roles, timeline, tasks, reports, resources, steps and costs', params: idOrNameParam } }, async (req) =>
+    nestNamed(incidentResource, await inTenant(req, (ctx) => fullIncident(ctx, req.params.id), { oneRound: true })),
   );
 
   for (const [path, status] of [['stable', 'Stable'], ['closed', 'Closed'], ['active', 'Active']] as const) {

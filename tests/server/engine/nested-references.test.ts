@@ -32,8 +32,7 @@ t.test('a reference goes in as the spec nests it or as its id, and comes out bot
   // ... and the id wins when it is what changed (a form that leaves the nested object as it was).
   const form = await request({ method: 'PUT', url: `${api}/tags/${nested.body.id}`, token, payload: { ...back.body, tag_type_id: service.body.id } });
   t.same(form.body.tag_type, { id: service.body.id, name: 'Service' });
-  const projects = await request({ method: 'GET', url: `${api}/projects`, token });
-  const project = projects.body.items[0];
+  const project = (await request({ method: 'POST', url: `${api}/projects`, token, payload: { name: 'Ops' } })).body;
   const placed = await request({ method: 'PUT', url: `${api}/tags/${nested.body.id}`, token, payload: { project: { id: project.id } } });
   t.same(placed.body.project, { id: project.id, name: project.name });
   const cleared = await request({ method: 'PUT', url: `${api}/tags/${nested.body.id}`, token, payload: { project: null } });
