@@ -12,7 +12,7 @@ import { openDatabase, type Database } from './core/db/client.js';
 import { registerAppJobs } from './app-jobs.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, httpError } from './core/errors.js';
 import { refuseNul } from './core/input.js';
-import { registerTenancy } from './core/tenancy.js';
+import { registerTenancy, rewriteCallersOrganization } from './core/tenancy.js';
 import { resources } from './resources.js';
 import { registerAuthRoutes } from './accounts/routes.js';
 import { registerCatalogRoutes } from './knowledge/routes.js';
@@ -70,6 +70,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: config.TRUST_PROXY ? config.TRUST_PROXY.split(',').map((p) => p.trim()) : false,
     // registerDrain answers 503 in the API's error shape instead.
     return503OnClosing: false,
+    rewriteUrl: (req) => rewriteCallersOrganization(req.url ?? '/'),
     ...requestIdOptions,
     // The request line and headers may take 96 KB (Node's default is 16 KB), so a filter of the
     // documented 20,000 characters fits in a URL even when every character is percent-encoded.

@@ -67,3 +67,19 @@ t.test('filters name a related model and sorts a related field', async (t) => {
   const bad = await request({ method: 'GET', url: `${api}/tags?sortBy=tag_type.nope`, token });
   t.equal(bad.status, 422);
 });
+
+t.test('/api/v1/organizations needs no organization in the path', async (t) => {
+  const { request, login } = await testApp(t);
+  const token = await login('owner@example.com');
+  const mine = await request({ method: 'GET', url: '/api/v1/organizations', token });
+  t.equal(mine.status, 200, JSON.stringify(mine.body));
+  t.ok(mine.body.items.some((o: { slug: string }) => o.slug === 'default'));
+  const made = await request({ method: 'POST', url: '/api/v1/organizations', token, payload: { name: 'Second team', description: 'Ours' } });
+  t.equal(made.status, 201, JSON.stringify(made.body));
+  const one = await request({ method: 'GET', url: `/api/v1/organizations/${made.body.id}`, token });
+  t.equal(one.body.name, 'Second team');
+  const listed = await request({ method: 'GET', url: '/api/v1/organizations?itemsPerPage=50', token });
+  t.same(listed.body.items.map((o: { slug: string }) => o.slug).sort(), ['default', made.body.slug].sort());
+  t.equal((await request({ method: 'GET', url: '/api/v1/organizations' })).status, 401);
+  t.equal((await request({ method: 'GET', url: '/api/v1/default/organizations', token })).status, 200, 'the prefixed path still works');
+});
