@@ -83,7 +83,10 @@ export const incidentResource: ResourceDefinition = defineResource({
   }),
   references: { project_id: 'Project', incident_type_id: 'IncidentType', incident_priority_id: 'IncidentPriority', incident_severity_id: 'IncidentSeverity' },
   // The parts GET /iaos/{id} answers with (read.ts fullIncident): ignored when the record is sent back.
-  answerOnly: ['project_name', 'participants', 'tasks', 'cases', 'events', 'reports', 'resources', 'steps', 'incident_costs', 'comments', 'subscribed', 'is_participant'],
+  answerOnly: [
+    'project_name', 'participants', 'tasks', 'cases', 'events', 'reports', 'resources', 'steps', 'incident_costs', 'comments', 'subscribed', 'is_participant',
+    'documents', 'postmortems', 'weblinks', 'ticket', 'storage', 'statuspage', 'custom_checklist', 'assignee', 'terms', 'entities',
+  ],
   hooks: {
     create: (ctx, data) => createIncident(ctx, data as never),
     update: (ctx, id, data) => updateIncident(ctx, id, data as never),
@@ -138,7 +141,7 @@ export const caseResource: ResourceDefinition = defineResource({
   }),
   references: { project_id: 'Project', case_type_id: 'CaseType', case_priority_id: 'CasePriority', case_severity_id: 'CaseSeverity' },
   // The parts GET /cases/{id} answers with (read.ts fullCase): ignored when the record is sent back.
-  answerOnly: ['project_name', 'events', 'comments', 'tasks', 'incidents'],
+  answerOnly: ['project_name', 'events', 'comments', 'tasks', 'incidents', 'signals', 'groups'],
   hooks: {
     create: (ctx, data) => createCase(ctx, data as never),
     update: (ctx, id, data) => updateCase(ctx, id, data as never),

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { INCIDENT_ROLES, REPORT_TYPES, STEP_STATUSES } from './tables.js';
+import { and, eq } from 'drizzle-orm';
+import { incidentResources, INCIDENT_ROLES, REPORT_TYPES, STEP_STATUSES } from './tables.js';
+import { notFound } from '../core/errors.js';
 import { inTenant } from '../core/tenancy.js';
 import { email, requiredText, text } from '../engine/fields.js';
 import type { Mailer } from '../core/mail.js';
@@ -129,6 +131,16 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
       const resource = await inTenant(req, (ctx) => addResource(ctx, req.params.id, req.body));
       return reply.status(201).send({ message: 'Resource added successfully.', resource });
     },
+  );
+
+  // A document attached to the incident (the postmortem among them), opened whole with its content.
+  app.get('/iaos/:id/resources/:resourceId', { schema: { tags, summary: "One of the incident's documents (a postmortem, a runbook link) with its content", params: z.object({ id, resourceId: id }) } }, (req) =>
+    inTenant(req, async (ctx) => {
+      await loadIncident(ctx, req.params.id);
+      const [doc] = await ctx.tx.select().from(incidentResources).where(and(eq(incidentResources.organization_id, ctx.orgId), eq(incidentResources.incident_id, req.params.id), eq(incidentResources.id, req.params.resourceId)));
+      if (!doc) throw notFound('Document', req.params.resourceId);
+      return doc;
+    }, { readOnly: true }),
   );
 
   app.post('/iaos/:id/postmortem/create', { schema: { tags, summary: 'Build the post-incident review document in the background', params: idParam } }, async (req, reply) => {

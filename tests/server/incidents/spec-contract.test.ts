@@ -60,3 +60,40 @@ t.test('incidents and cases speak the spec: nested references, names, record sen
   const byType = await api('GET', `/cases?filter=${encodeURIComponent(JSON.stringify([{ model: 'CaseType', field: 'name', op: '==', value: 'Phishing' }]))}`);
   t.equal(byType.body.total, 1);
 });
+
+t.test("the spec's fields of incidents, cases and sources; the postmortem opens from the incident", async (t) => {
+  const { api, createIncident, drain, projectId } = await incidentApp(t);
+  const term = await api('POST', '/terms', { text: 'database' });
+  t.equal(term.status, 201);
+  const checklist = [{ text: 'Page the DBA', required: true }, { text: 'Freeze deploys', required: false }];
+  const type = (await api('POST', '/incident_types', { name: 'Outage', project_id: projectId, custom_checklist: checklist })).body;
+  const incident = await createIncident({ incident_type_id: type.id, commander_email: 'commander@example.com' });
+  await api('POST', `/iaos/${incident.id}/add-resource`, { resource_type: 'dispatch-ticket', name: 'OPS-12', weblink: 'https://tickets.example.com/OPS-12' });
+  await api('POST', `/iaos/${incident.id}/add-resource`, { resource_type: 'dispatch-weblink', name: 'Dashboard', weblink: 'https://grafana.example.com/d/1' });
+  t.equal((await api('POST', `/iaos/${incident.id}/postmortem/create`)).status, 202);
+  await drain();
+
+  const full = (await api('GET', `/iaos/${incident.id}`)).body;
+  t.equal(full.ticket.name, 'OPS-12');
+  t.same(full.weblinks.map((w: { name: string }) => w.name), ['Dashboard']);
+  t.equal(full.postmortems.length, 1, 'the postmortem is listed');
+  t.same(full.custom_checklist, checklist);
+  t.same(full.assignee, { email: 'commander@example.com' });
+  t.same(full.terms, [{ id: term.body.id, text: 'database' }], 'terms the incident uses');
+  t.same(full.entities, []);
+  t.equal(full.storage, null);
+  const doc = await api('GET', `/iaos/${incident.id}/resources/${full.postmortems[0].id}`);
+  t.equal(doc.status, 200);
+  t.match(doc.body.content, /## Timeline/, 'and opens with its content');
+  t.equal((await api('GET', `/iaos/${incident.id}/resources/999999`)).status, 404);
+
+  const made = (await api('POST', '/cases', { title: 'Odd mail', project_id: projectId })).body;
+  const fullCase = (await api('GET', `/cases/${made.id}`)).body;
+  t.same([fullCase.signals, fullCase.groups], [[], []]);
+
+  const source = (await api('POST', '/data/sources', { name: 'auth-logs', project_id: projectId })).body;
+  const query = await api('POST', '/data/queries', { name: 'Failed logins', text: 'select 1', source: { id: source.id }, project_id: projectId });
+  t.equal(query.status, 201, JSON.stringify(query.body));
+  const read = (await api('GET', `/data/sources/${source.id}`)).body;
+  t.same(read.queries, [{ id: query.body.id, name: 'Failed logins' }]);
+});
