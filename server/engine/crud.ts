@@ -37,7 +37,7 @@ export const idOrNameParam = z.object({ id: z.union([idValue, z.string().regex(/
  */
 export function scopeOf(def: ResourceDefinition, ctx: RequestContext, org: number | Placeholder = ctx.orgId): SQL {
   const linked = linkedRows(ctx, def.table, org);
-  if (def.scope) return linked ? and(def.scope(ctx), linked)! : def.scope(ctx);
+  if (def.scope) return linked ? and(def.scope(ctx, org), linked)! : def.scope(ctx, org);
   const columns = getTableColumns(def.table) as Record<string, PgColumn>;
   return linked ? and(eq(columns.organization_id!, org), linked)! : eq(columns.organization_id!, org);
 }
@@ -107,13 +107,14 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
     // Where only the organization tells callers' lists apart, the compiled statement is shared:
     // by shape, with the organization as a placeholder (a `computed` that takes no argument is the
     // same for every caller).
-    const shared = !def.scope && !(def.computed && def.computed.length > 0);
+    const shared = (!def.scope || !!def.scopeShape) && !(def.computed && def.computed.length > 0);
     const compiled = new StatementCache<ListStatement>(LIST_SHAPES_KEPT);
     app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize) } }, (req) =>
       inTenant(req, async (ctx) => {
         const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx, org);
         // Callers who see every incident and those who see some read different statements.
-        const shape = linkedRows(ctx, def.table) ? `${listShape(req.query)}\u0000linked` : listShape(req.query);
+        // So do callers a definition's scope tells apart (scopeShape).
+        const shape = `${listShape(req.query)}${linkedRows(ctx, def.table) ? '\u0000linked' : ''}\u0000${def.scopeShape?.(ctx) ?? ''}`;
         const statement = shared ? compiled.get(shape, () => build(sql.placeholder('org'))) : build(ctx.orgId);
         const page = await runList(ctx.tx, statement, listValues(req.query, ctx.orgId), pageWindow(req.query).limit);
         return { ...page, itemsPerPage: req.query.itemsPerPage, page: req.query.page };

@@ -6,6 +6,7 @@ import { caseCreate, incidentCreate, taskCreate } from './bodies.js';
 import { tags, tagTypes } from '../tags/tables.js';
 import type { CustomFilter, ResourceDefinition } from '../engine/define.js';
 import { defineResource } from '../engine/define.js';
+import { atLeast } from '../core/context.js';
 import { caseScope, incidentScope } from './common.js';
 import { createIncident, updateIncident } from './lifecycle.js';
 import { createCase, updateCase } from '../cases/service.js';
@@ -54,6 +55,8 @@ export const incidentResource: ResourceDefinition = defineResource({
   hidden: ['search', 'description', 'resolution', 'custom_fields'],
   routes: { get: false },
   scope: incidentScope,
+  // Admins see every incident, others the open ones and their own: one shared list statement each.
+  scopeShape: (ctx) => (atLeast(ctx.role, 'Admin') ? 'all' : 'own'),
   customFilters: {
     'Tag.name': tagFilter(incidentTags, 'incident_id', incidents, 'name'),
     'Tag.id': tagFilter(incidentTags, 'incident_id', incidents, 'id'),
@@ -117,6 +120,7 @@ export const caseResource: ResourceDefinition = defineResource({
   hidden: ['description', 'resolution', 'custom_fields'],
   routes: { get: false },
   scope: caseScope,
+  scopeShape: (ctx) => (atLeast(ctx.role, 'Admin') ? 'all' : 'own'),
   customFilters: {
     'Tag.name': tagFilter(caseTags, 'case_id', cases, 'name'),
     'Tag.id': tagFilter(caseTags, 'case_id', cases, 'id'),
