@@ -16,7 +16,7 @@ import { registerTenancy, rewriteCallersOrganization } from './core/tenancy.js';
 import { resources } from './resources.js';
 import { registerAuthRoutes } from './accounts/routes.js';
 import { registerCatalogRoutes } from './knowledge/routes.js';
-import { registerCrud } from './engine/crud.js';
+import { documentResponses, registerCrud } from './engine/crud.js';
 import { registerMetaRoutes } from './engine/meta.js';
 import { registerProjectRoutes } from './projects/routes.js';
 import { registerCaseRoutes } from './cases/routes.js';
@@ -131,7 +131,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: (input) => documentResponses(jsonSchemaTransform(input as never) as never),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/v1/docs' });
 

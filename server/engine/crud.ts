@@ -13,7 +13,18 @@ import type { RequestContext } from '../core/context.js';
 import { atLeast } from '../core/context.js';
 import { linkedRows } from './visibility.js';
 import { resourceNamed } from './registry.js';
-import { acceptNested, nestedBodyShape, nestRecord, type NestedConflicts } from './nested.js';
+import { acceptNested, nestedBodyShape, nestRecord, pageJsonSchema, recordJsonSchema, type NestedConflicts } from './nested.js';
+
+/** The route schema key holding a route's answers for the OpenAPI document only (see documentResponses). */
+export const RESPONSE_DOC = 'x-response-doc';
+
+/** For fastify-swagger's transform: a route's documented answers become its `response`. */
+export function documentResponses<T extends { schema: Record<string, unknown> }>(transformed: T): T {
+  const doc = transformed.schema?.[RESPONSE_DOC] as Record<string, unknown> | undefined;
+  if (!doc) return transformed;
+  const { [RESPONSE_DOC]: _doc, ...schema } = transformed.schema;
+  return { ...transformed, schema: { ...schema, response: { ...(schema.response as object), ...Object.fromEntries(Object.entries(doc).map(([status, s]) => [status, { description: 'The answer', ...s as object }])) } } };
+}
 
 /** List statement shapes (sort, page size, filter, search or not) each resource keeps compiled. */
 const LIST_SHAPES_KEPT = 200;
@@ -98,6 +109,9 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
       done(err as Error);
     }
   };
+  // Answers as the OpenAPI document shows them (server/app.ts moves these into `response`; answers are not checked against them).
+  const record = recordJsonSchema(def);
+  const answers = (status: number, schema: Record<string, unknown>): Record<string, unknown> => ({ [RESPONSE_DOC]: { [status]: schema } });
   const documented = (schema: z.ZodObject) => {
     const nested = nestedBodyShape(def, schema);
     return Object.keys(nested).length ? schema.safeExtend(nested) : schema;
@@ -109,7 +123,7 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
     // same for every caller).
     const shared = (!def.scope || !!def.scopeShape) && !(def.computed && def.computed.length > 0);
     const compiled = new StatementCache<ListStatement>(LIST_SHAPES_KEPT);
-    app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize) } }, (req) =>
+    app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize), ...answers(200, pageJsonSchema(record)) } }, (req) =>
       inTenant(req, async (ctx) => {
         const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx, org);
         // Callers who see every incident and those who see some read different statements.
@@ -123,13 +137,13 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   }
 
   if (enabled('get')) {
-    app.get(`${def.path}/:id`, { schema: { tags, summary: `Get one ${def.label.toLowerCase()}`, params: idParam } }, (req) =>
+    app.get(`${def.path}/:id`, { schema: { tags, summary: `Get one ${def.label.toLowerCase()}`, params: idParam, ...answers(200, record) } }, (req) =>
       inTenant(req, (ctx) => getRecord(def, ctx, req.params.id)),
     );
   }
 
   if (enabled('create')) {
-    app.post(def.path, { schema: { tags, summary: `Create a ${def.label.toLowerCase()}`, body: documented(def.create) }, preValidation: accepting(def.create, false) }, async (req, reply) => {
+    app.post(def.path, { schema: { tags, summary: `Create a ${def.label.toLowerCase()}`, body: documented(def.create), ...answers(201, record) }, preValidation: accepting(def.create, false) }, async (req, reply) => {
       let data = req.body as Record<string, unknown>;
       const conflict = Object.keys(conflictsOf.get(req) ?? {})[0];
       if (conflict) throw invalid(`'${conflict}' and its nested object name different records.`, ['body', conflict], 'nested_reference');
@@ -155,7 +169,7 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   }
 
   if (enabled('update')) {
-    app.put(`${def.path}/:id`, { schema: { tags, summary: `Update a ${def.label.toLowerCase()}`, params: idParam, body: documented(updateSchema) }, preValidation: accepting(updateSchema, true) }, (req) =>
+    app.put(`${def.path}/:id`, { schema: { tags, summary: `Update a ${def.label.toLowerCase()}`, params: idParam, body: documented(updateSchema), ...answers(200, record) }, preValidation: accepting(updateSchema, true) }, (req) =>
       inTenant(req, async (ctx) => {
         const id = req.params.id;
         requireRole(def, ctx.role);

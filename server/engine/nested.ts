@@ -1,5 +1,5 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
+import { getTableConfig, type PgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { invalid } from '../core/errors.js';
 import type { CustomFilter, ResourceDefinition } from './define.js';
@@ -182,3 +182,46 @@ export function nestNamed(def: ResourceDefinition, record: Record<string, unknow
     record,
   );
 }
+
+type JsonSchema = Record<string, unknown>;
+const JSON_TYPES: Record<string, JsonSchema> = {
+  number: { type: 'number' },
+  string: { type: 'string' },
+  boolean: { type: 'boolean' },
+  date: { type: 'string', format: 'date-time' },
+  array: { type: 'array', items: {} },
+  json_array: {},
+};
+
+/**
+ * A record of a definition as answers carry it, for the OpenAPI document only (answers are not
+ * validated against it): every column but the hidden ones, the computed values, and each nested
+ * reference `{id, <name>}` beside its id.
+ */
+export function recordJsonSchema(def: ResourceDefinition): JsonSchema {
+  const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+  const hidden = new Set(def.hidden ?? []);
+  const properties: Record<string, JsonSchema> = {};
+  for (const [name, column] of Object.entries(columns)) {
+    if (hidden.has(name)) continue;
+    properties[name] = { ...JSON_TYPES[columnType(column)], ...(column.notNull ? {} : { nullable: true }) };
+  }
+  for (const name of def.fields) if (!properties[name] && !name.includes('.')) properties[name] = { type: 'string', nullable: true, readOnly: true };
+  for (const a of relationsOf(def).answered) {
+    if (hidden.has(a.field)) continue;
+    properties[a.key] = {
+      type: 'object',
+      nullable: true,
+      readOnly: true,
+      description: `The ${a.field} reference with its ${a.nameKey}.`,
+      properties: { id: { type: 'integer' }, [a.nameKey]: { type: 'string', nullable: true } },
+    };
+  }
+  return { type: 'object', properties };
+}
+
+/** A list page's answer, for the OpenAPI document. */
+export const pageJsonSchema = (record: JsonSchema): JsonSchema => ({
+  type: 'object',
+  properties: { items: { type: 'array', items: record }, total: { type: 'integer' }, totalCapped: { type: 'boolean' }, page: { type: 'integer' }, itemsPerPage: { type: 'integer' } },
+});

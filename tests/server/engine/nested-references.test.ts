@@ -83,3 +83,16 @@ t.test('/api/v1/organizations needs no organization in the path', async (t) => {
   t.equal((await request({ method: 'GET', url: '/api/v1/organizations' })).status, 401);
   t.equal((await request({ method: 'GET', url: '/api/v1/default/organizations', token })).status, 200, 'the prefixed path still works');
 });
+
+t.test('the OpenAPI document shows the nested references in bodies and answers', async (t) => {
+  const { request } = await testApp(t);
+  const doc = (await request({ method: 'GET', url: '/api/v1/docs/json' })).body;
+  const tags = doc.paths['/api/v1/{organization}/tags'];
+  const body = tags.post.requestBody.content['application/json'].schema;
+  t.ok(body.properties.tag_type && body.properties.tag_type_id, 'the create body takes tag_type and tag_type_id');
+  const answer = tags.post.responses['201'].content['application/json'].schema;
+  t.same(Object.keys(answer.properties.tag_type.properties).sort(), ['id', 'name'], 'the answer nests the tag type');
+  const page = tags.get.responses['200'].content['application/json'].schema;
+  t.ok(page.properties.items.items.properties.tag_type, 'list answers too');
+  t.ok(page.properties.total);
+});

@@ -247,7 +247,10 @@ function useAddressedById(meta: ResourceMeta): 'ready' | 'resolving' {
     api<{ items: { id: number }[] }>(`${meta.path}?itemsPerPage=1&filter=${encodeURIComponent(filter)}`)
       .then((page) => {
         if (page.items[0]) navigate(createPath({ resource: meta.name, id: page.items[0].id, type: 'edit' }), { replace: true });
-        else (notify(`${meta.label} '${id}' could not be found.`, { type: 'error' }), navigate(createPath({ resource: meta.name, type: 'list' }), { replace: true }));
+        else {
+          notify(`${meta.label} '${id}' could not be found.`, { type: 'error' });
+          navigate(createPath({ resource: meta.name, type: 'list' }), { replace: true });
+        }
       })
       .catch((error: Error) => notify(error.message, { type: 'error' }));
   }, [byName, field, id, meta, navigate, notify, createPath]);
