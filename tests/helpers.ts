@@ -123,11 +123,11 @@ export interface TestApp {
 
 export async function testApp(t: Test, env: Record<string, string> = {}): Promise<TestApp> {
   const { database, url } = await freshDatabase(t);
-  const config = loadConfig({ LOG_LEVEL: process.env.TEST_LOG ? 'error' : 'silent', JWT_SECRET: 'test-secret-test-secret-test-secret-42', ADMIN_DIST: 'dist/no-admin-in-tests', ...env });
+  const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: 'test-secret-test-secret-test-secret-42', ADMIN_DIST: 'dist/no-admin-in-tests', ...env });
   const outbox: Mail[] = [];
   // With SMTP_URL set the app's own SMTP mailer runs (tests start a real SMTP server); else mail lands in `outbox`.
   const mailer = env.SMTP_URL ? undefined : async (m: Mail) => void outbox.push(m);
-  const app = await buildApp({ config, database, logger: process.env.TEST_LOG ? undefined : false, mailer });
+  const app = await buildApp({ config, database, logger: false, mailer });
   t.teardown(() => app.close());
   const { memberships, organizations, users } = await import('../server/schema.js');
   const { eq, and } = await import('drizzle-orm');
