@@ -47,9 +47,12 @@ function referencesOf(def: ResourceDefinition): NestedReference[] {
     else if (field.endsWith('_ids')) out.push({ field, key: `${field.slice(0, -4)}s`, model, list: true });
     else out.push({ field, key: field, model, list: true });
   }
-  // A list of records declared for the admin app (an incident's `tags`) takes objects too.
+  // References declared for the admin app only (an incident's `tags`, a feedback's incident, checked
+  // by the domain's hooks) take and give the nested form too.
   for (const [field, meta] of Object.entries(def.fieldMeta ?? {})) {
-    if (meta.kind === 'references' && meta.reference && !out.some((r) => r.field === field)) out.push({ field, key: field, model: meta.reference, list: true });
+    if (!meta.reference || out.some((r) => r.field === field)) continue;
+    if (meta.kind === 'references') out.push({ field, key: field, model: meta.reference, list: true });
+    else if (field.endsWith('_id') && columns[field]?.dataType === 'number') out.push({ field, key: field.slice(0, -3), model: meta.reference, list: false });
   }
   // A nested key that is a column of its own (rare) keeps its column's meaning.
   return out.filter((r) => r.key === r.field || !columns[r.key]);

@@ -47,6 +47,11 @@ t.test('incidents and cases speak the spec: nested references, names, record sen
   t.same(sorted.body.items.map((i: { title: string }) => i.title), ['Flat', 'Nested, renamed']);
   t.same(sorted.body.items[0].incident_priority, { id: low.id, name: 'Low' }, 'list records nest too');
 
+  // A reference the domain checks itself (feedback on an incident) takes the nested form too.
+  const feedback = await api('POST', '/feedback', { rating: 'Very satisfied', incident: { id: nested.body.id, name: nested.body.name } });
+  t.equal(feedback.status, 201, JSON.stringify(feedback.body));
+  t.same(feedback.body.incident, { id: nested.body.id, name: nested.body.name });
+
   // Cases the same way, by name too.
   const caseType = (await api('POST', '/case_types', { name: 'Phishing', project_id: projectId })).body;
   const made = await api('POST', '/cases', { title: 'Odd mail', project: { id: projectId }, case_type: { id: caseType.id } });
