@@ -12,12 +12,12 @@ import { openDatabase, type Database } from './core/db/client.js';
 import { registerAppJobs } from './app-jobs.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, httpError } from './core/errors.js';
 import { refuseNul } from './core/input.js';
-import { registerTenancy } from './core/tenancy.js';
+import { registerTenancy, rewriteCallersOrganization } from './core/tenancy.js';
 import { resources } from './resources.js';
 import { registerAuthRoutes } from './accounts/routes.js';
 import { registerOidcRoutes, setupOidc } from './accounts/oidc.js';
 import { registerCatalogRoutes } from './knowledge/routes.js';
-import { registerCrud } from './engine/crud.js';
+import { documentResponses, registerCrud } from './engine/crud.js';
 import { registerMetaRoutes } from './engine/meta.js';
 import { registerProjectRoutes } from './projects/routes.js';
 import { registerCaseRoutes } from './cases/routes.js';
@@ -73,6 +73,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: config.TRUST_PROXY ? config.TRUST_PROXY.split(',').map((p) => p.trim()) : false,
     // registerDrain answers 503 in the API's error shape instead.
     return503OnClosing: false,
+    rewriteUrl: (req) => rewriteCallersOrganization(req.url ?? '/'),
     ...requestIdOptions,
     // The request line and headers may take 96 KB (Node's default is 16 KB), so a filter of the
     // documented 20,000 characters fits in a URL even when every character is percent-encoded.
@@ -133,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: (input) => documentResponses(jsonSchemaTransform(input as never) as never),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/v1/docs' });
 

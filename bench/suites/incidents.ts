@@ -130,13 +130,28 @@ const SLIM = `id, organization_id, project_id, name, title, status, visibility, 
   reported_at, stable_at, closed_at, conversation_id, conference_url, created_at, updated_at,
   (select name from incident_types t where t.organization_id = i.organization_id and t.id = i.incident_type_id) as incident_type_name,
   (select name from incident_priorities t where t.organization_id = i.organization_id and t.id = i.incident_priority_id) as incident_priority_name,
-  (select name from incident_severities t where t.organization_id = i.organization_id and t.id = i.incident_severity_id) as incident_severity_name`;
+  (select name from incident_severities t where t.organization_id = i.organization_id and t.id = i.incident_severity_id) as incident_severity_name,
+  (select name from projects t where t.organization_id = i.organization_id and t.id = i.project_id) as project`;
+
+/** The nested references the app answers with (`project: {id, name}` beside `project_id`), made as the app makes them. */
+function nest(row: Record<string, unknown>) {
+  const ref = (id: unknown, name: unknown) => (id === null ? null : { id, name });
+  row.project = ref(row.project_id, row.project ?? row.project_name);
+  row.incident_type = ref(row.incident_type_id, row.incident_type_name);
+  row.incident_priority = ref(row.incident_priority_id, row.incident_priority_name);
+  row.incident_severity = ref(row.incident_severity_id, row.incident_severity_name);
+  return row;
+}
 const LIST_WHERE = `i.organization_id = $1 and i.status in ('Active', 'Stable') and i.reported_at >= $2::timestamptz
   and (i.visibility = 'Open' or exists (select 1 from incident_participants p where p.organization_id = $1 and p.incident_id = i.id and p.email = $3))`;
 
 /** The full record in one hand-written statement (json aggregates), the least a database could do. */
 const FULL_SQL = `
   select to_jsonb(i) - 'search' || jsonb_build_object(
+    'project_name', (select name from projects t where t.organization_id = i.organization_id and t.id = i.project_id),
+    'incident_type_name', (select name from incident_types t where t.organization_id = i.organization_id and t.id = i.incident_type_id),
+    'incident_priority_name', (select name from incident_priorities t where t.organization_id = i.organization_id and t.id = i.incident_priority_id),
+    'incident_severity_name', (select name from incident_severities t where t.organization_id = i.organization_id and t.id = i.incident_severity_id),
     'participants', (select coalesce(jsonb_agg(to_jsonb(p) || jsonb_build_object('roles', (select coalesce(jsonb_agg(r order by r.assumed_at, r.id), '[]') from incident_roles r where r.organization_id = p.organization_id and r.incident_id = i.id and r.participant_id = p.id)) order by p.added_at, p.id), '[]') from incident_participants p where p.organization_id = i.organization_id and p.incident_id = i.id),
     'tags', (select coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'name', t.name, 'tag_type_id', t.tag_type_id) order by t.name), '[]') from incident_tags it join tags t on t.organization_id = it.organization_id and t.id = it.tag_id where it.organization_id = i.organization_id and it.incident_id = i.id),
     'tasks', (select coalesce(jsonb_agg(x order by x.created_at, x.id), '[]') from tasks x where x.organization_id = i.organization_id and x.incident_id = i.id),
@@ -162,11 +177,11 @@ async function startFloor(url: string) {
       sql.unsafe(`select ${SLIM} from incidents i where i.id in (select i.id from incidents i where ${LIST_WHERE} order by i.reported_at desc, i.id asc limit ${PAGE} offset ${(page - 1) * PAGE}) order by i.reported_at desc, i.id asc`, params, { prepare: true }),
       sql.unsafe(`select least(count(*)::int, ${cap}) as total from (select 1 from incidents i where ${LIST_WHERE} limit ${cap + 1}) counted`, params, { prepare: true }),
     ]);
-    return { items, itemsPerPage: PAGE, page, total: counted[0]!.total };
+    return { items: items.map(nest), itemsPerPage: PAGE, page, total: counted[0]!.total };
   });
   app.get<{ Querystring: { org: string; id: string } }>('/floor/get', async (req) => {
     const [row] = await sql.unsafe(FULL_SQL, [Number(req.query.org), Number(req.query.id)], { prepare: true });
-    return row!.record;
+    return nest(row!.record);
   });
   const baseUrl = await listen(app);
   return { baseUrl, close: async () => (await app.close(), await sql.end()) };
@@ -213,7 +228,7 @@ const suite: Suite = {
         app: [],
         floor: [],
         check: (b) => ((b as { items?: unknown[] }).items?.length === PAGE ? null : 'expected a full page'),
-        key: (b) => `ids ${(b.items as { id: number }[]).map((i) => i.id).join(',')}, total ${b.total}`,
+        key: (b) => `ids ${(b.items as { id: number; project: unknown; incident_priority: unknown }[]).map((i) => `${i.id} ${JSON.stringify(i.project)} ${JSON.stringify(i.incident_priority)}`).join(',')}, total ${b.total}`,
       };
       for (let k = 0; k < 40; k++) {
         const org = orgs[k % ORGS]!;
@@ -228,7 +243,7 @@ const suite: Suite = {
         floor: [],
         check: (b) => (Array.isArray((b as { events?: unknown[] }).events) ? null : 'expected a full incident'),
         // The same incident with the same timeline, participants and tags.
-        key: (b) => `${b.id} ${b.name} / ${(b.events as { id: number }[]).map((e) => e.id).join(',')} / ${(b.participants as unknown[]).length} / ${(b.tags as unknown[]).length}`,
+        key: (b) => `${b.id} ${b.name} ${JSON.stringify(b.project)} ${JSON.stringify(b.incident_type)} / ${(b.events as { id: number }[]).map((e) => e.id).join(',')} / ${(b.participants as unknown[]).length} / ${(b.tags as unknown[]).length}`,
       };
       for (const p of picks) {
         const i = orgs.findIndex((o) => o.id === p.org);

@@ -51,13 +51,15 @@ async function seed(sql: postgres.Sql) {
     await tx.unsafe(`
       insert into organizations (name, description, slug, plan)
       select 'Bench ' || n, 'Benchmark organization ' || n, 'bench-' || lpad(n::text, 2, '0'), 'team_pro'
-      from generate_series(1, ${ORGS}) n`);
+      from generate_series(1, ${ORGS}) n on conflict (slug) do nothing`);
     await tx.unsafe(`
       insert into users (email, display_name)
-      select 'owner@' || o.slug || '.bench', 'Bench owner ' || o.slug from organizations o where o.slug like 'bench-%'`);
+      select 'owner@' || o.slug || '.bench', 'Bench owner ' || o.slug from organizations o where o.slug like 'bench-%'
+      on conflict (email) do nothing`);
     await tx.unsafe(`
       insert into memberships (organization_id, user_id, role)
-      select o.id, u.id, 'Owner' from organizations o join users u on u.email = 'owner@' || o.slug || '.bench'`);
+      select o.id, u.id, 'Owner' from organizations o join users u on u.email = 'owner@' || o.slug || '.bench'
+      on conflict do nothing`);
     await tx.unsafe(`
       insert into tag_types (organization_id, name, description, "default", exclusive)
       select o.id, t.name, t.name || ' tags', t.ord = 1, t.ord in (4, 7)
@@ -97,7 +99,15 @@ interface Org {
 }
 
 // Every column the app's list sends (the Tag resource's readable fields).
-const TAG_COLUMNS = 'id, organization_id, project_id, tag_type_id, name, source, uri, description, count, external_id, discoverable, terms, created_at, updated_at';
+const TAG_COLUMNS = `id, organization_id, project_id, tag_type_id, name, source, uri, description, count, external_id, discoverable, terms, created_at, updated_at,
+  (select t.name from tag_types t where t.id = tags.tag_type_id and t.organization_id = tags.organization_id) as tag_type,
+  (select p.name from projects p where p.id = tags.project_id and p.organization_id = tags.organization_id) as project`;
+/** The nested references the app answers with (`tag_type: {id, name}` beside `tag_type_id`), made as the app makes them. */
+const nest = (row: postgres.Row) => ({
+  ...row,
+  tag_type: row.tag_type_id === null ? null : { id: row.tag_type_id, name: row.tag_type },
+  project: row.project_id === null ? null : { id: row.project_id, name: row.project },
+});
 
 /**
  * What each scenario asks, as the app's query string and as the floor's hand-written SQL: `$1` is the
@@ -214,7 +224,7 @@ async function startFloor(url: string) {
         tx.release();
       }
     }
-    const items = rows[0]!.id === null ? [] : rows.map(({ total: _, ...item }) => item);
+    const items = rows[0]!.id === null ? [] : rows.map(({ total: _, ...item }) => nest(item));
     return { items, itemsPerPage: PAGE, page, total: rows[0]!.total };
   });
   const baseUrl = await listen(app);

@@ -6,7 +6,9 @@ import { ref, requiredText } from '../engine/fields.js';
 import { addComment } from '../incidents/actions.js';
 import { escalateCase, probableCause } from './service.js';
 import { fullCase } from '../incidents/read.js';
-import { idParam } from '../engine/crud.js';
+import { idOrNameParam, idParam } from '../engine/crud.js';
+import { nestNamed } from '../engine/nested.js';
+import { caseResource } from '../incidents/resources.js';
 
 const tags = ['Case'];
 
@@ -14,7 +16,9 @@ const tags = ['Case'];
 export function registerCaseRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/cases/:id', { schema: { tags, summary: 'One case with tags, timeline, comments and its incident', params: idParam } }, (req) => inTenant(req, (ctx) => fullCase(ctx, req.params.id), { readOnly: true }));
+  app.get('/cases/:id', { schema: { tags, summary: 'One case (by id or name, OCO-1) with tags, timeline, comments and its incident', params: idOrNameParam } }, async (req) =>
+    nestNamed(caseResource, await inTenant(req, (ctx) => fullCase(ctx, req.params.id), { readOnly: true })),
+  );
 
   app.put(
     '/cases/:id/escalate',

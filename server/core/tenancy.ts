@@ -7,7 +7,8 @@ import { memberships, organizations, sessions, type Role } from './db/tables.js'
 import { asSystem, MembershipChanged, withTenant, type TenantOptions } from './db/tenant.js';
 import { httpError, unauthorized } from './errors.js';
 import type { RequestContext } from './context.js';
-import { findApiKey } from './api-keys.js';
+import { findApiKey, hashApiKey } from './api-keys.js';
+import { apiKeys } from './db/projects.js';
 import { onForgetSessions } from './sessions.js';
 
 export interface Caller {
@@ -118,10 +119,13 @@ export function registerTenancy(scope: FastifyInstance) {
     if (openTransactions.get(req)) throw new Error('A reply was sent before its tenant transaction committed; send it after inTenant returns.');
   });
   scope.addHook('onRequest', async (req) => {
-    const slug = (req.params as { organization: string }).organization;
+    const params = req.params as { organization: string };
     const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
     // A visitor's anonymous key opens only the public routes that take it; elsewhere it is no sign-in.
     const bearer = given?.startsWith(ANONYMOUS_KEY_PREFIX) ? undefined : given;
+    // `/api/v1/organizations` names no organization (rewriteCallersOrganization): the caller's own stands in.
+    if (params.organization === CALLERS_ORGANIZATION) params.organization = await callersOrganization(scope, bearer);
+    const slug = params.organization;
     const isPublic = req.routeOptions.config.access === 'public';
 
     if (!bearer || bearer.startsWith(API_KEY_PREFIX)) {
@@ -156,6 +160,44 @@ export function registerTenancy(scope: FastifyInstance) {
     } else if (row.role && userId !== null) req.caller = { orgId: row.id, orgSlug: row.slug, userId, apiKeyId: null, role: row.role, sid };
     else if (!isPublic) throw notMember(slug);
   });
+}
+
+/** The path segment that stands for "the caller's organization" (see rewriteCallersOrganization). */
+const CALLERS_ORGANIZATION = '~';
+
+/**
+ * Spec §7 prefixes paths with the organization "unless the path already contains organization":
+ * `/api/v1/organizations…` is answered as `/api/v1/{an organization of the caller}/organizations…`
+ * (the list is the caller's organizations whichever one the path names). For Fastify's rewriteUrl.
+ */
+export function rewriteCallersOrganization(url: string): string {
+  return /^\/api\/v1\/organizations(\/|\?|$)/.test(url) ? `/api/v1/${CALLERS_ORGANIZATION}${url.slice('/api/v1'.length)}` : url;
+}
+
+/** The slug of an organization the bearer belongs to: the API key's own, or the user's (`default` first). */
+async function callersOrganization(scope: FastifyInstance, bearer: string | undefined): Promise<string> {
+  if (!bearer) throw unauthorized('No authentication or temporary session found', 'not_authenticated');
+  if (bearer.startsWith(API_KEY_PREFIX)) {
+    const [key] = await scope.db.select({ slug: organizations.slug }).from(apiKeys).innerJoin(organizations, eq(organizations.id, apiKeys.organization_id)).where(eq(apiKeys.key_hash, hashApiKey(bearer))).limit(1);
+    if (!key) throw unauthorized('Invalid API key.');
+    return key.slug;
+  }
+  let userId: number;
+  try {
+    userId = Number(scope.jwt.verify<{ sub: string }>(bearer).sub);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'FAST_JWT_EXPIRED') throw unauthorized('Your credentials have expired. Please sign in again.', 'token_expired');
+    throw unauthorized();
+  }
+  const [mine] = await scope.db
+    .select({ slug: organizations.slug })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.organization_id))
+    .where(eq(memberships.user_id, userId))
+    .orderBy(sql`${organizations.slug} <> 'default'`, organizations.id)
+    .limit(1);
+  if (!mine) throw httpError(403, 'You are not a member of any organization.', 'forbidden');
+  return mine.slug;
 }
 
 const sessionEnded = () => unauthorized('Your session has ended. Please sign in again.', 'session_ended');

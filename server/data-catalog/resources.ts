@@ -1,7 +1,8 @@
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { bodyOf } from '../engine/body.js';
 import { commands, queries, sourceDataFormats, sourceEnvironments, sources, sourceStatuses, sourceTransports, sourceTypes } from './tables.js';
-import { datetime, fieldsOf } from '../engine/definition-kit.js';
+import { datetime, fieldsOf, outer } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
 import { count, requiredText, text } from '../engine/fields.js';
 
@@ -51,6 +52,11 @@ export const sourceResource = defineResource({
   sort: [['name', 'asc']],
   search: ['name', 'description', 'owner'],
   fields: fieldsOf(sources),
+  // The spec's `queries` of a source: the data catalog's queries that read it.
+  computed: () => ({
+    queries: sql`(select coalesce(jsonb_agg(jsonb_build_object('id', q.id, 'name', q.name) order by q.id), '[]'::jsonb) from ${queries} q where q.organization_id = ${outer(sources, 'organization_id')} and q.source_id = ${outer(sources, 'id')})`,
+  }),
+  fieldMeta: { queries: { label: 'Queries', kind: 'json', list: false, form: false } },
   references: {
     project_id: 'Project',
     source_environment_id: 'SourceEnvironment',

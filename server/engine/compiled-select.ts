@@ -1,6 +1,7 @@
 import { Column, is, SQL, type Query } from 'drizzle-orm';
 import { PgTimestamp, type PgColumn } from 'drizzle-orm/pg-core';
 import type { Tx } from '../core/db/client.js';
+import { nestRecord, type AnsweredReference } from './nested.js';
 
 type Decoder = { mapFromDriverValue(value: unknown): unknown };
 
@@ -17,10 +18,12 @@ export interface CompiledSelect {
    */
   keys: string[];
   decoders: Decoder[];
+  /** References made `{id, name}` after decoding (server/engine/nested.ts). */
+  nested: readonly AnsweredReference[];
 }
 
 /** `builder` must select `selection` (a flat record of columns and aliased expressions) first. */
-export function compileSelect(builder: { toSQL(): Query }, selection: Record<string, PgColumn | SQL | SQL.Aliased>): CompiledSelect {
+export function compileSelect(builder: { toSQL(): Query }, selection: Record<string, PgColumn | SQL | SQL.Aliased>, nested: readonly AnsweredReference[] = []): CompiledSelect {
   const keys = Object.keys(selection);
   const decoders = keys.map((key): Decoder => {
     const field = selection[key]!;
@@ -29,7 +32,7 @@ export function compileSelect(builder: { toSQL(): Query }, selection: Record<str
     // An expression's decoder (sql<T>`...`.mapWith(...)) is drizzle-internal in its types.
     return ((is(field, SQL) ? field : field.sql) as unknown as { decoder: Decoder }).decoder;
   });
-  return { query: builder.toSQL(), keys, decoders };
+  return { query: builder.toSQL(), keys, decoders, nested };
 }
 
 /**
@@ -59,10 +62,10 @@ export function runCompiledRows(tx: Tx, compiled: CompiledSelect, values: Record
 }
 
 /** One row of runCompiledRows as the API's record: `selection`'s keys, each value decoded. */
-export function decodeRow({ keys, decoders }: CompiledSelect, row: unknown[]): Record<string, unknown> {
+export function decodeRow({ keys, decoders, nested }: CompiledSelect, row: unknown[]): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (let i = 0; i < keys.length; i++) record[keys[i]!] = row[i] === null ? null : decoders[i]!.mapFromDriverValue(row[i]);
-  return record;
+  return nested.length ? nestRecord(nested, record) : record;
 }
 
 /** A bounded map of compiled statements: the oldest entry goes once `max` are held. */

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql, type Placeholder, type SQL, getTableColumns } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Role } from '../core/db/tables.js';
@@ -13,6 +13,18 @@ import type { RequestContext } from '../core/context.js';
 import { atLeast } from '../core/context.js';
 import { linkedRows } from './visibility.js';
 import { resourceNamed } from './registry.js';
+import { acceptNested, nestedBodyShape, nestRecord, pageJsonSchema, recordJsonSchema, type NestedConflicts } from './nested.js';
+
+/** The route schema key holding a route's answers for the OpenAPI document only (see documentResponses). */
+export const RESPONSE_DOC = 'x-response-doc';
+
+/** For fastify-swagger's transform: a route's documented answers become its `response`. */
+export function documentResponses<T extends { schema: Record<string, unknown> }>(transformed: T): T {
+  const doc = transformed.schema?.[RESPONSE_DOC] as Record<string, unknown> | undefined;
+  if (!doc) return transformed;
+  const { [RESPONSE_DOC]: _doc, ...schema } = transformed.schema;
+  return { ...transformed, schema: { ...schema, response: { ...(schema.response as object), ...Object.fromEntries(Object.entries(doc).map(([status, s]) => [status, { description: 'The answer', ...s as object }])) } } };
+}
 
 /** List statement shapes (sort, page size, filter, search or not) each resource keeps compiled. */
 const LIST_SHAPES_KEPT = 200;
@@ -26,6 +38,8 @@ export const idValue = z
   .union([z.number({ error: ID_MESSAGE }).int(ID_MESSAGE), z.string({ error: ID_MESSAGE }).regex(/^[0-9]{1,10}$/, ID_MESSAGE).transform(Number)], { error: ID_MESSAGE })
   .refine((n) => n >= 1 && n <= 2147483647, ID_MESSAGE);
 export const idParam = z.object({ id: idValue });
+/** A record addressed by its id or by its human name (`IAO-2`, `OCO-1`), as the spec's screens address them. */
+export const idOrNameParam = z.object({ id: z.union([idValue, z.string().regex(/^[A-Za-z][A-Za-z0-9_]*-[0-9]{1,10}$/, ID_MESSAGE)], { error: ID_MESSAGE }) });
 
 /**
  * The row condition that keeps a query inside the caller's organization, and out of the incidents and
@@ -34,7 +48,7 @@ export const idParam = z.object({ id: idValue });
  */
 export function scopeOf(def: ResourceDefinition, ctx: RequestContext, org: number | Placeholder = ctx.orgId): SQL {
   const linked = linkedRows(ctx, def.table, org);
-  if (def.scope) return linked ? and(def.scope(ctx), linked)! : def.scope(ctx);
+  if (def.scope) return linked ? and(def.scope(ctx, org), linked)! : def.scope(ctx, org);
   const columns = getTableColumns(def.table) as Record<string, PgColumn>;
   return linked ? and(eq(columns.organization_id!, org), linked)! : eq(columns.organization_id!, org);
 }
@@ -49,10 +63,10 @@ async function mustSee(def: ResourceDefinition, ctx: RequestContext, id: number)
 
 /** One record as clients see it, or a 404 with the entity's message. */
 export async function getRecord(def: ResourceDefinition, ctx: RequestContext, id: number) {
-  const { columns, selection } = readableFields(def, ctx);
+  const { columns, selection, nested } = readableFields(def, ctx);
   const [row] = await ctx.tx.select(selection).from(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).limit(1);
   if (!row) throw notFound(def.label, id);
-  return row as Record<string, unknown>;
+  return nestRecord(nested, row as Record<string, unknown>);
 }
 
 function requireRole(def: ResourceDefinition, role: Role) {
@@ -82,18 +96,39 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   const enabled = (route: keyof NonNullable<ResourceDefinition['routes']>) => def.routes?.[route] !== false;
   const tags = [def.label];
   const updateSchema = def.update ?? def.create.partial();
+  // Bodies in the spec's shape (nested references, a record sent back whole) become the engine's
+  // before validation (server/engine/nested.ts); the documented schemas show the nested fields too.
+  const conflictsOf = new WeakMap<object, NestedConflicts>();
+  const accepting = (schema: z.ZodObject, update: boolean) => (req: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => {
+    try {
+      const { body, conflicts } = acceptNested(def, req.body, schema, update);
+      req.body = body;
+      if (Object.keys(conflicts).length) conflictsOf.set(req, conflicts);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  };
+  // Answers as the OpenAPI document shows them (server/app.ts moves these into `response`; answers are not checked against them).
+  const record = recordJsonSchema(def);
+  const answers = (status: number, schema: Record<string, unknown>): Record<string, unknown> => ({ [RESPONSE_DOC]: { [status]: schema } });
+  const documented = (schema: z.ZodObject) => {
+    const nested = nestedBodyShape(def, schema);
+    return Object.keys(nested).length ? schema.safeExtend(nested) : schema;
+  };
 
   if (enabled('list')) {
     // Where only the organization tells callers' lists apart, the compiled statement is shared:
     // by shape, with the organization as a placeholder (a `computed` that takes no argument is the
     // same for every caller).
-    const shared = !def.scope && !(def.computed && def.computed.length > 0);
+    const shared = (!def.scope || !!def.scopeShape) && !(def.computed && def.computed.length > 0);
     const compiled = new StatementCache<ListStatement>(LIST_SHAPES_KEPT);
-    app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize) } }, (req) =>
+    app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize), ...answers(200, pageJsonSchema(record)) } }, (req) =>
       inTenant(req, async (ctx) => {
         const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx, org);
         // Callers who see every incident and those who see some read different statements.
-        const shape = linkedRows(ctx, def.table) ? `${listShape(req.query)}\u0000linked` : listShape(req.query);
+        // So do callers a definition's scope tells apart (scopeShape).
+        const shape = `${listShape(req.query)}${linkedRows(ctx, def.table) ? '\u0000linked' : ''}\u0000${def.scopeShape?.(ctx) ?? ''}`;
         const statement = shared ? compiled.get(shape, () => build(sql.placeholder('org'))) : build(ctx.orgId);
         const page = await runList(ctx.tx, statement, listValues(req.query, ctx.orgId), pageWindow(req.query).limit);
         return { ...page, itemsPerPage: req.query.itemsPerPage, page: req.query.page };
@@ -102,14 +137,16 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   }
 
   if (enabled('get')) {
-    app.get(`${def.path}/:id`, { schema: { tags, summary: `Get one ${def.label.toLowerCase()}`, params: idParam } }, (req) =>
+    app.get(`${def.path}/:id`, { schema: { tags, summary: `Get one ${def.label.toLowerCase()}`, params: idParam, ...answers(200, record) } }, (req) =>
       inTenant(req, (ctx) => getRecord(def, ctx, req.params.id)),
     );
   }
 
   if (enabled('create')) {
-    app.post(def.path, { schema: { tags, summary: `Create a ${def.label.toLowerCase()}`, body: def.create } }, async (req, reply) => {
+    app.post(def.path, { schema: { tags, summary: `Create a ${def.label.toLowerCase()}`, body: documented(def.create), ...answers(201, record) }, preValidation: accepting(def.create, false) }, async (req, reply) => {
       let data = req.body as Record<string, unknown>;
+      const conflict = Object.keys(conflictsOf.get(req) ?? {})[0];
+      if (conflict) throw invalid(`'${conflict}' and its nested object name different records.`, ['body', conflict], 'nested_reference');
       const saved = await inTenant(req, async (ctx) => {
         requireRole(def, ctx.role);
         data = req.body as Record<string, unknown>;
@@ -132,12 +169,20 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   }
 
   if (enabled('update')) {
-    app.put(`${def.path}/:id`, { schema: { tags, summary: `Update a ${def.label.toLowerCase()}`, params: idParam, body: updateSchema } }, (req) =>
+    app.put(`${def.path}/:id`, { schema: { tags, summary: `Update a ${def.label.toLowerCase()}`, params: idParam, body: documented(updateSchema), ...answers(200, record) }, preValidation: accepting(updateSchema, true) }, (req) =>
       inTenant(req, async (ctx) => {
         const id = req.params.id;
         requireRole(def, ctx.role);
         await mustSee(def, ctx, id);
         let data = req.body as Record<string, unknown>;
+        const conflicts = conflictsOf.get(req);
+        if (conflicts) {
+          // A record sent back with the id and the nested object disagreeing: the one the caller
+          // changed stands (a spec client edits the object, a form edits the id).
+          const current = await getRecord(def, ctx, id);
+          data = { ...data };
+          for (const [field, nestedId] of Object.entries(conflicts)) if (data[field] === current[field]) data[field] = nestedId;
+        }
         if (def.immutable?.some((f) => data[f] !== undefined)) {
           const current = await getRecord(def, ctx, id);
           for (const field of def.immutable) {

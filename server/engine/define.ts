@@ -1,4 +1,4 @@
-import { getTableColumns, type SQL } from 'drizzle-orm';
+import { getTableColumns, type Placeholder, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
@@ -84,12 +84,25 @@ export interface ResourceDefinition {
    * the caller's organization; the registry resolves the name (server/engine/registry.ts).
    */
   references?: Record<string, string>;
+  /**
+   * Fields the answers carry beyond the table's columns, computed values and nested references (an
+   * incident's timeline): a record sent back whole in an update has them ignored, not refused.
+   */
+  answerOnly?: string[];
   /** Least role that may create, update and delete (default Member). */
   writeRole?: Role;
   /** Which routes exist (default all). */
   routes?: Partial<Record<'list' | 'get' | 'create' | 'update' | 'delete', boolean>>;
-  /** Row condition that replaces `organization_id = current org` for shared tables. */
-  scope?: (ctx: RequestContext) => SQL;
+  /**
+   * Row condition that replaces `organization_id = current org` (shared tables, visibility rules).
+   * `org` is the organization's id or, in a statement shared between callers, its placeholder.
+   */
+  scope?: (ctx: RequestContext, org: number | Placeholder) => SQL;
+  /**
+   * What of the caller `scope` depends on besides the organization (e.g. whether they see restricted
+   * rows): with it, list statements are compiled once per shape and this key, and shared.
+   */
+  scopeShape?: (ctx: RequestContext) => string;
   hooks?: {
     /** Adjust a validated body before insert; may throw HttpError. */
     beforeCreate?(ctx: RequestContext, data: Record<string, unknown>): Promise<Record<string, unknown>> | Record<string, unknown>;

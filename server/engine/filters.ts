@@ -161,6 +161,9 @@ function coerceValue(op: FilterOp, type: FilterField['type'], value: unknown, na
   return parsed.data;
 }
 
+/** A condition on a field another model holds (a relation's filter, server/engine/nested.ts), its value already checked. */
+export const filterCondition = (field: FilterField, op: FilterOp, value: unknown) => condition(field, op, value, '', []);
+
 function condition(field: FilterField, op: FilterOp, value: unknown, name: string, loc: (string | number)[]): SQL {
   const c = field.column as PgColumn;
   const isList = field.type === 'json_array' || field.type === 'array';

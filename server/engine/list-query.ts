@@ -7,6 +7,7 @@ import { invalid } from '../core/errors.js';
 import { searchVocabulary, searchWords } from './search-index.js';
 import type { ResourceDefinition } from './define.js';
 import type { RequestContext } from '../core/context.js';
+import { relationsOf, type AnsweredReference } from './nested.js';
 import { columnType, compileFilter, containing, filterFieldNames, type FilterField } from './filters.js';
 
 /** The most rows one page may hold; `itemsPerPage=-1` ("all") is capped here too. */
@@ -47,13 +48,23 @@ export function readableFields(def: ResourceDefinition, ctx: RequestContext) {
   for (const [name, column] of Object.entries(columns)) if (!hidden.has(name)) selection[name] = column;
   const computed = def.computed?.(ctx) ?? {};
   for (const [name, expr] of Object.entries(computed)) selection[name] = expr.as(name);
+  // Each reference's name, read with the row (a correlated lookup by primary key), unless a computed
+  // value already holds it (`incident_type_name`); nestRecord makes `{id, name}` of it.
+  const relations = relationsOf(def);
+  const nested: AnsweredReference[] = [];
+  for (const a of relations.answered) {
+    if (hidden.has(a.field) || !(a.field in selection)) continue;
+    const from = Object.hasOwn(computed, `${a.key}_name`) && a.nameKey === 'name' ? `${a.key}_name` : a.key;
+    if (from === a.key) selection[a.key] = a.name.as(a.key);
+    nested.push({ key: a.key, field: a.field, nameKey: a.nameKey, from });
+  }
   const filterable: Record<string, FilterField> = {};
   for (const name of ['id', ...def.fields]) {
     const column = columns[name];
     if (column) filterable[name] = { column, type: columnType(column) };
     else if (computed[name]) filterable[name] = { column: computed[name]!, type: 'string' };
   }
-  return { columns, selection, filterable };
+  return { columns, selection, filterable, nested, relations };
 }
 
 /**
@@ -112,14 +123,14 @@ export function usesSearchIndex(def: ResourceDefinition, query: ListQuery): bool
 }
 
 /** Turns list parameters into the WHERE and ORDER BY of a definition's list query (`fields`: readableFields of it). */
-export function listClauses(def: ResourceDefinition, { columns, filterable }: ReturnType<typeof readableFields>, query: ListQuery) {
+export function listClauses(def: ResourceDefinition, { columns, filterable, relations }: ReturnType<typeof readableFields>, query: ListQuery) {
   const conditions: (SQL | undefined)[] = [];
   if (query.q?.trim() && def.search.length && !usesSearchIndex(def, query)) conditions.push(or(...def.search.map((name) => ilike(columns[name]!, sql.placeholder('q')))));
-  if (query.filter?.trim()) conditions.push(compileFilter(query.filter, def.model, filterable, def.customFilters));
+  if (query.filter?.trim()) conditions.push(compileFilter(query.filter, def.model, filterable, { ...relations.filters, ...def.customFilters }));
 
   const order = listOrder(def, query);
   const orderBy: SQL[] = order.map(([field, desc_], i) => {
-    const target = Object.hasOwn(filterable, field) ? filterable[field] : undefined;
+    const target = Object.hasOwn(filterable, field) ? filterable[field] : Object.hasOwn(relations.sorts, field) ? relations.sorts[field] : undefined;
     if (!target) throw invalid(`Cannot sort by unknown field '${field}'.`, ['query', 'sortBy', i], 'sort_error');
     const key = target.type === 'string' ? textSortKey(target.column) : target.column;
     return desc_ ? desc(key) : asc(key);
@@ -217,7 +228,7 @@ export function compileList(def: ResourceDefinition, fields: ReturnType<typeof r
     .from(total)
     .leftJoin(def.table, sql`${id} = any(array(${window}))`)
     .orderBy(...orderBy);
-  return { page: compileSelect(page, fields.selection), cap };
+  return { page: compileSelect(page, fields.selection, fields.nested), cap };
 }
 
 // Trailing columns of a list statement's rows (after the record's own), named apart from any field.

@@ -94,8 +94,8 @@ export async function loadIncident(ctx: RequestContext, id: number, lock = false
   return row;
 }
 
-export async function loadCase(ctx: RequestContext, id: number, lock = false): Promise<CaseRow> {
-  const q = ctx.tx.select().from(cases).where(and(eq(cases.id, id), caseScope(ctx))).limit(1);
+export async function loadCase(ctx: RequestContext, id: number | string, lock = false): Promise<CaseRow> {
+  const q = ctx.tx.select().from(cases).where(and(typeof id === 'number' ? eq(cases.id, id) : and(eq(cases.organization_id, ctx.orgId), eq(cases.name, id)), caseScope(ctx))).limit(1);
   const [row] = lock ? await q.for('update') : await q;
   if (!row) throw notFound('Case', id);
   return row;

@@ -5,6 +5,7 @@ import { casePriorities, caseSeverities, caseTypes } from '../cases/settings-tab
 import { caseParticipants, caseTags, cases, comments, events, incidentParticipants, incidents, incidentSubscriptions, tasks, incidentCosts, incidentResources, incidentRoles, incidentSteps, reports } from './tables.js';
 import { tags } from '../tags/tables.js';
 import { users } from '../core/db/tables.js';
+import { projects } from '../core/db/projects.js';
 import type { RequestContext } from '../core/context.js';
 import { notFound } from '../core/errors.js';
 import { settle } from '../core/db/tenant.js';
@@ -47,16 +48,24 @@ export function isoTimestamps<T>(value: T): T {
  * The full incident, in a fixed number of queries whatever its size: participants with their roles
  * (renounced ones marked Inactive), tags, tasks, cases, timeline, reports, resources, steps, costs.
  */
-export async function fullIncident(ctx: RequestContext, id: number) {
+export async function fullIncident(ctx: RequestContext, id: number | string) {
+  // By id, or by name (`IAO-2`): the organization's names are unique.
+  const match = (table: SQL) => (typeof id === 'number' ? sql`${table}.id = ${id}` : sql`${table}.name = ${id}`);
   const org = ctx.orgId;
   const me = sql`(select ${users.email} from ${users} where ${users.id} = ${ctx.userId ?? -1})`;
   const name = (table: string, column: string) => sql.raw(`(select name from ${table} t where t.organization_id = i.organization_id and t.id = i.${column})`);
   const list = (table: string, order: string, row = 'to_jsonb(x)') =>
     sql.raw(`(select coalesce(jsonb_agg(${row} order by ${order}), '[]') from ${table} x where x.organization_id = i.organization_id and x.incident_id = i.id)`);
+  const resourceJson = "jsonb_build_object('id', x.id, 'resource_type', x.resource_type, 'name', x.name, 'weblink', x.weblink, 'description', x.description, 'created_at', x.created_at)";
+  const resources = (where: string) =>
+    sql.raw(`(select coalesce(jsonb_agg(${resourceJson} order by x.id), '[]') from incident_resources x where x.organization_id = i.organization_id and x.incident_id = i.id and ${where})`);
+  const firstResource = (kind: string) =>
+    sql.raw(`(select ${resourceJson} from incident_resources x where x.organization_id = i.organization_id and x.incident_id = i.id and x.resource_type like '%${kind}%' order by x.id desc limit 1)`);
   // One statement: the incident (visibility checked) with every part as a JSON aggregate, so the
   // record costs one round trip and no per-part work in the server, however large it is.
   const result = await ctx.tx.execute(sql`
     select to_jsonb(i) - 'search' || jsonb_build_object(
+      'project_name', ${name('projects', 'project_id')},
       'incident_type_name', ${name('incident_types', 'incident_type_id')},
       'incident_priority_name', ${name('incident_priorities', 'incident_priority_id')},
       'incident_severity_name', ${name('incident_severities', 'incident_severity_id')},
@@ -75,21 +84,44 @@ export async function fullIncident(ctx: RequestContext, id: number) {
       'steps', ${list('incident_steps', 'x.position')},
       'incident_costs', ${list('incident_costs', 'x.id')},
       'comments', ${list('comments', 'x.created_at, x.id')},
+      -- The spec's fields, from the incident's attached resources (add-resource, the postmortem job).
+      'documents', ${resources("x.resource_type like '%document%' and x.resource_type <> 'dispatch-incident-review-document'")},
+      'postmortems', ${resources("x.resource_type = 'dispatch-incident-review-document'")},
+      'weblinks', ${resources("x.resource_type like '%weblink%'")},
+      'ticket', ${firstResource('ticket')},
+      'storage', ${firstResource('storage')},
+      'statuspage', ${firstResource('statuspage')},
+      'custom_checklist', coalesce((select t.custom_checklist from incident_types t where t.organization_id = i.organization_id and t.id = i.incident_type_id), '[]'::jsonb),
+      'assignee', case when i.commander_email is null then null else jsonb_build_object('email', i.commander_email) end,
+      -- Glossary terms the incident's words use, and the entities its cases' signals carried.
+      'terms', (select coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'text', t.text) order by t.text), '[]') from terms t
+        where t.organization_id = i.organization_id and strpos(lower(i.title || ' ' || coalesce(i.description, '')), lower(t.text)) > 0),
+      'entities', (select coalesce(jsonb_agg(distinct jsonb_build_object('id', e.id, 'value', e.value, 'entity_type_id', e.entity_type_id)), '[]')
+        from cases c join signal_instances si on si.organization_id = c.organization_id and si.case_id = c.id
+        join signal_instance_entities se on se.organization_id = si.organization_id and se.signal_instance_id = si.id
+        join entities e on e.organization_id = se.organization_id and e.id = se.entity_id
+        where c.organization_id = i.organization_id and c.incident_id = i.id),
       'subscribed', exists (select 1 from ${incidentSubscriptions} s where s.organization_id = i.organization_id and s.incident_id = i.id and s.email = ${me}),
       'is_participant', exists (select 1 from ${incidentParticipants} p2 where p2.organization_id = i.organization_id and p2.incident_id = i.id and p2.email = ${me})
     ) as record
     from ${incidents} i
-    where i.id = ${id} and i.organization_id = ${org} and i.id in (select ${incidents.id} from ${incidents} where ${incidents.id} = ${id} and ${incidentScope(ctx)})`);
+    where ${match(sql`i`)} and i.organization_id = ${org} and i.id in (select ${incidents.id} from ${incidents} where ${match(sql`${incidents}`)} and ${incidents.organization_id} = ${org} and ${incidentScope(ctx)})`);
   const rows = rowsOf<{ record: Record<string, unknown> | string }>(result);
   const record = rows[0]?.record;
   if (!record) throw notFound('IAO', id);
   return isoTimestamps((typeof record === 'string' ? JSON.parse(record) : record) as Record<string, unknown>);
 }
 
-export async function fullCase(ctx: RequestContext, id: number) {
-  const row = await loadCase(ctx, id);
+export async function fullCase(ctx: RequestContext, idOrName: number | string) {
+  const row = await loadCase(ctx, idOrName);
+  const id = row.id;
   const org = ctx.orgId;
-  const [tagRows, eventRows, commentRows, participantRows, taskRows, incidentRows, names] = await settle([
+  // The spec's signals and groups of the case (signal instances and groups the signals domain files into it).
+  const signalsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', si.id, 'signal_id', si.signal_id, 'source', si.source, 'event_action', si.event_action, 'group_id', si.group_id, 'created_at', si.created_at) order by si.id), '[]') as v
+    from signal_instances si where si.organization_id = ${org} and si.case_id = ${id}`;
+  const groupsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', g.id, 'signal_id', g.signal_id, 'group_key', g.group_key, 'status', g.status, 'count', g.count, 'first_seen', g.first_seen, 'last_seen', g.last_seen) order by g.id), '[]') as v
+    from signal_groups g where g.organization_id = ${org} and g.case_id = ${id}`;
+  const [tagRows, eventRows, commentRows, participantRows, taskRows, incidentRows, names, signalRows, groupRows] = await settle([
     ctx.tx
       .select({ id: tags.id, name: tags.name, tag_type_id: tags.tag_type_id })
       .from(caseTags)
@@ -105,10 +137,17 @@ export async function fullCase(ctx: RequestContext, id: number) {
       .from(incidents)
       .where(and(incidentScope(ctx), eq(incidents.id, row.incident_id ?? -1))),
     settingNames(ctx, [
+      ['project_name', projects as never, row.project_id],
       ['case_type_name', caseTypes as never, row.case_type_id],
       ['case_priority_name', casePriorities as never, row.case_priority_id],
       ['case_severity_name', caseSeverities as never, row.case_severity_id],
     ]),
+    ctx.tx.execute(signalsSql),
+    ctx.tx.execute(groupsSql),
   ] as const);
-  return { ...row, ...names, tags: tagRows, events: eventRows, comments: commentRows, participants: participantRows.map((p) => p.email), tasks: taskRows, incidents: incidentRows };
+  const jsonOf = (result: unknown) => {
+    const v = rowsOf<{ v: unknown }>(result as never)[0]?.v ?? [];
+    return isoTimestamps(typeof v === 'string' ? JSON.parse(v) : v);
+  };
+  return { ...row, ...names, signals: jsonOf(signalRows), groups: jsonOf(groupRows), tags: tagRows, events: eventRows, comments: commentRows, participants: participantRows.map((p) => p.email), tasks: taskRows, incidents: incidentRows };
 }

@@ -6,6 +6,7 @@ import { caseCreate, incidentCreate, taskCreate } from './bodies.js';
 import { tags, tagTypes } from '../tags/tables.js';
 import type { CustomFilter, ResourceDefinition } from '../engine/define.js';
 import { defineResource } from '../engine/define.js';
+import { atLeast } from '../core/context.js';
 import { caseScope, incidentScope } from './common.js';
 import { createIncident, updateIncident } from './lifecycle.js';
 import { createCase, updateCase } from '../cases/service.js';
@@ -54,9 +55,19 @@ export const incidentResource: ResourceDefinition = defineResource({
   hidden: ['search', 'description', 'resolution', 'custom_fields'],
   routes: { get: false },
   scope: incidentScope,
+  // Admins see every incident, others the open ones and their own: one shared list statement each.
+  scopeShape: (ctx) => (atLeast(ctx.role, 'Admin') ? 'all' : 'own'),
   customFilters: {
     'Tag.name': tagFilter(incidentTags, 'incident_id', incidents, 'name'),
     'Tag.id': tagFilter(incidentTags, 'incident_id', incidents, 'id'),
+    'TagType.name': {
+      type: 'string',
+      ops: ['==', 'in'],
+      build: (op, v) =>
+        exists(
+          sql`(select 1 from ${incidentTags} join ${tags} on ${tags.organization_id} = ${incidentTags.organization_id} and ${tags.id} = ${incidentTags.tag_id} join ${tagTypes} on ${tagTypes.organization_id} = ${tags.organization_id} and ${tagTypes.id} = ${tags.tag_type_id} where ${incidentTags.organization_id} = ${incidents.organization_id} and ${incidentTags.incident_id} = ${incidents.id} and ${op === 'in' ? inArray(tagTypes.name, v as string[]) : eq(tagTypes.name, v as string)})`,
+        ),
+    },
     // Commander filter by e-mail also under the Dispatch model name.
     'IndividualContact.email': { type: 'string', ops: ['==', 'in'], build: (op, v) => (op === 'in' ? inArray(incidents.commander_email, v as string[]) : eq(incidents.commander_email, v as string)) },
     'Participant.email': {
@@ -74,6 +85,11 @@ export const incidentResource: ResourceDefinition = defineResource({
     incident_severity_name: nameOf(incidentSeverities as never, incidents as never, incidents.incident_severity_id),
   }),
   references: { project_id: 'Project', incident_type_id: 'IncidentType', incident_priority_id: 'IncidentPriority', incident_severity_id: 'IncidentSeverity' },
+  // The parts GET /iaos/{id} answers with (read.ts fullIncident): ignored when the record is sent back.
+  answerOnly: [
+    'project_name', 'participants', 'tasks', 'cases', 'events', 'reports', 'resources', 'steps', 'incident_costs', 'comments', 'subscribed', 'is_participant',
+    'documents', 'postmortems', 'weblinks', 'ticket', 'storage', 'statuspage', 'custom_checklist', 'assignee', 'terms', 'entities',
+  ],
   hooks: {
     create: (ctx, data) => createIncident(ctx, data as never),
     update: (ctx, id, data) => updateIncident(ctx, id, data as never),
@@ -104,6 +120,7 @@ export const caseResource: ResourceDefinition = defineResource({
   hidden: ['description', 'resolution', 'custom_fields'],
   routes: { get: false },
   scope: caseScope,
+  scopeShape: (ctx) => (atLeast(ctx.role, 'Admin') ? 'all' : 'own'),
   customFilters: {
     'Tag.name': tagFilter(caseTags, 'case_id', cases, 'name'),
     'Tag.id': tagFilter(caseTags, 'case_id', cases, 'id'),
@@ -127,6 +144,8 @@ export const caseResource: ResourceDefinition = defineResource({
     case_severity_name: nameOf(caseSeverities as never, cases as never, cases.case_severity_id),
   }),
   references: { project_id: 'Project', case_type_id: 'CaseType', case_priority_id: 'CasePriority', case_severity_id: 'CaseSeverity' },
+  // The parts GET /cases/{id} answers with (read.ts fullCase): ignored when the record is sent back.
+  answerOnly: ['project_name', 'events', 'comments', 'tasks', 'incidents', 'signals', 'groups'],
   hooks: {
     create: (ctx, data) => createCase(ctx, data as never),
     update: (ctx, id, data) => updateCase(ctx, id, data as never),

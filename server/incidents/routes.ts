@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { INCIDENT_ROLES, REPORT_TYPES, STEP_STATUSES } from './tables.js';
+import { and, eq } from 'drizzle-orm';
+import { incidentResources, INCIDENT_ROLES, REPORT_TYPES, STEP_STATUSES } from './tables.js';
+import { notFound } from '../core/errors.js';
 import { inTenant } from '../core/tenancy.js';
 import { email, requiredText, text } from '../engine/fields.js';
 import type { Mailer } from '../core/mail.js';
@@ -14,7 +16,9 @@ import { assignRole, joinIncident, renounceRole, setIncidentStatus, subscribeInc
 import { fullIncident } from './read.js';
 import { createIncidentHandoff, handoffPrefill } from '../oncall/handoffs.js';
 import { handoffResource } from '../oncall/resources.js';
-import { idParam, idValue } from '../engine/crud.js';
+import { idOrNameParam, idParam, idValue } from '../engine/crud.js';
+import { nestNamed } from '../engine/nested.js';
+import { incidentResource } from './resources.js';
 import { coercedDate } from '../core/input.js';
 
 const tags = ['IAO'];
@@ -58,8 +62,8 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
 
   app.get('/iaos/similar-incidents/:id', { schema: { tags, summary: 'Similar incidents, scored', params: idParam } }, (req) => inTenant(req, (ctx) => similarIncidents(ctx, req.params.id), { readOnly: true }));
 
-  app.get('/iaos/:id', { schema: { tags, summary: 'One incident with participants, roles, timeline, tasks, reports, resources, steps and costs', params: idParam } }, (req) =>
-    inTenant(req, (ctx) => fullIncident(ctx, req.params.id), { oneRound: true }),
+  app.get('/iaos/:id', { schema: { tags, summary: 'One incident (by id or name, IAO-2) with participants, roles, timeline, tasks, reports, resources, steps and costs', params: idOrNameParam } }, async (req) =>
+    nestNamed(incidentResource, await inTenant(req, (ctx) => fullIncident(ctx, req.params.id), { oneRound: true })),
   );
 
   for (const [path, status] of [['stable', 'Stable'], ['closed', 'Closed'], ['active', 'Active']] as const) {
@@ -127,6 +131,16 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
       const resource = await inTenant(req, (ctx) => addResource(ctx, req.params.id, req.body));
       return reply.status(201).send({ message: 'Resource added successfully.', resource });
     },
+  );
+
+  // A document attached to the incident (the postmortem among them), opened whole with its content.
+  app.get('/iaos/:id/resources/:resourceId', { schema: { tags, summary: "One of the incident's documents (a postmortem, a runbook link) with its content", params: z.object({ id, resourceId: id }) } }, (req) =>
+    inTenant(req, async (ctx) => {
+      await loadIncident(ctx, req.params.id);
+      const [doc] = await ctx.tx.select().from(incidentResources).where(and(eq(incidentResources.organization_id, ctx.orgId), eq(incidentResources.incident_id, req.params.id), eq(incidentResources.id, req.params.resourceId)));
+      if (!doc) throw notFound('Document', req.params.resourceId);
+      return doc;
+    }, { readOnly: true }),
   );
 
   app.post('/iaos/:id/postmortem/create', { schema: { tags, summary: 'Build the post-incident review document in the background', params: idParam } }, async (req, reply) => {

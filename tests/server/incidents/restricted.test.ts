@@ -29,6 +29,7 @@ const subRoutes: [string, string, Record<string, unknown>?][] = [
   ['POST', '/iaos/{id}/comments/add', { text: 'x' }],
   ['POST', '/iaos/{id}/add-resource', { resource_type: 'doc', name: 'x' }],
   ['POST', '/iaos/{id}/postmortem/create'],
+  ['GET', '/iaos/{id}/resources/{resourceId}'],
   ['POST', '/iaos/{id}/handoff', { handover_from: 'a', handover_to: 'b' }],
   ['POST', '/iaos/{id}/join'],
   ['POST', '/iaos/{id}/subscribe'],
@@ -146,7 +147,7 @@ t.test('rows and sub-routes of a restricted incident or case: only participants 
 
       // Every incident sub-route answers 404 for the restricted incident.
       for (const [method, template, body] of subRoutes) {
-        const path = template.replace('{id}', String(template.startsWith('/cases') ? secretCase.id : secret.id)).replace('{eventId}', String(event.id)).replace(/\{(roleId|stepId)\}/, '1').replace('{type}', 'tactical');
+        const path = template.replace('{id}', String(template.startsWith('/cases') ? secretCase.id : secret.id)).replace('{eventId}', String(event.id)).replace(/\{(roleId|stepId|resourceId)\}/, '1').replace('{type}', 'tactical');
         const res = await api(method, path, body && 'id' in body ? { ...body, id: event.id } : body, token);
         t.equal(res.status, 404, `${method} ${path}: ${JSON.stringify(res.body).slice(0, 120)}`);
       }

@@ -119,7 +119,8 @@ const half = { xs: 12, md: 6 } as const;
  * filtered by a start date and a project.
  */
 export function Dashboards() {
-  const { kind: asked = 'iaos' } = useParams();
+  // Spec §2 writes dashboards/People and dashboards/Feedback with capitals.
+  const asked = (useParams().kind ?? 'iaos').toLowerCase();
   const kind: Kind = (KINDS as readonly string[]).includes(asked) ? (asked as Kind) : 'iaos';
   const notify = useNotify();
   const basename = useBasename();

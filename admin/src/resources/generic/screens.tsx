@@ -1,4 +1,6 @@
-import type { ReactElement, ReactNode } from 'react';
+import { useEffect, type ReactElement, type ReactNode } from 'react';
+import { useNavigate, useParams } from 'react-router-dom';
+import { api } from '../../providers/http.js';
 import {
   AutocompleteInput,
   BooleanField,
@@ -21,6 +23,7 @@ import {
   TextField,
   Toolbar,
   TopToolbar,
+  useCreatePath,
   useNotify,
   usePermissions,
   useRecordContext,
@@ -225,8 +228,42 @@ function EditToolbar({ meta, canDelete }: { meta: ResourceMeta; canDelete: boole
   );
 }
 
+/**
+ * Spec §2 addresses some edit sheets by a record's name (`iaos/IAO-2`, `cases/OCO-1`,
+ * `commits/{commit_id}`): the name is looked up and the sheet opens under the record's id.
+ */
+const ADDRESS_FIELDS: Record<string, string> = { iaos: 'name', cases: 'name', commits: 'commit_id' };
+
+function useAddressedById(meta: ResourceMeta): 'ready' | 'resolving' {
+  const { id } = useParams();
+  const navigate = useNavigate();
+  const notify = useNotify();
+  const createPath = useCreatePath();
+  const field = ADDRESS_FIELDS[meta.name];
+  const byName = !!id && !/^[0-9]+$/.test(id) && !!field;
+  useEffect(() => {
+    if (!byName) return;
+    const filter = JSON.stringify([{ field, op: '==', value: id }]);
+    api<{ items: { id: number }[] }>(`${meta.path}?itemsPerPage=1&filter=${encodeURIComponent(filter)}`)
+      .then((page) => {
+        if (page.items[0]) navigate(createPath({ resource: meta.name, id: page.items[0].id, type: 'edit' }), { replace: true });
+        else {
+          notify(`${meta.label} '${id}' could not be found.`, { type: 'error' });
+          navigate(createPath({ resource: meta.name, type: 'list' }), { replace: true });
+        }
+      })
+      .catch((error: Error) => notify(error.message, { type: 'error' }));
+  }, [byName, field, id, meta, navigate, notify, createPath]);
+  return byName ? 'resolving' : 'ready';
+}
+
 /** `aside`: a panel beside the form (a preview, a back-test, where a record was seen). */
-export function GenericEdit({ tweaks = {}, actions = [], aside }: { tweaks?: FormTweaks; actions?: RecordAction[]; aside?: ReactElement }) {
+export function GenericEdit(props: { tweaks?: FormTweaks; actions?: RecordAction[]; aside?: ReactElement }) {
+  const meta = useMeta();
+  return useAddressedById(meta) === 'ready' ? <EditById {...props} /> : null;
+}
+
+function EditById({ tweaks = {}, actions = [], aside }: { tweaks?: FormTweaks; actions?: RecordAction[]; aside?: ReactElement }) {
   const meta = useMeta();
   const canWrite = useCanWrite(meta);
   const saved = useSaved(meta, 'updated');
