@@ -32,6 +32,7 @@ import { registerWorkflowJobs } from './workflows/jobs.js';
 import { registerWorkflowRoutes } from './workflows/routes.js';
 import { registerWebhookJobs } from './webhooks/delivery.js';
 import { registerWebhookRoutes } from './webhooks/routes.js';
+import { registerSiteRoutes } from './site/routes.js';
 import { registerDrain } from './core/http/drain.js';
 import { registerHealth } from './core/http/health.js';
 import { registerMetrics } from './core/http/metrics.js';
@@ -156,6 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerPluginRoutes(scope);
       registerWorkflowRoutes(scope);
       registerWebhookRoutes(scope);
+      registerSiteRoutes(scope);
     },
     { prefix: '/api/v1/:organization' },
   );

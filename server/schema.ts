@@ -22,3 +22,4 @@ export * from './workflows/tables.js';
 export * from './webhooks/tables.js';
 export * from './accounts/tables.js';
 export * from './signals/tables.js';
+export * from './site/tables.js';

@@ -8,8 +8,10 @@ export const shell = {
   sign_in: 'Sign in',
   settings: 'Settings',
   filter_menu: 'Filter menu',
+  open_settings: 'Open the settings',
   groups: {
-    lists: 'Lists',
+    respond: 'Respond',
+    work: 'Work',
     data_catalog: 'Data catalog',
     other: 'Other',
     organization: 'Organization',

@@ -1,6 +1,7 @@
 import type { AuthProvider } from 'react-admin';
 import { organization, storage } from '../org.js';
-import { api } from './http.js';
+import { api, type DetailItem } from './http.js';
+import { announceExpired, msUntilExpiryCheck, tokenExpiry } from '../layout/session.js';
 
 export interface Me {
   id: number | null;
@@ -78,13 +79,27 @@ export const authProvider: AuthProvider = {
   },
   async checkAuth() {
     if (!storage.token) throw { redirectTo: landingUrl(), message: false };
+    // Refreshed after 'Refresh Required': the expired token goes, and the person signs in again.
+    const exp = tokenExpiry(storage.token);
+    if (exp !== null && exp * 1000 <= Date.now()) {
+      storage.token = null;
+      me = null;
+      throw { redirectTo: LOGIN_URL, message: false };
+    }
   },
   async checkError(error) {
     const status = (error as { status?: number })?.status;
     if (status === 401) {
+      // An expired session keeps the page as it is under the 'Refresh Required' dialog (spec §2, §8):
+      // the person reads what was on screen, then refreshes into the sign-in page.
+      const detail = (error as { body?: { detail?: DetailItem[] } }).body?.detail ?? [];
+      if (detail.some((d) => d.type === 'token_expired') || msUntilExpiryCheck(storage.token) === 0) {
+        announceExpired();
+        throw { logoutUser: false, message: false };
+      }
       storage.token = null;
       me = null;
-      throw { redirectTo: LOGIN_URL, message: 'Your credentials have expired. Please sign in again.' };
+      throw { redirectTo: LOGIN_URL, message: 'Your session has ended. Please sign in again.' };
     }
   },
   async getIdentity() {
