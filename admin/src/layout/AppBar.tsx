@@ -5,6 +5,8 @@ import CheckIcon from '@mui/icons-material/Check';
 import FullscreenIcon from '@mui/icons-material/Fullscreen';
 import FullscreenExitIcon from '@mui/icons-material/FullscreenExit';
 import KeyIcon from '@mui/icons-material/Key';
+import SettingsIcon from '@mui/icons-material/Settings';
+import { useNavigate } from 'react-router-dom';
 import {
   AppBar as RaAppBar,
   Form,
@@ -26,6 +28,8 @@ import {
 } from 'react-admin';
 import { organization, switchOrganization } from '../org.js';
 import { trialDaysLeft, useOrganizations, type Organization } from './useOrganization.js';
+import { OrganizationDialog } from '../pages/admin/OrganizationDialog.js';
+import { SiteLinks } from '../pages/public/SiteLinks.js';
 
 /** Banner text (or the name) of the current organization, and the trial countdown on the free plan. */
 function OrganizationBanner({ org }: { org?: Organization }) {
@@ -72,6 +76,25 @@ function OrganizationItems({ organizations, onNew }: { organizations: Organizati
   );
 }
 
+/** Account menu: the organization's settings page (edit it, its contact menu and product links). */
+function SettingsItem() {
+  const { onClose } = useUserMenu() ?? { onClose: () => undefined };
+  const navigate = useNavigate();
+  return (
+    <MenuItem
+      onClick={() => {
+        onClose();
+        navigate(`/${organization}/admin/settings`);
+      }}
+    >
+      <ListItemIcon>
+        <SettingsIcon fontSize="small" />
+      </ListItemIcon>
+      <ListItemText primary="Organization settings" />
+    </MenuItem>
+  );
+}
+
 function PasswordItem({ onOpen }: { onOpen: () => void }) {
   const { onClose } = useUserMenu() ?? { onClose: () => undefined };
   return (
@@ -86,41 +109,6 @@ function PasswordItem({ onOpen }: { onOpen: () => void }) {
       </ListItemIcon>
       <ListItemText primary="Change password" />
     </MenuItem>
-  );
-}
-
-function NewOrganizationDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const [create] = useCreate();
-  const notify = useNotify();
-  const submit = (values: Record<string, unknown>) =>
-    create(
-      'organizations',
-      { data: { name: values.name, description: values.description } },
-      {
-        returnPromise: true,
-        onSuccess: (org: Organization) => {
-          notify(`Organization '${org.name}' created successfully.`, { type: 'success' });
-          switchOrganization(org.slug);
-        },
-      },
-    ).then(
-      () => undefined,
-      (error: { body?: { errors?: Record<string, string> } }) => error.body?.errors,
-    );
-  return (
-    <Dialog open={open} onClose={onClose} aria-labelledby="new-org-title" fullWidth maxWidth="sm">
-      <Form onSubmit={submit} noValidate>
-        <DialogTitle id="new-org-title">New organization</DialogTitle>
-        <DialogContent>
-          <TextInput source="name" label="Name" validate={required()} fullWidth />
-          <TextInput source="description" label="Description" validate={required()} multiline minRows={2} fullWidth />
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={onClose}>Cancel</Button>
-          <SaveButton label="Create" alwaysEnable />
-        </DialogActions>
-      </Form>
-    </Dialog>
   );
 }
 
@@ -182,6 +170,7 @@ export function AppBar() {
         toolbar={
           <>
             <OrganizationBanner org={current} />
+            <SiteLinks />
             <ToggleThemeButton />
             <FullScreenButton />
             <LoadingIndicator />
@@ -190,6 +179,7 @@ export function AppBar() {
         userMenu={
           <UserMenu>
             <OrganizationItems organizations={organizations} onNew={() => setDialog('organization')} />
+            <SettingsItem />
             {typeof identity?.id === 'number' ? <PasswordItem onOpen={() => setDialog('password')} /> : null}
             <Logout />
           </UserMenu>
@@ -198,7 +188,7 @@ export function AppBar() {
         {/* The page title is the one h1 of each screen. */}
         <TitlePortal {...({ component: "h1" } as object)} />
       </RaAppBar>
-      <NewOrganizationDialog open={dialog === 'organization'} onClose={() => setDialog(null)} />
+      <OrganizationDialog open={dialog === 'organization'} onClose={() => setDialog(null)} />
       <PasswordDialog open={dialog === 'password'} onClose={() => setDialog(null)} />
     </>
   );

@@ -1,4 +1,4 @@
-import { Fragment, useMemo, useState } from 'react';
+import { Fragment, useMemo, useState, type MouseEvent } from 'react';
 import { Box, InputAdornment, TextField, Typography, type TooltipProps } from '@mui/material';
 import SearchIcon from '@mui/icons-material/Search';
 import SettingsIcon from '@mui/icons-material/Settings';
@@ -103,7 +103,7 @@ export function Menu() {
           </>
         ) : (
           <RaMenu aria-label={translate('fw.shell.settings')}>
-            <RaMenu.Item to="#" onClick={(e) => { e.preventDefault(); setOpen(true); }} primaryText={translate('fw.shell.open_settings')} leftIcon={<SettingsIcon />} tooltipProps={tooltip} />
+            <RaMenu.Item to="#" onClick={(e: MouseEvent) => { e.preventDefault(); setOpen(true); }} primaryText={translate('fw.shell.open_settings')} leftIcon={<SettingsIcon />} tooltipProps={tooltip} />
           </RaMenu>
         )}
       </Box>
