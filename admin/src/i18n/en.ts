@@ -8,12 +8,12 @@ export const shell = {
   sign_in: 'Sign in',
   settings: 'Settings',
   filter_menu: 'Filter menu',
-  open_settings: 'Open the settings',
   groups: {
     respond: 'Respond',
     work: 'Work',
     data_catalog: 'Data catalog',
     other: 'Other',
+    administration: 'Administration',
     organization: 'Organization',
     general: 'General',
     incident: 'Incident',

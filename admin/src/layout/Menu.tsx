@@ -1,7 +1,6 @@
-import { Fragment, useMemo, useState, type MouseEvent } from 'react';
+import { Fragment, useMemo, useState } from 'react';
 import { Box, InputAdornment, TextField, Typography, type TooltipProps } from '@mui/material';
 import SearchIcon from '@mui/icons-material/Search';
-import SettingsIcon from '@mui/icons-material/Settings';
 import { Menu as RaMenu, useResourceDefinitions, useSidebarState, useTranslate } from 'react-admin';
 import { organization } from '../org.js';
 import { arrange, MENU_GROUPS, MENU_LABELS, OTHER_GROUP, others, PAGES, SETTINGS_GROUPS, type MenuGroup } from './groups.js';
@@ -21,12 +20,12 @@ interface Entry {
 
 /**
  * Side drawer (spec §2 Shell): the menu pane, most used first, each entry with its own icon; then
- * the settings pane, its sub-menus grouped, with a filter box. Minimized (the default), the settings
- * pane is one Settings icon that opens the drawer, so the column of icons stays short and readable.
+ * the settings pane, its sub-menus grouped, with a filter box. Minimized (the default), settings
+ * entries show their group's icon, groups separated by a line.
  */
 export function Menu() {
   const resources = useResourceDefinitions();
-  const [open, setOpen] = useSidebarState();
+  const [open] = useSidebarState();
   const translate = useTranslate();
   const [filter, setFilter] = useState('');
   const { menu, settings } = useMemo(() => {
@@ -102,9 +101,8 @@ export function Menu() {
             {settings.map((g) => groupList(g, 'h3', 'settings'))}
           </>
         ) : (
-          <RaMenu aria-label={translate('fw.shell.settings')}>
-            <RaMenu.Item to="#" onClick={(e: MouseEvent) => { e.preventDefault(); setOpen(true); }} primaryText={translate('fw.shell.open_settings')} leftIcon={<SettingsIcon />} tooltipProps={tooltip} />
-          </RaMenu>
+          // Minimized: each settings group in its own icon (the entry's name is its tooltip), a line between groups.
+          settings.map((g, i) => <Box key={g.group.key} sx={i ? { borderTop: 1, borderColor: 'divider' } : undefined}>{groupList(g, 'h3', 'settings')}</Box>)
         )}
       </Box>
     </Box>

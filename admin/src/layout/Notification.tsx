@@ -18,13 +18,20 @@ function GiveWay() {
   return null;
 }
 
-/** An error is about the page it was raised on: it goes when the person moves to another page. */
+/**
+ * An error is about the page it was raised on: it goes when the person moves to another page. A
+ * screen that reports and redirects at once ("Tag '9' could not be found." back on the list) moves
+ * within the same moment; that move keeps the message, hence the short grace.
+ */
+const NAVIGATION_GRACE_MS = 250;
 function CloseOnNavigation() {
   const close = useCloseNotification();
   const { pathname } = useLocation();
-  const shownOn = useRef(pathname);
+  const shown = useRef({ pathname, at: Date.now() });
   useEffect(() => {
-    if (pathname !== shownOn.current) close();
+    if (pathname === shown.current.pathname) return;
+    if (Date.now() - shown.current.at < NAVIGATION_GRACE_MS) shown.current = { pathname, at: shown.current.at };
+    else close();
   }, [pathname, close]);
   return null;
 }

@@ -34,17 +34,18 @@ export const MENU_GROUPS: MenuGroup[] = [
 
 /** Spec §2 "Settings", in its order. */
 export const SETTINGS_GROUPS: MenuGroup[] = [
-  { key: 'organization', entries: ['/admin/settings', '/admin/content_manager', 'projects', 'users', 'invitations', 'organizations'] },
-  { key: 'general', entries: [['plugins/instances', 'plugins'], 'notifications', 'search/filters', 'workflows', 'apikeys', 'webhooks/endpoints'] },
+  { key: 'administration', entries: ['/admin/settings', '/admin/content_manager', 'site/pages', 'organizations'] },
+  { key: 'organization', entries: ['projects', 'users', 'invitations'] },
+  { key: 'general', entries: [['plugins/instances', 'plugins'], 'notifications', 'search/filters', 'workflows', 'apikeys'] },
   { key: 'incident', entries: ['incident_types', 'incident_priorities', 'incident_severities', 'incident_cost_types', 'cost_models', 'incident_roles'] },
   { key: 'case', entries: ['case_types', 'case_priorities', 'case_severities'] },
-  { key: 'signal', entries: [['signals/definitions'], 'signals/filters', 'signals/engagements', ['entity_type', 'entity_types', 'entity/types'], 'entity'] },
+  { key: 'signal', entries: [['signals/definitions', 'signals'], ['entity_type', 'entity_types', 'entity/types']] },
   { key: 'contact', entries: ['services', 'individuals', 'teams'] },
-  { key: 'documentation', entries: ['templates', 'references', 'runbooks', 'documents'] },
+  { key: 'documentation', entries: ['templates', 'references', 'runbooks'] },
   { key: 'knowledge', entries: ['tag_types', 'tags', 'definitions', 'terms'] },
   {
     key: 'data',
-    entries: ['data/sources/types', 'data/sources/environments', 'data/sources/statuses', 'data/sources/transports', 'data/sources/dataFormats'],
+    entries: ['weblinks', 'data/commands', 'data/sources/types', 'data/sources/environments', 'data/sources/statuses', 'data/sources/transports', 'data/sources/dataFormats'],
   },
 ];
 
@@ -57,7 +58,6 @@ export const OTHER_GROUP: MenuGroup = { key: 'other', entries: [] };
 export const MENU_LABELS: Record<string, string> = {
   iaos: 'Incidents',
   cases: 'Cases',
-  signals: 'Signals',
   tasks: 'Tasks',
   'oncall/handoffs': 'On-call handoffs',
   'oncall/preshift_preps': 'On-call preshift preps',
@@ -70,6 +70,7 @@ export const MENU_LABELS: Record<string, string> = {
   case_priorities: 'Case priorities',
   case_severities: 'Case severities',
   users: 'Members',
+  'site/pages': 'Public pages',
 };
 
 const isPage = (entry: string) => entry.startsWith('/');

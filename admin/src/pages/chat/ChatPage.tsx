@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Alert, Box, Button, Card, CardContent, Checkbox, Chip, FormControlLabel, LinearProgress, List, ListItemButton, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import { Alert, Box, Button, Card, CardContent, Checkbox, Chip, FormControlLabel, LinearProgress, List, ListItem, ListItemButton, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import { Title, useGetList, useNotify, useTranslate } from 'react-admin';
 import { useSearchParams } from 'react-router-dom';
 import { organization, storage } from '../../org.js';
@@ -231,11 +231,19 @@ export function ChatPage() {
               Chats
             </Typography>
             <List dense aria-label="Chats">
-              {chats.length === 0 ? <Typography variant="body2" color="text.secondary">No chats yet.</Typography> : null}
+              {chats.length === 0 ? (
+                <ListItem disablePadding>
+                  <Typography variant="body2" color="text.secondary">
+                    No chats yet.
+                  </Typography>
+                </ListItem>
+              ) : null}
               {chats.map((c) => (
-                <ListItemButton key={c.id} selected={c.id === chat.chatId} onClick={() => setParams({ chat_id: c.id })}>
-                  <ListItemText primary={c.title} secondary={`${relativeTime(c.updated_at)}${c.shared ? ' · shared' : ''}`} />
-                </ListItemButton>
+                <ListItem key={c.id} disablePadding>
+                  <ListItemButton selected={c.id === chat.chatId} onClick={() => setParams({ chat_id: c.id })}>
+                    <ListItemText primary={c.title} secondary={`${relativeTime(c.updated_at)}${c.shared ? ' · shared' : ''}`} />
+                  </ListItemButton>
+                </ListItem>
               ))}
             </List>
           </CardContent>
