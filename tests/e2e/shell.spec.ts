@@ -72,11 +72,11 @@ test('the shell in light and dark', async () => {
   await expect(page.getByTestId('organization-banner')).toBeVisible();
   await shot(page, 'shell-light');
   await expectNoSeriousAxeViolations(page, 'light');
-  await page.getByRole('button', { name: 'Toggle Theme' }).click();
+  await page.getByRole('button', { name: 'Toggle light/dark mode' }).click();
   await expect.poll(() => page.evaluate(() => localStorage.getItem('dark_theme'))).toBe('true');
   await shot(page, 'shell-dark');
   await expectNoSeriousAxeViolations(page, 'dark');
-  await page.getByRole('button', { name: 'Toggle Theme' }).click();
+  await page.getByRole('button', { name: 'Toggle light/dark mode' }).click();
   await expect.poll(() => page.evaluate(() => localStorage.getItem('dark_theme'))).toBe('false');
 });
 

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useLocation } from 'react-router-dom';
 import { Alert, Button, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, Snackbar } from '@mui/material';
-import { storage } from '../org.js';
+import { organization, storage } from '../org.js';
 import {
   BUILD_ID,
   EXPIRED_MESSAGE,
@@ -23,6 +23,12 @@ import {
 function updateNow() {
   showTemporaryMessage({ text: UPDATING_MESSAGE, severity: 'info' }, RULES.updatingNoticeMs);
   setTimeout(() => window.location.reload(), RULES.updatingNoticeMs);
+}
+
+/** The session is over: the page reloads on the sign-in screen, which returns here once signed in. */
+function refreshIntoSignIn() {
+  storage.token = null;
+  window.location.assign(`/${organization}/auth/login`);
 }
 
 /** 'Refresh Required' once the token is 10 s from expiry (or a request was refused as expired). */
@@ -59,7 +65,7 @@ function ExpiryDialog({ watchToken }: { watchToken: boolean }) {
         <DialogContentText id="refresh-required-text">{EXPIRED_MESSAGE}</DialogContentText>
       </DialogContent>
       <DialogActions>
-        <Button variant="contained" onClick={() => window.location.reload()} autoFocus>
+        <Button variant="contained" onClick={refreshIntoSignIn} autoFocus>
           Refresh
         </Button>
       </DialogActions>

@@ -114,15 +114,19 @@ export function toTemporaryMessage(message: unknown): TemporaryMessage {
 
 type Listener = (message: TemporaryMessage | null, timeoutMs: number) => void;
 const listeners = new Set<Listener>();
+/** The message on show and until when: a banner mounted after it was raised still shows it. */
+let current: { message: TemporaryMessage; until: number } | null = null;
 
 /** Shows the banner for `timeoutMs` (default 30 s). */
 export function showTemporaryMessage(message: unknown, timeoutMs: number = RULES.temporaryMessageMs) {
   const value = toTemporaryMessage(message);
+  current = { message: value, until: Date.now() + timeoutMs };
   for (const l of listeners) l(value, timeoutMs);
 }
 
 export function onTemporaryMessage(listener: Listener) {
   listeners.add(listener);
+  if (current && current.until > Date.now()) listener(current.message, current.until - Date.now());
   return () => void listeners.delete(listener);
 }
 

@@ -81,11 +81,8 @@ export const authProvider: AuthProvider = {
     if (!storage.token) throw { redirectTo: landingUrl(), message: false };
     // Refreshed after 'Refresh Required': the expired token goes, and the person signs in again.
     const exp = tokenExpiry(storage.token);
-    if (exp !== null && exp * 1000 <= Date.now()) {
-      storage.token = null;
-      me = null;
-      throw { redirectTo: LOGIN_URL, message: false };
-    }
+    // react-admin then calls logout, which clears it and sends a signed-in person to sign in again.
+    if (exp !== null && exp * 1000 <= Date.now()) throw { redirectTo: LOGIN_URL, message: false };
   },
   async checkError(error) {
     const status = (error as { status?: number })?.status;
