@@ -253,3 +253,51 @@ test("credentials about to expire: 'Refresh Required', then refreshing leads to 
   await expect(person).toHaveURL(/\/default\/auth\/login$/);
   await person.context().close();
 });
+
+test('chat: sharing shows what becomes public and can be stopped; the sources panel deletes', async () => {
+  const projectName = `Shell project ${stamp}`;
+  expect((await api(page, token, 'POST', '/projects', { name: projectName })).status).toBe(201);
+  const file = join(shots, 'failover-runbook.md');
+  writeFileSync(file, '# Redis failover\n\nRun redis-cli -p 26379 SENTINEL FAILOVER cache-eu-1 to fail over by hand. Writes fail for about 20 seconds.\n');
+  await page.goto('/default/chat');
+  await expect(page.getByText('Connected')).toBeVisible();
+  await page.getByLabel('Project').click();
+  await page.getByRole('option', { name: projectName }).click();
+  await page.getByTestId('upload-input').setInputFiles(file);
+  const row = page.getByTestId('submission').filter({ hasText: 'failover-runbook.md' });
+  await expect(row.getByTestId('submission-status')).toHaveText('indexed', { timeout: 60_000 });
+  await expect(row.getByTestId('submission-level')).toHaveText('Internal (members)');
+
+  await page.getByLabel('Your question').fill('How do I fail over Redis by hand, and how long do writes fail when the failover of the cache happens?');
+  await page.getByRole('button', { name: 'Ask' }).click();
+  await expect(page.getByTestId('message-assistant').last()).toContainText('SENTINEL FAILOVER', { timeout: 30_000 });
+  // The title keeps whole words.
+  await expect(page.getByRole('list', { name: 'Chats' })).toContainText('How do I fail over Redis by hand, and how long do writes fail when the…');
+
+  await page.getByRole('button', { name: 'Share' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Share this chat publicly?' });
+  const cited = dialog.getByRole('list', { name: 'Cited sources' });
+  await expect(cited).toContainText('failover-runbook.md');
+  await expect(cited).toContainText('Internal (members)');
+  await expect(cited).toContainText('Not public');
+  await shot(page, 'chat-share-dialog');
+  await expectNoSeriousAxeViolations(page, 'share dialog');
+  await dialog.getByRole('button', { name: 'Share publicly' }).click();
+  const link = page.getByTestId('share-link');
+  await expect(link).toBeVisible();
+  const chatId = new URL((await link.getAttribute('href'))!).searchParams.get('chat_id')!;
+  expect((await page.request.get(`/api/v1/default/chats/shared/${chatId}`)).status()).toBe(200);
+
+  await page.getByRole('button', { name: 'Stop sharing' }).click();
+  await expect(page.getByText('The chat is no longer shared: its link stops working.')).toBeVisible();
+  await expect(link).toHaveCount(0);
+  expect((await page.request.get(`/api/v1/default/chats/shared/${chatId}`)).status()).toBe(404);
+
+  await row.getByRole('button', { name: 'Delete failover-runbook.md' }).click();
+  await page.getByRole('dialog', { name: 'Delete this source?' }).getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByText("Source 'failover-runbook.md' deleted successfully.")).toBeVisible();
+  await expect(row).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByText('Connected')).toBeVisible();
+  await expect(page.getByTestId('submission').filter({ hasText: 'failover-runbook.md' })).toHaveCount(0);
+});
