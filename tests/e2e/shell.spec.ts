@@ -301,3 +301,21 @@ test('chat: sharing shows what becomes public and can be stopped; the sources pa
   await expect(page.getByText('Connected')).toBeVisible();
   await expect(page.getByTestId('submission').filter({ hasText: 'failover-runbook.md' })).toHaveCount(0);
 });
+
+test('a visitor on the landing page creates a project and uploads into it, within the anonymous limits', async ({ browser }) => {
+  const visitor = await signedOut(browser);
+  await visitor.goto('/default/landing');
+  const own = visitor.getByRole('heading', { name: 'Your own material' }).locator('..');
+  await expect(own).toContainText(/up to \d+ files of [\d.]+ MB a project, \d+ questions a day/);
+  await visitor.getByLabel('Project name').fill(`Visitor notes ${stamp}`);
+  await visitor.getByRole('button', { name: 'Create project' }).click();
+  await expect(visitor.getByText(`Project 'Visitor notes ${stamp}' created.`)).toBeVisible();
+  const file = join(shots, 'visitor-notes.md');
+  writeFileSync(file, '# Visitor notes\n\nThe blue widget restarts with widgetctl restart --blue.\n');
+  await visitor.getByTestId('landing-upload-input').setInputFiles(file);
+  await expect(visitor.getByText('File uploaded; indexing has started.')).toBeVisible();
+  await expect(visitor.getByTestId('landing-upload').filter({ hasText: 'visitor-notes.md' })).toBeVisible();
+  await shot(visitor, 'landing-own-material');
+  await expectNoSeriousAxeViolations(visitor, 'landing own material');
+  await visitor.context().close();
+});
