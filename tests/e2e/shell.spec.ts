@@ -177,7 +177,9 @@ test('an error notification goes when the page changes', async () => {
   await page.goto('/default/tags/99999999');
   const notification = page.locator('.MuiSnackbar-root', { hasText: "Tag '99999999' could not be found." });
   await expect(notification).toBeVisible();
-  // The list it was sent back to still shows it; moving on to another screen takes it away.
+  // The list it was sent back to still shows it; moving on to another screen takes it away. (The
+  // first move within a second of the message is taken for the screen's own redirect: wait that out.)
+  await page.waitForTimeout(1200);
   await page.locator('.RaSidebar-fixed').getByRole('menuitem', { name: 'Tag types', exact: true }).click();
   await expect(page).toHaveURL(/\/default\/tag_types/);
   await expect(notification).toHaveCount(0);

@@ -20,17 +20,18 @@ function GiveWay() {
 
 /**
  * An error is about the page it was raised on: it goes when the person moves to another page. A
- * screen that reports and redirects at once ("Tag '9' could not be found." back on the list) moves
- * within the same moment; that move keeps the message, hence the short grace.
+ * screen that reports and redirects at once ("Tag '9' could not be found." back on the list) may
+ * move just after the message appears; that first move, within a second, keeps the message.
  */
-const NAVIGATION_GRACE_MS = 250;
+const REDIRECT_GRACE_MS = 1000;
 function CloseOnNavigation() {
   const close = useCloseNotification();
   const { pathname } = useLocation();
-  const shown = useRef({ pathname, at: Date.now() });
+  const shown = useRef({ pathname, at: Date.now(), moved: false });
   useEffect(() => {
-    if (pathname === shown.current.pathname) return;
-    if (Date.now() - shown.current.at < NAVIGATION_GRACE_MS) shown.current = { pathname, at: shown.current.at };
+    const was = shown.current;
+    if (pathname === was.pathname) return;
+    if (!was.moved && Date.now() - was.at < REDIRECT_GRACE_MS) shown.current = { pathname, at: was.at, moved: true };
     else close();
   }, [pathname, close]);
   return null;
