@@ -177,9 +177,7 @@ test('an error notification goes when the page changes', async () => {
   await page.goto('/default/tags/99999999');
   const notification = page.locator('.MuiSnackbar-root', { hasText: "Tag '99999999' could not be found." });
   await expect(notification).toBeVisible();
-  // The list it was sent back to still shows it; moving on to another screen takes it away. (The
-  // first move within a second of the message is taken for the screen's own redirect: wait that out.)
-  await page.waitForTimeout(1200);
+  // The list it was sent back to still shows it; moving on to another screen takes it away.
   await page.locator('.RaSidebar-fixed').getByRole('menuitem', { name: 'Tag types', exact: true }).click();
   await expect(page).toHaveURL(/\/default\/tag_types/);
   await expect(notification).toHaveCount(0);
@@ -320,4 +318,32 @@ test('a visitor on the landing page creates a project and uploads into it, withi
   await shot(visitor, 'landing-own-material');
   await expectNoSeriousAxeViolations(visitor, 'landing own material');
   await visitor.context().close();
+});
+
+test('with an update waiting, fifteen minutes without activity reload the page to the new build', async ({ browser }) => {
+  const file = join(root, 'dist', 'admin', 'version.json');
+  const original = readFileSync(file, 'utf8');
+  const person = await (await browser.newContext()).newPage();
+  // The page's timers run on Playwright's clock, so the test decides how much time passes.
+  await person.clock.install();
+  await signInAsAdmin(person);
+  await person.goto('/default/chat');
+  await expect(person.getByTestId('organization-banner')).toBeVisible();
+  try {
+    writeFileSync(file, JSON.stringify({ build: `idle-${stamp}` }));
+    await person.locator('.RaSidebar-fixed').getByRole('menuitem', { name: 'Tasks' }).click();
+    await expect(person.getByTestId('update-snackbar')).toContainText('Software update is available');
+    // Ten minutes idle: nothing yet.
+    await person.clock.fastForward('10:00');
+    await expect(person.getByTestId('temporary-message')).toHaveCount(0);
+    // Past fifteen: the page updates itself.
+    const reloaded = person.waitForEvent('load');
+    await person.clock.fastForward('06:00');
+    await expect(person.getByTestId('temporary-message')).toHaveText('Updating to latest version...');
+    await person.clock.fastForward(2000);
+    await reloaded;
+  } finally {
+    writeFileSync(file, original);
+    await person.context().close();
+  }
 });

@@ -28,6 +28,7 @@ import { organization, switchOrganization } from '../org.js';
 import { trialDaysLeft, useOrganizations, type Organization } from './useOrganization.js';
 import { OrganizationDialog } from '../pages/admin/OrganizationDialog.js';
 import { SiteLinks } from '../pages/public/SiteLinks.js';
+import { LoadingOverlay } from './LoadingOverlay.js';
 
 /** Banner text (or the name) of the current organization, and the trial countdown on the free plan. */
 function OrganizationBanner({ org }: { org?: Organization }) {
@@ -48,13 +49,15 @@ function OrganizationBanner({ org }: { org?: Organization }) {
 
 function OrganizationItems({ organizations, onNew }: { organizations: Organization[]; onNew: () => void }) {
   const { onClose } = useUserMenu() ?? { onClose: () => undefined };
+  const [switching, setSwitching] = useState<string | null>(null);
   return (
     <>
+      <LoadingOverlay open={!!switching} label={`Opening ${switching ?? ''}…`} />
       <Typography variant="overline" sx={{ px: 2, display: 'block' }}>
         Organizations
       </Typography>
       {organizations.map((o) => (
-        <MenuItem key={o.id} onClick={() => (o.slug === organization ? onClose() : switchOrganization(o.slug))} selected={o.slug === organization}>
+        <MenuItem key={o.id} onClick={() => (o.slug === organization ? onClose() : (setSwitching(o.name), switchOrganization(o.slug)))} selected={o.slug === organization}>
           <ListItemIcon>{o.slug === organization ? <CheckIcon fontSize="small" /> : null}</ListItemIcon>
           <ListItemText primary={o.name} secondary={o.slug} />
         </MenuItem>

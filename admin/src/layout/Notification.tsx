@@ -19,19 +19,18 @@ function GiveWay() {
 }
 
 /**
- * An error is about the page it was raised on: it goes when the person moves to another page. A
- * screen that reports and redirects at once ("Tag '9' could not be found." back on the list) may
- * move just after the message appears; that first move, within a second, keeps the message.
+ * An error is about the page it was raised on: it goes when the person moves to another page. Moving
+ * up to the page's parent keeps it: that is an edit sheet closing on its error ("Tag '9' could not be
+ * found." back on the list of tags), and the message says why.
  */
-const REDIRECT_GRACE_MS = 1000;
 function CloseOnNavigation() {
   const close = useCloseNotification();
   const { pathname } = useLocation();
-  const shown = useRef({ pathname, at: Date.now(), moved: false });
+  const shownOn = useRef(pathname);
   useEffect(() => {
-    const was = shown.current;
-    if (pathname === was.pathname) return;
-    if (!was.moved && Date.now() - was.at < REDIRECT_GRACE_MS) shown.current = { pathname, at: was.at, moved: true };
+    const was = shownOn.current;
+    if (pathname === was) return;
+    if (was.startsWith(`${pathname.replace(/\/+$/, '')}/`)) shownOn.current = pathname;
     else close();
   }, [pathname, close]);
   return null;

@@ -72,7 +72,7 @@ export const authProvider: AuthProvider = {
     const signedIn = !!storage.token;
     // The server ends the session, so the token stops working wherever a copy of it is; signing out
     // here goes on even if the server cannot be reached.
-    if (signedIn) await api('/auth/logout', { method: 'POST' }).catch(() => undefined);
+    if (signedIn) await api('/auth/logout', { method: 'POST', globalErrors: false }).catch(() => undefined);
     storage.token = null;
     me = null;
     return signedIn ? LOGIN_URL : landingUrl();

@@ -2,6 +2,8 @@ import { Button, Dialog, DialogActions, DialogContent, DialogTitle, Typography }
 import { BooleanInput, Form, SaveButton, TextInput, required, useCreate, useGetIdentity, useNotify, useUpdate } from 'react-admin';
 import { switchOrganization } from '../../org.js';
 import type { Organization } from '../../layout/useOrganization.js';
+import { LoadingOverlay } from '../../layout/LoadingOverlay.js';
+import { useState } from 'react';
 
 const COLOUR = /^#[0-9a-fA-F]{6}$/;
 const colour = (value: unknown) => (value && !COLOUR.test(String(value)) ? 'Must be a colour like #1565C0' : undefined);
@@ -17,6 +19,7 @@ export function OrganizationDialog({ open, onClose, organization }: { open: bool
   const { identity } = useGetIdentity();
   const proTeam = !!identity?.is_pro_team;
   const editing = !!organization;
+  const [switching, setSwitching] = useState<string | null>(null);
   const fail = (error: { body?: { errors?: Record<string, string> } }) => error.body?.errors;
   const submit = (values: Record<string, unknown>) =>
     editing
@@ -37,9 +40,12 @@ export function OrganizationDialog({ open, onClose, organization }: { open: bool
         }, fail)
       : create('organizations', { data: { name: values.name, description: values.description } }, { returnPromise: true }).then((org: Organization) => {
           notify(`Organization '${org.name}' created successfully.`, { type: 'success' });
+          setSwitching(org.name);
           switchOrganization(org.slug);
         }, fail);
   return (
+    <>
+    <LoadingOverlay open={!!switching} label={`Opening ${switching ?? ''}…`} />
     <Dialog open={open} onClose={onClose} aria-labelledby="organization-dialog-title" fullWidth maxWidth="sm">
       <Form onSubmit={submit} noValidate record={organization} key={organization?.id ?? 'new'}>
         <DialogTitle id="organization-dialog-title">{editing ? 'Edit organization' : 'New organization'}</DialogTitle>
@@ -66,5 +72,6 @@ export function OrganizationDialog({ open, onClose, organization }: { open: bool
         </DialogActions>
       </Form>
     </Dialog>
+    </>
   );
 }

@@ -6,7 +6,7 @@ import { useSearchParams } from 'react-router-dom';
 import { organization, storage } from '../../org.js';
 import { api } from '../../providers/http.js';
 import { Conversation, QuestionForm, type Message } from './Conversation.js';
-import { detailText, NOT_CONNECTED, useLiveSocket, type Frame } from './socket.js';
+import { detailText, NOT_CONNECTED, NOT_ESTABLISHED, useLiveSocket, type Frame } from './socket.js';
 import { relativeTime } from './time.js';
 import { useChat } from './useChat.js';
 
@@ -235,9 +235,11 @@ export function ChatPage() {
         continue;
       }
       try {
-        send('file_upload', { fileName: file.name, fileType: file.type || null, fileContent: content, buildIndex: upload.buildIndex, project_id: projectId, eccs_project_id: null, sensitivityLevel: upload.sensitivityLevel });
+        // Through `request`: a socket that is reconnecting at that moment is waited for (its reply is handled in onFrame).
+        await request('file_upload', { fileName: file.name, fileType: file.type || null, fileContent: content, buildIndex: upload.buildIndex, project_id: projectId, eccs_project_id: null, sensitivityLevel: upload.sensitivityLevel });
       } catch (err) {
-        setUploadError((err as Error).message === NOT_CONNECTED ? NOT_CONNECTED : 'Upload failed');
+        const message = (err as Error).message;
+        setUploadError(message === NOT_CONNECTED || message === NOT_ESTABLISHED ? message : 'Upload failed');
       }
     }
     if (fileInput.current) fileInput.current.value = '';
