@@ -70,6 +70,7 @@ export const MENU_LABELS: Record<string, string> = {
   case_priorities: 'Case priorities',
   case_severities: 'Case severities',
   users: 'Members',
+  'plugins/instances': 'Plugins',
   'site/pages': 'Public pages',
 };
 
