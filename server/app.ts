@@ -35,6 +35,7 @@ import { registerWebhookJobs } from './webhooks/delivery.js';
 import { registerWebhookRoutes } from './webhooks/routes.js';
 import { registerSearchRoutes } from './search/routes.js';
 import { registerBillingRoutes, registerStripeWebhook } from './billing/routes.js';
+import { registerSiteRoutes } from './site/routes.js';
 import { registerDrain } from './core/http/drain.js';
 import { registerHealth } from './core/http/health.js';
 import { registerMetrics } from './core/http/metrics.js';
@@ -166,6 +167,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerWebhookRoutes(scope);
       registerSearchRoutes(scope);
       registerBillingRoutes(scope);
+      registerSiteRoutes(scope);
     },
     { prefix: '/api/v1/:organization' },
   );

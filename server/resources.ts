@@ -22,6 +22,7 @@ import { pluginEventResource, pluginInstanceResource } from './plugins/resources
 import { workflowInstanceResource, workflowResource } from './workflows/resources.js';
 import { webhookDeliveryResource, webhookEndpointResource } from './webhooks/resources.js';
 import { signalResources } from './signals/resources.js';
+import { sitePageResource } from './site/resources.js';
 
 /**
  * Every entity served by the generic CRUD routes, registered with the engine by the app. Adding a
@@ -73,6 +74,7 @@ export const resources: ResourceDefinition[] = [
   ...incidentResources,
   curatedContentResource,
   ...signalResources,
+  sitePageResource,
   pluginInstanceResource,
   pluginEventResource,
   workflowResource,

@@ -24,3 +24,4 @@ export * from './accounts/tables.js';
 export * from './signals/tables.js';
 export * from './search/tables.js';
 export * from './billing/tables.js';
+export * from './site/tables.js';

@@ -1,3 +1,4 @@
+import { Suspense, type ReactElement } from 'react';
 import { BrowserRouter, Navigate, Route, Routes, useParams } from 'react-router-dom';
 import { Admin, CustomRoutes, Resource } from 'react-admin';
 import { AppLayout } from './layout/Layout.js';
@@ -26,6 +27,27 @@ import { dataProvider } from './providers/dataProvider.js';
 import { i18nProvider } from './providers/i18n.js';
 import { screensFor } from './resources/overrides.js';
 import { darkTheme, lightTheme } from './theme.js';
+import { ChunkBoundary, lazyNamed } from './pages/public/lazy.js';
+import { NotFoundContent } from './pages/public/NotFound.js';
+import { OrganizationSettings } from './pages/admin/OrganizationSettings.js';
+import { ContentManager } from './pages/admin/ContentManager.js';
+
+// The public pages load on demand (visitors of the app never fetch them), within spec §8's 120 s.
+const loadPublic = () => import('./pages/public/PublicPages.js');
+const NotFoundPage = lazyNamed(loadPublic, 'NotFoundPage');
+const ServerErrorPage = lazyNamed(loadPublic, 'ServerErrorPage');
+const DocumentPage = lazyNamed(loadPublic, 'DocumentPage');
+const BlogPage = lazyNamed(loadPublic, 'BlogPage');
+
+/** Spec §2's public pages, at their own addresses and under the organization's. */
+const PUBLIC_ROUTES: [string, () => ReactElement][] = [
+  ['404', () => <NotFoundPage />],
+  ['500', () => <ServerErrorPage />],
+  ['legal/terms-of-service', () => <DocumentPage kind="terms" />],
+  ['legal/privacy-policy', () => <DocumentPage kind="privacy" />],
+  ['help/faq', () => <DocumentPage kind="faq" />],
+  ['blog/:id?', () => <BlogPage />],
+];
 
 const store = shellStore();
 
@@ -65,6 +87,19 @@ export function App() {
         {/* Public: visitors chat without a login (outside react-admin's sign-in check). */}
         <Route path={`/${organization}/landing`} element={<LandingPage />} />
         <Route path={`/${organization}/auth/post-oauth-login`} element={<PostOAuthLoginPage />} />
+        {PUBLIC_ROUTES.flatMap(([path, page]) =>
+          [`/${path}`, `/${organization}/${path}`].map((at) => (
+            <Route
+              key={at}
+              path={at}
+              element={
+                <ChunkBoundary>
+                  <Suspense fallback={null}>{page()}</Suspense>
+                </ChunkBoundary>
+              }
+            />
+          )),
+        )}
         <Route path={`/${organization}/*`} element={<FirewatchAdmin />} />
         {/* An empty path goes to chat (spec). */}
         <Route path={`/${organization}`} element={<Navigate to={`/${organization}/chat`} replace />} />
@@ -96,6 +131,7 @@ function FirewatchAdmin() {
       lightTheme={lightTheme}
       darkTheme={darkTheme}
       disableTelemetry
+      catchAll={NotFoundContent}
     >
       <CustomRoutes noLayout>
         <Route path={LOGIN_PATH} element={<LoginPage />} />
@@ -115,6 +151,8 @@ function FirewatchAdmin() {
         <Route path="data/sources/:name/:tab" element={<SourcePage />} />
         <Route path="overview" element={<Dashboard />} />
         <Route path="upgrade" element={<UpgradePage />} />
+        <Route path="admin/settings" element={<OrganizationSettings />} />
+        <Route path="admin/content_manager" element={<ContentManager />} />
         <Route path="dashboards" element={<Dashboards />} />
         <Route path="dashboards/:kind" element={<Dashboards />} />
         {Object.entries(SPEC_ROUTE_ALIASES).map(([from, to]) => (

@@ -12,6 +12,16 @@ import type { ChatMessage } from './llm.js';
 import { retrieve, type Access } from './retrieve.js';
 import { NUL_MESSAGE } from '../core/input.js';
 
+/** A chat's title: its first question, cut after a whole word (with an ellipsis) when longer than 80 characters. */
+export function chatTitle(text: string, max = 80): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  // One very long word (a URL) is cut where it must be.
+  return `${(space >= max / 4 ? cut.slice(0, space) : cut).replace(/[\s,.;:!?-]+$/, '')}…`;
+}
+
 /** Who is chatting: a member, or an anonymous visitor's session. */
 export interface Chatter {
   orgId: number;
@@ -64,7 +74,7 @@ export async function ask(db: Db, config: Config, who: Chatter, input: ChatInput
       }
       [chat] = await tx
         .insert(chats)
-        .values({ organization_id: who.orgId, project_id: input.project_id ?? null, title: input.text.replace(/\s+/g, ' ').trim().slice(0, 80), user_id: who.userId, anonymous_session_id: who.sessionId })
+        .values({ organization_id: who.orgId, project_id: input.project_id ?? null, title: chatTitle(input.text), user_id: who.userId, anonymous_session_id: who.sessionId })
         .returning({ id: chats.id, project_id: chats.project_id });
     }
     const history = await tx

@@ -148,7 +148,7 @@ export function registerTenancy(scope: FastifyInstance) {
       userId = Number(claims.sub);
       sid = String(claims.sid);
     } catch (err) {
-      if (!isPublic && (err as { code?: string }).code === 'FAST_JWT_EXPIRED') throw unauthorized('Your credentials have expired. Please sign in again.', 'token_expired');
+      if (!isPublic && (err as { code?: string }).code === 'FAST_JWT_EXPIRED') throw unauthorized('Your credentials have expired. Please refresh the page.', 'token_expired');
       if (!isPublic) throw unauthorized();
       userId = sid = null; // a public route ignores a bad token: the caller is simply anonymous
     }

@@ -81,6 +81,9 @@ test('a signed-in user uploads a PDF, asks about it, opens the citation, likes a
 
   await expect(page).toHaveURL(/chat\?chat_id=/);
   await page.getByRole('button', { name: 'Share' }).click();
+  // What becomes public is shown first: each cited source and who may retrieve it.
+  await expect(page.getByRole('dialog', { name: 'Share this chat publicly?' }).getByRole('list', { name: 'Cited sources' })).toContainText('keys.pdf');
+  await page.getByRole('button', { name: 'Share publicly' }).click();
   const link = page.getByTestId('share-link');
   await expect(link).toBeVisible();
   shareLink = (await link.getAttribute('href'))!;

@@ -9,9 +9,11 @@ export const shell = {
   settings: 'Settings',
   filter_menu: 'Filter menu',
   groups: {
-    lists: 'Lists',
+    respond: 'Respond',
+    work: 'Work',
     data_catalog: 'Data catalog',
     other: 'Other',
+    administration: 'Administration',
     organization: 'Organization',
     general: 'General',
     incident: 'Incident',

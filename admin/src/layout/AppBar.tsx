@@ -5,6 +5,8 @@ import CheckIcon from '@mui/icons-material/Check';
 import FullscreenIcon from '@mui/icons-material/Fullscreen';
 import FullscreenExitIcon from '@mui/icons-material/FullscreenExit';
 import KeyIcon from '@mui/icons-material/Key';
+import SettingsIcon from '@mui/icons-material/Settings';
+import { useNavigate } from 'react-router-dom';
 import {
   AppBar as RaAppBar,
   Form,
@@ -12,12 +14,10 @@ import {
   Logout,
   PasswordInput,
   SaveButton,
-  TextInput,
   TitlePortal,
   ToggleThemeButton,
   UserMenu,
   required,
-  useCreate,
   useGetIdentity,
   useNotify,
   useTranslate,
@@ -28,6 +28,9 @@ import { organization, switchOrganization } from '../org.js';
 import { trialDaysLeft, useOrganizations, type Organization } from './useOrganization.js';
 import { SearchBox } from '../pages/search/SearchBox.js';
 import { UpgradeAction } from '../pages/billing/UpgradeAction.js';
+import { OrganizationDialog } from '../pages/admin/OrganizationDialog.js';
+import { SiteLinks } from '../pages/public/SiteLinks.js';
+import { LoadingOverlay } from './LoadingOverlay.js';
 
 /** Banner text (or the name) of the current organization, and the trial countdown on the free plan. */
 function OrganizationBanner({ org }: { org?: Organization }) {
@@ -48,13 +51,15 @@ function OrganizationBanner({ org }: { org?: Organization }) {
 
 function OrganizationItems({ organizations, onNew }: { organizations: Organization[]; onNew: () => void }) {
   const { onClose } = useUserMenu() ?? { onClose: () => undefined };
+  const [switching, setSwitching] = useState<string | null>(null);
   return (
     <>
+      <LoadingOverlay open={!!switching} label={`Opening ${switching ?? ''}…`} />
       <Typography variant="overline" sx={{ px: 2, display: 'block' }}>
         Organizations
       </Typography>
       {organizations.map((o) => (
-        <MenuItem key={o.id} onClick={() => (o.slug === organization ? onClose() : switchOrganization(o.slug))} selected={o.slug === organization}>
+        <MenuItem key={o.id} onClick={() => (o.slug === organization ? onClose() : (setSwitching(o.name), switchOrganization(o.slug)))} selected={o.slug === organization}>
           <ListItemIcon>{o.slug === organization ? <CheckIcon fontSize="small" /> : null}</ListItemIcon>
           <ListItemText primary={o.name} secondary={o.slug} />
         </MenuItem>
@@ -74,6 +79,25 @@ function OrganizationItems({ organizations, onNew }: { organizations: Organizati
   );
 }
 
+/** Account menu: the organization's settings page (edit it, its contact menu and product links). */
+function SettingsItem() {
+  const { onClose } = useUserMenu() ?? { onClose: () => undefined };
+  const navigate = useNavigate();
+  return (
+    <MenuItem
+      onClick={() => {
+        onClose();
+        navigate(`/${organization}/admin/settings`);
+      }}
+    >
+      <ListItemIcon>
+        <SettingsIcon fontSize="small" />
+      </ListItemIcon>
+      <ListItemText primary="Organization settings" />
+    </MenuItem>
+  );
+}
+
 function PasswordItem({ onOpen }: { onOpen: () => void }) {
   const { onClose } = useUserMenu() ?? { onClose: () => undefined };
   return (
@@ -88,41 +112,6 @@ function PasswordItem({ onOpen }: { onOpen: () => void }) {
       </ListItemIcon>
       <ListItemText primary="Change password" />
     </MenuItem>
-  );
-}
-
-function NewOrganizationDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const [create] = useCreate();
-  const notify = useNotify();
-  const submit = (values: Record<string, unknown>) =>
-    create(
-      'organizations',
-      { data: { name: values.name, description: values.description } },
-      {
-        returnPromise: true,
-        onSuccess: (org: Organization) => {
-          notify(`Organization '${org.name}' created successfully.`, { type: 'success' });
-          switchOrganization(org.slug);
-        },
-      },
-    ).then(
-      () => undefined,
-      (error: { body?: { errors?: Record<string, string> } }) => error.body?.errors,
-    );
-  return (
-    <Dialog open={open} onClose={onClose} aria-labelledby="new-org-title" fullWidth maxWidth="sm">
-      <Form onSubmit={submit} noValidate>
-        <DialogTitle id="new-org-title">New organization</DialogTitle>
-        <DialogContent>
-          <TextInput source="name" label="Name" validate={required()} fullWidth />
-          <TextInput source="description" label="Description" validate={required()} multiline minRows={2} fullWidth />
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={onClose}>Cancel</Button>
-          <SaveButton label="Create" alwaysEnable />
-        </DialogActions>
-      </Form>
-    </Dialog>
   );
 }
 
@@ -186,6 +175,7 @@ export function AppBar() {
             <SearchBox />
             <OrganizationBanner org={current} />
             <UpgradeAction plan={current?.plan} />
+            <SiteLinks />
             <ToggleThemeButton />
             <FullScreenButton />
             <LoadingIndicator />
@@ -194,6 +184,7 @@ export function AppBar() {
         userMenu={
           <UserMenu>
             <OrganizationItems organizations={organizations} onNew={() => setDialog('organization')} />
+            <SettingsItem />
             {typeof identity?.id === 'number' ? <PasswordItem onOpen={() => setDialog('password')} /> : null}
             <Logout />
           </UserMenu>
@@ -202,7 +193,7 @@ export function AppBar() {
         {/* The page title is the one h1 of each screen. */}
         <TitlePortal {...({ component: "h1" } as object)} />
       </RaAppBar>
-      <NewOrganizationDialog open={dialog === 'organization'} onClose={() => setDialog(null)} />
+      <OrganizationDialog open={dialog === 'organization'} onClose={() => setDialog(null)} />
       <PasswordDialog open={dialog === 'password'} onClose={() => setDialog(null)} />
     </>
   );

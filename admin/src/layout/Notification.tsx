@@ -1,4 +1,5 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
+import { useLocation } from 'react-router-dom';
 import { IconButton } from '@mui/material';
 import CloseIcon from '@mui/icons-material/Close';
 import { Notification as RaNotification, NotificationContext, useCloseNotification, useNotificationContext, useTranslate, type NotificationProps } from 'react-admin';
@@ -17,12 +18,31 @@ function GiveWay() {
   return null;
 }
 
+/**
+ * An error is about the page it was raised on: it goes when the person moves to another page. Moving
+ * up to the page's parent keeps it: that is an edit sheet closing on its error ("Tag '9' could not be
+ * found." back on the list of tags), and the message says why.
+ */
+function CloseOnNavigation() {
+  const close = useCloseNotification();
+  const { pathname } = useLocation();
+  const shownOn = useRef(pathname);
+  useEffect(() => {
+    const was = shownOn.current;
+    if (pathname === was) return;
+    if (was.startsWith(`${pathname.replace(/\/+$/, '')}/`)) shownOn.current = pathname;
+    else close();
+  }, [pathname, close]);
+  return null;
+}
+
 function Dismiss() {
   const close = useCloseNotification();
   const translate = useTranslate();
   return (
     <>
       <GiveWay />
+      <CloseOnNavigation />
       <IconButton size="small" color="inherit" aria-label={translate('fw.shell.dismiss')} onClick={close}>
         <CloseIcon fontSize="small" />
       </IconButton>
@@ -30,7 +50,7 @@ function Dismiss() {
   );
 }
 
-/** Spec: error notifications persist (no timeout, no close on a click elsewhere) until dismissed or followed by another message; others hide as usual. */
+/** Spec: error notifications persist (no timeout, no close on a click elsewhere) until dismissed, followed by another message or the page changes; others hide as usual. */
 const persistent = {
   autoHideDuration: null,
   action: <Dismiss />,

@@ -1,6 +1,7 @@
 import type { AuthProvider } from 'react-admin';
 import { organization, storage } from '../org.js';
-import { api } from './http.js';
+import { api, type DetailItem } from './http.js';
+import { announceExpired, msUntilExpiryCheck, tokenExpiry } from '../layout/session.js';
 
 export interface Me {
   id: number | null;
@@ -94,20 +95,31 @@ export const authProvider: AuthProvider = {
     const signedIn = !!storage.token;
     // The server ends the session, so the token stops working wherever a copy of it is; signing out
     // here goes on even if the server cannot be reached.
-    if (signedIn) await api('/auth/logout', { method: 'POST' }).catch(() => undefined);
+    if (signedIn) await api('/auth/logout', { method: 'POST', globalErrors: false }).catch(() => undefined);
     storage.token = null;
     me = null;
     return signedIn ? LOGIN_URL : landingUrl();
   },
   async checkAuth() {
     if (!storage.token) throw { redirectTo: landingUrl(), message: false };
+    // Refreshed after 'Refresh Required': the expired token goes, and the person signs in again.
+    const exp = tokenExpiry(storage.token);
+    // react-admin then calls logout, which clears it and sends a signed-in person to sign in again.
+    if (exp !== null && exp * 1000 <= Date.now()) throw { redirectTo: LOGIN_URL, message: false };
   },
   async checkError(error) {
     const status = (error as { status?: number })?.status;
     if (status === 401) {
+      // An expired session keeps the page as it is under the 'Refresh Required' dialog (spec §2, §8):
+      // the person reads what was on screen, then refreshes into the sign-in page.
+      const detail = (error as { body?: { detail?: DetailItem[] } }).body?.detail ?? [];
+      if (detail.some((d) => d.type === 'token_expired') || msUntilExpiryCheck(storage.token) === 0) {
+        announceExpired();
+        throw { logoutUser: false, message: false };
+      }
       storage.token = null;
       me = null;
-      throw { redirectTo: LOGIN_URL, message: 'Your credentials have expired. Please sign in again.' };
+      throw { redirectTo: LOGIN_URL, message: 'Your session has ended. Please sign in again.' };
     }
   },
   async getIdentity() {

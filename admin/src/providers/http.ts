@@ -1,5 +1,6 @@
 import { HttpError } from 'react-admin';
 import { apiUrl, storage } from '../org.js';
+import { announceExpired } from '../layout/session.js';
 
 export interface DetailItem {
   msg: string;
@@ -25,9 +26,13 @@ export function toHttpError(status: number, payload: unknown): HttpError {
   return new HttpError(message, status, { detail: items, ...(Object.keys(errors).length ? { errors } : {}) });
 }
 
-/** JSON over fetch with the bearer token; every failure becomes an HttpError. */
-export async function api<T = unknown>(path: string, init: RequestInit & { json?: unknown; anonymous?: boolean } = {}): Promise<T> {
-  const { json, anonymous, ...rest } = init;
+/**
+ * JSON over fetch with the bearer token; every failure becomes an HttpError. Globally, a refusal
+ * because the session expired opens the 'Refresh Required' dialog, whichever screen asked; a request
+ * that deals with it itself passes `globalErrors: false` (spec §8: a request can disable global handling).
+ */
+export async function api<T = unknown>(path: string, init: RequestInit & { json?: unknown; anonymous?: boolean; globalErrors?: boolean } = {}): Promise<T> {
+  const { json, anonymous, globalErrors = true, ...rest } = init;
   const headers = new Headers(rest.headers);
   headers.set('accept', 'application/json');
   if (json !== undefined) headers.set('content-type', 'application/json');
@@ -46,6 +51,11 @@ export async function api<T = unknown>(path: string, init: RequestInit & { json?
   } catch {
     payload = null;
   }
-  if (!response.ok) throw toHttpError(response.status, payload);
+  if (!response.ok) {
+    const error = toHttpError(response.status, payload);
+    const expired = response.status === 401 && token && !anonymous && (error.body as { detail: DetailItem[] }).detail.some((d) => d.type === 'token_expired');
+    if (expired && globalErrors) announceExpired();
+    throw error;
+  }
   return payload as T;
 }

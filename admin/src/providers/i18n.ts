@@ -10,6 +10,10 @@ const messages = {
     validation: { ...englishMessages.ra.validation, required: 'This field is required' },
     notification: {
       ...englishMessages.ra.notification,
+      // Spec §8's wording of successes ('{Entity} created/updated/deleted successfully.'), where react-admin does not know the entity.
+      created: 'Record created successfully.',
+      updated: 'Record updated successfully. |||| %{smart_count} records updated successfully.',
+      deleted: 'Record deleted successfully. |||| %{smart_count} records deleted successfully.',
       http_error: 'Something has gone wrong. Please, retry or let your admin know that you received this error.',
     },
   },

@@ -164,7 +164,7 @@ t.test('a token that worked (and was remembered as verified) is refused once it 
   await new Promise((resolve) => setTimeout(resolve, 2100));
   const late = await request({ method: 'GET', url: '/api/v1/default/tags', token: shortLived });
   t.equal(late.status, 401);
-  t.equal(late.body.detail[0].msg, 'Your credentials have expired. Please sign in again.');
+  t.equal(late.body.detail[0].msg, 'Your credentials have expired. Please refresh the page.');
 });
 
 t.test('API keys: shown once, stored hashed, act as a Member of their organization only', async (t) => {

@@ -1,11 +1,12 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Alert, Box, Button, Card, CardContent, Checkbox, Chip, FormControlLabel, LinearProgress, List, ListItemButton, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
-import { Title, useGetList, useNotify, useTranslate } from 'react-admin';
+import { Alert, Box, Button, Card, CardContent, Checkbox, Chip, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, FormControlLabel, IconButton, LinearProgress, List, ListItem, ListItemButton, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import DeleteIcon from '@mui/icons-material/DeleteOutline';
+import { Confirm, Title, useGetList, useNotify, useTranslate } from 'react-admin';
 import { useSearchParams } from 'react-router-dom';
 import { organization, storage } from '../../org.js';
 import { api } from '../../providers/http.js';
 import { Conversation, QuestionForm, type Message } from './Conversation.js';
-import { detailText, NOT_CONNECTED, useLiveSocket, type Frame } from './socket.js';
+import { detailText, NOT_CONNECTED, NOT_ESTABLISHED, useLiveSocket, type Frame } from './socket.js';
 import { relativeTime } from './time.js';
 import { useChat } from './useChat.js';
 
@@ -25,6 +26,27 @@ interface Submission {
   error: string | null;
   sensitivityLevel: string;
   created_at: string;
+}
+
+/** How each sensitivity level reads, and who may retrieve it. */
+const LEVELS: Record<string, string> = {
+  public: 'Public (also anonymous visitors)',
+  internal: 'Internal (members)',
+  restricted: 'Restricted (Admins and you)',
+};
+
+/** The sources a chat's answers cite, once each, with their level when the project's panel knows them. */
+function citedSources(messages: Message[], submissions: Submission[]) {
+  const byId = new Map(submissions.map((s) => [s.id, s]));
+  const seen = new Map<string, { title: string; level: string | null }>();
+  for (const m of messages)
+    for (const src of m.sources ?? []) {
+      const key = src.submission_id ? `s${src.submission_id}` : `${src.object_type}:${src.object_id}`;
+      if (seen.has(key)) continue;
+      const sub = src.submission_id ? byId.get(src.submission_id) : undefined;
+      seen.set(key, { title: sub?.fileName ?? sub?.title ?? src.title, level: sub?.sensitivityLevel ?? null });
+    }
+  return [...seen.values()];
 }
 
 const ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv,.json,.vtt,.srt';
@@ -159,10 +181,36 @@ export function ChatPage() {
     }
   };
 
-  const share = async () => {
+  const [confirmShare, setConfirmShare] = useState(false);
+  const [removing, setRemoving] = useState<Submission | null>(null);
+  const unshare = async () => {
     if (!chat.chatId) return;
     try {
+      await api(`/chats/${chat.chatId}`, { method: 'PUT', json: { shared: false } });
+      setShareLink(null);
+      setChats((list) => list.map((c) => (c.id === chat.chatId ? { ...c, shared: false } : c)));
+      notify('The chat is no longer shared: its link stops working.', { type: 'info' });
+    } catch (err) {
+      notify((err as Error).message, { type: 'error' });
+    }
+  };
+  const removeSource = async (s: Submission) => {
+    try {
+      await api(`/submissions/${s.id}`, { method: 'DELETE' });
+      setSubmissions((list) => list.filter((x) => x.id !== s.id));
+      notify(`Source '${s.fileName ?? s.title}' deleted successfully.`, { type: 'success' });
+    } catch (err) {
+      notify((err as Error).message, { type: 'error' });
+    } finally {
+      setRemoving(null);
+    }
+  };
+  const share = async () => {
+    if (!chat.chatId) return;
+    setConfirmShare(false);
+    try {
       await api(`/chats/${chat.chatId}`, { method: 'PUT', json: { shared: true } });
+      setChats((list) => list.map((c) => (c.id === chat.chatId ? { ...c, shared: true } : c)));
       const link = landingLink(chat.chatId);
       setShareLink(link);
       await navigator.clipboard?.writeText(link).then(
@@ -187,9 +235,11 @@ export function ChatPage() {
         continue;
       }
       try {
-        send('file_upload', { fileName: file.name, fileType: file.type || null, fileContent: content, buildIndex: upload.buildIndex, project_id: projectId, eccs_project_id: null, sensitivityLevel: upload.sensitivityLevel });
+        // Through `request`: a socket that is reconnecting at that moment is waited for (its reply is handled in onFrame).
+        await request('file_upload', { fileName: file.name, fileType: file.type || null, fileContent: content, buildIndex: upload.buildIndex, project_id: projectId, eccs_project_id: null, sensitivityLevel: upload.sensitivityLevel });
       } catch (err) {
-        setUploadError((err as Error).message === NOT_CONNECTED ? NOT_CONNECTED : 'Upload failed');
+        const message = (err as Error).message;
+        setUploadError(message === NOT_CONNECTED || message === NOT_ESTABLISHED ? message : 'Upload failed');
       }
     }
     if (fileInput.current) fileInput.current.value = '';
@@ -231,11 +281,19 @@ export function ChatPage() {
               Chats
             </Typography>
             <List dense aria-label="Chats">
-              {chats.length === 0 ? <Typography variant="body2" color="text.secondary">No chats yet.</Typography> : null}
+              {chats.length === 0 ? (
+                <ListItem disablePadding>
+                  <Typography variant="body2" color="text.secondary">
+                    No chats yet.
+                  </Typography>
+                </ListItem>
+              ) : null}
               {chats.map((c) => (
-                <ListItemButton key={c.id} selected={c.id === chat.chatId} onClick={() => setParams({ chat_id: c.id })}>
-                  <ListItemText primary={c.title} secondary={`${relativeTime(c.updated_at)}${c.shared ? ' · shared' : ''}`} />
-                </ListItemButton>
+                <ListItem key={c.id} disablePadding>
+                  <ListItemButton selected={c.id === chat.chatId} onClick={() => setParams({ chat_id: c.id })}>
+                    <ListItemText primary={c.title} secondary={`${relativeTime(c.updated_at)}${c.shared ? ' · shared' : ''}`} />
+                  </ListItemButton>
+                </ListItem>
               ))}
             </List>
           </CardContent>
@@ -246,9 +304,15 @@ export function ChatPage() {
             <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mb: 2 }}>
               <Chip size="small" color={connected ? 'success' : 'default'} label={connected ? 'Connected' : 'Reconnecting…'} />
               <Box sx={{ flex: 1 }} />
-              <Button size="small" variant="outlined" onClick={share} disabled={!chat.chatId || chat.busy}>
-                Share
-              </Button>
+              {shareLink ? (
+                <Button size="small" variant="outlined" onClick={() => void unshare()}>
+                  Stop sharing
+                </Button>
+              ) : (
+                <Button size="small" variant="outlined" onClick={() => setConfirmShare(true)} disabled={!chat.chatId || chat.busy}>
+                  Share
+                </Button>
+              )}
             </Stack>
             {!connected ? <Alert severity="warning" sx={{ mb: 2 }}>{NOT_CONNECTED}</Alert> : null}
             {shareLink ? (
@@ -256,6 +320,32 @@ export function ChatPage() {
                 Anyone with this link can read the chat: <a href={shareLink} data-testid="share-link">{shareLink}</a>
               </Alert>
             ) : null}
+            <Dialog open={confirmShare} onClose={() => setConfirmShare(false)} aria-labelledby="share-title" fullWidth maxWidth="sm">
+              <DialogTitle id="share-title">Share this chat publicly?</DialogTitle>
+              <DialogContent>
+                <DialogContentText>Anyone with the link, signed in or not, will read the questions, the answers and the passages they cite from these sources:</DialogContentText>
+                <List dense aria-label="Cited sources">
+                  {citedSources(chat.messages, submissions).map((c) => (
+                    <ListItem key={c.title} disableGutters>
+                      <ListItemText primary={c.title} secondary={c.level ? LEVELS[c.level] ?? c.level : 'Level not known here'} />
+                      {c.level && c.level !== 'public' ? <Chip size="small" color="error" label="Not public" /> : null}
+                    </ListItem>
+                  ))}
+                  {citedSources(chat.messages, submissions).length === 0 ? (
+                    <ListItem disableGutters>
+                      <ListItemText primary="No source is cited yet." />
+                    </ListItem>
+                  ) : null}
+                </List>
+                <DialogContentText variant="body2">You can stop sharing at any time; the link then stops working.</DialogContentText>
+              </DialogContent>
+              <DialogActions>
+                <Button onClick={() => setConfirmShare(false)}>Cancel</Button>
+                <Button variant="contained" onClick={() => void share()}>
+                  Share publicly
+                </Button>
+              </DialogActions>
+            </Dialog>
             {chat.messages.length === 0 ? <Typography color="text.secondary">Ask about the documents, notes and transcripts of this project.</Typography> : null}
             <Conversation messages={chat.messages} busy={chat.busy} chatId={chat.chatId} request={request} onFeedback={onFeedback} />
             <QuestionForm question={question} setQuestion={setQuestion} onAsk={onAsk} busy={chat.busy} connected={connected} error={chat.error} />
@@ -306,7 +396,13 @@ export function ChatPage() {
                       {s.fileName ?? s.title}
                     </Typography>
                     <Chip size="small" label={s.status} color={s.status === 'indexed' ? 'success' : s.status === 'failed' ? 'error' : 'default'} data-testid="submission-status" />
+                    <IconButton size="small" aria-label={`Delete ${s.fileName ?? s.title}`} onClick={() => setRemoving(s)}>
+                      <DeleteIcon fontSize="small" />
+                    </IconButton>
                   </Stack>
+                  <Typography variant="caption" color="text.secondary" component="div" data-testid="submission-level">
+                    {LEVELS[s.sensitivityLevel] ?? s.sensitivityLevel}
+                  </Typography>
                   {s.status === 'indexing' || s.status === 'uploaded' ? <LinearProgress variant={s.status === 'indexing' ? 'determinate' : 'indeterminate'} value={s.progress} aria-label={`Indexing ${s.fileName ?? s.title}`} sx={{ mt: 0.5 }} /> : null}
                   {s.error ? (
                     <Typography variant="caption" color="error">
@@ -320,6 +416,14 @@ export function ChatPage() {
                 </Box>
               ))}
             </List>
+            <Confirm
+              isOpen={!!removing}
+              title="Delete this source?"
+              content={`'${removing?.fileName ?? removing?.title ?? ''}' and its passages are removed; answers stop citing it.`}
+              confirm="Delete"
+              onConfirm={() => removing && void removeSource(removing)}
+              onClose={() => setRemoving(null)}
+            />
           </CardContent>
         </Card>
       </Stack>

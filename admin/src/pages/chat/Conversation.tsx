@@ -20,6 +20,8 @@ export interface Source {
   n: number;
   object_type: string;
   object_id: number | string;
+  /** The upload the passage comes from, when it comes from one. */
+  submission_id?: number | null;
   title: string;
   snippet: string;
   place: Place;

@@ -10,6 +10,8 @@ export interface Frame {
 }
 
 export const NOT_CONNECTED = 'WebSocket is not connected';
+/** A request that waited for the connection in vain (spec §8). */
+export const NOT_ESTABLISHED = 'WebSocket connection not established';
 
 /** The error frame's messages joined, as notifications show them. */
 export const detailText = (data: Record<string, unknown> | undefined) =>
@@ -105,7 +107,7 @@ export function useLiveSocket(auth: { token?: string | null; anonKey?: string | 
         await new Promise<void>((resolve, reject) => {
           const timer = setTimeout(() => {
             readyWaiters.current.delete(wake);
-            reject(new Error(NOT_CONNECTED));
+            reject(new Error(NOT_ESTABLISHED));
           }, 10_000);
           const wake = () => {
             clearTimeout(timer);
