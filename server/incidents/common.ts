@@ -7,6 +7,7 @@ import { notFound } from '../core/errors.js';
 import type { RowVisibility } from '../engine/visibility.js';
 import type { RequestContext } from '../core/context.js';
 import { atLeast } from '../core/context.js';
+import { notifyChange } from '../live/changes.js';
 
 /** The signed-in caller's e-mail (null for API keys), read once per request context. */
 const emails = new WeakMap<object, string | null>();
@@ -175,5 +176,7 @@ export async function addEvent(ctx: RequestContext, e: NewEvent) {
       ...(e.started_at ? { started_at: e.started_at } : {}),
     })
     .returning();
+  // Every change writes a timeline entry, so this tells the record's open pages (at commit).
+  await notifyChange(ctx, e);
   return row!;
 }
