@@ -114,7 +114,8 @@ export async function nextNumber(ctx: RequestContext, kind: string): Promise<num
 
 /**
  * Timeline event types and the filter toggle each belongs to (spec §9: the first seven are on by
- * default; field, assessment, context, user curated and notification are off).
+ * default; field, assessment, context and notification are off). User curated events are on: an
+ * event someone adds must show at once, not hide behind a toggle (issue 23).
  */
 export const EVENT_TYPES = {
   'Participant updated': 'participant_updates',
@@ -142,7 +143,7 @@ export const TIMELINE_FILTERS = [
   { key: 'field_updates', label: 'Field updates', default: false },
   { key: 'assessment_updates', label: 'Assessment updates', default: false },
   { key: 'context_events', label: 'Context', default: false },
-  { key: 'user_curated_events', label: 'User curated events', default: false },
+  { key: 'user_curated_events', label: 'User curated events', default: true },
   { key: 'notification_events', label: 'Notifications', default: false },
 ] as const;
 export const EVENT_SOURCES = ['Firewatch', 'Incident Participant', 'Case Participant', 'AI', 'Workflow', 'Conversation'] as const;
