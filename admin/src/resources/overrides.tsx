@@ -5,7 +5,7 @@ import { FunctionField, useGetIdentity, useNotify, useRedirect, useTranslate, ty
 import { GenericCreate, GenericEdit, GenericList } from './generic/screens.js';
 import { catalogOverrides } from './catalog/overrides.js';
 import type { Screens } from './screens.js';
-import { CaseList, HandoffList, IncidentList } from './iaos/lists.js';
+import { CaseList, HandoffList, IncidentList, TaskList } from './iaos/lists.js';
 import { MemberList } from './members.js';
 
 /**
@@ -122,7 +122,7 @@ const overrides: Record<string, Partial<Screens>> = {
   users: { list: MemberList, edit: UserEdit, menuLabel: 'Members' },
   organizations: { edit: OrganizationEdit, create: OrganizationCreate },
   iaos: { list: IncidentList, edit: IncidentEdit, menuLabel: 'Incidents' },
-  tasks: { edit: TaskEdit },
+  tasks: { list: TaskList, edit: TaskEdit },
   cases: { list: CaseList, edit: CaseEdit },
   'oncall/handoffs': { list: HandoffList },
   incident_roles: { list: IncidentRoleList },
