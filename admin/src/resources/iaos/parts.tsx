@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { Button, Card, CardContent, CardHeader, Chip, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, IconButton, Snackbar, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField, ToggleButton, Tooltip, Typography } from '@mui/material';
+import LockOutlinedIcon from '@mui/icons-material/LockOutlined';
 import { useNotify, useTranslate } from 'react-admin';
 import { api } from '../../providers/http.js';
 import { storage } from '../../org.js';
@@ -219,9 +220,7 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: (path: st
                     </>
                   ) : (
                     <Tooltip title={translate('fw.room.system_event')}>
-                      <span aria-label={translate('fw.room.system_event')} role="img">
-                        🔒
-                      </span>
+                      <LockOutlinedIcon fontSize="small" color="action" role="img" aria-label={translate('fw.room.system_event')} aria-hidden={false} sx={{ verticalAlign: 'middle', mx: 0.5 }} />
                     </Tooltip>
                   )}
                 </TableCell>
