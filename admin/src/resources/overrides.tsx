@@ -72,9 +72,9 @@ const IncidentEdit = () => (
     actions={[
       { label: 'Open view', action: 'view', to: (r) => `/iaos/${encodeURIComponent(String(r.name))}/view` },
       { label: 'Join', action: 'join' },
-      { label: 'Mark stable', action: 'stable', when: status('Active') },
-      { label: 'Mark closed', action: 'closed', when: status('Active', 'Stable') },
-      { label: 'Reopen', action: 'active', when: status('Stable', 'Closed') },
+      { label: 'Mark stable', action: 'stable', when: status('Active'), confirm: 'Mark this incident stable?' },
+      { label: 'Mark closed', action: 'closed', when: status('Active', 'Stable'), confirm: 'Close this incident and its linked cases?' },
+      { label: 'Reopen', action: 'active', when: status('Stable', 'Closed'), confirm: 'Reopen this incident?' },
     ]}
   />
 );
@@ -90,7 +90,7 @@ const CaseEdit = () => (
   <GenericEdit
     actions={[
       { label: 'Open view', action: 'view', to: (r) => `/cases/${encodeURIComponent(String(r.name))}/view` },
-      { label: 'Escalate to incident', action: 'escalate', method: 'PUT', when: status('New', 'Triage', 'Stable') },
+      { label: 'Escalate to incident', action: 'escalate', method: 'PUT', when: status('New', 'Triage', 'Stable'), confirm: 'Escalate this case to a new incident?' },
     ]}
   />
 );

@@ -1,11 +1,14 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
-import { Button, Card, CardContent, CardHeader, Chip, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, IconButton, Snackbar, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField, ToggleButton, Tooltip, Typography } from '@mui/material';
+import { Button, Card, CardContent, CardHeader, Chip, Dialog, DialogActions, DialogContent, DialogTitle, IconButton, Snackbar, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField, ToggleButton, Tooltip, Typography } from '@mui/material';
 import LockOutlinedIcon from '@mui/icons-material/LockOutlined';
 import { useNotify, useTranslate } from 'react-admin';
 import { api } from '../../providers/http.js';
 import { storage } from '../../org.js';
 import { useLiveSocket, type Frame } from '../../pages/chat/socket.js';
 import { utc } from '../generic/screens.js';
+import { ConfirmDialog } from '../generic/ConfirmDialog.js';
+
+export { ConfirmDialog };
 
 /**
  * Parts of the responder's record screens that the incident view (iaos/{name}/view) and the case
@@ -103,39 +106,6 @@ export function LiveChip({ live }: { live: boolean }) {
   );
 }
 
-/** A yes/no question before anything that changes status or removes something. */
-export function ConfirmDialog({ title, body, confirm, onConfirm, onClose }: { title: string; body: ReactNode; confirm?: string; onConfirm: () => Promise<unknown> | void; onClose: () => void }) {
-  const translate = useTranslate();
-  const [busy, setBusy] = useState(false);
-  return (
-    <Dialog open onClose={onClose} aria-labelledby="confirm-title" aria-describedby="confirm-body">
-      <DialogTitle id="confirm-title">{title}</DialogTitle>
-      <DialogContent>
-        <DialogContentText id="confirm-body" component="div">
-          {body}
-        </DialogContentText>
-      </DialogContent>
-      <DialogActions>
-        <Button onClick={onClose}>{translate('fw.room.cancel')}</Button>
-        <Button
-          variant="contained"
-          disabled={busy}
-          onClick={async () => {
-            setBusy(true);
-            try {
-              await onConfirm();
-            } finally {
-              setBusy(false);
-              onClose();
-            }
-          }}
-        >
-          {confirm ?? translate('fw.room.confirm')}
-        </Button>
-      </DialogActions>
-    </Dialog>
-  );
-}
 
 interface Filter {
   key: string;
