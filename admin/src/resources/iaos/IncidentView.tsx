@@ -121,9 +121,12 @@ export function IncidentView() {
                   <TableCell component="th" scope="row">{translate('fw.responder.conference')}</TableCell>
                   <TableCell>
                     {incident.conference_url ? (
-                      <a href={incident.conference_url} target="_blank" rel="noreferrer">
-                        {incident.conference_url}
-                      </a>
+                      <>
+                        <a href={incident.conference_url} target="_blank" rel="noreferrer">
+                          {translate('fw.responder.conference')}
+                        </a>{' '}
+                        ({incident.conference_url})
+                      </>
                     ) : (
                       t('conversation_pending')
                     )}
