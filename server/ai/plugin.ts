@@ -10,6 +10,7 @@ import { LIKED_JOB, processLikedMessage } from './liked.js';
 import { UNAUTHENTICATED_FRAME_BYTES } from './limits.js';
 import { registerRetrievalSource } from './retrieve.js';
 import { workspaceSource } from './workspace-source.js';
+import { startLiveFeed } from '../live/changes.js';
 
 /**
  * App-level parts of the AI workspace: the job queue (app.queue, shared by every domain), the
@@ -27,6 +28,12 @@ export async function registerAiWorkspace(app: FastifyInstance, database: Databa
   // The queue starts once the app is ready (server/app-jobs.ts) and stops before it closes.
   app.addHook('preClose', async () => {
     await queue.stop().catch((err) => app.log.warn({ err }, 'job queue did not stop cleanly'));
+  });
+  // Incident and case changes committed by any process reach this one's sockets (see live/changes.ts).
+  const live = await startLiveFeed(database, (err) => app.log.warn({ err }, 'bad live change notification'));
+  app.decorate('live', live);
+  app.addHook('preClose', async () => {
+    await live.stop().catch((err) => app.log.warn({ err }, 'live feed did not stop cleanly'));
   });
   // Frames are small until the socket knows its caller; it then raises the limit to the caller's plan.
   await app.register(fastifyWebsocket, { options: { maxPayload: UNAUTHENTICATED_FRAME_BYTES } });

@@ -20,6 +20,9 @@ import { API_KEY_PREFIX } from '../core/context.js';
 import { findApiKey } from '../core/api-keys.js';
 import { SubmitError } from './submit-error.js';
 import { useSocketTicket } from '../core/sessions.js';
+import { runInTenant } from '../core/tenancy.js';
+import { loadCase, loadIncident } from '../incidents/common.js';
+import type { LiveChange } from '../live/changes.js';
 
 const id = z.union([z.string().max(100), z.number()]);
 const projectId = z.number().int().positive().max(2147483647);
@@ -64,6 +67,9 @@ const messages = {
     is_shared_view: z.boolean().default(false),
   }),
   chat: z.strictObject({ project_id: projectId.nullish(), chat_id: z.string().uuid().nullish(), text: z.string().trim().min(1, 'This field is required').max(4000) }),
+  // The incident or case pages a client has open: each committed change of one sends a `changed` frame.
+  watch: z.strictObject({ incident_id: projectId.optional(), case_id: projectId.optional() }).refine((d) => (d.incident_id === undefined) !== (d.case_id === undefined), 'Give either incident_id or case_id.'),
+  unwatch: z.strictObject({ incident_id: projectId.optional(), case_id: projectId.optional() }),
   message_feedback: z.strictObject({ message_id: z.number().int().positive().max(2147483647), value: z.enum(['like', 'dislike']) }),
 } as const;
 type Messages = typeof messages;
@@ -148,9 +154,19 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
       }
     };
     likedEvents.on('status', onLiked);
+    // Incidents and cases this socket watches; a change frame names the record only (the page
+    // fetches it through the API, which applies the caller's visibility).
+    const watchedIncidents = new Set<number>();
+    const watchedCases = new Set<number>();
+    const onChange = (e: LiveChange) => {
+      if (e.orgId !== caller.orgId) return;
+      if ((e.incident_id !== null && watchedIncidents.has(e.incident_id)) || (e.case_id !== null && watchedCases.has(e.case_id))) send('changed', { incident_id: e.incident_id, case_id: e.case_id });
+    };
+    app.live.events.on('change', onChange);
     socket.on('close', () => {
       submissionEvents.off('status', onStatus);
       likedEvents.off('status', onLiked);
+      app.live.events.off('change', onChange);
     });
 
     const tenant = <T>(fn: Parameters<typeof withTenant<T>>[2]) => withTenant(app.db, { orgId: caller.orgId, userId: caller.userId }, fn);
@@ -253,6 +269,23 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
           reset: (data) => send('chat_reset', data, replyTo),
         });
         send('chat_done', { chat_id: result.chat_id, message_id: result.message_id, answer: result.answer, sources: result.sources, answered_by: result.answered_by, notice: result.notice }, replyTo);
+      },
+      async watch(d, replyTo) {
+        if (caller.role === null) return sendError(detail(NO_SESSION, [], 'no_session'), replyTo, 'watch');
+        const role = caller.role;
+        // Only a record the caller may see can be watched (another organization's or a hidden one is a 404).
+        await runInTenant(app.db, app.config, { orgId: caller.orgId, orgSlug: req.org.slug, userId: caller.userId, apiKeyId: null, role }, async (ctx) => {
+          if (d.incident_id !== undefined) await loadIncident(ctx, d.incident_id);
+          if (d.case_id !== undefined) await loadCase(ctx, d.case_id);
+        });
+        if (d.incident_id !== undefined) watchedIncidents.add(d.incident_id);
+        if (d.case_id !== undefined) watchedCases.add(d.case_id);
+        send('watching', { incident_id: d.incident_id ?? null, case_id: d.case_id ?? null }, replyTo);
+      },
+      async unwatch(d, replyTo) {
+        if (d.incident_id !== undefined) watchedIncidents.delete(d.incident_id);
+        if (d.case_id !== undefined) watchedCases.delete(d.case_id);
+        send('unwatched', { incident_id: d.incident_id ?? null, case_id: d.case_id ?? null }, replyTo);
       },
       async message_feedback(d, replyTo) {
         const vote = await tenant((tx) => giveFeedback(tx, caller, d.message_id, d.value));

@@ -62,6 +62,29 @@ async function mustSee(def: ResourceDefinition, ctx: RequestContext, id: number)
 }
 
 /** One record as clients see it, or a 404 with the entity's message. */
+export const STALE_MESSAGE = 'Someone else changed this record since you loaded it; here is its current version. Review it and save again.';
+
+/** The write was based on an older version: carries the current record for the 409. */
+class StaleWrite extends Error {
+  constructor(readonly record: unknown) {
+    super(STALE_MESSAGE);
+  }
+}
+
+/**
+ * Optimistic concurrency: If-Match names the updated_at the client edited (quoted or not); the row
+ * is locked for the rest of the transaction, so no write can come between the check and the update.
+ */
+async function checkUnchanged(def: ResourceDefinition, ctx: RequestContext, id: number, ifMatch: string) {
+  const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+  if (!columns.updated_at || ifMatch.trim() === '*') return;
+  const expected = Date.parse(ifMatch.trim().replace(/^W\//, '').replace(/^"|"$/g, ''));
+  if (Number.isNaN(expected)) throw invalid('If-Match must be the record\'s updated_at, e.g. "2026-01-01T00:00:00.000Z".', ['header', 'if-match'], 'value_error');
+  const [row] = (await ctx.tx.select({ updated_at: columns.updated_at }).from(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).for('update')) as { updated_at: Date | null }[];
+  if (!row) throw notFound(def.label, id);
+  if (row.updated_at?.getTime() !== expected) throw new StaleWrite(await getRecord(def, ctx, id));
+}
+
 export async function getRecord(def: ResourceDefinition, ctx: RequestContext, id: number) {
   const { columns, selection, nested } = readableFields(def, ctx);
   const [row] = await ctx.tx.select(selection).from(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).limit(1);
@@ -169,11 +192,13 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   }
 
   if (enabled('update')) {
-    app.put(`${def.path}/:id`, { schema: { tags, summary: `Update a ${def.label.toLowerCase()}`, params: idParam, body: documented(updateSchema), ...answers(200, record) }, preValidation: accepting(updateSchema, true) }, (req) =>
+    app.put(`${def.path}/:id`, { schema: { tags, summary: `Update a ${def.label.toLowerCase()} (send If-Match: its updated_at to refuse a stale write)`, params: idParam, body: documented(updateSchema), ...answers(200, record) }, preValidation: accepting(updateSchema, true) }, (req, reply) =>
       inTenant(req, async (ctx) => {
         const id = req.params.id;
         requireRole(def, ctx.role);
         await mustSee(def, ctx, id);
+        const ifMatch = req.headers['if-match'];
+        if (typeof ifMatch === 'string') await checkUnchanged(def, ctx, id, ifMatch);
         let data = req.body as Record<string, unknown>;
         const conflicts = conflictsOf.get(req);
         if (conflicts) {
@@ -202,6 +227,9 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
           if (!done.length) throw notFound(def.label, id);
         }
         return getRecord(def, ctx, id);
+      }).catch((err: unknown) => {
+        if (err instanceof StaleWrite) return reply.status(409).send({ detail: [{ msg: STALE_MESSAGE, loc: ['header', 'if-match'], type: 'stale_write' }], record: err.record });
+        throw err;
       }),
     );
   }

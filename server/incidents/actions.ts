@@ -3,9 +3,10 @@ import { comments, conversationMessages, events, incidentResources, incidents, i
 import { documents } from '../knowledge/tables.js';
 import { incidentTypes } from './settings-tables.js';
 import { httpError } from '../core/errors.js';
-import type { RequestContext } from '../core/context.js';
+import { atLeast, type RequestContext } from '../core/context.js';
 import type { Mail } from '../core/mail.js';
 import { enqueue, NotReady, registerJob } from './background.js';
+import { notifyChange } from '../live/changes.js';
 import { actorOf, addEvent, callerEmail, loadCase, loadIncident, type EventType } from './common.js';
 
 /* ---------- timeline ---------- */
@@ -36,21 +37,38 @@ export async function addCustomEvent(ctx: RequestContext, incidentId: number, in
   });
 }
 
+/**
+ * Timeline entries the system wrote (status changes, joins, tasks...) are the incident's record and
+ * cannot be edited or deleted; a custom event can, by its author or an Admin and above.
+ */
+async function editableEvent(ctx: RequestContext, incidentId: number, eventId: number, loc: (string | number)[]) {
+  const [row] = await ctx.tx.select().from(events).where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), eq(events.id, eventId)));
+  if (!row) throw httpError(404, `Event '${eventId}' could not be found.`, 'not_found', loc);
+  if (row.type !== 'Custom event') throw httpError(403, 'System events cannot be changed or deleted; they are the record of what happened.', 'forbidden', loc);
+  if (!atLeast(ctx.role, 'Admin') && (row.owner === null || row.owner !== (await callerEmail(ctx)))) throw httpError(403, 'Only its author or an Admin and above may change or delete this event.', 'forbidden', loc);
+  return row;
+}
+
 export async function updateEvent(ctx: RequestContext, incidentId: number, eventId: number, patch: Partial<Pick<EventInput, 'description' | 'started_at' | 'details' | 'pinned' | 'type'>>) {
   await loadIncident(ctx, incidentId);
+  // Pinning is open to everyone; the content only to whoever may edit the event.
+  if (Object.keys(patch).some((k) => k !== 'pinned')) await editableEvent(ctx, incidentId, eventId, ['body', 'id']);
   const [row] = await ctx.tx
     .update(events)
     .set({ ...patch, updated_at: sql`now()` })
     .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), eq(events.id, eventId)))
     .returning();
   if (!row) throw httpError(404, `Event '${eventId}' could not be found.`, 'not_found', ['body', 'id']);
+  await notifyChange(ctx, { incident_id: incidentId });
   return row;
 }
 
 export async function deleteEvent(ctx: RequestContext, incidentId: number, eventId: number) {
   await loadIncident(ctx, incidentId);
+  await editableEvent(ctx, incidentId, eventId, ['path', 'eventId']);
   const deleted = await ctx.tx.delete(events).where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), eq(events.id, eventId))).returning({ id: events.id });
   if (!deleted.length) throw httpError(404, `Event '${eventId}' could not be found.`, 'not_found', ['path', 'eventId']);
+  await notifyChange(ctx, { incident_id: incidentId });
 }
 
 /* ---------- comments, conversation, resources ---------- */
@@ -80,6 +98,7 @@ export async function postMessage(ctx: RequestContext, incidentId: number, text:
   const me = await callerEmail(ctx);
   if (!me) throw httpError(403, 'Only a signed-in user can post in a conversation.', 'forbidden');
   const [row] = await ctx.tx.insert(conversationMessages).values({ organization_id: ctx.orgId, conversation_id: conversationId, author_email: me, text }).returning();
+  await notifyChange(ctx, { incident_id: incidentId });
   return row!;
 }
 

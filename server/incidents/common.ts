@@ -7,6 +7,7 @@ import { notFound } from '../core/errors.js';
 import type { RowVisibility } from '../engine/visibility.js';
 import type { RequestContext } from '../core/context.js';
 import { atLeast } from '../core/context.js';
+import { notifyChange } from '../live/changes.js';
 
 /** The signed-in caller's e-mail (null for API keys), read once per request context. */
 const emails = new WeakMap<object, string | null>();
@@ -113,7 +114,8 @@ export async function nextNumber(ctx: RequestContext, kind: string): Promise<num
 
 /**
  * Timeline event types and the filter toggle each belongs to (spec §9: the first seven are on by
- * default; field, assessment, context, user curated and notification are off).
+ * default; field, assessment, context and notification are off). User curated events are on: an
+ * event someone adds must show at once, not hide behind a toggle (issue 23).
  */
 export const EVENT_TYPES = {
   'Participant updated': 'participant_updates',
@@ -141,7 +143,7 @@ export const TIMELINE_FILTERS = [
   { key: 'field_updates', label: 'Field updates', default: false },
   { key: 'assessment_updates', label: 'Assessment updates', default: false },
   { key: 'context_events', label: 'Context', default: false },
-  { key: 'user_curated_events', label: 'User curated events', default: false },
+  { key: 'user_curated_events', label: 'User curated events', default: true },
   { key: 'notification_events', label: 'Notifications', default: false },
 ] as const;
 export const EVENT_SOURCES = ['Firewatch', 'Incident Participant', 'Case Participant', 'AI', 'Workflow', 'Conversation'] as const;
@@ -175,5 +177,7 @@ export async function addEvent(ctx: RequestContext, e: NewEvent) {
       ...(e.started_at ? { started_at: e.started_at } : {}),
     })
     .returning();
+  // Every change writes a timeline entry, so this tells the record's open pages (at commit).
+  await notifyChange(ctx, e);
   return row!;
 }

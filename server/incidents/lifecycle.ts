@@ -3,7 +3,7 @@ import { cases, conversations, incidentParticipants, incidentRoles, incidents, i
 import { incidentTypes } from './settings-tables.js';
 import { tags } from '../tags/tables.js';
 import { httpError, invalid } from '../core/errors.js';
-import type { RequestContext } from '../core/context.js';
+import { atLeast, type RequestContext } from '../core/context.js';
 import { enqueue, NotReady, registerJob } from './background.js';
 import { actorOf, addEvent, callerEmail, loadIncident, nextNumber, type IncidentRow } from './common.js';
 import { publish } from '../core/events.js';
@@ -133,7 +133,7 @@ export async function createIncident(ctx: RequestContext, input: IncidentInput) 
     details: { commander, reporter },
   });
   await enqueue(ctx, 'incident.provision', { incident_id: incident.id });
-  if (input.status && input.status !== 'Active') await setIncidentStatus(ctx, incident.id, input.status);
+  if (input.status && input.status !== 'Active') await setIncidentStatus(ctx, incident.id, input.status, { creating: true });
   await publish(ctx, { type: 'incident.created', id: incident.id });
   return incident.id;
 }
@@ -155,8 +155,9 @@ export const STATUS_MESSAGES: Record<Status, string> = {
  * Moves an incident to `status`: Stable sets stable_at; Closed sets closed_at (and stable_at if it
  * never was) and closes its linked cases; back to Active reopens it. Each runs the status workflows.
  */
-export async function setIncidentStatus(ctx: RequestContext, id: number, status: Status) {
+export async function setIncidentStatus(ctx: RequestContext, id: number, status: Status, opts: { creating?: boolean } = {}) {
   const current = await loadIncident(ctx, id, true);
+  if (!opts.creating) await checkStatusRight(ctx, id);
   if (current.status === status) throw httpError(409, `Incident ${current.name} is already ${status.toLowerCase()}.`, 'conflict', ['body', 'status']);
   const set =
     status === 'Stable'
@@ -182,6 +183,23 @@ export async function setIncidentStatus(ctx: RequestContext, id: number, status:
   if (status !== 'Active') await enqueue(ctx, 'incident.workflows', { incident_id: id, status });
   await publish(ctx, { type: 'incident.updated', id });
   return STATUS_MESSAGES[status];
+}
+
+export const STATUS_RIGHT = "Only the incident's commander, the people holding one of its roles, and Admins and above may change its status.";
+
+/** Who may change an incident's status: Admins and above, or a signed-in person holding an active role on it (commander, participant...). */
+async function checkStatusRight(ctx: RequestContext, incidentId: number) {
+  if (atLeast(ctx.role, 'Admin')) return;
+  const me = await callerEmail(ctx);
+  const held = me
+    ? await ctx.tx
+        .select({ id: incidentRoles.id })
+        .from(incidentRoles)
+        .innerJoin(incidentParticipants, and(eq(incidentParticipants.organization_id, incidentRoles.organization_id), eq(incidentParticipants.id, incidentRoles.participant_id)))
+        .where(and(eq(incidentRoles.organization_id, ctx.orgId), eq(incidentRoles.incident_id, incidentId), eq(incidentParticipants.email, me), isNull(incidentRoles.renounced_at)))
+        .limit(1)
+    : [];
+  if (!held.length) throw httpError(403, STATUS_RIGHT, 'forbidden', ['body', 'status']);
 }
 
 /** Background: the workflows bound to the status the incident was moved to. */
@@ -257,6 +275,19 @@ export async function subscribeIncident(ctx: RequestContext, id: number) {
   if (!row) throw httpError(409, 'You are already subscribed to tactical reports of this incident.', 'conflict');
   await addEvent(ctx, { incident_id: id, type: 'Participant updated', description: `${me} subscribed to tactical report e-mails`, owner: me });
   return 'You have successfully subscribed to tactical report emails for this incident.';
+}
+
+export async function unsubscribeIncident(ctx: RequestContext, id: number) {
+  await loadIncident(ctx, id);
+  const me = await callerEmail(ctx);
+  if (!me) throw httpError(403, 'Only a signed-in user can unsubscribe from an incident.', 'forbidden');
+  const gone = await ctx.tx
+    .delete(incidentSubscriptions)
+    .where(and(eq(incidentSubscriptions.organization_id, ctx.orgId), eq(incidentSubscriptions.incident_id, id), eq(incidentSubscriptions.email, me)))
+    .returning({ email: incidentSubscriptions.email });
+  if (!gone.length) throw httpError(409, 'You are not subscribed to tactical reports of this incident.', 'conflict');
+  await addEvent(ctx, { incident_id: id, type: 'Participant updated', description: `${me} unsubscribed from tactical report e-mails`, owner: me });
+  return 'You will no longer receive tactical report emails for this incident.';
 }
 
 /** Background: the incident's conversation (a thread inside Firewatch) and its conference link. */

@@ -12,7 +12,8 @@ import { EVENT_SOURCES, EVENT_TYPES, loadIncident, TIMELINE_FILTERS, type EventT
 import { incidentResponseCost } from './costs.js';
 import { dashboardSummary } from './dashboards.js';
 import { incidentForecast, listSteps, similarIncidents, stepSummary, updateStep } from './insights.js';
-import { assignRole, joinIncident, renounceRole, setIncidentStatus, subscribeIncident } from './lifecycle.js';
+import { assignRole, joinIncident, renounceRole, setIncidentStatus, STATUS_RIGHT, subscribeIncident, unsubscribeIncident } from './lifecycle.js';
+import { HttpError } from '../core/errors.js';
 import { fullIncident } from './read.js';
 import { createIncidentHandoff, handoffPrefill } from '../oncall/handoffs.js';
 import { handoffResource } from '../oncall/resources.js';
@@ -67,17 +68,27 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
   );
 
   for (const [path, status] of [['stable', 'Stable'], ['closed', 'Closed'], ['active', 'Active']] as const) {
-    app.post(`/iaos/:id/${path}`, { schema: { tags, summary: `Mark the incident ${status.toLowerCase()}`, params: idParam } }, (req) =>
-      inTenant(req, async (ctx) => {
-        const message = await setIncidentStatus(ctx, req.params.id, status);
-        return { message, incident: await fullIncident(ctx, req.params.id) };
-      }),
-    );
+    app.post(`/iaos/:id/${path}`, { schema: { tags, summary: `Mark the incident ${status.toLowerCase()} (${STATUS_RIGHT})`, params: idParam } }, async (req, reply) => {
+      try {
+        return await inTenant(req, async (ctx) => {
+          const message = await setIncidentStatus(ctx, req.params.id, status);
+          return { message, incident: await fullIncident(ctx, req.params.id) };
+        });
+      } catch (err) {
+        // A status someone else already set: the answer carries the incident as it is now, so the page catches up.
+        if (!(err instanceof HttpError) || err.statusCode !== 409) throw err;
+        return reply.status(409).send({ detail: err.detail, incident: await inTenant(req, (ctx) => fullIncident(ctx, req.params.id), { readOnly: true }) });
+      }
+    });
   }
 
   app.post('/iaos/:id/join', { schema: { tags, summary: 'Join the incident as a participant', params: idParam } }, (req) => inTenant(req, async (ctx) => ({ message: await joinIncident(ctx, req.params.id) })));
   app.post('/iaos/:id/subscribe', { schema: { tags, summary: 'Subscribe to tactical report e-mails', params: idParam } }, (req) =>
     inTenant(req, async (ctx) => ({ message: await subscribeIncident(ctx, req.params.id) })),
+  );
+
+  app.post('/iaos/:id/unsubscribe', { schema: { tags, summary: 'Stop tactical report e-mails', params: idParam } }, (req) =>
+    inTenant(req, async (ctx) => ({ message: await unsubscribeIncident(ctx, req.params.id) })),
   );
 
   app.post('/iaos/:id/roles', { schema: { tags, summary: 'Give a person a role', params: idParam, body: z.strictObject({ email: email(), role: z.enum(INCIDENT_ROLES) }) } }, (req) =>

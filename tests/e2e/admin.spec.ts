@@ -166,9 +166,11 @@ test('an incident moves through its lifecycle from its own screen', async () => 
 
   await admin.locator('tbody tr', { hasText: 'Checkout is down' }).click();
   await admin.getByRole('button', { name: 'Mark stable' }).click();
+  await admin.getByRole('dialog', { name: /stable\?$/ }).getByRole('button', { name: 'Confirm' }).click();
   await expect(admin.getByText('Incident marked as stable. Running stable status workflows.')).toBeVisible();
   await expect(admin.getByRole('button', { name: 'Mark stable' })).toHaveCount(0);
   await admin.getByRole('button', { name: 'Mark closed' }).click();
+  await admin.getByRole('dialog', { name: /^Close / }).getByRole('button', { name: 'Confirm' }).click();
   await expect(admin.getByText('Incident marked as closed. Running closed status workflows.')).toBeVisible();
   await expect(admin.getByRole('button', { name: 'Reopen' })).toBeVisible();
   await expect(admin.getByRole('button', { name: 'Mark closed' })).toHaveCount(0);

@@ -66,10 +66,8 @@ test('joins, adds a timeline event, adds and resolves a task', async () => {
   await dialog.getByLabel('Description').fill('Rolled back the payment service deploy');
   await dialog.getByRole('button', { name: 'Add event' }).click();
   await expect(page.getByText('Event added.')).toBeVisible();
-  // Custom events are "user curated", a filter that is off by default: switch it on to see it.
+  // Custom events ("user curated") show at once: their filter is on by default (issue 23).
   const timeline = page.getByRole('table', { name: 'Timeline' });
-  await expect(timeline).not.toContainText('Rolled back the payment service deploy');
-  await page.getByRole('button', { name: 'User curated events' }).click();
   await expect(timeline).toContainText('Rolled back the payment service deploy');
 
   await page.getByLabel('New task').fill('Add an alert on checkout error rate');
@@ -85,6 +83,7 @@ test('joins, adds a timeline event, adds and resolves a task', async () => {
 
 test('marks it stable, sends a tactical report, closes it and sees it on the incident dashboard', async () => {
   await page.getByRole('button', { name: 'Mark stable' }).click();
+  await page.getByRole('dialog', { name: /stable\?$/ }).getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByText('Incident marked as stable. Running stable status workflows.')).toBeVisible();
   await expect(page.getByLabel('Status Stable')).toBeVisible();
 
@@ -100,6 +99,7 @@ test('marks it stable, sends a tactical report, closes it and sees it on the inc
   await expect(page.getByRole('table', { name: 'Timeline' })).toContainText(`Tactical report created by ${E2E.adminEmail}`);
 
   await page.getByRole('button', { name: 'Mark closed' }).click();
+  await page.getByRole('dialog', { name: /^Close / }).getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByText('Incident marked as closed. Running closed status workflows.')).toBeVisible();
   await expect(page.getByLabel('Status Closed')).toBeVisible();
   await shot(page, '04-closed');
@@ -117,6 +117,7 @@ test('a case is escalated and its incident appears', async () => {
   expect(kase.status).toBe(201);
   await page.goto(`/default/cases/${kase.json.id}`);
   await page.getByRole('button', { name: 'Escalate to incident' }).click();
+  await page.getByRole('dialog', { name: 'Escalate this case to a new incident?' }).getByRole('button', { name: 'Escalate to incident' }).click();
   await expect(page.getByText('Case escalated successfully.')).toBeVisible();
   await page.goto('/default/iaos');
   await expect(page.getByRole('cell', { name: kase.json.title })).toBeVisible();

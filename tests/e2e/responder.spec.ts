@@ -110,6 +110,7 @@ test('a case is reported from cases/report and shows on cases/status; its view e
   await noSeriousAxeViolations('cases/{name}/view');
 
   await page.getByRole('button', { name: 'Escalate to incident' }).click();
+  await page.getByRole('dialog', { name: /^Escalate .* to an incident\?$/ }).getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByText('Case escalated successfully.')).toBeVisible();
   await expect(page.getByLabel('Status Escalated')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Escalate to incident' })).toHaveCount(0);

@@ -1,6 +1,7 @@
 import polyglotI18nProvider from 'ra-i18n-polyglot';
 import englishMessages from 'ra-language-english';
 import { dashboards, responder, screens, shell } from '../i18n/en.js';
+import { room } from '../i18n/room.js';
 
 /** English, with the wording the spec fixes (validation and error messages). */
 const messages = {
@@ -25,6 +26,7 @@ const messages = {
     screens,
     responder,
     dashboards,
+    room,
   },
 };
 

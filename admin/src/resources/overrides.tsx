@@ -6,7 +6,7 @@ import { GenericCreate, GenericEdit, GenericList } from './generic/screens.js';
 import { catalogOverrides } from './catalog/overrides.js';
 import { signalOverrides } from './signals/screens.js';
 import type { Screens } from './screens.js';
-import { CaseList, HandoffList, IncidentList } from './iaos/lists.js';
+import { CaseList, HandoffList, IncidentList, TaskList } from './iaos/lists.js';
 import { MemberList } from './members.js';
 
 /**
@@ -73,9 +73,9 @@ const IncidentEdit = () => (
     actions={[
       { label: 'Open view', action: 'view', to: (r) => `/iaos/${encodeURIComponent(String(r.name))}/view` },
       { label: 'Join', action: 'join' },
-      { label: 'Mark stable', action: 'stable', when: status('Active') },
-      { label: 'Mark closed', action: 'closed', when: status('Active', 'Stable') },
-      { label: 'Reopen', action: 'active', when: status('Stable', 'Closed') },
+      { label: 'Mark stable', action: 'stable', when: status('Active'), confirm: 'Mark this incident stable?' },
+      { label: 'Mark closed', action: 'closed', when: status('Active', 'Stable'), confirm: 'Close this incident and its linked cases?' },
+      { label: 'Reopen', action: 'active', when: status('Stable', 'Closed'), confirm: 'Reopen this incident?' },
     ]}
   />
 );
@@ -91,7 +91,7 @@ const CaseEdit = () => (
   <GenericEdit
     actions={[
       { label: 'Open view', action: 'view', to: (r) => `/cases/${encodeURIComponent(String(r.name))}/view` },
-      { label: 'Escalate to incident', action: 'escalate', method: 'PUT', when: status('New', 'Triage', 'Stable') },
+      { label: 'Escalate to incident', action: 'escalate', method: 'PUT', when: status('New', 'Triage', 'Stable'), confirm: 'Escalate this case to a new incident?' },
     ]}
   />
 );
@@ -123,7 +123,7 @@ const overrides: Record<string, Partial<Screens>> = {
   users: { list: MemberList, edit: UserEdit, menuLabel: 'Members' },
   organizations: { edit: OrganizationEdit, create: OrganizationCreate },
   iaos: { list: IncidentList, edit: IncidentEdit, menuLabel: 'Incidents' },
-  tasks: { edit: TaskEdit },
+  tasks: { list: TaskList, edit: TaskEdit },
   cases: { list: CaseList, edit: CaseEdit },
   'oncall/handoffs': { list: HandoffList },
   incident_roles: { list: IncidentRoleList },

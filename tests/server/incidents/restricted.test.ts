@@ -33,6 +33,7 @@ const subRoutes: [string, string, Record<string, unknown>?][] = [
   ['POST', '/iaos/{id}/handoff', { handover_from: 'a', handover_to: 'b' }],
   ['POST', '/iaos/{id}/join'],
   ['POST', '/iaos/{id}/subscribe'],
+  ['POST', '/iaos/{id}/unsubscribe'],
   ['POST', '/iaos/{id}/roles', { email: 'outsider@example.com', role: 'participant' }],
   ['POST', '/iaos/{id}/roles/{roleId}/renounce'],
   ['POST', '/iaos/{id}/stable'],

@@ -6,8 +6,8 @@ t.test('timeline: add after a given time, pin, edit, delete, filters', async (t)
   const inc = await createIncident();
 
   const filters = (await api('GET', '/iaos/timeline/filters')).body;
-  t.same(filters.filters.filter((f: any) => f.default).map((f: any) => f.key), ['participant_updates', 'other_events', 'ai_generated_events', 'resource_updates', 'step_updates', 'task_updates', 'conversation_events']);
-  t.same(filters.filters.filter((f: any) => !f.default).map((f: any) => f.key), ['field_updates', 'assessment_updates', 'context_events', 'user_curated_events', 'notification_events']);
+  t.same(filters.filters.filter((f: any) => f.default).map((f: any) => f.key), ['participant_updates', 'other_events', 'ai_generated_events', 'resource_updates', 'step_updates', 'task_updates', 'conversation_events', 'user_curated_events']);
+  t.same(filters.filters.filter((f: any) => !f.default).map((f: any) => f.key), ['field_updates', 'assessment_updates', 'context_events', 'notification_events']);
   t.equal(filters.event_types['Custom event'], 'user_curated_events');
 
   const added = await api('POST', `/iaos/${inc.id}/event`, { description: 'Failover started', after: '2026-03-01T10:00:00Z' });

@@ -4,7 +4,7 @@ import { Box, Button, Chip, Grid, Link as MuiLink, List, ListItem, ListItemText,
 import { Title, useBasename, useNotify, useTranslate } from 'react-admin';
 import { api } from '../../providers/http.js';
 import { utc } from '../generic/screens.js';
-import { Section, Tasks, Timeline, useAct, useRecordByName, type ApiRecord } from '../iaos/parts.js';
+import { ConfirmDialog, LiveChip, Section, Tasks, Timeline, useAct, useRecordByName, type ApiRecord } from '../iaos/parts.js';
 
 /** Statuses a case moves to by hand; Escalated comes only from escalation, which creates the incident. */
 const MANUAL_STATUSES = ['New', 'Triage', 'Stable', 'Closed'];
@@ -19,11 +19,12 @@ export function CaseView() {
   const translate = useTranslate();
   const basename = useBasename();
   const notify = useNotify();
-  const { record: kase, missing, load } = useRecordByName('/cases', name, (c) => !!c.conversation_id && (c.incidents as ApiRecord[]).every((i) => !!i.conference_url));
+  const { record: kase, missing, load, live } = useRecordByName('/cases', name, (c) => !!c.conversation_id && (c.incidents as ApiRecord[]).every((i) => !!i.conference_url));
   const act = useAct(load);
   const [cause, setCause] = useState<string | null>(null);
   const [participant, setParticipant] = useState('');
   const [comment, setComment] = useState('');
+  const [escalating, setEscalating] = useState(false);
   const t = (key: string, options?: Record<string, unknown>) => translate(`fw.responder.${key}`, options);
 
   if (missing) return <Typography sx={{ m: 2 }}>{t('not_found', { entity: 'Case', name })}</Typography>;
@@ -52,10 +53,11 @@ export function CaseView() {
         {kase.case_type_name ? <Chip variant="outlined" label={kase.case_type_name} /> : null}
         {kase.case_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: kase.case_priority_name })} /> : null}
         {kase.visibility === 'Restricted' ? <Chip variant="outlined" label={t('restricted')} /> : null}
+        <LiveChip live={live} />
       </Stack>
       <Stack direction="row" sx={{ flexWrap: 'wrap', mb: 2, gap: 1, alignItems: 'center' }}>
         {!kase.incident_id && status !== 'Closed' ? (
-          <Button variant="contained" onClick={() => void act(`${path}/escalate`, { method: 'PUT' })}>
+          <Button variant="contained" onClick={() => setEscalating(true)}>
             {t('escalate')}
           </Button>
         ) : null}
@@ -66,12 +68,13 @@ export function CaseView() {
           select
           size="small"
           label={t('status')}
-          value={MANUAL_STATUSES.includes(status) ? status : ''}
+          value={status}
           onChange={(e) => void act(path, { method: 'PUT', json: { status: e.target.value } }, translate('fw.updated', { name: 'Case' }))}
           sx={{ minWidth: 160 }}
         >
-          {MANUAL_STATUSES.map((s) => (
-            <MenuItem key={s} value={s}>
+          {/* Escalated is shown (never chosen by hand): it comes only from escalation. */}
+          {(MANUAL_STATUSES.includes(status) ? MANUAL_STATUSES : [...MANUAL_STATUSES, status]).map((s) => (
+            <MenuItem key={s} value={s} disabled={!MANUAL_STATUSES.includes(s)}>
               {s}
             </MenuItem>
           ))}
@@ -175,6 +178,14 @@ export function CaseView() {
           <Tasks tasks={kase.tasks} owner={{ case_id: kase.id }} reload={load} />
         </Grid>
       </Grid>
+      {escalating ? (
+        <ConfirmDialog
+          title={translate('fw.room.confirm_escalate', { name: kase.name })}
+          body={translate('fw.room.confirm_escalate_body')}
+          onClose={() => setEscalating(false)}
+          onConfirm={() => act(`${path}/escalate`, { method: 'PUT' })}
+        />
+      ) : null}
     </Box>
   );
 }

@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 import { TopToolbar, useBasename, useNotify, useRecordContext, useRefresh, type RaRecord } from 'react-admin';
 import type { ResourceMeta } from '../../meta-types.js';
 import { api } from '../../providers/http.js';
+import { ConfirmDialog } from './ConfirmDialog.js';
 
 /** A button on a record's screen that calls `{path}/{id}/{action}` (spec §7 actions beyond CRUD). */
 export interface RecordAction {
@@ -16,6 +17,8 @@ export interface RecordAction {
   success?: string;
   /** A link instead of a call: the record's own screen, e.g. `/iaos/IAO-3/view`. */
   to?: (record: RaRecord) => string;
+  /** Asked first (status changes, escalation): the call runs only once confirmed. */
+  confirm?: string;
 }
 
 export function RecordActions({ meta, actions }: { meta: ResourceMeta; actions: RecordAction[] }) {
@@ -24,6 +27,7 @@ export function RecordActions({ meta, actions }: { meta: ResourceMeta; actions: 
   const refresh = useRefresh();
   const basename = useBasename();
   const [busy, setBusy] = useState<string | null>(null);
+  const [asking, setAsking] = useState<RecordAction | null>(null);
   if (!record) return <TopToolbar />;
   const run = async (a: RecordAction) => {
     setBusy(a.action);
@@ -47,11 +51,12 @@ export function RecordActions({ meta, actions }: { meta: ResourceMeta; actions: 
               {a.label}
             </Button>
           ) : (
-            <Button key={a.action} variant="outlined" size="small" disabled={busy !== null} onClick={() => void run(a)}>
+            <Button key={a.action} variant="outlined" size="small" disabled={busy !== null} onClick={() => (a.confirm ? setAsking(a) : void run(a))}>
               {a.label}
             </Button>
           ),
         )}
+      {asking ? <ConfirmDialog title={asking.confirm!} body={asking.label} confirm={asking.label} onClose={() => setAsking(null)} onConfirm={() => run(asking)} /> : null}
     </TopToolbar>
   );
 }

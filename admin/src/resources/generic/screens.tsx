@@ -54,7 +54,7 @@ export function useCanWrite(meta: ResourceMeta) {
   return permissions !== undefined && RANK[permissions] >= RANK[meta.writeRole];
 }
 
-function useMeta(): ResourceMeta {
+export function useMeta(): ResourceMeta {
   const resource = useResourceContext()!;
   const meta = metaOf(resource);
   if (!meta) throw new Error(`No metadata for resource '${resource}'.`);
@@ -130,9 +130,11 @@ export interface ListOptions {
   cells?: Record<string, ReactElement>;
   /** Buttons beside Create above the list (inside its list context: export, handoff). */
   actions?: ReactNode;
+  /** What selected rows offer instead of the plain delete (bulk edit and delete with progress). */
+  bulkActions?: ReactNode;
 }
 
-export function GenericList({ rowClick, columns, cells = {}, actions }: ListOptions = {}) {
+export function GenericList({ rowClick, columns, cells = {}, actions, bulkActions }: ListOptions = {}) {
   const meta = useMeta();
   const shown = columns ? columns.map((name) => ({ name, type: meta.columns.find((c) => c.name === name)?.type ?? 'string' })) : listColumns(meta);
   const canWrite = useCanWrite(meta);
@@ -155,7 +157,7 @@ export function GenericList({ rowClick, columns, cells = {}, actions }: ListOpti
     >
       <Datagrid
         rowClick={rowClick ?? (editable ? 'edit' : false)}
-        bulkActionButtons={canWrite && meta.routes.delete ? <BulkDeleteButton mutationMode="pessimistic" /> : false}
+        bulkActionButtons={canWrite && bulkActions ? bulkActions : canWrite && meta.routes.delete ? <BulkDeleteButton mutationMode="pessimistic" /> : false}
       >
         {shown.map((c) => cells[c.name] ?? column(meta, c))}
       </Datagrid>

@@ -1,16 +1,18 @@
 import { useEffect, useState } from 'react';
-import { useParams } from 'react-router-dom';
-import { Box, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, Grid, MenuItem, Stack, Table, TableBody, TableCell, TableRow, TextField, Typography } from '@mui/material';
-import { Title, useNotify, useTranslate } from 'react-admin';
+import { Link, useParams } from 'react-router-dom';
+import { Box, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, Grid, Link as MuiLink, MenuItem, Stack, Table, TableBody, TableCell, TableRow, TextField, Typography } from '@mui/material';
+import { Title, useBasename, useNotify, useTranslate } from 'react-admin';
 import { api } from '../../providers/http.js';
 import { utc } from '../generic/screens.js';
 import { HandoffDialog } from './HandoffDialog.js';
-import { Section, Tasks, Timeline, useAct, useRecordByName, type ApiRecord } from './parts.js';
+import { ConfirmDialog, LiveChip, Section, Tasks, Timeline, useAct, useRecordByName, type ApiRecord } from './parts.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- records come straight from the API */
 type Incident = ApiRecord;
 
+/** Spec: numbers and currency in en-US, up to 6 significant digits. */
 const money = (n: number) => n.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 6 });
+const number = (n: number) => n.toLocaleString('en-US', { maximumSignificantDigits: 6 });
 
 /**
  * iaos/{name}/view: what a responder works from during an incident. The header carries the
@@ -21,78 +23,153 @@ export function IncidentView() {
   const { name = '' } = useParams();
   const notify = useNotify();
   const translate = useTranslate();
-  const { record: incident, missing, load } = useRecordByName('/iaos', name, (i) => !!i.conversation_id);
+  const basename = useBasename();
+  const { record: incident, missing, load, live } = useRecordByName('/iaos', name, (i) => !!i.conversation_id);
   const [cost, setCost] = useState<any>(null);
-  const [dialog, setDialog] = useState<null | 'report' | 'event' | 'resource' | 'summary' | 'handoff'>(null);
+  const [similar, setSimilar] = useState<any[] | null>(null);
+  const [dialog, setDialog] = useState<null | 'report' | 'event' | 'resource' | 'summary' | 'handoff' | 'details' | 'postmortem'>(null);
+  const [confirmStatus, setConfirmStatus] = useState<null | 'Stable' | 'Closed' | 'Active'>(null);
+  const [reading, setReading] = useState<{ title: string; body: string } | null>(null);
   const [summary, setSummary] = useState<string>('');
+  const [comment, setComment] = useState('');
   const act = useAct(load);
   const incidentAct = (path: string, init?: RequestInit & { json?: unknown }, fallback?: string) => act(`/iaos/${incident!.id}${path}`, init, fallback);
 
+  // Costs follow the record (participants' activity changes them); similar incidents are read once.
   useEffect(() => {
     if (incident) void api(`/iaos/${incident.id}/costs`).then(setCost, () => undefined);
   }, [incident]);
+  const incidentId = incident?.id as number | undefined;
+  useEffect(() => {
+    if (incidentId !== undefined) void api<{ items: any[] }>(`/iaos/similar-incidents/${incidentId}`).then((r) => setSimilar(r.items), () => setSimilar([]));
+  }, [incidentId]);
 
   if (missing) return <Typography sx={{ m: 2 }}>{translate('fw.responder.not_found', { entity: 'IAO', name })}</Typography>;
   if (!incident) return <Typography sx={{ m: 2 }}>{translate('fw.responder.loading')}</Typography>;
-  const status = incident.status as string;
+  const status = incident.status as 'Active' | 'Stable' | 'Closed';
   const t = (key: string, options?: Record<string, unknown>) => translate(`fw.responder.${key}`, options);
+  const r = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
+  const cases = (incident.cases ?? []) as any[];
+  const comments = (incident.comments ?? []) as any[];
 
   return (
     <Box sx={{ p: 2 }}>
       <Title title={`${incident.name} ${incident.title}`} />
-      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 2 }}>
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 2, gap: 1 }}>
         <Typography variant="h5" component="h1">
           {incident.name}: {incident.title}
         </Typography>
-        <Chip label={status} color={status === 'Active' ? 'error' : status === 'Stable' ? 'primary' : 'default'} aria-label={t('status_is', { status })} />
-        {incident.incident_type_name ? <Chip variant="outlined" label={incident.incident_type_name} /> : null}
+        <Chip label={status} color={status === 'Active' ? 'error' : status === 'Stable' ? 'primary' : 'default'} aria-label={t('status_is', { status })} data-testid="incident-status" />
+        {incident.incident_severity_name ? <Chip variant="outlined" label={`${r('severity')}: ${incident.incident_severity_name}`} /> : null}
         {incident.incident_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: incident.incident_priority_name })} /> : null}
+        {incident.incident_type_name ? <Chip variant="outlined" label={incident.incident_type_name} /> : null}
+        <LiveChip live={live} />
       </Stack>
-      <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', mb: 2, gap: 1 }}>
+      <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', mb: 1, gap: 1 }}>
         {!incident.is_participant ? <Button variant="contained" onClick={() => void incidentAct('/join')}>{t('join')}</Button> : null}
-        {!incident.subscribed ? <Button variant="outlined" onClick={() => void incidentAct('/subscribe')}>{t('subscribe')}</Button> : null}
-        {status === 'Active' ? <Button variant="outlined" onClick={() => void incidentAct('/stable')}>{t('mark_stable')}</Button> : null}
-        {status !== 'Closed' ? (
-          <Button variant="outlined" onClick={() => void incidentAct('/closed')}>{t('mark_closed')}</Button>
+        {!incident.subscribed ? (
+          <Button variant="outlined" onClick={() => void incidentAct('/subscribe')}>{t('subscribe')}</Button>
         ) : (
-          <Button variant="outlined" onClick={() => void incidentAct('/active')}>{t('reopen')}</Button>
+          <Button variant="outlined" onClick={() => void incidentAct('/unsubscribe')}>{r('unsubscribe')}</Button>
         )}
+        {status === 'Active' ? <Button variant="outlined" onClick={() => setConfirmStatus('Stable')}>{t('mark_stable')}</Button> : null}
+        {status !== 'Closed' ? (
+          <Button variant="outlined" onClick={() => setConfirmStatus('Closed')}>{t('mark_closed')}</Button>
+        ) : (
+          <Button variant="outlined" onClick={() => setConfirmStatus('Active')}>{t('reopen')}</Button>
+        )}
+        <Button variant="outlined" onClick={() => setDialog('details')}>{r('edit_details')}</Button>
         <Button variant="outlined" onClick={() => setDialog('report')}>{t('report')}</Button>
         <Button variant="outlined" onClick={() => setDialog('event')}>{t('add_event')}</Button>
         <Button variant="outlined" onClick={() => setDialog('resource')}>{t('add_resource')}</Button>
         <Button variant="outlined" onClick={() => setDialog('handoff')}>{t('handoff')}</Button>
-        <Button variant="outlined" onClick={() => void incidentAct('/postmortem/create')}>{t('create_postmortem')}</Button>
+        <Button variant="outlined" onClick={() => setDialog('postmortem')}>{t('create_postmortem')}</Button>
       </Stack>
-      <Typography variant="body2" sx={{ mb: 2 }}>
-        {t('commander_line', { commander: incident.commander_email ?? t('unassigned'), reported: utc(incident.reported_at) })}
-        {incident.stable_at ? ` · ${t('stable_at', { at: utc(incident.stable_at) })}` : ''}
-        {incident.closed_at ? ` · ${t('closed_at', { at: utc(incident.closed_at) })}` : ''}
-        {incident.conference_url ? (
-          <>
-            {' · '}
-            <a href={incident.conference_url} target="_blank" rel="noreferrer">
-              {t('conference')}
-            </a>
-          </>
-        ) : (
-          ` · ${t('conversation_pending')}`
-        )}
+      <Typography variant="caption" component="p" sx={{ mb: 2 }}>
+        {r('status_right')}
       </Typography>
 
       <Grid container spacing={2}>
         <Grid size={{ xs: 12, md: 7 }}>
+          <Section title={r('details')}>
+            <Typography variant="body2" sx={{ whiteSpace: 'pre-wrap', mb: 1 }}>
+              {incident.description || r('no_description')}
+            </Typography>
+            <Table size="small" aria-label={r('details')}>
+              <TableBody>
+                <TableRow>
+                  <TableCell component="th" scope="row">{r('type')}</TableCell>
+                  <TableCell>{incident.incident_type_name ?? r('none')}</TableCell>
+                </TableRow>
+                <TableRow>
+                  <TableCell component="th" scope="row">{r('severity')}</TableCell>
+                  <TableCell>{incident.incident_severity_name ?? r('none')}</TableCell>
+                </TableRow>
+                <TableRow>
+                  <TableCell component="th" scope="row">{r('priority')}</TableCell>
+                  <TableCell>{incident.incident_priority_name ?? r('none')}</TableCell>
+                </TableRow>
+                <TableRow>
+                  <TableCell component="th" scope="row">{t('status')}</TableCell>
+                  <TableCell>
+                    {status} · {r('status_times', { reported: utc(incident.reported_at) })}
+                    {incident.stable_at ? ` · ${t('stable_at', { at: utc(incident.stable_at) })}` : ''}
+                    {incident.closed_at ? ` · ${t('closed_at', { at: utc(incident.closed_at) })}` : ''}
+                  </TableCell>
+                </TableRow>
+                <TableRow>
+                  <TableCell component="th" scope="row">{translate('fw.responder.conference')}</TableCell>
+                  <TableCell>
+                    {incident.conference_url ? (
+                      <>
+                        <a href={incident.conference_url} target="_blank" rel="noreferrer">
+                          {translate('fw.responder.conference')}
+                        </a>{' '}
+                        ({incident.conference_url})
+                      </>
+                    ) : (
+                      t('conversation_pending')
+                    )}
+                  </TableCell>
+                </TableRow>
+                <TableRow>
+                  <TableCell component="th" scope="row">{translate('fw.responder.roles')}</TableCell>
+                  <TableCell>{t('commander_line', { commander: incident.commander_email ?? t('unassigned'), reported: utc(incident.reported_at) })}</TableCell>
+                </TableRow>
+              </TableBody>
+            </Table>
+          </Section>
           <Timeline events={incident.events} act={(path, init, fallback) => incidentAct(path, init, fallback)} />
+          <Section title={t('comments')}>
+            {comments.map((c) => (
+              <Typography key={c.id} variant="body2" sx={{ mb: 1 }}>
+                {utc(c.created_at)} {c.author_email ?? ''}: {c.text}
+              </Typography>
+            ))}
+            <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
+              <TextField size="small" label={t('new_comment')} value={comment} onChange={(e) => setComment(e.target.value)} sx={{ flex: 1 }} multiline />
+              <Button
+                variant="outlined"
+                disabled={!comment.trim()}
+                onClick={async () => {
+                  if (await incidentAct('/comments/add', { method: 'POST', json: { text: comment.trim() } })) setComment('');
+                }}
+              >
+                {t('add_comment')}
+              </Button>
+            </Stack>
+          </Section>
         </Grid>
         <Grid size={{ xs: 12, md: 5 }}>
           <Section title={t('roles')}>
             <Table size="small" aria-label={t('roles')}>
               <TableBody>
                 {(incident.participants as any[]).flatMap((p) =>
-                  (p.roles as any[]).map((r) => (
-                    <TableRow key={r.id}>
+                  (p.roles as any[]).map((role) => (
+                    <TableRow key={role.id}>
                       <TableCell>{p.email}</TableCell>
-                      <TableCell>{r.role}</TableCell>
-                      <TableCell>{r.status}</TableCell>
+                      <TableCell>{role.role}</TableCell>
+                      <TableCell>{role.status}</TableCell>
                     </TableRow>
                   )),
                 )}
@@ -103,23 +180,66 @@ export function IncidentView() {
           <Section title={t('costs')}>
             {cost ? (
               <Typography variant="body2">
-                {t('cost_line', { amount: money(cost.amount), hours: cost.hours.toFixed(2), rate: money(cost.hourly_rate), model: cost.cost_model ? t('cost_model', { model: cost.cost_model }) : '' })}
+                {t('cost_line', { amount: money(cost.amount), hours: number(cost.hours), rate: money(cost.hourly_rate), model: cost.cost_model ? t('cost_model', { model: cost.cost_model }) : '' })}
               </Typography>
             ) : null}
           </Section>
           <Section title={t('reports')}>
-            {(incident.reports as any[]).map((r) => (
-              <Typography key={r.id} variant="body2">
-                {t('report_line', { at: utc(r.created_at), type: r.type, author: r.author_email })}
+            {(incident.reports as any[]).map((rep) => (
+              <Typography key={rep.id} variant="body2">
+                <MuiLink
+                  component="button"
+                  aria-label={r('report_open', { type: rep.type, at: utc(rep.created_at) })}
+                  onClick={() => setReading({ title: r('report_title', { type: rep.type === 'tactical' ? t('tactical') : t('executive'), at: utc(rep.created_at), author: rep.author_email ?? 'API key' }), body: reportText(rep.details ?? {}, translate) })}
+                >
+                  {t('report_line', { at: utc(rep.created_at), type: rep.type, author: rep.author_email })}
+                </MuiLink>
               </Typography>
             ))}
           </Section>
           <Section title={t('resources')}>
-            {(incident.resources as any[]).map((r) => (
-              <Typography key={r.id} variant="body2">
-                {r.weblink ? <a href={r.weblink}>{r.name}</a> : r.name} ({r.resource_type})
+            {(incident.resources as any[]).map((res) => (
+              <Typography key={res.id} variant="body2">
+                {res.weblink ? (
+                  <a href={res.weblink}>{res.name}</a>
+                ) : res.content ? (
+                  <MuiLink component="button" aria-label={r('open_document', { name: res.name })} onClick={() => setReading({ title: res.name, body: res.content })}>
+                    {res.name}
+                  </MuiLink>
+                ) : (
+                  res.name
+                )}{' '}
+                ({res.resource_type === 'dispatch-incident-review-document' ? r('document') : res.resource_type})
               </Typography>
             ))}
+          </Section>
+          <Section title={r('related_cases')}>
+            {cases.length ? (
+              cases.map((c) => (
+                <Typography key={c.id} variant="body2">
+                  <MuiLink component={Link} to={`${basename}/cases/${encodeURIComponent(c.name)}/view`}>
+                    {c.name}: {c.title}
+                  </MuiLink>{' '}
+                  ({c.status})
+                </Typography>
+              ))
+            ) : (
+              <Typography variant="body2">{r('no_related_cases')}</Typography>
+            )}
+          </Section>
+          <Section title={r('similar')}>
+            {similar?.length ? (
+              similar.map((s) => (
+                <Typography key={s.id} variant="body2">
+                  <MuiLink component={Link} to={`${basename}/iaos/${encodeURIComponent(s.name)}/view`}>
+                    {s.name}: {s.title}
+                  </MuiLink>{' '}
+                  ({s.status}, {r('score', { score: number(s.score) })})
+                </Typography>
+              ))
+            ) : (
+              <Typography variant="body2">{similar ? r('no_similar') : translate('fw.responder.loading')}</Typography>
+            )}
           </Section>
           <Section title={t('steps')}>
             {(incident.steps as any[]).map((s) => (
@@ -166,6 +286,22 @@ export function IncidentView() {
         </Grid>
       </Grid>
 
+      {confirmStatus ? (
+        <ConfirmDialog
+          title={r(`confirm_status.${confirmStatus}`, { name: incident.name })}
+          body={
+            <>
+              {r(`confirm_status_body.${confirmStatus}`)}
+              <br />
+              {r('status_right')}
+            </>
+          }
+          onClose={() => setConfirmStatus(null)}
+          onConfirm={() => incidentAct(`/${confirmStatus === 'Stable' ? 'stable' : confirmStatus === 'Closed' ? 'closed' : 'active'}`)}
+        />
+      ) : null}
+      {dialog === 'postmortem' ? <ConfirmDialog title={r('confirm_postmortem', { name: incident.name })} body={r('confirm_postmortem_body')} onClose={() => setDialog(null)} onConfirm={() => incidentAct('/postmortem/create')} /> : null}
+      {dialog === 'details' ? <DetailsDialog incident={incident} onClose={() => setDialog(null)} reload={load} /> : null}
       {dialog === 'report' ? <ReportDialog incident={incident} onClose={() => setDialog(null)} submit={(type, body) => incidentAct(`/report/${type}`, { method: 'POST', json: body })} /> : null}
       {dialog === 'event' ? <EventDialog onClose={() => setDialog(null)} submit={(body) => incidentAct('/event', { method: 'POST', json: body }, t('event_added'))} /> : null}
       {dialog === 'resource' ? <ResourceDialog onClose={() => setDialog(null)} submit={(body) => incidentAct('/add-resource', { method: 'POST', json: body })} /> : null}
@@ -179,7 +315,90 @@ export function IncidentView() {
           <Button onClick={() => setDialog(null)}>{t('close')}</Button>
         </DialogActions>
       </Dialog>
+      <Dialog open={reading !== null} onClose={() => setReading(null)} aria-labelledby="reading-title" fullWidth maxWidth="md">
+        <DialogTitle id="reading-title">{reading?.title}</DialogTitle>
+        <DialogContent>
+          <Typography component="div" variant="body2" sx={{ whiteSpace: 'pre-wrap' }}>
+            {reading?.body}
+          </Typography>
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setReading(null)}>{t('close')}</Button>
+        </DialogActions>
+      </Dialog>
     </Box>
+  );
+}
+
+/** A sent report as its readers got it: each section under its heading. */
+function reportText(details: Record<string, string>, translate: (k: string) => string) {
+  return Object.entries(details)
+    .filter(([k]) => k !== 'type')
+    .map(([k, v]) => `${translate(`fw.responder.report_fields.${k}`)}\n${v || '—'}`)
+    .join('\n\n');
+}
+
+/**
+ * Title, description, type, severity and priority, saved with If-Match: the version this dialog
+ * opened from. If someone changed the incident meanwhile the server refuses (409) and the page
+ * shows their version instead of overwriting it.
+ */
+function DetailsDialog({ incident, onClose, reload }: { incident: Incident; onClose: () => void; reload: () => Promise<unknown> }) {
+  const translate = useTranslate();
+  const notify = useNotify();
+  const r = (key: string) => translate(`fw.room.${key}`);
+  const [values, setValues] = useState<Record<string, any>>({
+    title: incident.title ?? '',
+    description: incident.description ?? '',
+    incident_type_id: incident.incident_type_id ?? '',
+    incident_severity_id: incident.incident_severity_id ?? '',
+    incident_priority_id: incident.incident_priority_id ?? '',
+  });
+  const [options, setOptions] = useState<Record<string, { id: number; name: string }[]>>({});
+  const [version] = useState<string>(incident.updated_at);
+  useEffect(() => {
+    for (const [key, path] of [['incident_type_id', '/incident_types'], ['incident_severity_id', '/incident_severities'], ['incident_priority_id', '/incident_priorities']] as const) {
+      void api<{ items: { id: number; name: string }[] }>(`${path}?itemsPerPage=100`).then((p) => setOptions((o) => ({ ...o, [key]: p.items })), () => undefined);
+    }
+  }, []);
+  const save = async () => {
+    try {
+      const json = { ...values, description: values.description || null, ...Object.fromEntries(['incident_type_id', 'incident_severity_id', 'incident_priority_id'].map((k) => [k, values[k] === '' ? null : values[k]])) };
+      await api(`/iaos/${incident.id}`, { method: 'PUT', json, headers: { 'If-Match': `"${version}"` } });
+      notify(r('details_saved'), { type: 'success' });
+      await reload();
+      onClose();
+    } catch (e) {
+      const stale = (e as { status?: number }).status === 409;
+      notify(stale ? r('stale') : (e as Error).message, { type: 'error', autoHideDuration: 0 });
+      await reload().catch(() => undefined);
+      if (stale) onClose();
+    }
+  };
+  return (
+    <Dialog open onClose={onClose} aria-labelledby="details-title" fullWidth>
+      <DialogTitle id="details-title">{r('edit_details')}</DialogTitle>
+      <DialogContent>
+        <TextField label={translate('fw.responder.title')} value={values.title} onChange={(e) => setValues({ ...values, title: e.target.value })} fullWidth sx={{ mt: 1 }} required />
+        <TextField label={translate('fw.responder.description')} value={values.description} onChange={(e) => setValues({ ...values, description: e.target.value })} fullWidth multiline minRows={3} sx={{ mt: 2 }} />
+        {(['incident_type_id', 'incident_severity_id', 'incident_priority_id'] as const).map((key) => (
+          <TextField key={key} select label={r(key === 'incident_type_id' ? 'type' : key === 'incident_severity_id' ? 'severity' : 'priority')} value={values[key]} onChange={(e) => setValues({ ...values, [key]: e.target.value })} fullWidth sx={{ mt: 2 }}>
+            <MenuItem value="">{r('none')}</MenuItem>
+            {(options[key] ?? []).map((o) => (
+              <MenuItem key={o.id} value={o.id}>
+                {o.name}
+              </MenuItem>
+            ))}
+          </TextField>
+        ))}
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose}>{r('cancel')}</Button>
+        <Button variant="contained" disabled={!String(values.title).trim()} onClick={() => void save()}>
+          {r('save')}
+        </Button>
+      </DialogActions>
+    </Dialog>
   );
 }
 

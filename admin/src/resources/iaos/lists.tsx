@@ -3,6 +3,8 @@ import { Link } from 'react-router-dom';
 import { useBasename, useTranslate } from 'react-admin';
 import { ExportButton } from '../generic/ExportButton.js';
 import { GenericList } from '../generic/screens.js';
+import { BulkActions } from '../generic/BulkActions.js';
+import { organization } from '../../org.js';
 import { ShiftHandoffButton } from './HandoffDialog.js';
 
 /** Above the incident and case lists: the export dialog, the status board and the report page. */
@@ -22,7 +24,12 @@ function ResponderActions({ resource }: { resource: 'iaos' | 'cases' }) {
   );
 }
 
-export const IncidentList = () => <GenericList actions={<ResponderActions resource="iaos" />} />;
-export const CaseList = () => <GenericList actions={<ResponderActions resource="cases" />} />;
+/** A row opens the record's own page (iaos/{name}/view), not the raw edit form. */
+const viewOf = (resource: 'iaos' | 'cases') => (_id: unknown, _resource: string, record: Record<string, unknown>) => `/${organization}/${resource}/${encodeURIComponent(String(record.name))}/view`;
+
+export const IncidentList = () => <GenericList actions={<ResponderActions resource="iaos" />} rowClick={viewOf('iaos')} bulkActions={<BulkActions />} />;
+export const CaseList = () => <GenericList actions={<ResponderActions resource="cases" />} rowClick={viewOf('cases')} bulkActions={<BulkActions />} />;
+/** Tasks: bulk edit (status, priority...) and delete, one call per row. */
+export const TaskList = () => <GenericList bulkActions={<BulkActions />} />;
 /** The handoffs list offers a handoff prefilled from the caller's shift. */
 export const HandoffList = () => <GenericList actions={<ShiftHandoffButton />} />;

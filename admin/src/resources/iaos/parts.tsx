@@ -1,8 +1,14 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
-import { Button, Card, CardContent, CardHeader, IconButton, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField, ToggleButton, Typography } from '@mui/material';
+import { Button, Card, CardContent, CardHeader, Chip, Dialog, DialogActions, DialogContent, DialogTitle, IconButton, Snackbar, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField, ToggleButton, Tooltip, Typography } from '@mui/material';
+import LockOutlinedIcon from '@mui/icons-material/LockOutlined';
 import { useNotify, useTranslate } from 'react-admin';
 import { api } from '../../providers/http.js';
+import { storage } from '../../org.js';
+import { useLiveSocket, type Frame } from '../../pages/chat/socket.js';
 import { utc } from '../generic/screens.js';
+import { ConfirmDialog } from '../generic/ConfirmDialog.js';
+
+export { ConfirmDialog };
 
 /**
  * Parts of the responder's record screens that the incident view (iaos/{name}/view) and the case
@@ -33,6 +39,8 @@ export function useAct(reload: () => Promise<unknown>) {
         return true;
       } catch (e) {
         notify(failure ?? (e as Error).message, { type: 'error', autoHideDuration: 0 });
+        // A refusal (e.g. 'already stable') means the page was behind: show the record as it is now.
+        await reload().catch(() => undefined);
         return false;
       }
     },
@@ -61,8 +69,43 @@ export function useRecordByName(path: '/iaos' | '/cases', name: string, pollUnti
     const timer = setInterval(() => void load().catch(() => undefined), 5000);
     return () => clearInterval(timer);
   }, [waiting, load]);
-  return { record, missing, load };
+  // Live: the socket watches this record; each change anyone commits (from any app process) sends a
+  // `changed` frame, and the page fetches the record again.
+  const id = record?.id as number | undefined;
+  const [watching, setWatching] = useState(false);
+  const { connected, request } = useLiveSocket({ token: storage.token }, (frame: Frame) => {
+    if (frame.type === 'changed') void load().catch(() => undefined);
+  });
+  useEffect(() => {
+    setWatching(false);
+    if (!connected || id === undefined) return;
+    let cancelled = false;
+    void request('watch', path === '/iaos' ? { incident_id: id } : { case_id: id }).then(
+      (f) => {
+        if (cancelled || f.type !== 'watching') return;
+        setWatching(true);
+        // What changed while the socket was down.
+        void load().catch(() => undefined);
+      },
+      () => undefined,
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [connected, id, path, request, load]);
+  return { record, missing, load, live: connected && watching };
 }
+
+/** Whether the page is live (watching its record) or reconnecting. */
+export function LiveChip({ live }: { live: boolean }) {
+  const translate = useTranslate();
+  return (
+    <Tooltip title={translate('fw.room.live_help')}>
+      <Chip size="small" variant="outlined" color={live ? 'success' : 'default'} label={translate(live ? 'fw.room.live' : 'fw.room.offline')} data-testid="live-state" />
+    </Tooltip>
+  );
+}
+
 
 interface Filter {
   key: string;
@@ -70,28 +113,50 @@ interface Filter {
   default: boolean;
 }
 
+/** The timeline toggles a person chose, kept in this browser. */
+const FILTERS_KEY = 'fw.timeline.filters';
+function savedFilters(): Record<string, boolean> {
+  try {
+    return JSON.parse(localStorage.getItem(FILTERS_KEY) ?? '{}') as Record<string, boolean>;
+  } catch {
+    return {};
+  }
+}
+
 /**
- * The timeline with the spec's filter toggles (their defaults come from the server). Pin and
- * delete are offered when `act` is given (incidents; a case's timeline is its record of changes).
+ * The timeline with the spec's filter toggles (their defaults come from the server; a person's
+ * choices are remembered). Pin, edit and delete are offered when `act` is given (incidents; a case's
+ * timeline is its record of changes). System entries cannot be edited or deleted; a custom event can,
+ * after a confirmation, with an undo.
  */
 export function Timeline({ events, act }: { events: ApiRecord[]; act?: (path: string, init: RequestInit & { json?: unknown }, fallback: string) => Promise<boolean> }) {
   const translate = useTranslate();
   const [filters, setFilters] = useState<Filter[]>([]);
   const [eventTypes, setEventTypes] = useState<Record<string, string>>({});
   const [on, setOn] = useState<Record<string, boolean>>({});
+  const [deleting, setDeleting] = useState<ApiRecord | null>(null);
+  const [editing, setEditing] = useState<ApiRecord | null>(null);
+  const [undo, setUndo] = useState<ApiRecord | null>(null);
   useEffect(() => {
     void api<{ filters: Filter[]; event_types: Record<string, string> }>('/iaos/timeline/filters').then((f) => {
       setFilters(f.filters);
       setEventTypes(f.event_types);
-      setOn(Object.fromEntries(f.filters.map((x) => [x.key, x.default])));
+      setOn({ ...Object.fromEntries(f.filters.map((x) => [x.key, x.default])), ...savedFilters() });
     });
   }, []);
+  const toggle = (key: string) => {
+    const next = { ...on, [key]: !on[key] };
+    setOn(next);
+    localStorage.setItem(FILTERS_KEY, JSON.stringify(next));
+  };
   const shown = events.filter((e) => on[eventTypes[e.type] ?? 'other_events'] ?? true);
+  const custom = (e: ApiRecord) => e.type === 'Custom event';
   return (
     <Section title={translate('fw.responder.timeline')}>
       <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 0.5, mb: 1 }} role="group" aria-label={translate('fw.responder.timeline_filters')}>
         {filters.map((f) => (
-          <ToggleButton key={f.key} size="small" value={f.key} selected={!!on[f.key]} onChange={() => setOn({ ...on, [f.key]: !on[f.key] })}>
+          <ToggleButton key={f.key} size="small" value={f.key} selected={!!on[f.key]} color="primary" onChange={() => toggle(f.key)} sx={{ '&.Mui-selected': { fontWeight: 700 } }}>
+            {on[f.key] ? '✓ ' : ''}
             {f.label}
           </ToggleButton>
         ))}
@@ -106,6 +171,7 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: (path: st
                 {e.description}
                 <Typography variant="caption" display="block">
                   {e.type} · {e.source}
+                  {e.owner ? ` · ${e.owner}` : ''}
                 </Typography>
               </TableCell>
               {act ? (
@@ -113,9 +179,20 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: (path: st
                   <IconButton size="small" aria-label={translate(e.pinned ? 'fw.responder.unpin' : 'fw.responder.pin')} onClick={() => void act('/event', { method: 'PATCH', json: { id: e.id, pinned: !e.pinned } }, translate('fw.responder.event_updated'))}>
                     {e.pinned ? '☆' : '★'}
                   </IconButton>
-                  <IconButton size="small" aria-label={translate('fw.responder.delete_event')} onClick={() => void act(`/event/${e.id}`, { method: 'DELETE' }, translate('fw.responder.event_deleted'))}>
-                    ✕
-                  </IconButton>
+                  {custom(e) ? (
+                    <>
+                      <IconButton size="small" aria-label={translate('fw.room.edit_event')} onClick={() => setEditing(e)}>
+                        ✎
+                      </IconButton>
+                      <IconButton size="small" aria-label={translate('fw.responder.delete_event')} onClick={() => setDeleting(e)}>
+                        ✕
+                      </IconButton>
+                    </>
+                  ) : (
+                    <Tooltip title={translate('fw.room.system_event')}>
+                      <LockOutlinedIcon fontSize="small" color="action" role="img" aria-label={translate('fw.room.system_event')} aria-hidden={false} sx={{ verticalAlign: 'middle', mx: 0.5 }} />
+                    </Tooltip>
+                  )}
                 </TableCell>
               ) : null}
             </TableRow>
@@ -127,7 +204,61 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: (path: st
           )}
         </TableBody>
       </Table>
+      {act && deleting ? (
+        <ConfirmDialog
+          title={translate('fw.room.delete_event_title')}
+          body={translate('fw.room.delete_event_body', { description: deleting.description })}
+          confirm={translate('fw.responder.delete_event')}
+          onClose={() => setDeleting(null)}
+          onConfirm={async () => {
+            const gone = deleting;
+            if (await act(`/event/${gone.id}`, { method: 'DELETE' }, translate('fw.responder.event_deleted'))) setUndo(gone);
+          }}
+        />
+      ) : null}
+      {act && editing ? <EventEditDialog event={editing} onClose={() => setEditing(null)} submit={(json) => act('/event', { method: 'PATCH', json: { id: editing.id, ...json } }, translate('fw.responder.event_updated'))} /> : null}
+      <Snackbar
+        open={undo !== null}
+        autoHideDuration={10_000}
+        onClose={() => setUndo(null)}
+        message={translate('fw.responder.event_deleted')}
+        action={
+          <Button
+            color="inherit"
+            size="small"
+            onClick={async () => {
+              const e = undo!;
+              setUndo(null);
+              // Undo writes the event again as it was (same text, time, details and pin).
+              await act?.('/event', { method: 'POST', json: { description: e.description, started_at: e.started_at, details: e.details ?? null, pinned: !!e.pinned } }, translate('fw.room.event_restored'));
+            }}
+          >
+            {translate('fw.room.undo')}
+          </Button>
+        }
+      />
     </Section>
+  );
+}
+
+function EventEditDialog({ event, onClose, submit }: { event: ApiRecord; onClose: () => void; submit: (json: Record<string, unknown>) => Promise<boolean> }) {
+  const translate = useTranslate();
+  const [description, setDescription] = useState<string>(event.description);
+  const [at, setAt] = useState<string>(String(event.started_at).slice(0, 19));
+  return (
+    <Dialog open onClose={onClose} aria-labelledby="edit-event-title" fullWidth>
+      <DialogTitle id="edit-event-title">{translate('fw.room.edit_event_title')}</DialogTitle>
+      <DialogContent>
+        <TextField label={translate('fw.responder.description')} value={description} onChange={(e) => setDescription(e.target.value)} fullWidth multiline sx={{ mt: 1 }} />
+        <TextField label={translate('fw.room.event_time')} type="datetime-local" value={at} onChange={(e) => setAt(e.target.value)} fullWidth sx={{ mt: 2 }} slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }} />
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose}>{translate('fw.room.cancel')}</Button>
+        <Button variant="contained" disabled={!description.trim()} onClick={async () => (await submit({ description: description.trim(), started_at: `${at}Z` })) && onClose()}>
+          {translate('fw.room.save')}
+        </Button>
+      </DialogActions>
+    </Dialog>
   );
 }
 

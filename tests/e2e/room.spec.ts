@@ -1,0 +1,189 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { api, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
+import { useMailbox } from './mailbox.js';
+
+/**
+ * Issue 23, the incident room: two people on one incident, each in their own browser. What one does
+ * (join, mark stable, add an event, add a task) shows on the other's open page without a reload; a
+ * stale edit is refused with the fresh record; system events cannot be deleted, one's own can with a
+ * confirmation and an undo. Then a bulk edit of 30 tasks with its progress and summary.
+ * Screenshots go to test-results/room/.
+ */
+test.describe.configure({ mode: 'serial' });
+const codeFor = useMailbox();
+const shots = join(import.meta.dirname, '..', '..', 'test-results', 'room');
+mkdirSync(shots, { recursive: true });
+const stamp = Date.now().toString(36);
+
+/** The live requirement: another person's change shows within 2 seconds, with no reload. */
+const LIVE = { timeout: 2000 };
+
+let maya: Page;
+let sam: Page;
+let token: string;
+let incident: { id: number; name: string };
+let projectId: number;
+
+test.beforeAll(async ({ browser }) => {
+  maya = await (await browser.newContext()).newPage();
+  maya.setDefaultTimeout(20_000);
+  token = await signInAsAdmin(maya);
+  const project = await api(maya, token, 'POST', '/projects', { name: `Room ${stamp}` });
+  expect(project.status).toBe(201);
+  projectId = project.json.id;
+  const created = await api(maya, token, 'POST', '/iaos', { title: `Checkout errors ${stamp}`, description: 'Payments fail with 502 since 14:05.', project_id: projectId });
+  expect(created.status).toBe(201);
+  incident = created.json;
+
+  // Sam signs himself up with an e-mailed code: a plain Member of the organization.
+  const email = `sam-${stamp}@firewatch.test`;
+  sam = await (await browser.newContext()).newPage();
+  sam.setDefaultTimeout(20_000);
+  await sam.goto('/default/auth/login');
+  await sam.getByRole('tab', { name: 'E-mail code' }).click();
+  await sam.getByLabel('E-mail').fill(email);
+  await sam.getByRole('button', { name: 'Send code' }).click();
+  await sam.getByLabel('Code').fill(await codeFor(email));
+  await sam.getByRole('button', { name: 'Verify code' }).click();
+  await expect(sam).not.toHaveURL(/auth\/login/);
+});
+
+test.afterAll(async () => {
+  await maya?.context().close();
+  await sam?.context().close();
+});
+
+const open = async (page: Page) => {
+  await page.goto(`/default/iaos/${incident.name}/view`);
+  await expect(page.getByRole('heading', { level: 1, name: new RegExp(`${incident.name}: Checkout errors`) })).toBeVisible();
+  // The socket watches the incident once this says Live.
+  await expect(page.getByTestId('live-state')).toHaveText('Live');
+};
+
+test("one person's join, status, event and task show on the other's open page at once", async () => {
+  await open(maya);
+  await open(sam);
+  await expect(maya.getByText('Payments fail with 502 since 14:05.')).toBeVisible();
+  await expectNoSeriousAxeViolations(maya, 'incident room');
+
+  await sam.getByRole('button', { name: 'Join', exact: true }).click();
+  await expect(sam.getByText('You have successfully joined the incident.')).toBeVisible();
+  await expect(maya.getByRole('table', { name: 'Roles' }).getByRole('row', { name: /sam-.*participant/ })).toBeVisible(LIVE);
+
+  await sam.getByRole('button', { name: 'Mark stable' }).click();
+  const confirm = sam.getByRole('dialog', { name: `Mark ${incident.name} stable?` });
+  await expect(confirm).toContainText("Who may change the status: the incident's commander, the people holding one of its roles, and Admins and above.");
+  await expectNoSeriousAxeViolations(sam, 'status confirmation');
+  await confirm.getByRole('button', { name: 'Confirm' }).click();
+  await expect(sam.getByLabel('Status Stable')).toBeVisible();
+  await expect(maya.getByLabel('Status Stable')).toBeVisible(LIVE);
+  await expect(maya.getByRole('button', { name: 'Mark stable' })).toHaveCount(0);
+
+  await sam.getByRole('button', { name: 'Add event' }).click();
+  await sam.getByRole('dialog').getByLabel('Description').fill(`Failover to the replica started ${stamp}`);
+  await sam.getByRole('dialog').getByRole('button', { name: 'Add event' }).click();
+  await expect(sam.getByRole('table', { name: 'Timeline' }).getByText(`Failover to the replica started ${stamp}`)).toBeVisible();
+  await expect(maya.getByRole('table', { name: 'Timeline' }).getByText(`Failover to the replica started ${stamp}`)).toBeVisible(LIVE);
+
+  await sam.getByLabel('New task').fill(`Find the root cause ${stamp}`);
+  await sam.getByRole('button', { name: 'Add task' }).click();
+  await expect(maya.getByRole('table', { name: 'Tasks' }).getByText(`Find the root cause ${stamp}`)).toBeVisible(LIVE);
+  await maya.screenshot({ path: join(shots, '01-incident-room-live.png'), fullPage: true });
+});
+
+test('a stale edit is refused and the page shows the fresh record', async () => {
+  // Maya opens the details from the version she sees; Sam saves a new title meanwhile.
+  await maya.getByRole('button', { name: 'Edit details' }).click();
+  const mine = maya.getByRole('dialog', { name: 'Edit details' });
+  await mine.getByLabel('Description').fill('Payments fail with 502; the gateway is healthy.');
+  await sam.getByRole('button', { name: 'Edit details' }).click();
+  const his = sam.getByRole('dialog', { name: 'Edit details' });
+  await his.getByRole('textbox', { name: 'Title' }).fill(`Checkout errors at the gateway ${stamp}`);
+  await his.getByRole('button', { name: 'Save' }).click();
+  await expect(sam.getByText('Incident updated successfully.')).toBeVisible();
+  // Behind Maya's open dialog (the rest of the page is aria-hidden meanwhile) the title has changed already.
+  await expect(maya.locator('#main-content h1')).toContainText(`Checkout errors at the gateway ${stamp}`, LIVE);
+
+  await mine.getByRole('button', { name: 'Save' }).click();
+  await expect(maya.getByText('Someone else changed this incident while you were editing; the page now shows their version. Review it and save again.')).toBeVisible();
+  await expect(mine).toHaveCount(0);
+  await expect(maya.getByText('Payments fail with 502 since 14:05.')).toBeVisible();
+  await expect(maya.getByRole('heading', { level: 1, name: new RegExp(`${incident.name}: Checkout errors at the gateway ${stamp}`) })).toBeVisible();
+  // Through the API as well: 409 with the record as it is.
+  const stale = await maya.request.fetch(`/api/v1/default/iaos/${incident.id}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'if-match': '"2020-01-01T00:00:00.000Z"' },
+    data: JSON.stringify({ title: 'Overwrite' }),
+  });
+  expect(stale.status()).toBe(409);
+  expect((await stale.json()).record.title).toBe(`Checkout errors at the gateway ${stamp}`);
+});
+
+test('system events stay; one’s own event is deleted after a confirmation, with an undo', async () => {
+  const timeline = sam.getByRole('table', { name: 'Timeline' });
+  const created = timeline.getByRole('row', { name: /Incident IAO-\d+ created by/ });
+  await expect(created.getByRole('button', { name: 'Delete event' })).toHaveCount(0);
+  await expect(created.getByRole('img', { name: /System event/ })).toBeVisible();
+
+  const mine = timeline.getByRole('row', { name: new RegExp(`Failover to the replica started ${stamp}`) });
+  await mine.getByRole('button', { name: 'Delete event' }).click();
+  const confirm = sam.getByRole('dialog', { name: 'Delete this event?' });
+  await expectNoSeriousAxeViolations(sam, 'delete event confirmation');
+  await confirm.getByRole('button', { name: 'Delete event' }).click();
+  await expect(mine).toHaveCount(0);
+  await expect(maya.getByRole('table', { name: 'Timeline' }).getByText(`Failover to the replica started ${stamp}`)).toHaveCount(0, LIVE);
+  await sam.getByRole('button', { name: 'Undo' }).click();
+  await expect(timeline.getByText(`Failover to the replica started ${stamp}`)).toBeVisible();
+  await expect(maya.getByRole('table', { name: 'Timeline' }).getByText(`Failover to the replica started ${stamp}`)).toBeVisible(LIVE);
+
+  // Filters are remembered across a reload.
+  await sam.getByRole('button', { name: /Field updates/ }).click();
+  await expect(timeline.getByText(/Title changed by/)).toBeVisible();
+  await sam.reload();
+  await expect(sam.getByRole('table', { name: 'Timeline' }).getByText(/Title changed by/)).toBeVisible();
+  await expectNoSeriousAxeViolations(sam, 'incident room as a participant');
+});
+
+test('the incident list opens the incident page; a bulk edit of 30 tasks shows progress and a summary', async () => {
+  await maya.goto('/default/iaos');
+  await maya.getByRole('cell', { name: `Checkout errors at the gateway ${stamp}` }).click();
+  await expect(maya).toHaveURL(new RegExp(`/default/iaos/${incident.name}/view$`));
+
+  for (let i = 1; i <= 30; i++) {
+    const made = await api(maya, token, 'POST', '/tasks', { description: `Bulk ${stamp} #${String(i).padStart(2, '0')}`, incident_id: incident.id, priority: 'Low' });
+    expect(made.status).toBe(201);
+  }
+  await maya.goto(`/default/tasks?filter=${encodeURIComponent(JSON.stringify({ q: `Bulk ${stamp}` }))}&perPage=50`);
+  await expect(maya.getByText(`Bulk ${stamp} #30`)).toBeVisible();
+  await maya.getByRole('checkbox', { name: 'Select all' }).check();
+  await maya.getByRole('button', { name: 'Bulk edit' }).click();
+  const dialog = maya.getByRole('dialog', { name: 'Edit 30 records' });
+  await dialog.getByRole('combobox', { name: 'Field' }).click();
+  await maya.getByRole('option', { name: 'Status', exact: true }).click();
+  await dialog.getByRole('combobox', { name: 'New value' }).click();
+  await maya.getByRole('option', { name: 'Resolved', exact: true }).click();
+  await expectNoSeriousAxeViolations(maya, 'bulk edit dialog');
+  await dialog.getByRole('button', { name: 'Apply' }).click();
+  await expect(dialog.getByRole('progressbar')).toBeVisible();
+  await expect(dialog.getByTestId('bulk-summary')).toHaveText('30 updated, 0 failed.', { timeout: 60_000 });
+  await expect(dialog.getByText('30 of 30 done')).toBeVisible();
+  await maya.screenshot({ path: join(shots, '02-bulk-edit-summary.png') });
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  const tasks = await api(maya, token, 'GET', `/tasks?itemsPerPage=100&q=${encodeURIComponent(`Bulk ${stamp}`)}`);
+  expect(tasks.json.items.filter((t: any) => t.status === 'Resolved')).toHaveLength(30);
+  await expectNoSeriousAxeViolations(maya, 'tasks list');
+});
+
+test('a case shows Escalated after a confirmed escalation', async () => {
+  const kase = await api(maya, token, 'POST', '/cases', { title: `Card testing ${stamp}`, project_id: projectId });
+  expect(kase.status).toBe(201);
+  await maya.goto(`/default/cases/${kase.json.name}/view`);
+  await expect(maya.getByTestId('live-state')).toHaveText('Live');
+  await maya.getByRole('button', { name: 'Escalate to incident' }).click();
+  await maya.getByRole('dialog', { name: `Escalate ${kase.json.name} to an incident?` }).getByRole('button', { name: 'Confirm' }).click();
+  await expect(maya.getByLabel('Status Escalated')).toBeVisible();
+  await expect(maya.getByRole('combobox', { name: 'Status' })).toHaveText('Escalated');
+  await expectNoSeriousAxeViolations(maya, 'case page');
+});
