@@ -2,7 +2,7 @@ import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { loginCodes, memberships, organizations, signInAddresses, users } from '../core/db/tables.js';
+import { loginCodes, memberships, signInAddresses, users } from '../core/db/tables.js';
 import { forbidden, httpError, unauthorized } from '../core/errors.js';
 import { email } from '../engine/fields.js';
 import { CODE_MAX_ATTEMPTS, CODE_TTL_MS, dummyPasswordHash, hashCode, newCode, normalizeEmail, organizationProjects, sameHash, verifyPassword } from './service.js';
