@@ -99,6 +99,7 @@ const samples: Record<string, Sample> = {
   '/workflows': named((_i, p) => ({ plugin_instance_id: p.pluginInstance })),
   '/workflows/instances': { create: (i, p) => ({ workflow_id: p.workflow, deadline_at: new Date(at(i)), created_at: new Date(at(i)) }), update: {} },
   '/webhooks/endpoints': { create: (i) => ({ url: i === 0 ? 'https://zulu.example.com/hook' : 'https://alpha.example.com/hook', events: ['incident.created'] }), update: { description: 'changed by the walk' } },
+  '/site/pages': { create: (i) => ({ kind: 'blog', title: i === 0 ? 'Walk zulu' : 'walk alpha', published: true }), update: { title: 'Changed by the walk' } },
   '/webhooks/deliveries': { create: (i, p) => ({ endpoint_id: p.webhookEndpoint, message_id: `msg_walk_${i}`, event_type: 'incident.created', payload: { walk: i }, created_at: new Date(at(i)) }), update: {} },
 };
 

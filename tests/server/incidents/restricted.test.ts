@@ -93,7 +93,8 @@ t.test('rows and sub-routes of a restricted incident or case: only participants 
   await insert('WorkflowInstance', { workflow_id: workflow.id, incident_id: secret.id, run_reason: `${MARK} run`, deadline_at: new Date(Date.now() + 3_600_000) });
   await insert('PluginEvent', { plugin_slug: 'step-engine', name: `${MARK} message posted`, incident_id: secret.id });
   const signal = (await api('POST', '/signals', { name: 'Disk alerts', project_id: projectId })).body;
-  await insert('SignalInstance', { signal_id: signal.id, source: 'native', raw: { host: MARK }, case_id: secretCase.id }, true);
+  // Already processed: the signal processor would otherwise give it a case of its own.
+  await insert('SignalInstance', { signal_id: signal.id, source: 'native', raw: { host: MARK }, case_id: secretCase.id, processed_at: new Date() }, true);
   t.same(linkedResources.map((d) => d.model).filter((m) => !seeded[m]), [], 'every resource with an incident_id or case_id is walked');
   // Rows of the open incident and case stay visible to everyone.
   const openTask = (await api('POST', '/tasks', { description: 'clean the disk', incident_id: open.id })).body;
