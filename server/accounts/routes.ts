@@ -111,10 +111,13 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
         // The code proves the address: a pending invitation to it is accepted.
         const invited = await acceptInvitation(tx, org.id, { email: address });
         if (invited) return invited;
-        const [settings] = await tx.select({ allow_signup: organizations.allow_signup }).from(organizations).where(eq(organizations.id, org.id));
+        // Locked, so that of two first sign-ins at once only one finds the organization without members.
+        const [settings] = await tx.select({ allow_signup: organizations.allow_signup }).from(organizations).where(eq(organizations.id, org.id)).for('update');
         if (!settings?.allow_signup) throw forbidden(`Sign-up is closed for organization '${org.slug}'. Ask an administrator to add you.`);
         const person = found ?? (await tx.insert(users).values({ email: address }).returning({ id: users.id, email: users.email }))[0]!;
-        await tx.insert(memberships).values({ organization_id: org.id, user_id: person.id, role: 'Member' });
+        // The first person in an organization nobody belongs to yet (a fresh installation's `default`) owns it.
+        const [anyone] = await tx.select({ id: memberships.user_id }).from(memberships).where(eq(memberships.organization_id, org.id)).limit(1);
+        await tx.insert(memberships).values({ organization_id: org.id, user_id: person.id, role: anyone ? 'Member' : 'Owner' });
         return person;
       });
       return session(req, org.id, org.slug, user);
