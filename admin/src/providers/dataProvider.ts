@@ -1,6 +1,7 @@
 import { HttpError, type DataProvider, type GetListParams, type Identifier } from 'react-admin';
 import { metaOf } from '../meta.js';
 import type { JsonSchema } from '../meta-types.js';
+import { createProject } from '../project.js';
 import { api } from './http.js';
 
 /** Suffixes a list filter key may carry to pick the operator: `created_at_gte` → `created_at >= …`. */
@@ -118,6 +119,7 @@ export const dataProvider: DataProvider = {
   },
   async create(resource, params) {
     const body = bodyFor(metaOf(resource)?.create, params.data);
+    if (resource === 'projects') return { data: await createProject(body) };
     return { data: await api<Page['items'][number]>(pathOf(resource), { method: 'POST', json: body }) };
   },
   async update(resource, params) {

@@ -18,6 +18,7 @@ import {
   required,
   type Validator,
 } from 'react-admin';
+import { rememberProject, storedProject } from '../../project.js';
 import { metaOf, type FieldSpec } from '../../meta.js';
 
 /**
@@ -67,12 +68,15 @@ export function FieldInput({ spec, disabled, source = spec.name }: { spec: Field
           <AutocompleteArrayInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth />
         </ReferenceArrayInput>
       );
-    case 'reference':
+    case 'reference': {
+      // A project picker starts from the project last chosen anywhere (spec §4: kept for many entities).
+      const project = spec.resource === 'projects' ? { defaultValue: storedProject(), onChange: rememberProject } : {};
       return (
         <ReferenceInput source={source} reference={spec.resource!} sort={referenceSort(spec.resource!)} filter={spec.referenceFilter}>
-          <AutocompleteInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth />
+          <AutocompleteInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth {...project} />
         </ReferenceInput>
       );
+    }
     case 'enum':
       return <SelectInput {...common} choices={spec.choices ?? []} emptyText={spec.required ? undefined : '—'} />;
     case 'enums':
