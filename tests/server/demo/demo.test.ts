@@ -1,6 +1,6 @@
 import t from 'tap';
-import { runDemo } from '../../server/demo/demo.js';
-import { testApp } from '../helpers.js';
+import { runDemo } from '../../../server/demo/demo.js';
+import { testApp } from '../../helpers.js';
 
 /** npm run demo on a fresh database: a quarter of work that every list and dashboard shows. */
 t.test('the demo fills an organization repeatably, once, and the dashboards show it', async (t) => {
@@ -33,14 +33,14 @@ t.test('the demo fills an organization repeatably, once, and the dashboards show
   t.ok(summary.people.length > 5, 'the people dashboard lists responders');
   t.ok(summary.feedback.service.by_month.length > 0, 'on-call effort feedback');
   // The runbooks were uploaded to chat and indexed: a question finds one.
-  const { submissions } = await import('../../server/ai/tables.js');
+  const { submissions } = await import('../../../server/ai/tables.js');
   const rows = await app.database.db.select().from(submissions);
   t.ok(rows.length >= 6 && rows.every((r) => r.status === 'indexed'), 'runbooks uploaded to chat and indexed');
 
   // Same seed, same data: a second database gets the same incidents.
   const other = await testApp(t);
   await runDemo(other.database.db, { now });
-  const { incidents } = await import('../../server/incidents/tables.js');
+  const { incidents } = await import('../../../server/incidents/tables.js');
   const { asc } = await import('drizzle-orm');
   const pick = (db: typeof app.database.db) => db.select({ name: incidents.name, title: incidents.title, reported_at: incidents.reported_at, status: incidents.status }).from(incidents).orderBy(asc(incidents.id)).limit(50);
   t.same(await pick(other.database.db), await pick(app.database.db), 'repeatable');
