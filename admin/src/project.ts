@@ -21,6 +21,11 @@ export function rememberProject(id: unknown) {
   if (typeof id === 'number') localStorage.setItem(KEY, JSON.stringify({ id, organization: localStorage.getItem('organization') }));
 }
 
+/** A deleted project is no longer offered as the one to start from. */
+export function forgetProject(id: unknown) {
+  if (storedProject() === Number(id)) localStorage.removeItem(KEY);
+}
+
 export const NO_ORGANIZATION = 'Organization not found in localStorage';
 export const NO_RESPONSE = 'No response received';
 

@@ -1,4 +1,5 @@
 import {
+  useResourceContext,
   ArrayInput,
   AutocompleteArrayInput,
   AutocompleteInput,
@@ -49,7 +50,10 @@ function referenceSort(resource: string) {
 }
 
 /** One input for one body field, of the kind the server gives it. */
+const KEEPS_PROJECT = new Set(['iaos', 'cases', 'tasks']);
+
 export function FieldInput({ spec, disabled, source = spec.name }: { spec: FieldSpec; disabled?: boolean; source?: string }) {
+  const resource = useResourceContext();
   const label = spec.label;
   const helperText = spec.help;
   const validate: Validator[] = [];
@@ -69,8 +73,9 @@ export function FieldInput({ spec, disabled, source = spec.name }: { spec: Field
         </ReferenceArrayInput>
       );
     case 'reference': {
-      // A project picker starts from the project last chosen anywhere (spec §4: kept for many entities).
-      const project = spec.resource === 'projects' ? { defaultValue: storedProject(), onChange: rememberProject } : {};
+      // A project picker remembers the project chosen (spec §4: kept for many entities); the everyday
+      // records (incidents, cases, tasks) start from it.
+      const project = spec.resource === 'projects' ? { defaultValue: resource && KEEPS_PROJECT.has(resource) ? storedProject() : undefined, onChange: rememberProject } : {};
       return (
         <ReferenceInput source={source} reference={spec.resource!} sort={referenceSort(spec.resource!)} filter={spec.referenceFilter}>
           <AutocompleteInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth {...project} />
