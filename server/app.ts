@@ -46,6 +46,12 @@ import { serializeRequest } from './core/redact.js';
 import { registerResources } from './engine/registry.js';
 import { registerRowVisibility } from './engine/visibility.js';
 import { incidentVisibility } from './incidents/common.js';
+import { registerOrganizationSeed } from './accounts/seeds.js';
+import { seedDocumentTemplates } from './knowledge/seed.js';
+import { seedIncidentSettings } from './incidents/seed.js';
+import { seedCaseSettings } from './cases/seed.js';
+import { seedTagTypes } from './tags/seed.js';
+import { seedCostModel } from './cost-models/seed.js';
 
 export interface AppOptions {
   config: Config;
@@ -120,6 +126,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // than the token's own expiry): checking the signature was about 4% of a list request's CPU.
   // A token must expire and name its session (`sid`), so that signing out can end it.
   await app.register(fastifyJwt, { secret, verify: { cache: 1000, requiredClaims: ['exp', 'sid'] } });
+  // What every new organization starts with, each domain's part (accounts/seeds.ts runs them).
+  for (const [name, seed] of [['documents', seedDocumentTemplates], ['incidents', seedIncidentSettings], ['cases', seedCaseSettings], ['tags', seedTagTypes], ['cost-models', seedCostModel]] as const) registerOrganizationSeed(name, seed);
   await ensureDefaults(database.db, { adminEmail: config.FIREWATCH_ADMIN_EMAIL, adminPassword: config.FIREWATCH_ADMIN_PASSWORD, trialDays: config.TRIAL_DAYS });
   const mailer = options.mailer ?? createMailer(config.SMTP_URL, config.MAIL_FROM, app.log);
   app.decorate('mailer', mailer);

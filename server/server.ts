@@ -1,8 +1,21 @@
 import { buildApp } from './app.js';
 import { loadConfig } from './core/config.js';
+import { runDemo } from './demo/demo.js';
 
 const config = loadConfig();
 const app = await buildApp({ config });
+
+// --demo fills `default` with a made-up quarter of work first (once; see server/demo); --demo-only then exits.
+const demoOnly = process.argv.includes('--demo-only');
+if (demoOnly || process.argv.includes('--demo')) {
+  const started = Date.now();
+  const result = await runDemo(app.db, { organization: process.env.DEMO_ORGANIZATION || 'default' });
+  app.log.info({ ...result, ms: Date.now() - started }, result.loaded ? 'demo data loaded' : 'demo data was already loaded');
+  if (demoOnly) {
+    await app.close();
+    process.exit(0);
+  }
+}
 
 // SIGTERM/SIGINT: answer new requests 503 for a short grace (a request sent on an idle keep-alive
 // connection gets an answer, not a reset), let in-flight requests finish, then close the database.

@@ -13,7 +13,8 @@ const KNOWN_ADDRESS_DAYS = 90;
 /**
  * The user behind an e-mail address that sign-in has just proven (an e-mailed code, or a provider's
  * verified ID token): a member signs in; otherwise a pending invitation to the address is accepted, or,
- * where the organization allows sign-up, the person joins as Member. `tx` is a privileged transaction.
+ * where the organization allows sign-up, the person joins: as Owner when nobody belongs to it yet (a fresh
+ * installation's `default`), else as Member. `tx` is a privileged transaction.
  */
 export async function admitVerifiedEmail(tx: Executor, org: { id: number; slug: string }, address: string) {
   const [found] = await tx.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, address));
@@ -21,10 +22,12 @@ export async function admitVerifiedEmail(tx: Executor, org: { id: number; slug: 
   if (member) return found!;
   const invited = await acceptInvitation(tx, org.id, { email: address });
   if (invited) return invited;
-  const [settings] = await tx.select({ allow_signup: organizations.allow_signup }).from(organizations).where(eq(organizations.id, org.id));
+  // Locked, so that of two first sign-ins at once only one finds the organization without members.
+  const [settings] = await tx.select({ allow_signup: organizations.allow_signup }).from(organizations).where(eq(organizations.id, org.id)).for('update');
   if (!settings?.allow_signup) throw forbidden(`Sign-up is closed for organization '${org.slug}'. Ask an administrator to add you.`);
   const person = found ?? (await tx.insert(users).values({ email: address }).returning({ id: users.id, email: users.email }))[0]!;
-  await tx.insert(memberships).values({ organization_id: org.id, user_id: person.id, role: 'Member' });
+  const [anyone] = await tx.select({ id: memberships.user_id }).from(memberships).where(eq(memberships.organization_id, org.id)).limit(1);
+  await tx.insert(memberships).values({ organization_id: org.id, user_id: person.id, role: anyone ? 'Member' : 'Owner' });
   return person;
 }
 

@@ -7,7 +7,8 @@ import { invitations } from './tables.js';
 import { memberships, ROLES, users } from '../core/db/tables.js';
 import { forbidden, httpError } from '../core/errors.js';
 import { normalizeEmail } from './service.js';
-import { atLeast, type RequestContext } from '../core/context.js';
+import { may, type RequestContext } from '../core/context.js';
+import { RIGHTS } from '../core/rights.js';
 import { hashApiKey } from '../core/api-keys.js';
 import { callerEmail } from '../incidents/common.js';
 import { defineResource } from '../engine/define.js';
@@ -26,8 +27,8 @@ export const invitationBody = z.strictObject({ email: email(), role: role.option
  * Returns the invitation's id and the token for the mail.
  */
 export async function createInvitation(ctx: RequestContext, data: { email: string; role?: string; display_name?: string | null }) {
-  if (!atLeast(ctx.role, 'Admin')) throw forbidden('Only an Admin or above may invite members.');
-  if (data.role === 'Owner' && ctx.role !== 'Owner') throw forbidden('Only an Owner may invite another Owner.');
+  if (!may(ctx.role, 'invite')) throw forbidden('Only an Admin or above may invite members.');
+  if (data.role === 'Owner' && !may(ctx.role, 'owners')) throw forbidden('Only an Owner may invite another Owner.');
   const address = normalizeEmail(data.email);
   const [member] = await ctx.tx
     .select({ id: users.id })
@@ -115,9 +116,9 @@ export const invitationResource = defineResource({
   search: ['email'],
   fields: ['email', 'role', 'display_name', 'invited_by', 'expires_at', 'created_at', 'updated_at'],
   hidden: ['token_hash'],
-  writeRole: 'Admin',
+  writeRole: RIGHTS.invite.least,
   routes: { update: false },
-  scope: (ctx) => (atLeast(ctx.role, 'Admin') ? eq(invitations.organization_id, ctx.orgId) : sql`false`),
+  scope: (ctx) => (may(ctx.role, 'invite') ? eq(invitations.organization_id, ctx.orgId) : sql`false`),
   hooks: {
     async create(ctx, data) {
       const { id, token, inviter } = await createInvitation(ctx, data as never);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { memberships, organizations } from '../core/db/tables.js';
 import { forbidden, httpError } from '../core/errors.js';
 import { createOrganization } from './service.js';
-import { atLeast, type RequestContext } from '../core/context.js';
+import { may, type RequestContext } from '../core/context.js';
 import { defineResource } from '../engine/define.js';
 import { color, flag, requiredText, text } from '../engine/fields.js';
 import { membershipChanged } from '../core/tenancy.js';
@@ -64,9 +64,9 @@ export const organizationResource = defineResource({
     },
     async beforeUpdate(ctx, id, data) {
       const role = await roleIn(ctx, id);
-      if (role && !atLeast(role, 'Admin')) throw forbidden('Only an Admin or above may edit the organization.');
+      if (role && !may(role, 'editOrganization')) throw forbidden('Only an Admin or above may edit the organization.');
       // Who may write into the organization without an account is the Owner's call.
-      if (role && 'anonymous_access' in data && role !== 'Owner') throw forbidden('Only an Owner may switch anonymous access.');
+      if (role && 'anonymous_access' in data && !may(role, 'anonymousAccess')) throw forbidden('Only an Owner may switch anonymous access.');
       if (role) {
         const [current] = await ctx.tx.select().from(organizations).where(eq(organizations.id, id));
         if (current) checkCustomSettings(current.plan, data, current);
@@ -82,7 +82,7 @@ export const organizationResource = defineResource({
     async delete(ctx, id) {
       const role = await roleIn(ctx, id);
       if (role === null) return false;
-      if (role !== 'Owner') throw forbidden('Only an Owner may delete the organization.');
+      if (!may(role, 'deleteOrganization')) throw forbidden('Only an Owner may delete the organization.');
       const [org] = await ctx.tx.select({ slug: organizations.slug }).from(organizations).where(eq(organizations.id, id));
       if (org?.slug === 'default') throw httpError(409, "The 'default' organization cannot be deleted.", 'conflict');
       await ctx.asSystem((tx) => tx.delete(organizations).where(eq(organizations.id, id)));

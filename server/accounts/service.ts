@@ -6,6 +6,7 @@ import { hashApiKey } from '../core/api-keys.js';
 import type { Db, Executor } from '../core/db/client.js';
 import { projects } from '../core/db/projects.js';
 import { memberships, organizations, settings, users } from '../core/db/tables.js';
+import { seedOrganization } from './seeds.js';
 
 export const CODE_TTL_MS = 10 * 60 * 1000;
 export const CODE_MAX_ATTEMPTS = 5;
@@ -60,6 +61,7 @@ export async function createOrganization(db: Executor, input: { name: string; de
       .values({ ...input, slug, plan: 'free', free_trial_start: now, free_trial_end: new Date(now.getTime() + trialDays * 86400_000) } as typeof organizations.$inferInsert)
       .returning();
     if (ownerId !== null) await tx.insert(memberships).values({ organization_id: org!.id, user_id: ownerId, role: 'Owner' });
+    await seedOrganization(tx, org!.id);
     return org!;
   });
 }
@@ -68,6 +70,8 @@ export async function createOrganization(db: Executor, input: { name: string; de
 export async function ensureDefaults(db: Db, opts: { adminEmail?: string; adminPassword?: string; trialDays: number }) {
   let [org] = await db.select().from(organizations).where(eq(organizations.slug, 'default'));
   if (!org) org = await createOrganization(db, { name: 'Default', description: 'The default organization', slug: 'default', allow_signup: true }, null, opts.trialDays);
+  // A database made before organizations were seeded gets the defaults once (never again after that).
+  else await db.transaction((tx) => seedOrganization(tx, org!.id));
   if (!opts.adminEmail) return;
   const email = normalizeEmail(opts.adminEmail);
   const password_hash = opts.adminPassword ? await hashPassword(opts.adminPassword) : null;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { memberships, ROLES, users } from '../core/db/tables.js';
 import { forbidden, httpError } from '../core/errors.js';
 import { hashPassword } from './service.js';
-import { atLeast, type RequestContext } from '../core/context.js';
+import { may, type RequestContext } from '../core/context.js';
 import { endOtherSessions } from '../core/sessions.js';
 import { outer } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
@@ -51,8 +51,8 @@ export const userResource = defineResource({
       if (data.password !== undefined && !self) throw forbidden('You can only change your own password.');
       if (data.display_name !== undefined && !self) throw forbidden('You can only change your own profile.');
       if (data.role !== undefined && data.role !== member.role) {
-        if (!atLeast(ctx.role, 'Admin')) throw forbidden('Only an Admin or above may change roles.');
-        if ((data.role === 'Owner' || member.role === 'Owner') && ctx.role !== 'Owner') throw forbidden('Only an Owner may grant or take the Owner role.');
+        if (!may(ctx.role, 'changeRoles')) throw forbidden('Only an Admin or above may change roles.');
+        if ((data.role === 'Owner' || member.role === 'Owner') && !may(ctx.role, 'owners')) throw forbidden('Only an Owner may grant or take the Owner role.');
         if (member.role === 'Owner') await guardLastOwner(ctx, id);
         await ctx.tx.update(memberships).set({ role: data.role as never, updated_at: sql`now()` }).where(and(eq(memberships.organization_id, ctx.orgId), eq(memberships.user_id, id)));
         membershipChanged(ctx.orgId, id);
@@ -67,7 +67,7 @@ export const userResource = defineResource({
     },
     /** Removing a member ends their membership; the user (and their other organizations) stays. */
     async delete(ctx, id) {
-      if (ctx.userId !== id && !atLeast(ctx.role, 'Admin')) throw forbidden('Only an Admin or above may remove members.');
+      if (ctx.userId !== id && !may(ctx.role, 'removeMembers')) throw forbidden('Only an Admin or above may remove members.');
       await guardLastOwner(ctx, id);
       const gone = await ctx.tx.delete(memberships).where(and(eq(memberships.organization_id, ctx.orgId), eq(memberships.user_id, id))).returning();
       membershipChanged(ctx.orgId, id);

@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { caseParticipants, cases, caseTags, conversations, events, incidents, type CASE_STATUSES } from '../incidents/tables.js';
-import { caseTypes } from './settings-tables.js';
+import { casePriorities, caseSeverities, caseTypes } from './settings-tables.js';
+import { withDefaults } from '../incidents/defaults.js';
 import { httpError } from '../core/errors.js';
 import type { RequestContext } from '../core/context.js';
 import { summarize } from '../incidents/ai.js';
@@ -39,7 +40,8 @@ const stamp = (status: CaseStatus) => {
   return { status, ...(column ? { [column]: sql`now()` } : {}), ...(status !== 'Closed' ? { closed_at: null } : {}) };
 };
 
-export async function createCase(ctx: RequestContext, input: CaseInput) {
+export async function createCase(ctx: RequestContext, given: CaseInput) {
+  const input = await withDefaults(ctx, given, { case_type_id: caseTypes, case_priority_id: casePriorities, case_severity_id: caseSeverities }, given.project_id);
   const me = await callerEmail(ctx);
   const { tags: tagIds = [], participants = [], status = 'New', ...columns } = input;
   const number = await nextNumber(ctx, 'case');
@@ -109,9 +111,10 @@ export async function escalateCase(ctx: RequestContext, id: number, overrides: {
     description: c.description,
     project_id: c.project_id,
     visibility: c.visibility,
-    incident_type_id: typeId,
-    incident_priority_id: overrides.incident_priority_id ?? null,
-    incident_severity_id: overrides.incident_severity_id ?? null,
+    // What neither the case nor the caller says is the organization's default.
+    incident_type_id: typeId ?? undefined,
+    incident_priority_id: overrides.incident_priority_id ?? undefined,
+    incident_severity_id: overrides.incident_severity_id ?? undefined,
     reporter_email: me ?? c.reporter_email,
     commander_email: c.assignee_email ?? me,
     tags: tagRows.map((t) => t.tag_id),

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { RIGHTS, type Right } from './rights.js';
 import type { Db, Tx } from './db/client.js';
 import type { Role } from './db/tables.js';
 
@@ -24,6 +25,8 @@ export interface RequestContext {
 
 export const ROLE_RANK: Record<Role, number> = { Member: 0, Admin: 1, Manager: 2, Owner: 3 };
 export const atLeast = (role: Role, least: Role) => ROLE_RANK[role] >= ROLE_RANK[least];
+/** Whether `role` has `right` (core/rights.ts). */
+export const may = (role: Role, right: Right) => atLeast(role, RIGHTS[right].least);
 
 /** Bearer secrets say what they are by their prefix: API keys and anonymous visitors' keys. */
 export const API_KEY_PREFIX = 'fw_';

@@ -100,6 +100,8 @@ function describe(name: string, body: Json | undefined, column: string | undefin
     field.reference = model;
     const target = findResource(model);
     if (target) field.resource = target.path.replace(/^\//, '');
+    // A switched-off type, priority or severity is kept on old records but not offered for new ones.
+    if (target && !own.referenceFilter && 'enabled' in getTableColumns(target.table)) field.referenceFilter = { enabled: true };
   }
   if (own.help) field.help = own.help;
   if (own.referenceFilter) field.referenceFilter = own.referenceFilter;

@@ -6,7 +6,7 @@ import { currentUserId } from '../core/db/columns.js';
 import { notFound } from '../core/errors.js';
 import type { RowVisibility } from '../engine/visibility.js';
 import type { RequestContext } from '../core/context.js';
-import { atLeast } from '../core/context.js';
+import { may } from '../core/context.js';
 import { notifyChange } from '../live/changes.js';
 
 /** The signed-in caller's e-mail (null for API keys), read once per request context. */
@@ -33,7 +33,7 @@ const myEmail = sql`(select ${users.email} from ${users} where ${users.id} = ${c
  */
 export function incidentScope(ctx: RequestContext, orgId: number | Placeholder = ctx.orgId): SQL {
   const org = eq(incidents.organization_id, orgId);
-  if (atLeast(ctx.role, 'Admin')) return org;
+  if (may(ctx.role, 'seeRestricted')) return org;
   return and(
     org,
     or(
@@ -48,7 +48,7 @@ export function incidentScope(ctx: RequestContext, orgId: number | Placeholder =
 /** Restricted cases: only their assignee, reporter, listed participants and admins. */
 export function caseScope(ctx: RequestContext, orgId: number | Placeholder = ctx.orgId): SQL {
   const org = eq(cases.organization_id, orgId);
-  if (atLeast(ctx.role, 'Admin')) return org;
+  if (may(ctx.role, 'seeRestricted')) return org;
   return and(
     org,
     or(
@@ -68,7 +68,7 @@ export function caseScope(ctx: RequestContext, orgId: number | Placeholder = ctx
  * case's own business. `orgId` as in incidentScope (a placeholder in a statement shared by callers).
  */
 export function linkedScope(ctx: RequestContext, table: PgTable, orgId: number | Placeholder = ctx.orgId): SQL | undefined {
-  if (atLeast(ctx.role, 'Admin') || table === incidents || table === cases) return undefined;
+  if (may(ctx.role, 'seeRestricted') || table === incidents || table === cases) return undefined;
   const columns = getTableColumns(table) as Record<string, PgColumn>;
   // Qualified by the table's name: bare, the column would bind to the subquery's own table.
   const own = (column: string) => sql`${sql.identifier(getTableConfig(table).name)}.${sql.identifier(column)}`;

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { cases, conversations, incidentParticipants, incidentRoles, incidents, incidentSteps, incidentSubscriptions, incidentTags, INCIDENT_ROLES } from './tables.js';
-import { incidentTypes } from './settings-tables.js';
+import { incidentPriorities, incidentSeverities, incidentTypes } from './settings-tables.js';
+import { withDefaults } from './defaults.js';
 import { tags } from '../tags/tables.js';
 import { httpError, invalid } from '../core/errors.js';
 import { atLeast, type RequestContext } from '../core/context.js';
@@ -106,7 +107,8 @@ export async function checkTags(ctx: RequestContext, tagIds: number[], field = '
 export type { IncidentInput };
 
 /** Creates an incident with its name, roles, steps and first timeline entry; the conversation follows in the background. */
-export async function createIncident(ctx: RequestContext, input: IncidentInput) {
+export async function createIncident(ctx: RequestContext, given: IncidentInput) {
+  const input = await withDefaults(ctx, given, { incident_type_id: incidentTypes, incident_priority_id: incidentPriorities, incident_severity_id: incidentSeverities }, given.project_id);
   const checklist = await checklistFor(ctx, input.incident_type_id);
   const me = await callerEmail(ctx);
   const reporter = input.reporter_email ?? me;

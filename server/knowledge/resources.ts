@@ -32,6 +32,7 @@ const TYPE_NAMES: Record<string, string> = Object.fromEntries(
     return [t, text.charAt(0).toUpperCase() + text.slice(1)];
   }),
 );
+export const documentTypeName = (type: string) => TYPE_NAMES[type] ?? type;
 
 export const documentResource = defineResource({
   model: 'Document',

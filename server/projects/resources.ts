@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RIGHTS } from '../core/rights.js';
 import { bodyOf } from '../engine/body.js';
 import { apiKeys, projects } from '../core/db/projects.js';
 import { forbidden } from '../core/errors.js';
@@ -45,7 +46,7 @@ export const apiKeyResource = defineResource({
   search: ['description', 'key_prefix'],
   fields: ['description', 'project_id', 'key_prefix', 'created_at', 'last_used_at'],
   hidden: ['key_hash'],
-  writeRole: 'Admin',
+  writeRole: RIGHTS.apiKeys.least,
   references: { project_id: 'Project' },
   labelPlural: 'API keys',
   fieldMeta: { key_prefix: { label: 'Key starts with' } },

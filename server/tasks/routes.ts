@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Mailer } from '../core/mail.js';
 import { forbidden } from '../core/errors.js';
-import { atLeast } from '../core/context.js';
+import { may } from '../core/context.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getRecord, idParam } from '../engine/crud.js';
 import { inTenant } from '../core/tenancy.js';
@@ -14,7 +14,7 @@ export function registerTaskRoutes(scope: FastifyInstance, deps?: { mailer: Mail
   // Sends this organization's due reminders now; the job queue does so for all on a schedule (server/app-jobs.ts).
   app.post('/tasks/reminders/send', { schema: { tags: ['Task'], summary: 'E-mail the owners and assignees of overdue open tasks (once a day per task)' } }, async (req) => {
     const mails = await inTenant(req, async (ctx) => {
-      if (!atLeast(ctx.role, 'Admin')) throw forbidden('Only an Admin or above may send task reminders.');
+      if (!may(ctx.role, 'webhooks')) throw forbidden('Only an Admin or above may send task reminders.');
       return taskReminders(ctx);
     });
     const sent = deps ? await sendReminderMails(deps.mailer, mails, req.log) : 0;

@@ -1,4 +1,5 @@
 
+import { RIGHTS } from '../core/rights.js';
 import { z } from 'zod';
 import { webhookDeliveries, webhookEndpoints } from './tables.js';
 import { invalid } from '../core/errors.js';
@@ -32,7 +33,7 @@ export const webhookEndpointResource = defineResource({
   search: ['url', 'description'],
   fields: fieldsOf(webhookEndpoints, ['events', 'secret']),
   hidden: ['secret'],
-  writeRole: 'Admin',
+  writeRole: RIGHTS.webhooks.least,
   hooks: {
     beforeCreate(ctx, data) {
       const secret = newSigningSecret();

@@ -5,7 +5,7 @@ import { webhookDeliveries, webhookEndpoints } from './tables.js';
 import { enqueueDelivery, wakeDeliveries } from './delivery.js';
 import { webhookDeliveryResource } from './resources.js';
 import { forbidden, httpError, notFound } from '../core/errors.js';
-import { atLeast } from '../core/context.js';
+import { may } from '../core/context.js';
 import { inTenant } from '../core/tenancy.js';
 import { getRecord, idParam } from '../engine/crud.js';
 
@@ -17,7 +17,7 @@ export function registerWebhookRoutes(scope: FastifyInstance) {
   });
   app.post('/webhooks/deliveries/:id/replay', { schema: { tags: ['Webhook delivery'], summary: 'Send a delivery again (same webhook-id)', params: idParam } }, async (req) =>
     inTenant(req, async (ctx) => {
-      if (!atLeast(ctx.role, 'Admin')) throw forbidden();
+      if (!may(ctx.role, 'webhooks')) throw forbidden();
       const [delivery] = await ctx.tx.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.organization_id, ctx.orgId), eq(webhookDeliveries.id, req.params.id))).for('update');
       if (!delivery) throw notFound('Webhook delivery', req.params.id);
       if (delivery.status === 'Pending') throw httpError(409, 'This delivery is still being attempted.', 'conflict');

@@ -1,6 +1,7 @@
 import { HttpError, type DataProvider, type GetListParams, type Identifier } from 'react-admin';
 import { metaOf } from '../meta.js';
 import type { JsonSchema } from '../meta-types.js';
+import { createProject, forgetProject } from '../project.js';
 import { api } from './http.js';
 
 /** Suffixes a list filter key may carry to pick the operator: `created_at_gte` → `created_at >= …`. */
@@ -118,6 +119,7 @@ export const dataProvider: DataProvider = {
   },
   async create(resource, params) {
     const body = bodyFor(metaOf(resource)?.create, params.data);
+    if (resource === 'projects') return { data: await createProject(body) };
     return { data: await api<Page['items'][number]>(pathOf(resource), { method: 'POST', json: body }) };
   },
   async update(resource, params) {
@@ -136,12 +138,14 @@ export const dataProvider: DataProvider = {
   },
   async delete(resource, params) {
     await api(`${pathOf(resource)}/${encodeURIComponent(String(params.id))}`, { method: 'DELETE' });
+    if (resource === 'projects') forgetProject(params.id);
     return { data: params.previousData ?? ({ id: params.id } as never) };
   },
   async deleteMany(resource, params) {
     const done: Identifier[] = [];
     for (const id of params.ids) {
       await api(`${pathOf(resource)}/${encodeURIComponent(String(id))}`, { method: 'DELETE' });
+      if (resource === 'projects') forgetProject(id);
       done.push(id);
     }
     return { data: done };

@@ -51,7 +51,11 @@ t.test('e-mail code: sign-up into an open organization, wrong code, five tries, 
   const good = await request({ method: 'POST', url: '/api/v1/default/auth/verify', payload: { email: 'new@example.com', code } });
   t.equal(good.status, 200);
   const me = await request({ method: 'GET', url: '/api/v1/default/auth/me', token: good.body.token });
-  t.equal(me.body.role, 'Member', 'a new e-mail becomes a Member');
+  t.equal(me.body.role, 'Owner', 'the first person to sign in to a fresh installation owns default');
+  await request({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email: 'second@example.com' } });
+  const second = await request({ method: 'POST', url: '/api/v1/default/auth/verify', payload: { email: 'second@example.com', code: codeIn(outbox.at(-1)!.text) } });
+  const secondMe = await request({ method: 'GET', url: '/api/v1/default/auth/me', token: second.body.token });
+  t.equal(secondMe.body.role, 'Member', 'everyone after them becomes a Member');
   const reuse = await request({ method: 'POST', url: '/api/v1/default/auth/verify', payload: { email: 'new@example.com', code } });
   t.equal(reuse.status, 400, 'a code works once');
 

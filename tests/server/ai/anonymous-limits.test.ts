@@ -29,6 +29,8 @@ t.test('anonymous writes (projects over REST, uploads and chat over the socket) 
   const { app, database } = await testApp(t, { ANONYMOUS_RATE_LIMIT: '4' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const key = (await app.inject({ method: 'POST', url: '/api/v1/default/auth/anonymous', remoteAddress: '127.0.0.1' })).json().key;
+  // The organization's own projects (its seeded Default) are not the visitor's writes.
+  const seeded = await count(database.db, projects);
   const project = (name: string) => app.inject({ method: 'POST', url: `/api/v1/default/projects/anonymous/${key}`, payload: { name }, remoteAddress: '127.0.0.1' });
   const first = await project('one');
   t.equal(first.statusCode, 201);
@@ -48,7 +50,7 @@ t.test('anonymous writes (projects over REST, uploads and chat over the socket) 
   const third = await project('three');
   t.equal(third.statusCode, 429, 'and a project');
   t.equal(third.json().detail[0].type, 'rate_limited');
-  t.equal(await count(database.db, projects), 2, 'nothing more was written');
+  t.equal(await count(database.db, projects), seeded + 2, 'nothing more was written');
   t.equal(await count(database.db, submissions), 1);
   t.equal(await count(database.db, chatMessages), 2, 'one question, one answer');
 });
@@ -106,7 +108,7 @@ t.test('what an expired session created is removed by the scheduled sweep; membe
   };
   const leaving = await visit();
   const staying = await visit();
-  t.equal(await count(database.db, projects), 3);
+  t.equal(await count(database.db, projects), 4, 'Default, Members and two visitors\' projects');
   t.equal(await count(database.db, chats), 4);
   t.equal(await count(database.db, submissions), 3);
 
@@ -114,7 +116,7 @@ t.test('what an expired session created is removed by the scheduled sweep; membe
   const counts = await removeExpiredAnonymous(database.db);
   t.same(counts, { sessions: 1, projects: 1, submissions: 0, chats: 1 }, "the expired session, its project (its upload and chat go with it) and its chat in the members' project");
   t.equal(await count(database.db, anonymousSessions), 1);
-  t.same((await database.db.select({ name: projects.name }).from(projects).orderBy(projects.name)).map((p) => p.name), ['Members', `Visitor ${staying.slice(-4)}`]);
+  t.same((await database.db.select({ name: projects.name }).from(projects).orderBy(projects.name)).map((p) => p.name), ['Default', 'Members', `Visitor ${staying.slice(-4)}`]);
   t.equal(await count(database.db, chats), 2, "the other visitor's chats stay");
   t.equal(await count(database.db, submissions), 2, "the members' upload and the other visitor's stay");
   const orphans = rowsOf<{ n: number }>(await database.db.execute(sql`select count(*)::int as n from chunks c where not exists (select 1 from submissions s where s.organization_id = c.organization_id and s.id = c.submission_id)`));

@@ -22,5 +22,5 @@ t.test('restart keeps data and sessions (embedded database)', { skip: process.en
   t.teardown(() => second.close());
   const list = await second.inject({ method: 'GET', url: '/api/v1/default/tag_types', headers: { authorization: `Bearer ${token}` } });
   t.equal(list.statusCode, 200, 'the token signed before the restart still works');
-  t.same(list.json().items.map((i: { name: string }) => i.name), ['Survives']);
+  t.ok(list.json().items.some((i: { name: string }) => i.name === 'Survives'), 'the tag type saved before the restart is there');
 });

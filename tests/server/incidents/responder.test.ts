@@ -82,7 +82,7 @@ t.test('handoff: prefill from the shift and from an incident, recorded from the 
   t.equal(shift.status, 200);
   t.equal(shift.body.handover_from, 'commander@example.com');
   t.same(shift.body.incidents, [checkout.name], 'ongoing incidents the caller takes part in, not closed or others');
-  t.match(shift.body.critical_ongoing_issues, new RegExp(`^${checkout.name} Checkout errors: Active, commander commander@example.com$`));
+  t.match(shift.body.critical_ongoing_issues, new RegExp(`^${checkout.name} Checkout errors: Active, priority Medium, commander commander@example.com$`), 'with the default priority it was given');
   t.equal(shift.body.pending_tasks, `- Roll back deploy (${checkout.name}, due 2030-01-01 10:00 UTC)\n- Review alert thresholds`);
   t.equal(shift.body.tasks_completed, `- Page payments team (${checkout.name})`);
   t.equal(shift.body.mentions, 'scribe@example.com');

@@ -9,6 +9,37 @@ import { Conversation, QuestionForm, type Message } from './Conversation.js';
 import { detailText, NOT_CONNECTED, NOT_ESTABLISHED, useLiveSocket, type Frame } from './socket.js';
 import { relativeTime } from './time.js';
 import { useChat } from './useChat.js';
+import { createProject, rememberProject, storedProject } from '../../project.js';
+
+/** Shown while the organization has no project: uploads need one, so the page offers to make it here. */
+function NewProject({ onCreated }: { onCreated: (id: number) => void }) {
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    if (!name.trim()) return setError('This field is required');
+    setBusy(true);
+    setError(null);
+    try {
+      const made = await createProject<{ id: number }>({ name: name.trim() });
+      onCreated(made.id);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Stack component="form" spacing={1} onSubmit={submit} sx={{ mb: 2 }} aria-label="Create a project">
+      <Alert severity="info">There is no project yet. Documents and chats live in a project: create one to start.</Alert>
+      <TextField size="small" label="Project name" value={name} onChange={(e) => setName(e.target.value)} error={!!error} helperText={error ?? undefined} />
+      <Button type="submit" variant="contained" disabled={busy}>
+        Create project
+      </Button>
+    </Stack>
+  );
+}
 
 interface ChatSummary {
   id: string;
@@ -71,8 +102,15 @@ export function ChatPage() {
   const translate = useTranslate();
   const [videoUrl, setVideoUrl] = useState('');
   const [params, setParams] = useSearchParams();
-  const { data: projects } = useGetList<{ id: number; name: string }>('projects', { pagination: { page: 1, perPage: 200 }, sort: { field: 'name', order: 'ASC' } });
-  const [projectId, setProjectId] = useState<number | ''>('');
+  const { data: projects, refetch: refetchProjects } = useGetList<{ id: number; name: string }>('projects', { pagination: { page: 1, perPage: 200 }, sort: { field: 'name', order: 'ASC' } });
+  // '' is "no project": the chats asked before any project existed stay reachable there.
+  const [projectId, setProjectIdState] = useState<number | ''>('');
+  const [picked, setPicked] = useState(false);
+  const setProjectId = (id: number | '') => {
+    setProjectIdState(id);
+    setPicked(true);
+    if (id !== '') rememberProject(id);
+  };
   const [chats, setChats] = useState<ChatSummary[]>([]);
   const [submissions, setSubmissions] = useState<Submission[]>([]);
   const [question, setQuestion] = useState('');
@@ -105,13 +143,20 @@ export function ChatPage() {
     }
   });
 
+  // The project last chosen (localStorage `project`), else the first one.
   useEffect(() => {
-    if (projectId === '' && projects?.[0]) setProjectId(projects[0].id);
-  }, [projects, projectId]);
+    if (picked || !projects?.length) return;
+    const stored = storedProject();
+    setProjectIdState(projects.some((p) => p.id === stored) ? stored! : projects[0]!.id);
+    setPicked(true);
+  }, [projects, picked]);
 
   const loadChats = useCallback(async () => {
-    if (projectId === '') return;
     try {
+      if (projectId === '') {
+        const res = await api<{ items: (ChatSummary & { project_id: number | null })[] }>('/chats?itemsPerPage=200');
+        return setChats(res.items.filter((c) => c.project_id === null));
+      }
       const res = await api<{ items: ChatSummary[] }>(`/chats?project_id=${projectId}`);
       setChats(res.items);
     } catch {
@@ -147,7 +192,7 @@ export function ChatPage() {
     api<{ id: string; project_id: number | null; shared: boolean; messages: Message[] }>(`/chats/${urlChat}`)
       .then((c) => {
         chat.reset({ chatId: c.id, messages: c.messages });
-        if (c.project_id) setProjectId(c.project_id);
+        setProjectId(c.project_id ?? '');
         setShareLink(c.shared ? landingLink(c.id) : null);
       })
       .catch((err: Error) => chat.setError(err.message));
@@ -267,12 +312,24 @@ export function ChatPage() {
       <Stack direction={{ xs: 'column', lg: 'row' }} spacing={2} sx={{ alignItems: 'flex-start' }}>
         <Card sx={{ width: { xs: '100%', lg: 260 }, flexShrink: 0 }}>
           <CardContent>
-            <TextField select size="small" fullWidth label="Project" value={projectId} onChange={(e) => (setProjectId(Number(e.target.value)), newChat())}>
+            {projects && projects.length === 0 ? <NewProject onCreated={(id) => (void refetchProjects(), setProjectId(id), newChat())} /> : null}
+            <TextField
+              select
+              size="small"
+              fullWidth
+              label="Project"
+              value={projectId}
+              onChange={(e) => (setProjectId(e.target.value === '' ? '' : Number(e.target.value)), newChat())}
+              slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
+            >
               {(projects ?? []).map((p) => (
                 <MenuItem key={p.id} value={p.id}>
                   {p.name}
                 </MenuItem>
               ))}
+              <MenuItem value="">
+                <em>No project</em>
+              </MenuItem>
             </TextField>
             <Button fullWidth sx={{ mt: 1 }} onClick={newChat} disabled={chat.busy}>
               New chat
@@ -386,6 +443,7 @@ export function ChatPage() {
                   {translate('fw.screens.youtube_add')}
                 </Button>
               </Stack>
+              {projectId === '' ? <Alert severity="info">Files go into a project: choose one above{projects?.length === 0 ? ', or create one' : ''}.</Alert> : null}
               {uploadError ? <Alert severity="error">{uploadError}</Alert> : null}
             </Stack>
             <List dense aria-label="Submissions" sx={{ mt: 1 }}>

@@ -1,4 +1,5 @@
 import {
+  useResourceContext,
   ArrayInput,
   AutocompleteArrayInput,
   AutocompleteInput,
@@ -18,6 +19,7 @@ import {
   required,
   type Validator,
 } from 'react-admin';
+import { rememberProject, storedProject } from '../../project.js';
 import { metaOf, type FieldSpec } from '../../meta.js';
 
 /**
@@ -48,7 +50,10 @@ function referenceSort(resource: string) {
 }
 
 /** One input for one body field, of the kind the server gives it. */
+const KEEPS_PROJECT = new Set(['iaos', 'cases', 'tasks']);
+
 export function FieldInput({ spec, disabled, source = spec.name }: { spec: FieldSpec; disabled?: boolean; source?: string }) {
+  const resource = useResourceContext();
   const label = spec.label;
   const helperText = spec.help;
   const validate: Validator[] = [];
@@ -67,12 +72,16 @@ export function FieldInput({ spec, disabled, source = spec.name }: { spec: Field
           <AutocompleteArrayInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth />
         </ReferenceArrayInput>
       );
-    case 'reference':
+    case 'reference': {
+      // A project picker remembers the project chosen (spec §4: kept for many entities); the everyday
+      // records (incidents, cases, tasks) start from it.
+      const project = spec.resource === 'projects' ? { defaultValue: resource && KEEPS_PROJECT.has(resource) ? storedProject() : undefined, onChange: rememberProject } : {};
       return (
         <ReferenceInput source={source} reference={spec.resource!} sort={referenceSort(spec.resource!)} filter={spec.referenceFilter}>
-          <AutocompleteInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth />
+          <AutocompleteInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth {...project} />
         </ReferenceInput>
       );
+    }
     case 'enum':
       return <SelectInput {...common} choices={spec.choices ?? []} emptyText={spec.required ? undefined : '—'} />;
     case 'enums':

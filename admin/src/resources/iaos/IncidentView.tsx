@@ -408,7 +408,8 @@ function ReportDialog({ incident, onClose, submit }: { incident: Incident; onClo
   const [values, setValues] = useState<Record<string, string>>({});
   useEffect(() => {
     // The dialog starts from the server's prefill: actions are the incident's unresolved tasks.
-    void api<Record<string, Record<string, string>>>(`/iaos/${incident.id}/report/prefill`).then((p) => setValues(p[type] ?? {}));
+    // What the user typed before it arrives is kept (the two types' fields have different names).
+    void api<Record<string, Record<string, string>>>(`/iaos/${incident.id}/report/prefill`).then((p) => setValues((typed) => ({ ...(p[type] ?? {}), ...typed })));
   }, [incident.id, type]);
   const fields = type === 'tactical' ? ['conditions', 'actions', 'needs'] : ['current_status', 'overview', 'next_steps'];
   return (

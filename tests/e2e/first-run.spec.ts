@@ -1,0 +1,113 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { E2E } from './playwright.config.js';
+import { useMailbox } from './mailbox.js';
+
+/**
+ * The first run of a fresh installation (a second server of its own: the shared one starts with an
+ * Owner): the first person to sign in owns `default`, uploads to chat in the seeded Default project
+ * without creating anything, reports an incident from the seeded types, and invites a teammate who
+ * accepts by signing in with the e-mailed code and lands as a Member.
+ */
+const codeFor = useMailbox();
+const root = join(import.meta.dirname, '..', '..');
+const port = Number(process.env.FW_E2E_PORT) + 2;
+const baseURL = `http://127.0.0.1:${port}`;
+let server: ChildProcess;
+let dataDir: string;
+
+test.beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'fw-first-run-'));
+  server = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: '',
+      DATA_DIR: join(dataDir, 'db'),
+      ADMIN_DIST: join(root, 'dist', 'admin'),
+      JWT_SECRET: 'first-run-secret-first-run-secret-first-run',
+      FIREWATCH_ADMIN_EMAIL: '',
+      FIREWATCH_ADMIN_PASSWORD: '',
+      SMTP_URL: `smtp://127.0.0.1:${E2E.smtpPort}`,
+      LOG_LEVEL: 'warn',
+      LOGIN_RATE_LIMIT: '1000',
+    },
+  });
+  await expect
+    .poll(async () => fetch(`${baseURL}/api/v1/healthcheck`).then((r) => r.status, () => 0), { timeout: 120_000, intervals: [500] })
+    .toBe(200);
+});
+
+test.afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function signInWithCode(browser: Browser, email: string): Promise<Page> {
+  const page = await (await browser.newContext({ baseURL })).newPage();
+  await page.goto('/default/auth/login');
+  await page.getByRole('tab', { name: 'E-mail code' }).click();
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByRole('button', { name: 'Send code' }).click();
+  await page.getByLabel('Code').fill(await codeFor(email));
+  await page.getByRole('button', { name: 'Verify code' }).click();
+  await expect(page).not.toHaveURL(/auth\/login/);
+  return page;
+}
+
+test('the first user owns default, uploads, reports from the seeded types and invites a teammate who lands as a Member', async ({ browser }) => {
+  test.setTimeout(240_000);
+  const owner = 'first.owner@firewatch.test';
+  const teammate = 'teammate@firewatch.test';
+  const page = await signInWithCode(browser, owner);
+  await page.goto('/default/overview');
+  await expect(page.getByText(`Signed in as ${owner} (Owner)`)).toBeVisible();
+
+  // Chat: the Default project is there already; upload without creating anything.
+  await page.goto('/default/chat');
+  await expect(page.getByText('Connected')).toBeVisible();
+  await expect(page.getByLabel('Project')).toContainText('Default');
+  await page.getByTestId('upload-input').setInputFiles({ name: 'failover.md', mimeType: 'text/markdown', buffer: Buffer.from('# Failover\n\nRun `patronictl failover --candidate pg-2` to promote the replica.\n') });
+  const row = page.getByTestId('submission').filter({ hasText: 'failover.md' });
+  await expect(row.getByTestId('submission-status')).toHaveText('indexed', { timeout: 60_000 });
+
+  // Report an incident: the form offers the seeded types.
+  await page.goto('/default/iaos/report');
+  await page.getByRole('textbox', { name: /^Title/ }).fill('Checkout is slow');
+  await page.getByRole('combobox', { name: /^Project/ }).click();
+  await page.getByRole('option', { name: 'Default' }).click();
+  await page.getByRole('combobox', { name: /type/i }).click();
+  for (const type of ['Default', 'Outage', 'Security', 'Data issue']) await expect(page.getByRole('option', { name: type, exact: true })).toBeVisible();
+  await page.getByRole('option', { name: 'Outage', exact: true }).click();
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(page.getByText(/Incident IAO-1 has been reported/)).toBeVisible();
+  const token = await page.evaluate(() => localStorage.getItem('token'));
+  const incidents = await (await page.request.get('/api/v1/default/iaos', { headers: { authorization: `Bearer ${token}` } })).json();
+  expect(incidents.items[0]).toMatchObject({ name: 'IAO-1', incident_type_name: 'Outage', incident_priority_name: 'Medium', incident_severity_name: 'Undetermined' });
+
+  // Invite a teammate; they accept by signing in with the e-mailed code.
+  await page.goto('/default/users');
+  await page.getByRole('link', { name: 'Invite' }).click();
+  await page.getByRole('textbox', { name: /^Email( \*)?$/ }).fill(teammate);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Invitation created successfully.')).toBeVisible();
+  const mate = await signInWithCode(browser, teammate);
+  await mate.goto('/default/overview');
+  await expect(mate.getByText(`Signed in as ${teammate} (Member)`)).toBeVisible();
+  // A Member is not offered what they may not do.
+  await mate.goto('/default/users');
+  await expect(mate.getByRole('link', { name: 'Invite' })).toHaveCount(0);
+  await expect(mate.getByRole('link', { name: 'Create' })).toHaveCount(0);
+  await mate.context().close();
+  await page.context().close();
+});
