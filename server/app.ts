@@ -34,6 +34,8 @@ import { registerWorkflowRoutes } from './workflows/routes.js';
 import { registerWebhookJobs } from './webhooks/delivery.js';
 import { registerWebhookRoutes } from './webhooks/routes.js';
 import { registerSearchRoutes } from './search/routes.js';
+import { registerNotificationJobs } from './notifications/dispatch.js';
+import { registerNotificationRoutes } from './notifications/routes.js';
 import { registerDrain } from './core/http/drain.js';
 import { registerHealth } from './core/http/health.js';
 import { registerMetrics } from './core/http/metrics.js';
@@ -125,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await loadSecretKeys(database.db, config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS);
   await registerWorkflowJobs(app, { mailer });
   await registerWebhookJobs(app);
+  await registerNotificationJobs(app, { mailer });
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -162,6 +165,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerWorkflowRoutes(scope);
       registerWebhookRoutes(scope);
       registerSearchRoutes(scope);
+      registerNotificationRoutes(scope);
     },
     { prefix: '/api/v1/:organization' },
   );
