@@ -85,17 +85,30 @@ t.test('cases notify too, through a Slack-compatible conversation plugin', async
 });
 
 t.test("other organizations' filters never fire", async (t) => {
-  const { request, organization, createIncident, filter, notification, mailbox, settled } = await setup(t);
+  const { api, request, organization, createIncident, filter, notification, mailbox, settled } = await setup(t);
   const acme = await organization('acme');
   const acmeApi = (method: string, path: string, payload?: unknown) => request({ method: method as never, url: `/api/v1/acme${path}`, token: acme.token, ...(payload !== undefined ? { payload: payload as never } : {}) });
-  const everything = await filter('Everything', [{ field: 'id', op: '>', value: 0 }], 'incident', acmeApi);
-  await notification({ name: 'Acme all', target: 'acme@example.com', filters: [everything] }, acmeApi);
-  const foreign = await notification({ name: 'Foreign filter', target: 'thief@example.com', filters: [everything] });
-  t.ok(foreign.id, 'a notification naming another organization’s filter id is stored or refused, never matched');
-  await createIncident({ title: 'Default org incident' });
+  const acmeEverything = await filter('Everything', [{ field: 'id', op: '>', value: 0 }], 'incident', acmeApi);
+  await notification({ name: 'Acme all', target: 'acme@example.com', filters: [acmeEverything] }, acmeApi);
+  const stolen = await api('POST', '/notifications', { name: 'Thief', target: 'thief@example.com', filters: [acmeEverything] });
+  t.equal(stolen.status, 422, "a notification cannot follow another organization's filter");
+  const ours = await filter('Redis', [{ field: 'title', op: 'ilike', value: 'redis%' }]);
+  await notification({ name: 'Ours', target: 'ours@example.com', filters: [ours] });
+
+  await createIncident({ title: 'Checkout down' });
   await settled();
-  t.equal(mailbox.received.length, 0, 'neither acme’s notification nor its filter fired for the default organization');
-}).catch?.(() => undefined);
+  t.equal(mailbox.received.length, 0, "acme's match-everything filter did not fire for the default organization");
+
+  const acmeProject = await acmeApi('POST', '/projects', { name: 'Acme ops', annual_employee_cost: 1, business_year_hours: 2080 });
+  t.equal(acmeProject.status, 201);
+  const acmeIncident = await acmeApi('POST', '/iaos', { title: 'Redis down at acme', project_id: acmeProject.body.id });
+  t.equal(acmeIncident.status, 201);
+  await settled();
+  await until('the acme mail', () => mailbox.received.length >= 1);
+  await settled();
+  t.equal(mailbox.received.length, 1, 'only acme was notified of its own incident');
+  t.match(mailbox.received[0], /To: acme@example.com/);
+});
 
 t.test('the filter preview counts what matched over the last 30 days', async (t) => {
   const { api, createIncident, database } = await setup(t);
