@@ -1,17 +1,11 @@
-import { and, eq, getTableColumns, sql } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { bodyOf } from '../engine/body.js';
-import { cases, incidents } from '../incidents/tables.js';
 import { individuals, services, teams } from '../people/tables.js';
 import { NOTIFICATION_TYPES, notifications, SEARCH_FILTER_SUBJECTS, searchFilters } from './tables.js';
-import { HttpError, invalid } from '../core/errors.js';
-import { columnType, compileFilter, type FilterField } from '../engine/filters.js';
-import { readableFields } from '../engine/list-query.js';
 import { evergreenFields, evergreenMeta, fieldsOf, idList, outer } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
 import { compileExpression, forgetFilter, type FilterSubject } from './matching.js';
-import { findResource } from '../engine/registry.js';
 import { type RequestContext } from '../core/context.js';
 import { requiredText, text } from '../engine/fields.js';
 
