@@ -38,22 +38,30 @@ async function followedFilters(ctx: RequestContext, subject: FilterSubject) {
 }
 
 /**
- * An incident or case created or changed: every enabled notification with at least one matching
- * filter gets one send job, queued in the event's transaction (so it exists exactly when the change
- * committed). All the filters are evaluated in one statement over the record's row.
+ * The enabled notifications one incident or case matches, each once with the filters that matched:
+ * all the filters are evaluated in one statement over the record's row.
+ */
+export async function matchingNotifications(ctx: RequestContext, subject: FilterSubject, recordId: number) {
+  const { notes, filters } = await followedFilters(ctx, subject);
+  if (!filters.length) return [];
+  const result = await matchRecord(ctx, subject, recordId, filters);
+  if (!result || !result.matched.size) return [];
+  const inProject = new Map(filters.map((f) => [f.id, !f.project_id || f.project_id === result.project_id]));
+  return notes
+    .filter((note) => !note.project_id || note.project_id === result.project_id)
+    .map((note) => ({ notificationId: note.id, filterIds: note.filters.filter((id) => result.matched.has(id) && inProject.get(id)) }))
+    .filter((m) => m.filterIds.length);
+}
+
+/**
+ * An incident or case created or changed: every matching notification gets one send job, queued in
+ * the event's transaction (so it exists exactly when the change committed).
  */
 subscribe(async (ctx: RequestContext, event: DomainEvent) => {
   const [kind, action] = event.type.split('.') as [string, string];
   if ((kind !== 'incident' && kind !== 'case') || (action !== 'created' && action !== 'updated')) return;
-  const { notes, filters } = await followedFilters(ctx, kind);
-  if (!filters.length) return;
-  const result = await matchRecord(ctx, kind, event.id, filters);
-  if (!result || !result.matched.size) return;
-  const inProject = new Map(filters.map((f) => [f.id, !f.project_id || f.project_id === result.project_id]));
-  for (const note of notes) {
-    if (note.project_id && note.project_id !== result.project_id) continue;
-    const hits = note.filters.filter((id) => result.matched.has(id) && inProject.get(id));
-    if (hits.length) await enqueue(ctx, { orgId: ctx.orgId, orgSlug: ctx.orgSlug, notificationId: note.id, subject: kind, recordId: event.id, event: event.type, filterIds: hits });
+  for (const m of await matchingNotifications(ctx, kind, event.id)) {
+    await enqueue(ctx, { orgId: ctx.orgId, orgSlug: ctx.orgSlug, subject: kind, recordId: event.id, event: event.type, ...m });
   }
 });
 
