@@ -11,6 +11,7 @@ import { createOrganization } from '../../server/accounts/service.js';
 import { users } from '../../server/schema.js';
 import { matchingNotifications } from '../../server/notifications/dispatch.js';
 import { runInTenant } from '../../server/core/tenancy.js';
+import { startSession } from '../../server/core/sessions.js';
 import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
 import { startApp } from '../lib/server.js';
 import type { Suite } from '../lib/suite.js';
@@ -39,11 +40,13 @@ async function run(): Promise<{ passed: boolean }> {
     const email = `notify-bench@${randomBytes(4).toString('hex')}.bench`;
     const [user] = await app.db.insert(users).values({ email }).returning();
     const org = await createOrganization(app.db, { name: 'Notification bench', description: 'notification bench', slug: `bench-notify-${randomBytes(4).toString('hex')}` }, user!.id, 14);
-    const token = app.jwt.sign({ sub: String(user!.id), email }, { expiresIn: '1h' });
+    const token = await startSession(app, { id: user!.id, email }, '1h');
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const api = `${baseUrl}/api/v1/${org.slug}`;
     const project = (await (await fetch(`${api}/projects`, { method: 'POST', headers, body: JSON.stringify({ name: 'Filters' }) })).json()) as { id: number };
-    const incident = (await (await fetch(`${api}/iaos`, { method: 'POST', headers, body: JSON.stringify({ title: 'Database down', description: 'word7 and 42', project_id: project.id }) })).json()) as { id: number };
+    const created = await fetch(`${api}/iaos`, { method: 'POST', headers, body: JSON.stringify({ title: 'Database down', description: 'word7 and 42', project_id: project.id }) });
+    const incident = (await created.json()) as { id: number };
+    if (created.status !== 201) throw new Error(`incident: ${created.status} ${JSON.stringify(incident)}`);
 
     const rows = Array.from({ length: FILTERS }, (_, i) => ({ organization_id: org.id, name: `filter ${i}`, expression: sql.json(expressionOf(i) as never), subject: 'incident' }));
     const ids = (await sql`insert into search_filters ${sql(rows)} returning id`).map((r) => Number(r.id));
