@@ -1,7 +1,7 @@
 import { and, eq, gte, inArray, or, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { notifications, searchFilters } from './tables.js';
-import { compiledCondition, matchRecord, subjects, type FilterSubject, type SavedFilter } from './matching.js';
+import { compiledCondition, isCompiled, matchRecord, subjects, type FilterSubject, type SavedFilter } from './matching.js';
 import type { Db } from '../core/db/client.js';
 import { organizations } from '../core/db/tables.js';
 import { inTransaction, type Queue } from '../core/jobs/queue.js';
@@ -23,18 +23,49 @@ const queues = new WeakMap<Db, Queue>();
 const queued = new WeakSet<Db>();
 
 /** The organization's enabled filters of one subject that some enabled notification follows. */
-async function followedFilters(ctx: RequestContext, subject: FilterSubject) {
+async function loadFollowedFilters(ctx: RequestContext, subject: FilterSubject) {
   const notes = await ctx.tx
     .select({ id: notifications.id, project_id: notifications.project_id, filters: notifications.filters })
     .from(notifications)
     .where(and(eq(notifications.organization_id, ctx.orgId), eq(notifications.enabled, true), sql`jsonb_array_length(${notifications.filters}) > 0`));
   if (!notes.length) return { notes, filters: [] as (SavedFilter & { project_id: number | null })[] };
-  const ids = [...new Set(notes.flatMap((n) => n.filters))];
-  const filters = await ctx.tx
-    .select({ id: searchFilters.id, subject: searchFilters.subject, expression: searchFilters.expression, updated_at: searchFilters.updated_at, project_id: searchFilters.project_id })
+  const followed = [...new Set(notes.flatMap((n) => n.filters))];
+  // Expressions are read only for filters not compiled yet (or changed since): the others' compiled
+  // forms are in the cache, keyed by updated_at.
+  const filters: (SavedFilter & { project_id: number | null })[] = await ctx.tx
+    .select({ id: searchFilters.id, subject: searchFilters.subject, updated_at: searchFilters.updated_at, project_id: searchFilters.project_id })
     .from(searchFilters)
-    .where(and(eq(searchFilters.organization_id, ctx.orgId), eq(searchFilters.enabled, true), eq(searchFilters.subject, subject), inArray(searchFilters.id, ids)));
+    .where(and(eq(searchFilters.organization_id, ctx.orgId), eq(searchFilters.enabled, true), eq(searchFilters.subject, subject), inArray(searchFilters.id, followed)));
+  const stale = filters.filter((f) => !isCompiled(f));
+  if (stale.length) {
+    const expressions = await ctx.tx
+      .select({ id: searchFilters.id, expression: searchFilters.expression })
+      .from(searchFilters)
+      .where(and(eq(searchFilters.organization_id, ctx.orgId), inArray(searchFilters.id, stale.map((f) => f.id))));
+    const byId = new Map(expressions.map((e) => [e.id, e.expression]));
+    for (const f of stale) f.expression = byId.get(f.id);
+  }
   return { notes, filters };
+}
+
+type Followed = Awaited<ReturnType<typeof loadFollowedFilters>>;
+/**
+ * The followed filters per organization and subject, reused while neither table changed: a
+ * fingerprint (row count and latest updated_at of each) is one cheap statement, where reading a
+ * thousand filter rows for every event is not. Every write through the API moves updated_at or the count.
+ */
+const followedCache = new Map<string, { fingerprint: string; followed: Followed }>();
+
+async function followedFilters(ctx: RequestContext, subject: FilterSubject): Promise<Followed> {
+  const stamp = (table: typeof notifications | typeof searchFilters) =>
+    sql`(select count(*) || ':' || coalesce(floor(extract(epoch from max(${table.updated_at})) * 1000000)::bigint, 0) from ${table} where ${table.organization_id} = ${ctx.orgId})`;
+  const [row] = await ctx.tx.select({ fingerprint: sql<string>`${stamp(notifications)} || '/' || ${stamp(searchFilters)}` }).from(sql`(select 1) one`);
+  const key = `${ctx.orgId}:${subject}`;
+  const cached = followedCache.get(key);
+  if (cached && row && cached.fingerprint === row.fingerprint && cached.followed.filters.every((f) => isCompiled(f))) return cached.followed;
+  const followed = await loadFollowedFilters(ctx, subject);
+  if (row) followedCache.set(key, { fingerprint: row.fingerprint, followed });
+  return followed;
 }
 
 /**
