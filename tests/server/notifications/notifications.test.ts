@@ -144,3 +144,47 @@ t.test('the daily report sends each notification its last 24 hours once', async 
   t.match(report, /To: daily@example.com/);
   t.match(report, /Daily: 2 matched in the last 24 hours/);
 });
+
+t.test('a filter evaluated in memory matches exactly the rows its SQL matches', async (t) => {
+  const { app, api, createIncident } = await setup(t);
+  const made = [
+    await createIncident({ title: 'Redis 50% down' }),
+    await createIncident({ title: 'redis slow' }),
+    await createIncident({ title: 'cache_miss storm' }),
+  ];
+  const stable = await api('PUT', `/iaos/${made[1]!.id}`, { status: 'Stable' });
+  t.equal(stable.status, 200);
+  const expressions: unknown[] = [
+    [{ field: 'title', op: 'ilike', value: 'redis%' }],
+    [{ field: 'title', op: 'like', value: 'Redis 50\\% %' }],
+    [{ field: 'title', op: 'ilike', value: '%CACHE\\_miss%' }],
+    [{ field: 'title', op: 'not_ilike', value: '%storm%' }],
+    [{ field: 'stable_at', op: 'is_null' }],
+    [{ field: 'stable_at', op: '>', value: '2000-01-01T00:00:00Z' }],
+    { not: [{ field: 'stable_at', op: '>', value: '2000-01-01T00:00:00Z' }] },
+    [{ field: 'status', op: 'in', value: ['Stable', 'Closed'] }],
+    [{ field: 'status', op: 'not_in', value: ['Stable'] }],
+    [{ field: 'incident_priority_id', op: 'not_in', value: [1] }],
+    [{ field: 'commander_email', op: '!=', value: 'someone@example.com' }],
+    [{ field: 'id', op: '>=', value: made[1]!.id }],
+    [{ field: 'reported_at', op: '>', value: '2000-01-01T00:00:00Z' }],
+    { or: [{ field: 'stable_at', op: 'is_not_null' }, { field: 'title', op: '==', value: 'cache_miss storm' }] },
+    { or: [{ field: 'title', op: 'ilike', value: '%storm' }, { field: 'incident_type_id', op: '==', value: 1 }] },
+    // A computed field: evaluated in SQL, in the same statement.
+    [{ field: 'incident_type_name', op: 'is_null' }, { field: 'title', op: 'ilike', value: 'redis%' }],
+  ];
+  const { matchRecord } = await import('../../../server/notifications/matching.js');
+  const { runInTenant } = await import('../../../server/core/tenancy.js');
+  const [org] = (await app.db.execute(`select id from organizations where slug = 'default'` as never)).rows as { id: number }[];
+  const filters = expressions.map((expression, i) => ({ id: 900_000 + i, subject: 'incident' as const, expression, updated_at: new Date() }));
+  const inMemory = new Map<number, Set<number>>(filters.map((f) => [f.id, new Set()]));
+  for (const incident of made) {
+    const result = await runInTenant(app.db, app.config, { orgId: Number(org!.id), orgSlug: 'default', userId: null, role: 'Owner' }, (ctx) => matchRecord(ctx, 'incident', incident.id, filters));
+    for (const id of result!.matched) inMemory.get(id)!.add(incident.id);
+  }
+  for (const [i, expression] of expressions.entries()) {
+    const bySql = await api('POST', '/search/filters/preview', { subject: 'incident', expression });
+    t.equal(bySql.status, 200, JSON.stringify(bySql.body));
+    t.same([...inMemory.get(900_000 + i)!].sort(), bySql.body.items.map((r: any) => r.id).sort(), `same rows: ${JSON.stringify(expression)}`);
+  }
+});
