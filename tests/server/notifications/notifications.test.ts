@@ -2,6 +2,8 @@ import t, { type Test } from 'tap';
 import { incidentApp } from '../incidents/helpers.js';
 import { smtpMailbox } from '../core/smtp-mailbox.js';
 import { localServer, until } from '../workflows/receivers.js';
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../helpers.js';
 import { sendDailyReports } from '../../../server/notifications/dispatch.js';
 
 async function setup(t: Test) {
@@ -114,7 +116,7 @@ t.test('the filter preview counts what matched over the last 30 days', async (t)
   const { api, createIncident, database } = await setup(t);
   for (const title of ['Redis down', 'Redis slow', 'Checkout down']) await createIncident({ title });
   const old = await createIncident({ title: 'Redis ancient' });
-  await database.db.execute(`update incidents set reported_at = now() - interval '40 days' where id = ${Number(old.id)}` as never);
+  await database.db.execute(sql`update incidents set reported_at = now() - interval '40 days' where id = ${old.id}`);
   const res = await api('POST', '/search/filters/preview', { subject: 'incident', expression: [{ field: 'title', op: 'ilike', value: 'redis%' }] });
   t.equal(res.status, 200, JSON.stringify(res.body));
   t.equal(res.body.total, 2, 'two in the last 30 days; the 40-day-old one is not counted');
@@ -175,7 +177,7 @@ t.test('a filter evaluated in memory matches exactly the rows its SQL matches', 
   ];
   const { matchRecord } = await import('../../../server/notifications/matching.js');
   const { runInTenant } = await import('../../../server/core/tenancy.js');
-  const [org] = (await app.db.execute(`select id from organizations where slug = 'default'` as never)).rows as { id: number }[];
+  const [org] = rowsOf(await app.db.execute(sql`select id from organizations where slug = 'default'`)) as { id: number }[];
   const filters = expressions.map((expression, i) => ({ id: 900_000 + i, subject: 'incident' as const, expression, updated_at: new Date() }));
   const inMemory = new Map<number, Set<number>>(filters.map((f) => [f.id, new Set()]));
   for (const incident of made) {
