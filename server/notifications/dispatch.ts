@@ -36,7 +36,7 @@ async function loadFollowedFilters(ctx: RequestContext, subject: FilterSubject) 
     .select({ id: searchFilters.id, subject: searchFilters.subject, updated_at: searchFilters.updated_at, project_id: searchFilters.project_id })
     .from(searchFilters)
     .where(and(eq(searchFilters.organization_id, ctx.orgId), eq(searchFilters.enabled, true), eq(searchFilters.subject, subject), inArray(searchFilters.id, followed)));
-  const stale = filters.filter((f) => !isCompiled(f));
+  const stale = filters.filter((f) => !isCompiled(ctx, f));
   if (stale.length) {
     const expressions = await ctx.tx
       .select({ id: searchFilters.id, expression: searchFilters.expression })
@@ -54,15 +54,17 @@ type Followed = Awaited<ReturnType<typeof loadFollowedFilters>>;
  * fingerprint (row count and latest updated_at of each) is one cheap statement, where reading a
  * thousand filter rows for every event is not. Every write through the API moves updated_at or the count.
  */
-const followedCache = new Map<string, { fingerprint: string; followed: Followed }>();
+const followedByDb = new WeakMap<object, Map<string, { fingerprint: string; followed: Followed }>>();
 
 async function followedFilters(ctx: RequestContext, subject: FilterSubject): Promise<Followed> {
   const stamp = (table: typeof notifications | typeof searchFilters) =>
     sql`(select count(*) || ':' || coalesce(floor(extract(epoch from max(${table.updated_at})) * 1000000)::bigint, 0) from ${table} where ${table.organization_id} = ${ctx.orgId})`;
   const [row] = await ctx.tx.select({ fingerprint: sql<string>`${stamp(notifications)} || '/' || ${stamp(searchFilters)}` }).from(sql`(select 1) one`);
   const key = `${ctx.orgId}:${subject}`;
+  let followedCache = followedByDb.get(ctx.system);
+  if (!followedCache) followedByDb.set(ctx.system, (followedCache = new Map()));
   const cached = followedCache.get(key);
-  if (cached && row && cached.fingerprint === row.fingerprint && cached.followed.filters.every((f) => isCompiled(f))) return cached.followed;
+  if (cached && row && cached.fingerprint === row.fingerprint && cached.followed.filters.every((f) => isCompiled(ctx, f))) return cached.followed;
   const followed = await loadFollowedFilters(ctx, subject);
   if (row) followedCache.set(key, { fingerprint: row.fingerprint, followed });
   return followed;

@@ -188,17 +188,23 @@ interface Compiled {
   predicate?: Predicate;
   condition: SQL | null;
 }
-const compiledFilters = new Map<number, Compiled>();
+// Per database (tests run several in one process, with the same ids).
+const compiledByDb = new WeakMap<object, Map<number, Compiled>>();
+function cacheOf(ctx: RequestContext) {
+  let cache = compiledByDb.get(ctx.system);
+  if (!cache) compiledByDb.set(ctx.system, (cache = new Map()));
+  return cache;
+}
 
 /** Whether the filter's compiled form is cached for its current version. */
-export function isCompiled(filter: Pick<SavedFilter, 'id' | 'subject' | 'updated_at'>) {
-  const cached = compiledFilters.get(filter.id);
+export function isCompiled(ctx: RequestContext, filter: Pick<SavedFilter, 'id' | 'subject' | 'updated_at'>) {
+  const cached = cacheOf(ctx).get(filter.id);
   return !!cached && cached.stamp === filter.updated_at.getTime() && cached.subject === filter.subject;
 }
 
 function compiled(ctx: RequestContext, filter: SavedFilter): Compiled {
   const stamp = filter.updated_at.getTime();
-  const cached = compiledFilters.get(filter.id);
+  const cached = cacheOf(ctx).get(filter.id);
   if (cached && cached.stamp === stamp && cached.subject === filter.subject) return cached;
   let entry: Compiled;
   try {
@@ -208,7 +214,7 @@ function compiled(ctx: RequestContext, filter: SavedFilter): Compiled {
     if (!(err instanceof HttpError)) throw err;
     entry = { stamp, subject: filter.subject, condition: null };
   }
-  compiledFilters.set(filter.id, entry);
+  cacheOf(ctx).set(filter.id, entry);
   return entry;
 }
 
@@ -218,8 +224,8 @@ export function compiledCondition(ctx: RequestContext, filter: SavedFilter): SQL
 }
 
 /** Drops a filter's compiled form (it was deleted). */
-export function forgetFilter(id: number) {
-  compiledFilters.delete(id);
+export function forgetFilter(ctx: RequestContext, id: number) {
+  cacheOf(ctx).delete(id);
 }
 
 /**

@@ -55,8 +55,8 @@ export const searchFilterResource = defineResource({
       return data;
     },
     // Compiled conditions are also keyed by updated_at; dropping them here keeps the cache small.
-    beforeDelete(_ctx, id) {
-      forgetFilter(id);
+    beforeDelete(ctx, id) {
+      forgetFilter(ctx, id);
     },
   },
 });
