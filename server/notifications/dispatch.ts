@@ -56,33 +56,55 @@ type Followed = Awaited<ReturnType<typeof loadFollowedFilters>>;
  */
 const followedByDb = new WeakMap<object, Map<string, { fingerprint: string; followed: Followed }>>();
 
-async function followedFilters(ctx: RequestContext, subject: FilterSubject): Promise<Followed> {
+const fingerprint = (ctx: RequestContext) => {
   const stamp = (table: typeof notifications | typeof searchFilters) =>
     sql`(select count(*) || ':' || coalesce(floor(extract(epoch from max(${table.updated_at})) * 1000000)::bigint, 0) from ${table} where ${table.organization_id} = ${ctx.orgId})`;
-  const [row] = await ctx.tx.select({ fingerprint: sql<string>`${stamp(notifications)} || '/' || ${stamp(searchFilters)}` }).from(sql`(select 1) one`);
+  return sql<string>`${stamp(notifications)} || '/' || ${stamp(searchFilters)}`;
+};
+
+function followedCacheOf(ctx: RequestContext) {
+  let cache = followedByDb.get(ctx.system);
+  if (!cache) followedByDb.set(ctx.system, (cache = new Map()));
+  return cache;
+}
+
+async function followedFilters(ctx: RequestContext, subject: FilterSubject): Promise<Followed> {
+  const [row] = await ctx.tx.select({ fingerprint: fingerprint(ctx) }).from(sql`(select 1) one`);
+  const cache = followedCacheOf(ctx);
   const key = `${ctx.orgId}:${subject}`;
-  let followedCache = followedByDb.get(ctx.system);
-  if (!followedCache) followedByDb.set(ctx.system, (followedCache = new Map()));
-  const cached = followedCache.get(key);
+  const cached = cache.get(key);
   if (cached && row && cached.fingerprint === row.fingerprint && cached.followed.filters.every((f) => isCompiled(ctx, f))) return cached.followed;
   const followed = await loadFollowedFilters(ctx, subject);
-  if (row) followedCache.set(key, { fingerprint: row.fingerprint, followed });
+  if (row) cache.set(key, { fingerprint: row.fingerprint, followed });
   return followed;
 }
 
 /**
- * The enabled notifications one incident or case matches, each once with the filters that matched:
- * all the filters are evaluated in one statement over the record's row.
+ * The enabled notifications one incident or case matches, each once with the filters that matched.
+ * With the followed filters cached, one statement reads the record's row and the fingerprint
+ * together; when the fingerprint moved, the filters are read again and the row once more.
  */
 export async function matchingNotifications(ctx: RequestContext, subject: FilterSubject, recordId: number) {
-  const { notes, filters } = await followedFilters(ctx, subject);
-  if (!filters.length) return [];
-  const result = await matchRecord(ctx, subject, recordId, filters);
+  const cached = followedCacheOf(ctx).get(`${ctx.orgId}:${subject}`);
+  let followed: Followed | undefined;
+  let result: Awaited<ReturnType<typeof matchRecord>> = null;
+  if (cached && cached.followed.filters.every((f) => isCompiled(ctx, f))) {
+    const quick = await matchRecord(ctx, subject, recordId, cached.followed.filters, { fingerprint: fingerprint(ctx) });
+    if (quick && quick.row.fingerprint === cached.fingerprint) [followed, result] = [cached.followed, quick];
+  }
+  if (!followed) {
+    followed = await followedFilters(ctx, subject);
+    if (!followed.filters.length) return [];
+    result = await matchRecord(ctx, subject, recordId, followed.filters);
+  }
   if (!result || !result.matched.size) return [];
-  const inProject = new Map(filters.map((f) => [f.id, !f.project_id || f.project_id === result.project_id]));
+  const { notes, filters } = followed;
+  const projectId = result.project_id;
+  const matched = result.matched;
+  const inProject = new Map(filters.map((f) => [f.id, !f.project_id || f.project_id === projectId]));
   return notes
-    .filter((note) => !note.project_id || note.project_id === result.project_id)
-    .map((note) => ({ notificationId: note.id, filterIds: note.filters.filter((id) => result.matched.has(id) && inProject.get(id)) }))
+    .filter((note) => !note.project_id || note.project_id === projectId)
+    .map((note) => ({ notificationId: note.id, filterIds: note.filters.filter((id) => matched.has(id) && inProject.get(id)) }))
     .filter((m) => m.filterIds.length);
 }
 

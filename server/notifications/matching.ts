@@ -231,9 +231,9 @@ export function forgetFilter(ctx: RequestContext, id: number) {
 /**
  * Which of `filters` match one incident or case, and the record's project. The record's row is read
  * once; filters with a predicate are evaluated on it in memory, the others in that same statement
- * (each condition a `case when` in one array).
+ * (each condition a `case when` in one array), with `extra` values read alongside.
  */
-export async function matchRecord(ctx: RequestContext, subject: FilterSubject, recordId: number, filters: SavedFilter[]) {
+export async function matchRecord(ctx: RequestContext, subject: FilterSubject, recordId: number, filters: SavedFilter[], extra: Record<string, SQL> = {}) {
   const { table } = subjects[subject];
   const matched = new Set<number>();
   const inMemory: [number, Predicate][] = [];
@@ -246,11 +246,11 @@ export async function matchRecord(ctx: RequestContext, subject: FilterSubject, r
   }
   const bySql: Record<string, SQL> = arms.length ? { sql_matched: sql<number[]>`array_remove(array[${sql.join(arms, sql`, `)}]::int[], null)` } : {};
   const [row] = (await (ctx.tx as Tx)
-    .select({ ...(getTableColumns(table) as Record<string, PgColumn>), ...bySql })
+    .select({ ...(getTableColumns(table) as Record<string, PgColumn>), ...bySql, ...extra })
     .from(table)
     .where(and(eq(table.organization_id, ctx.orgId), eq(table.id, recordId)))) as Record<string, unknown>[];
   if (!row) return null;
   for (const id of (row.sql_matched as number[] | undefined) ?? []) matched.add(Number(id));
   for (const [id, predicate] of inMemory) if (predicate(row) === true) matched.add(id);
-  return { project_id: row.project_id as number, matched };
+  return { project_id: row.project_id as number, matched, row };
 }
