@@ -9,6 +9,7 @@ import { notFound } from '../core/errors.js';
 import { inTenant } from '../core/tenancy.js';
 import type { RequestContext } from '../core/context.js';
 import { idParam } from '../engine/crud.js';
+import { caseScope, incidentScope } from '../incidents/common.js';
 
 const PREVIEW_DAYS = 30;
 const PREVIEW_ITEMS = 25;
@@ -23,7 +24,9 @@ const previewBody = z.object({
 async function preview(ctx: RequestContext, subject: FilterSubject, expression: unknown) {
   const condition = compileExpression(ctx, subject, expression);
   const table = subjects[subject].table;
-  const where = and(eq(table.organization_id, ctx.orgId), gte(table.reported_at, sql`now() - make_interval(days => ${PREVIEW_DAYS})`), condition);
+  // The caller's view: restricted incidents and cases they cannot open are not counted or listed.
+  const scope = subject === 'incident' ? incidentScope(ctx) : caseScope(ctx);
+  const where = and(scope, gte(table.reported_at, sql`now() - make_interval(days => ${PREVIEW_DAYS})`), condition);
   const [{ total } = { total: 0 }] = await ctx.tx.select({ total: count() }).from(table).where(where);
   const items = await ctx.tx
     .select({ id: table.id, name: table.name, title: table.title, status: table.status, project_id: table.project_id, reported_at: table.reported_at })
