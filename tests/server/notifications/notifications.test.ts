@@ -130,6 +130,19 @@ t.test('the filter preview counts what matched over the last 30 days', async (t)
   t.equal((await api('GET', '/search/filters/999999/preview')).status, 404);
 });
 
+t.test('the preview leaves out restricted incidents the caller cannot open', async (t) => {
+  const { api, login, createIncident } = await setup(t);
+  await createIncident({ title: 'Redis down' });
+  await createIncident({ title: 'Redis breach', visibility: 'Restricted' });
+  const member = await login('member@example.com', { role: 'Member' });
+  const expression = [{ field: 'title', op: 'ilike', value: 'redis%' }];
+  t.equal((await api('POST', '/search/filters/preview', { expression })).body.total, 2, 'the commander sees both');
+  const asMember = await api('POST', '/search/filters/preview', { expression }, member);
+  t.equal(asMember.status, 200);
+  t.equal(asMember.body.total, 1, 'a member outside it does not count the restricted one');
+  t.same(asMember.body.items.map((i: any) => i.title), ['Redis down']);
+});
+
 t.test('the daily report sends each notification its last 24 hours once', async (t) => {
   const { app, createIncident, filter, notification, mailbox, settled } = await setup(t);
   await createIncident({ title: 'Redis down' });
