@@ -36,6 +36,8 @@ import { registerWebhookRoutes } from './webhooks/routes.js';
 import { registerSearchRoutes } from './search/routes.js';
 import { registerBillingRoutes, registerStripeWebhook } from './billing/routes.js';
 import { registerSiteRoutes } from './site/routes.js';
+import { registerNotificationJobs } from './notifications/dispatch.js';
+import { registerNotificationRoutes } from './notifications/routes.js';
 import { registerDrain } from './core/http/drain.js';
 import { registerHealth } from './core/http/health.js';
 import { registerMetrics } from './core/http/metrics.js';
@@ -136,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await loadSecretKeys(database.db, config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS);
   await registerWorkflowJobs(app, { mailer });
   await registerWebhookJobs(app);
+  await registerNotificationJobs(app, { mailer });
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -176,6 +179,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerSearchRoutes(scope);
       registerBillingRoutes(scope);
       registerSiteRoutes(scope);
+      registerNotificationRoutes(scope);
     },
     { prefix: '/api/v1/:organization' },
   );

@@ -1,16 +1,11 @@
-import { and, eq, getTableColumns, sql } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { bodyOf } from '../engine/body.js';
-import { cases, incidents } from '../incidents/tables.js';
 import { individuals, services, teams } from '../people/tables.js';
 import { NOTIFICATION_TYPES, notifications, SEARCH_FILTER_SUBJECTS, searchFilters } from './tables.js';
-import { HttpError, invalid } from '../core/errors.js';
-import { columnType, compileFilter, type FilterField } from '../engine/filters.js';
-import { readableFields } from '../engine/list-query.js';
 import { evergreenFields, evergreenMeta, fieldsOf, idList, outer } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
-import { findResource } from '../engine/registry.js';
+import { compileExpression, forgetFilter, type FilterSubject } from './matching.js';
 import { type RequestContext } from '../core/context.js';
 import { requiredText, text } from '../engine/fields.js';
 
@@ -59,33 +54,15 @@ export const searchFilterResource = defineResource({
       await checkExpression(ctx, (data.subject as string | undefined) ?? current.subject, data.expression ?? current.expression);
       return data;
     },
+    // Compiled conditions are also keyed by updated_at; dropping them here keeps the cache small.
+    beforeDelete(ctx, id) {
+      forgetFilter(ctx, id);
+    },
   },
 });
 
-const subjects = { incident: { model: 'Incident', table: incidents }, case: { model: 'Case', table: cases } } as const;
-
-/**
- * The expression is compiled exactly as a list's `filter` would be against the subject's definition,
- * so a saved filter can never name a field or operator the list would reject.
- */
 async function checkExpression(ctx: RequestContext, subject: string, expression: unknown) {
-  const target = subjects[subject as keyof typeof subjects];
-  const def = findResource(target.model);
-  let fields: Record<string, FilterField>;
-  if (def) fields = readableFields(def, ctx).filterable;
-  else {
-    // The subject has no definition registered: every column of its table may be named.
-    const columns = getTableColumns(target.table) as Record<string, PgColumn>;
-    fields = Object.fromEntries(Object.entries(columns).map(([name, column]) => [name, { column, type: columnType(column) }]));
-  }
-  let compiled;
-  try {
-    compiled = compileFilter(JSON.stringify(expression), target.model, fields, def?.customFilters);
-  } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
-    throw new HttpError(422, err.detail.map((d) => ({ ...d, loc: ['body', 'expression', ...d.loc.slice(2)] })));
-  }
-  if (!compiled) throw invalid('The expression has no conditions.', ['body', 'expression'], 'filter_error');
+  compileExpression(ctx, subject as FilterSubject, expression);
 }
 
 export const notificationResource = defineResource({

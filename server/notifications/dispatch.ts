@@ -1,0 +1,248 @@
+import { and, eq, gte, inArray, or, sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { notifications, searchFilters } from './tables.js';
+import { compiledCondition, isCompiled, matchRecord, subjects, type FilterSubject, type SavedFilter } from './matching.js';
+import type { Db } from '../core/db/client.js';
+import { organizations } from '../core/db/tables.js';
+import { inTransaction, type Queue } from '../core/jobs/queue.js';
+import { runInTenant } from '../core/tenancy.js';
+import type { RequestContext } from '../core/context.js';
+import { subscribe, type DomainEvent } from '../core/events.js';
+import type { Mailer } from '../core/mail.js';
+import { pluginInstances } from '../plugins/tables.js';
+import { loadPlugin, recordPluginEvent, sendMessage } from '../plugins/runtime.js';
+
+export const NOTIFICATION_QUEUE = 'notifications';
+export const DAILY_REPORT_JOB = 'notification-daily-report';
+/** Daily reports go out at 07:00 UTC. */
+export const DAILY_REPORT_CRON = '0 7 * * *';
+const CONVERSATION_PLUGINS = ['slack-webhook', 'teams-webhook'];
+
+type Job = { orgId: number; orgSlug: string; notificationId: number; subject: FilterSubject; recordId: number; event: string; filterIds: number[] };
+const queues = new WeakMap<Db, Queue>();
+const queued = new WeakSet<Db>();
+
+/** The organization's enabled filters of one subject that some enabled notification follows. */
+async function loadFollowedFilters(ctx: RequestContext, subject: FilterSubject) {
+  const notes = await ctx.tx
+    .select({ id: notifications.id, project_id: notifications.project_id, filters: notifications.filters })
+    .from(notifications)
+    .where(and(eq(notifications.organization_id, ctx.orgId), eq(notifications.enabled, true), sql`jsonb_array_length(${notifications.filters}) > 0`));
+  if (!notes.length) return { notes, filters: [] as (SavedFilter & { project_id: number | null })[] };
+  const followed = [...new Set(notes.flatMap((n) => n.filters))];
+  // Expressions are read only for filters not compiled yet (or changed since): the others' compiled
+  // forms are in the cache, keyed by updated_at.
+  const filters: (SavedFilter & { project_id: number | null })[] = await ctx.tx
+    .select({ id: searchFilters.id, subject: searchFilters.subject, updated_at: searchFilters.updated_at, project_id: searchFilters.project_id })
+    .from(searchFilters)
+    .where(and(eq(searchFilters.organization_id, ctx.orgId), eq(searchFilters.enabled, true), eq(searchFilters.subject, subject), inArray(searchFilters.id, followed)));
+  const stale = filters.filter((f) => !isCompiled(ctx, f));
+  if (stale.length) {
+    const expressions = await ctx.tx
+      .select({ id: searchFilters.id, expression: searchFilters.expression })
+      .from(searchFilters)
+      .where(and(eq(searchFilters.organization_id, ctx.orgId), inArray(searchFilters.id, stale.map((f) => f.id))));
+    const byId = new Map(expressions.map((e) => [e.id, e.expression]));
+    for (const f of stale) f.expression = byId.get(f.id);
+  }
+  return { notes, filters };
+}
+
+type Followed = Awaited<ReturnType<typeof loadFollowedFilters>>;
+/**
+ * The followed filters per organization and subject, reused while neither table changed: a
+ * fingerprint (row count and latest updated_at of each) is one cheap statement, where reading a
+ * thousand filter rows for every event is not. Every write through the API moves updated_at or the count.
+ */
+const followedByDb = new WeakMap<object, Map<string, { fingerprint: string; followed: Followed }>>();
+
+const fingerprint = (ctx: RequestContext) => {
+  const stamp = (table: typeof notifications | typeof searchFilters) =>
+    sql`(select count(*) || ':' || coalesce(floor(extract(epoch from max(${table.updated_at})) * 1000000)::bigint, 0) from ${table} where ${table.organization_id} = ${ctx.orgId})`;
+  return sql<string>`${stamp(notifications)} || '/' || ${stamp(searchFilters)}`;
+};
+
+function followedCacheOf(ctx: RequestContext) {
+  let cache = followedByDb.get(ctx.system);
+  if (!cache) followedByDb.set(ctx.system, (cache = new Map()));
+  return cache;
+}
+
+async function followedFilters(ctx: RequestContext, subject: FilterSubject): Promise<Followed> {
+  const [row] = await ctx.tx.select({ fingerprint: fingerprint(ctx) }).from(sql`(select 1) one`);
+  const cache = followedCacheOf(ctx);
+  const key = `${ctx.orgId}:${subject}`;
+  const cached = cache.get(key);
+  if (cached && row && cached.fingerprint === row.fingerprint && cached.followed.filters.every((f) => isCompiled(ctx, f))) return cached.followed;
+  const followed = await loadFollowedFilters(ctx, subject);
+  if (row) cache.set(key, { fingerprint: row.fingerprint, followed });
+  return followed;
+}
+
+/**
+ * The enabled notifications one incident or case matches, each once with the filters that matched.
+ * With the followed filters cached, one statement reads the record's row and the fingerprint
+ * together; when the fingerprint moved, the filters are read again and the row once more.
+ */
+export async function matchingNotifications(ctx: RequestContext, subject: FilterSubject, recordId: number) {
+  const cached = followedCacheOf(ctx).get(`${ctx.orgId}:${subject}`);
+  let followed: Followed | undefined;
+  let result: Awaited<ReturnType<typeof matchRecord>> = null;
+  if (cached && cached.followed.filters.every((f) => isCompiled(ctx, f))) {
+    const quick = await matchRecord(ctx, subject, recordId, cached.followed.filters, { fingerprint: fingerprint(ctx) });
+    if (quick && quick.row.fingerprint === cached.fingerprint) [followed, result] = [cached.followed, quick];
+  }
+  if (!followed) {
+    followed = await followedFilters(ctx, subject);
+    if (!followed.filters.length) return [];
+    result = await matchRecord(ctx, subject, recordId, followed.filters);
+  }
+  if (!result || !result.matched.size) return [];
+  const { notes, filters } = followed;
+  const projectId = result.project_id;
+  const matched = result.matched;
+  const inProject = new Map(filters.map((f) => [f.id, !f.project_id || f.project_id === projectId]));
+  return notes
+    .filter((note) => !note.project_id || note.project_id === projectId)
+    .map((note) => ({ notificationId: note.id, filterIds: note.filters.filter((id) => matched.has(id) && inProject.get(id)) }))
+    .filter((m) => m.filterIds.length);
+}
+
+/**
+ * An incident or case created or changed: every matching notification gets one send job, queued in
+ * the event's transaction (so it exists exactly when the change committed).
+ */
+subscribe(async (ctx: RequestContext, event: DomainEvent) => {
+  const [kind, action] = event.type.split('.') as [string, string];
+  if ((kind !== 'incident' && kind !== 'case') || (action !== 'created' && action !== 'updated')) return;
+  for (const m of await matchingNotifications(ctx, kind, event.id)) {
+    await enqueue(ctx, { orgId: ctx.orgId, orgSlug: ctx.orgSlug, subject: kind, recordId: event.id, event: event.type, ...m });
+  }
+});
+
+async function enqueue(ctx: RequestContext, job: Job) {
+  const queue = queues.get(ctx.system);
+  if (!queue) throw new Error('Notifications are not registered for this database (registerNotificationJobs).');
+  await ctx.asSystem((tx) => queue.enqueue(NOTIFICATION_QUEUE, job, { db: inTransaction(tx), retryLimit: 5, retryDelaySeconds: 10 }));
+  queued.add(ctx.system);
+}
+
+/** After a response whose transaction queued notifications: wake the workers now rather than at their next poll. */
+export function wakeNotifications(db: Db) {
+  if (!queued.has(db)) return;
+  queued.delete(db);
+  queues.get(db)?.notify(NOTIFICATION_QUEUE);
+}
+
+export async function registerNotificationJobs(app: FastifyInstance, deps: { mailer: Mailer }) {
+  queues.set(app.db, app.queue);
+  await app.queue.work<Job>(NOTIFICATION_QUEUE, (job) => sendNotification(app, deps.mailer, job), { concurrency: 2 });
+  await app.queue.work(DAILY_REPORT_JOB, async () => {
+    const sent = await sendDailyReports(app, deps.mailer);
+    if (sent) app.log.info({ sent }, 'notification daily reports sent');
+  });
+  await app.queue.schedule(DAILY_REPORT_JOB, DAILY_REPORT_CRON);
+}
+
+type Tenant = <T>(fn: (ctx: RequestContext) => Promise<T>) => Promise<T>;
+const tenantOf = (app: FastifyInstance, orgId: number, orgSlug: string): Tenant => (fn) => runInTenant(app.db, app.config, { orgId, orgSlug, userId: null, role: 'Owner' }, fn);
+
+/** The conversation plugin a notification posts through: the enabled one titled as its target, else its project's, else the organization's first. */
+async function conversationPlugin(ctx: RequestContext, note: typeof notifications.$inferSelect) {
+  const candidates = await ctx.tx
+    .select({ id: pluginInstances.id, title: pluginInstances.title, project_id: pluginInstances.project_id })
+    .from(pluginInstances)
+    .where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.enabled, true), inArray(pluginInstances.plugin_slug, CONVERSATION_PLUGINS)))
+    .orderBy(pluginInstances.id);
+  const chosen = candidates.find((p) => p.title === note.target) ?? candidates.find((p) => note.project_id && p.project_id === note.project_id) ?? candidates[0];
+  return chosen ? loadPlugin(ctx, chosen.id) : null;
+}
+
+/** Sends a message (no transaction open meanwhile); a failure throws so the queue retries it. */
+async function deliver(app: FastifyInstance, mailer: Mailer, tenant: Tenant, note: typeof notifications.$inferSelect, subject: string, text: string, context: { incident_id?: number; case_id?: number }) {
+  if (note.type === 'email') return mailer({ to: note.target, subject, text });
+  const plugin = await tenant((ctx) => conversationPlugin(ctx, note));
+  if (!plugin) throw new Error(`Notification '${note.name}': no enabled conversation plugin instance to post through.`);
+  await sendMessage(plugin, `${note.target.startsWith('#') ? note.target + ': ' : ''}${text}`);
+  await tenant((ctx) => recordPluginEvent(ctx, plugin, { name: 'Notification sent', description: `${note.name}: ${subject}`, ...context, details: { notification_id: note.id } }));
+}
+
+async function sendNotification(app: FastifyInstance, mailer: Mailer, job: Job) {
+  const tenant = tenantOf(app, job.orgId, job.orgSlug);
+  const loaded = await tenant(async (ctx) => {
+    const [note] = await ctx.tx.select().from(notifications).where(and(eq(notifications.organization_id, ctx.orgId), eq(notifications.id, job.notificationId)));
+    if (!note || !note.enabled) return null;
+    const table = subjects[job.subject].table;
+    const [record] = await ctx.tx
+      .select({ id: table.id, name: table.name, title: table.title, status: table.status })
+      .from(table)
+      .where(and(eq(table.organization_id, ctx.orgId), eq(table.id, job.recordId)));
+    if (!record) return null;
+    const names = await ctx.tx.select({ name: searchFilters.name }).from(searchFilters).where(and(eq(searchFilters.organization_id, ctx.orgId), inArray(searchFilters.id, job.filterIds)));
+    return { note, record, filterNames: names.map((n) => n.name).sort() };
+  });
+  if (!loaded) return;
+  const { note, record, filterNames } = loaded;
+  const noun = job.subject === 'incident' ? 'Incident' : 'Case';
+  const what = job.event.endsWith('.created') ? 'created' : 'changed';
+  const url = `${app.config.PUBLIC_URL ?? ''}/${job.orgSlug}/${job.subject === 'incident' ? 'incidents' : 'cases'}/${record.id}`;
+  const subject = `${noun} ${record.name} ${what}: ${record.title}`;
+  const text = `${noun} ${record.name} "${record.title}" was ${what} (status ${record.status}).\nMatched: ${filterNames.join(', ')}\n${url}`;
+  await deliver(app, mailer, tenant, note, subject, text, job.subject === 'incident' ? { incident_id: record.id } : { case_id: record.id });
+}
+
+/**
+ * The daily report: each enabled notification with filters gets, once, the incidents and cases its
+ * filters matched among those created or changed in the last 24 hours (nothing when none did).
+ * Returns how many reports were sent.
+ */
+export async function sendDailyReports(app: FastifyInstance, mailer: Mailer, since = new Date(Date.now() - 24 * 3600 * 1000)) {
+  const orgs = await app.db.select({ id: organizations.id, slug: organizations.slug }).from(organizations).orderBy(organizations.id);
+  let sent = 0;
+  for (const org of orgs) {
+    const tenant = tenantOf(app, org.id, org.slug);
+    const reports = await tenant(async (ctx) => {
+      const out: { note: typeof notifications.$inferSelect; lines: string[] }[] = [];
+      const notes = await ctx.tx.select().from(notifications).where(and(eq(notifications.organization_id, ctx.orgId), eq(notifications.enabled, true), sql`jsonb_array_length(${notifications.filters}) > 0`));
+      if (!notes.length) return out;
+      const matched = new Map<number, { subject: FilterSubject; rows: { id: number; name: string; title: string; status: string; project_id: number }[] }>();
+      for (const subject of ['incident', 'case'] as const) {
+        const { filters } = await followedFilters(ctx, subject);
+        const table = subjects[subject].table;
+        for (const f of filters) {
+          const condition = compiledCondition(ctx, f);
+          if (!condition) continue;
+          const rows = await ctx.tx
+            .select({ id: table.id, name: table.name, title: table.title, status: table.status, project_id: table.project_id })
+            .from(table)
+            .where(and(eq(table.organization_id, ctx.orgId), or(gte(table.created_at, since), gte(table.updated_at, since)), condition, f.project_id ? eq(table.project_id, f.project_id) : undefined))
+            .orderBy(table.id)
+            .limit(500);
+          matched.set(f.id, { subject, rows });
+        }
+      }
+      for (const note of notes) {
+        const seen = new Map<string, string>();
+        for (const id of note.filters) {
+          const m = matched.get(id);
+          for (const r of m?.rows ?? []) {
+            if (note.project_id && r.project_id !== note.project_id) continue;
+            seen.set(`${m!.subject}:${r.id}`, `${m!.subject === 'incident' ? 'Incident' : 'Case'} ${r.name} (${r.status}): ${r.title}`);
+          }
+        }
+        if (seen.size) out.push({ note, lines: [...seen.values()] });
+      }
+      return out;
+    });
+    for (const { note, lines } of reports) {
+      const subject = `${note.name}: ${lines.length} matched in the last 24 hours`;
+      try {
+        await deliver(app, mailer, tenant, note, subject, `${subject}\n\n${lines.join('\n')}`, {});
+        sent++;
+      } catch (err) {
+        app.log.warn({ err, notification: note.id }, 'daily report not sent');
+      }
+    }
+  }
+  return sent;
+}

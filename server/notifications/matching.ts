@@ -1,0 +1,256 @@
+import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import { cases, incidents } from '../incidents/tables.js';
+import { HttpError, invalid } from '../core/errors.js';
+import { columnType, compileFilter, type FilterField } from '../engine/filters.js';
+import { readableFields } from '../engine/list-query.js';
+import { findResource } from '../engine/registry.js';
+import type { RequestContext } from '../core/context.js';
+import type { Tx } from '../core/db/client.js';
+
+export type FilterSubject = 'incident' | 'case';
+export const subjects = { incident: { model: 'Incident', table: incidents }, case: { model: 'Case', table: cases } } as const;
+
+/**
+ * A saved filter's expression as SQL over its subject's table, compiled exactly as a list's `filter`
+ * would be against the subject's definition, so a saved filter can never name a field or operator the
+ * list would reject. Errors are 422s located at `body.expression`.
+ */
+export function compileExpression(ctx: RequestContext, subject: FilterSubject, expression: unknown): SQL {
+  const target = subjects[subject];
+  const def = findResource(target.model);
+  let fields: Record<string, FilterField>;
+  if (def) fields = readableFields(def, ctx).filterable;
+  else {
+    // The subject has no definition registered: every column of its table may be named.
+    const columns = getTableColumns(target.table) as Record<string, PgColumn>;
+    fields = Object.fromEntries(Object.entries(columns).map(([name, column]) => [name, { column, type: columnType(column) }]));
+  }
+  let compiled;
+  try {
+    compiled = compileFilter(JSON.stringify(expression), target.model, fields, def?.customFilters);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    throw new HttpError(422, err.detail.map((d) => ({ ...d, loc: ['body', 'expression', ...d.loc.slice(2)] })));
+  }
+  if (!compiled) throw invalid('The expression has no conditions.', ['body', 'expression'], 'filter_error');
+  return compiled;
+}
+
+export interface SavedFilter {
+  id: number;
+  subject: FilterSubject;
+  /** Needed only when the filter is not compiled yet (isCompiled). */
+  expression?: unknown;
+  updated_at: Date;
+}
+
+type Truth = boolean | null;
+type Predicate = (row: Record<string, unknown>) => Truth;
+
+/** A LIKE pattern as a regular expression (`%`, `_`, and `\\` escaping the next character). */
+function likeRegex(pattern: string, insensitive: boolean) {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && i + 1 < pattern.length) out += pattern[++i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else if (c === '%') out += '[\\s\\S]*';
+    else if (c === '_') out += '[\\s\\S]';
+    else out += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`, insensitive ? 'i' : '');
+}
+
+/**
+ * The expression as a function of the record's row, with SQL's three-valued logic (a comparison
+ * with NULL is unknown; a filter matches when its expression is true), for expressions on plain
+ * columns of the subject's table with operators whose meaning JavaScript shares with PostgreSQL.
+ * Anything else (a computed or custom field, another model's field, text ordered by collation) gives
+ * undefined: that filter is evaluated in SQL instead. The expression was validated by
+ * compileExpression first, so this only reads it.
+ */
+function compilePredicate(ctx: RequestContext, subject: FilterSubject, expression: unknown): Predicate | undefined {
+  const target = subjects[subject];
+  const def = findResource(target.model);
+  const columns = getTableColumns(target.table) as Record<string, PgColumn>;
+  const allowed = new Set(def ? ['id', ...def.fields] : Object.keys(columns));
+  let tree = expression;
+  if (Array.isArray(tree)) tree = { and: tree };
+  const unsupported = Symbol('unsupported');
+  const walk = (node: unknown): Predicate => {
+    const n = node as Record<string, unknown>;
+    for (const group of ['and', 'or', 'not'] as const) {
+      if (!Object.hasOwn(n, group)) continue;
+      const parts = (n[group] as unknown[]).map(walk);
+      if (group === 'or')
+        return (row) => {
+          let unknown = false;
+          for (const p of parts) {
+            const v = p(row);
+            if (v === true) return true;
+            if (v === null) unknown = true;
+          }
+          return unknown ? null : false;
+        };
+      const all: Predicate = (row) => {
+        let unknown = false;
+        for (const p of parts) {
+          const v = p(row);
+          if (v === false) return false;
+          if (v === null) unknown = true;
+        }
+        return unknown ? null : true;
+      };
+      if (group === 'and') return parts.length ? all : () => true;
+      return (row) => {
+        const v = all(row);
+        return v === null ? null : !v;
+      };
+    }
+    const { model, field, op, value } = n as { model?: string; field: string; op: string; value?: unknown };
+    if ((model !== undefined && model.toLowerCase() !== target.model.toLowerCase()) || !allowed.has(field) || !columns[field] || def?.customFilters?.[field]) throw unsupported;
+    const type = columnType(columns[field]);
+    const key = field;
+    const scalar = (v: unknown): unknown => {
+      if (type === 'number') return Number(v);
+      if (type === 'date') return new Date(v as string).getTime();
+      if (type === 'boolean') return v === true || v === 'true';
+      return String(v);
+    };
+    const read = (row: Record<string, unknown>): unknown => {
+      const v = row[key];
+      if (v === null || v === undefined) return null;
+      if (type === 'date') return v instanceof Date ? v.getTime() : new Date(v as string).getTime();
+      if (type === 'number') return Number(v);
+      return v;
+    };
+    if (op === 'is_null') return (row) => read(row) === null;
+    if (op === 'is_not_null') return (row) => read(row) !== null;
+    if (op === 'any' || op === 'not_any') {
+      const wanted = String(value);
+      const contains = (row: Record<string, unknown>): Truth => {
+        const v = read(row);
+        return v === null ? null : Array.isArray(v) && v.some((x) => String(x) === wanted);
+      };
+      return op === 'any' ? contains : (row) => !(contains(row) ?? false);
+    }
+    if (op === 'in' || op === 'not_in') {
+      const set = new Set((value as unknown[]).map(scalar));
+      return (row) => {
+        const v = read(row);
+        if (v === null) return set.size ? null : op === 'not_in';
+        return set.has(v) === (op === 'in');
+      };
+    }
+    if (op === 'like' || op === 'ilike' || op === 'not_ilike') {
+      const re = likeRegex(String(value), op !== 'like');
+      return (row) => {
+        const v = read(row);
+        return v === null ? null : re.test(String(v)) === (op !== 'not_ilike');
+      };
+    }
+    // Text order follows the database's collation: left to SQL.
+    if (type === 'string' && op !== '==' && op !== '!=') throw unsupported;
+    if (type !== 'string' && type !== 'number' && type !== 'date' && type !== 'boolean') throw unsupported;
+    const wanted = scalar(value) as number | string | boolean;
+    const compare = {
+      '==': (a: unknown) => a === wanted,
+      '!=': (a: unknown) => a !== wanted,
+      '>': (a: unknown) => (a as number) > (wanted as number),
+      '<': (a: unknown) => (a as number) < (wanted as number),
+      '>=': (a: unknown) => (a as number) >= (wanted as number),
+      '<=': (a: unknown) => (a as number) <= (wanted as number),
+    }[op];
+    if (!compare) throw unsupported;
+    return (row) => {
+      const v = read(row);
+      return v === null ? null : compare(v);
+    };
+  };
+  try {
+    return walk(tree);
+  } catch (err) {
+    if (err === unsupported) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Compiled filters by id: a predicate over the record's row when the expression allows one, else its
+ * SQL condition. An entry is reused while the filter's `updated_at` is the one it was compiled from
+ * (every write through the API moves it), so an edited filter is compiled again on its next event
+ * and an unchanged one never is. A filter that no longer compiles (its field was removed) is kept
+ * as matching nothing.
+ */
+interface Compiled {
+  stamp: number;
+  subject: FilterSubject;
+  predicate?: Predicate;
+  condition: SQL | null;
+}
+// Per database (tests run several in one process, with the same ids).
+const compiledByDb = new WeakMap<object, Map<number, Compiled>>();
+function cacheOf(ctx: RequestContext) {
+  let cache = compiledByDb.get(ctx.system);
+  if (!cache) compiledByDb.set(ctx.system, (cache = new Map()));
+  return cache;
+}
+
+/** Whether the filter's compiled form is cached for its current version. */
+export function isCompiled(ctx: RequestContext, filter: Pick<SavedFilter, 'id' | 'subject' | 'updated_at'>) {
+  const cached = cacheOf(ctx).get(filter.id);
+  return !!cached && cached.stamp === filter.updated_at.getTime() && cached.subject === filter.subject;
+}
+
+function compiled(ctx: RequestContext, filter: SavedFilter): Compiled {
+  const stamp = filter.updated_at.getTime();
+  const cached = cacheOf(ctx).get(filter.id);
+  if (cached && cached.stamp === stamp && cached.subject === filter.subject) return cached;
+  let entry: Compiled;
+  try {
+    const condition = compileExpression(ctx, filter.subject, filter.expression);
+    entry = { stamp, subject: filter.subject, condition, predicate: compilePredicate(ctx, filter.subject, filter.expression) };
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    entry = { stamp, subject: filter.subject, condition: null };
+  }
+  cacheOf(ctx).set(filter.id, entry);
+  return entry;
+}
+
+/** The filter's SQL condition (null: it matches nothing), compiled once. */
+export function compiledCondition(ctx: RequestContext, filter: SavedFilter): SQL | null {
+  return compiled(ctx, filter).condition;
+}
+
+/** Drops a filter's compiled form (it was deleted). */
+export function forgetFilter(ctx: RequestContext, id: number) {
+  cacheOf(ctx).delete(id);
+}
+
+/**
+ * Which of `filters` match one incident or case, and the record's project. The record's row is read
+ * once; filters with a predicate are evaluated on it in memory, the others in that same statement
+ * (each condition a `case when` in one array), with `extra` values read alongside.
+ */
+export async function matchRecord(ctx: RequestContext, subject: FilterSubject, recordId: number, filters: SavedFilter[], extra: Record<string, SQL> = {}) {
+  const { table } = subjects[subject];
+  const matched = new Set<number>();
+  const inMemory: [number, Predicate][] = [];
+  const arms: SQL[] = [];
+  for (const f of filters) {
+    if (f.subject !== subject) continue;
+    const c = compiled(ctx, f);
+    if (c.predicate) inMemory.push([f.id, c.predicate]);
+    else if (c.condition) arms.push(sql`case when ${c.condition} then ${sql.raw(String(Math.trunc(f.id)))} end`);
+  }
+  const bySql: Record<string, SQL> = arms.length ? { sql_matched: sql<number[]>`array_remove(array[${sql.join(arms, sql`, `)}]::int[], null)` } : {};
+  const [row] = (await (ctx.tx as Tx)
+    .select({ ...(getTableColumns(table) as Record<string, PgColumn>), ...bySql, ...extra })
+    .from(table)
+    .where(and(eq(table.organization_id, ctx.orgId), eq(table.id, recordId)))) as Record<string, unknown>[];
+  if (!row) return null;
+  for (const id of (row.sql_matched as number[] | undefined) ?? []) matched.add(Number(id));
+  for (const [id, predicate] of inMemory) if (predicate(row) === true) matched.add(id);
+  return { project_id: row.project_id as number, matched, row };
+}
