@@ -78,6 +78,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         ? false
         : { level: config.LOG_LEVEL, redact: ['req.headers.authorization'], serializers: { req: serializeRequest as never }, ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: config.BODY_LIMIT,
+    // Starting creates the job queues (a partition each in pg-boss); on a new database with another
+    // process starting at once, that can take longer than Fastify's default 10 s.
+    pluginTimeout: 60_000,
     // X-Forwarded-For is believed only from the proxies named in TRUST_PROXY; by default req.ip is the peer.
     trustProxy: config.TRUST_PROXY ? config.TRUST_PROXY.split(',').map((p) => p.trim()) : false,
     // registerDrain answers 503 in the API's error shape instead.

@@ -74,7 +74,7 @@ t.test('a verified Google identity signs up to an open organization and lands si
   t.equal(result.body.organization.slug, 'default');
   const me = await fw.request({ method: 'GET', url: '/api/v1/default/auth/me', token: result.body.token });
   t.equal(me.body.email, 'new.person@example.com');
-  t.equal(me.body.role, 'Member');
+  t.equal(me.body.role, 'Owner', 'the first person in an organization nobody belongs to owns it, as with an e-mail code');
 });
 
 t.test('a closed organization admits its members and invited people, and no one else', async (t) => {

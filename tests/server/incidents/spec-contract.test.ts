@@ -6,7 +6,7 @@ t.test('incidents and cases speak the spec: nested references, names, record sen
   const type = (await api('POST', '/incident_types', { name: 'Outage', project_id: projectId })).body;
   const high = (await api('POST', '/incident_priorities', { name: 'High', view_order: 1, project_id: projectId })).body;
   const low = (await api('POST', '/incident_priorities', { name: 'Low', view_order: 9, project_id: projectId })).body;
-  const tag = (await api('POST', '/tags', { name: 'db', tag_type_id: (await api('POST', '/tag_types', { name: 'Component' })).body.id })).body;
+  const tag = (await api('POST', '/tags', { name: 'db', tag_type_id: (await api('POST', '/tag_types', { name: 'Datastore' })).body.id })).body;
 
   const nested = await api('POST', '/iaos', { title: 'Nested', project: { id: projectId, name: 'Ops' }, incident_type: { id: type.id }, incident_priority: { id: high.id }, tags: [{ id: tag.id, name: 'db' }] });
   const flat = await api('POST', '/iaos', { title: 'Flat', project_id: projectId, incident_type_id: type.id, incident_priority_id: low.id, tags: [tag.id] });
@@ -40,7 +40,7 @@ t.test('incidents and cases speak the spec: nested references, names, record sen
   const highs = await api('GET', q({ and: [{ model: 'IncidentPriority', field: 'name', op: '==', value: 'High' }] }));
   t.equal(highs.status, 200, JSON.stringify(highs.body));
   t.same(highs.body.items.map((i: { title: string }) => i.title), ['Nested, renamed']);
-  const inProject = await api('GET', q([{ model: 'Project', field: 'name', op: '==', value: 'Ops' }, { model: 'TagType', field: 'name', op: '==', value: 'Component' }]));
+  const inProject = await api('GET', q([{ model: 'Project', field: 'name', op: '==', value: 'Ops' }, { model: 'TagType', field: 'name', op: '==', value: 'Datastore' }]));
   t.equal(inProject.body.total, 2);
   const sorted = await api('GET', '/iaos?sortBy[]=incident_priority.view_order&descending[]=true');
   t.equal(sorted.status, 200, JSON.stringify(sorted.body));
