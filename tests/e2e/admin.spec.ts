@@ -88,7 +88,7 @@ test('settings screens come from the server: menu filter, required fields, a ref
   // The tag type column shows the referenced record's name, not its id.
   await expect(rows.filter({ hasText: 'sev-1' })).toContainText('Severity');
 
-  await admin.getByPlaceholder('Search').fill('sev-1');
+  await admin.getByPlaceholder('Search', { exact: true }).fill('sev-1');
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toContainText('sev-1');
   await expect(admin).toHaveURL(/filter=.*sev-1/);
@@ -112,7 +112,7 @@ test('the server’s validation message shows at its field, and a fixed value sa
 
 test('deleting asks first, and the row stays gone after a reload', async () => {
   await openFromMenu(admin, 'Tags', 'tags');
-  await admin.getByPlaceholder('Search').fill('');
+  await admin.getByPlaceholder('Search', { exact: true }).fill('');
   await admin.locator('tbody tr', { hasText: 'sev-2' }).click();
   await admin.getByRole('button', { name: 'Delete' }).click();
   const dialog = admin.getByRole('dialog');

@@ -77,7 +77,7 @@ test('first walk: code sign-in, a tag type and a tag from the screens, the list 
   await expect(page.getByText('Tag created successfully.')).toBeVisible();
   await step('07-tag-created');
 
-  await page.getByPlaceholder('Search').fill(`customers-${stamp}`);
+  await page.getByPlaceholder('Search', { exact: true }).fill(`customers-${stamp}`);
   await expect(page).toHaveURL(new RegExp(`filter=.*customers-${stamp}`));
   const rows = page.locator('tbody tr');
   await expect(rows).toHaveCount(1);
@@ -136,7 +136,7 @@ test('an error notification with the server’s message stays until dismissed', 
   await expect(error).toBeVisible();
   await shot(page, '11-error-notification');
   // The next user actions (typing in the list search, clicking elsewhere) leave it on screen.
-  await page.getByPlaceholder('Search').fill('nothing-like-this');
+  await page.getByPlaceholder('Search', { exact: true }).fill('nothing-like-this');
   await page.locator('tbody, .RaList-noResults, main').first().click();
   await expect(page.locator('tbody tr')).toHaveCount(0);
   await expect(error).toBeVisible();

@@ -68,7 +68,8 @@ test('Sign in with Google: click the button, sign in at the provider, land signe
   // The page exchanges the ticket for a session and moves on into the app.
   await expect(page).not.toHaveURL(/auth\/(login|post-oauth-login)/);
   await page.goto(`${base}/default/overview`);
-  await expect(page.getByText('Signed in as walker@example.com (Member)')).toBeVisible();
+  // The spec's own server is fresh: the first person to sign in owns `default`.
+  await expect(page.getByText('Signed in as walker@example.com (Owner)')).toBeVisible();
 });
 
 test('a refused Google sign-in shows the server message on the post-oauth-login page', async ({ page }) => {

@@ -1,5 +1,4 @@
 import {
-  useResourceContext,
   ArrayInput,
   AutocompleteArrayInput,
   AutocompleteInput,
@@ -19,7 +18,7 @@ import {
   required,
   type Validator,
 } from 'react-admin';
-import { rememberProject, storedProject } from '../../project.js';
+import { rememberProject } from '../../project.js';
 import { metaOf, type FieldSpec } from '../../meta.js';
 
 /**
@@ -50,10 +49,7 @@ function referenceSort(resource: string) {
 }
 
 /** One input for one body field, of the kind the server gives it. */
-const KEEPS_PROJECT = new Set(['iaos', 'cases', 'tasks']);
-
 export function FieldInput({ spec, disabled, source = spec.name }: { spec: FieldSpec; disabled?: boolean; source?: string }) {
-  const resource = useResourceContext();
   const label = spec.label;
   const helperText = spec.help;
   const validate: Validator[] = [];
@@ -73,9 +69,10 @@ export function FieldInput({ spec, disabled, source = spec.name }: { spec: Field
         </ReferenceArrayInput>
       );
     case 'reference': {
-      // A project picker remembers the project chosen (spec §4: kept for many entities); the everyday
-      // records (incidents, cases, tasks) start from it.
-      const project = spec.resource === 'projects' ? { defaultValue: resource && KEEPS_PROJECT.has(resource) ? storedProject() : undefined, onChange: rememberProject } : {};
+      // A project picker remembers the project chosen (spec §4: kept for many entities). Starting forms
+      // from it (defaultValue) left the picker offering "No options" when someone typed another
+      // project's name, so forms start empty until that is fixed.
+      const project = spec.resource === 'projects' ? { onChange: rememberProject } : {};
       return (
         <ReferenceInput source={source} reference={spec.resource!} sort={referenceSort(spec.resource!)} filter={spec.referenceFilter}>
           <AutocompleteInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth {...project} />
