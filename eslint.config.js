@@ -26,9 +26,23 @@ export default tseslint.config(
         'error',
         {
           zones: [
-            { target: './server/core', from: './server', except: ['./core'], message: 'core (config, errors, database, tenancy, jobs) imports nothing from the engine or the domains.' },
-            { target: './server/engine', from: './server', except: ['./core', './engine'], message: 'the engine imports only core; a domain registers with it instead.' },
-            { target: './server/*/**', from: wiring, message: 'only the app wires domains together; a domain does not import app.ts, resources.ts or schema.ts.' },
+            {
+              target: './server/core',
+              from: './server',
+              except: ['./core'],
+              message: 'core (config, errors, database, tenancy, jobs) imports nothing from the engine or the domains.',
+            },
+            {
+              target: './server/engine',
+              from: './server',
+              except: ['./core', './engine'],
+              message: 'the engine imports only core; a domain registers with it instead.',
+            },
+            {
+              target: './server/*/**',
+              from: wiring,
+              message: 'only the app wires domains together; a domain does not import app.ts, resources.ts or schema.ts.',
+            },
           ],
         },
       ],

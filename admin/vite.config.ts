@@ -18,7 +18,12 @@ export default defineConfig({
   define: { __BUILD_ID__: JSON.stringify(BUILD_ID) },
   plugins: [
     react(),
-    { name: 'firewatch-version', generateBundle() { this.emitFile({ type: 'asset', fileName: 'version.json', source: JSON.stringify({ build: BUILD_ID }) }); } },
+    {
+      name: 'firewatch-version',
+      generateBundle() {
+        this.emitFile({ type: 'asset', fileName: 'version.json', source: JSON.stringify({ build: BUILD_ID }) });
+      },
+    },
   ],
   build: { outDir: fileURLToPath(new URL('../dist/admin', import.meta.url)), emptyOutDir: true, chunkSizeWarningLimit: 4000 },
   server: { proxy: { '/api': process.env.FIREWATCH_API ?? 'http://127.0.0.1:8000' } },

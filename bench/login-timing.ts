@@ -21,7 +21,11 @@ const config = loadConfig({
 const app = await buildApp({ config, database, mailer: async () => {} });
 await database.db.insert(users).values({ email: 'no-password@example.com' });
 
-const cases = { 'account with a password': 'owner@example.com', 'account without a password': 'no-password@example.com', 'unknown e-mail': 'nobody@example.com' };
+const cases = {
+  'account with a password': 'owner@example.com',
+  'account without a password': 'no-password@example.com',
+  'unknown e-mail': 'nobody@example.com',
+};
 const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
 const login = (email: string) => app.inject({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email, password: 'not-the-password' } });
 for (const email of Object.values(cases)) await login(email); // warm-up (the dummy hash, statement plans)

@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import type { Suite } from './lib/suite.js';
 
 const dir = fileURLToPath(new URL('./suites/', import.meta.url));
-const files = readdirSync(dir).filter((f) => f.endsWith('.ts')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.ts'))
+  .sort();
 const suites: Suite[] = [];
 for (const file of files) suites.push(((await import(`./suites/${file.replace(/\.ts$/, '.js')}`)) as { default: Suite }).default);
 

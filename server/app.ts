@@ -76,7 +76,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger:
       options.logger === false
         ? false
-        : { level: config.LOG_LEVEL, redact: ['req.headers.authorization'], serializers: { req: serializeRequest as never }, ...(options.logStream ? { stream: options.logStream } : {}) },
+        : {
+            level: config.LOG_LEVEL,
+            redact: ['req.headers.authorization'],
+            serializers: { req: serializeRequest as never },
+            ...(options.logStream ? { stream: options.logStream } : {}),
+          },
     bodyLimit: config.BODY_LIMIT,
     // Starting creates the job queues (a partition each in pg-boss); on a new database with another
     // process starting at once, that can take longer than Fastify's default 10 s.
@@ -132,7 +137,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // A token must expire and name its session (`sid`), so that signing out can end it.
   await app.register(fastifyJwt, { secret, verify: { cache: 1000, requiredClaims: ['exp', 'sid'] } });
   // What every new organization starts with, each domain's part (accounts/seeds.ts runs them).
-  for (const [name, seed] of [['documents', seedDocumentTemplates], ['incidents', seedIncidentSettings], ['cases', seedCaseSettings], ['tags', seedTagTypes], ['cost-models', seedCostModel]] as const) registerOrganizationSeed(name, seed);
+  for (const [name, seed] of [
+    ['documents', seedDocumentTemplates],
+    ['incidents', seedIncidentSettings],
+    ['cases', seedCaseSettings],
+    ['tags', seedTagTypes],
+    ['cost-models', seedCostModel],
+  ] as const)
+    registerOrganizationSeed(name, seed);
   await ensureDefaults(database.db, { adminEmail: config.FIREWATCH_ADMIN_EMAIL, adminPassword: config.FIREWATCH_ADMIN_PASSWORD, trialDays: config.TRIAL_DAYS });
   const mailer = options.mailer ?? createMailer(config.SMTP_URL, config.MAIL_FROM, app.log);
   app.decorate('mailer', mailer);
@@ -181,7 +193,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerWebhookRoutes(scope);
       registerSearchRoutes(scope);
       registerBillingRoutes(scope);
-      registerSiteRoutes(scope);
+      registerSiteRoutes(
+        scope,
+        resources.filter((r) => r.routes?.list !== false).map((r) => r.path.replace(/^\//, '')),
+      );
       registerNotificationRoutes(scope);
     },
     { prefix: '/api/v1/:organization' },

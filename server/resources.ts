@@ -5,12 +5,27 @@ import { curatedContentResource } from './ai/curated.js';
 import { casePriorityResource, caseSeverityResource, caseTypeResource } from './cases/settings.js';
 import { commitResource } from './commits/resources.js';
 import { costModelResource } from './cost-models/resources.js';
-import { commandResource, queryResource, sourceDataFormatResource, sourceEnvironmentResource, sourceResource, sourceStatusResource, sourceTransportResource, sourceTypeResource } from './data-catalog/resources.js';
+import {
+  commandResource,
+  queryResource,
+  sourceDataFormatResource,
+  sourceEnvironmentResource,
+  sourceResource,
+  sourceStatusResource,
+  sourceTransportResource,
+  sourceTypeResource,
+} from './data-catalog/resources.js';
 import type { ResourceDefinition } from './engine/define.js';
 import { feedbackResource, serviceFeedbackResource } from './feedback/resources.js';
 import { formResource, formTypeResource } from './forms/resources.js';
 import { incidentResources } from './incidents/resources.js';
-import { incidentCostTypeResource, incidentPriorityResource, incidentRoleResource, incidentSeverityResource, incidentTypeResource } from './incidents/settings.js';
+import {
+  incidentCostTypeResource,
+  incidentPriorityResource,
+  incidentRoleResource,
+  incidentSeverityResource,
+  incidentTypeResource,
+} from './incidents/settings.js';
 import { bestPracticeResource, definitionResource, documentResource, termResource, weblinkResource } from './knowledge/resources.js';
 import { notificationResource, searchFilterResource } from './notifications/resources.js';
 import { okrResource } from './okrs/resources.js';

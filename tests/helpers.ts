@@ -150,14 +150,25 @@ export async function testApp(t: Test, env: Record<string, string> = {}): Promis
     const db = database.db;
     const [org] = await db.select().from(organizations).where(eq(organizations.slug, slug));
     const [user] = await db.insert(users).values({ email }).onConflictDoUpdate({ target: users.email, set: { email } }).returning();
-    const [existing] = await db.select().from(memberships).where(and(eq(memberships.organization_id, org!.id), eq(memberships.user_id, user!.id)));
+    const [existing] = await db
+      .select()
+      .from(memberships)
+      .where(and(eq(memberships.organization_id, org!.id), eq(memberships.user_id, user!.id)));
     if (!existing) await db.insert(memberships).values({ organization_id: org!.id, user_id: user!.id, role: opts.role ?? 'Owner' });
-    else if (opts.role) await db.update(memberships).set({ role: opts.role }).where(and(eq(memberships.organization_id, org!.id), eq(memberships.user_id, user!.id)));
+    else if (opts.role)
+      await db
+        .update(memberships)
+        .set({ role: opts.role })
+        .where(and(eq(memberships.organization_id, org!.id), eq(memberships.user_id, user!.id)));
     return startSession(app, { id: user!.id, email }, '1h');
   };
 
   const organization: TestApp['organization'] = async (slug, ownerEmail = `owner@${slug}.test`) => {
-    const [user] = await database.db.insert(users).values({ email: ownerEmail }).onConflictDoUpdate({ target: users.email, set: { email: ownerEmail } }).returning();
+    const [user] = await database.db
+      .insert(users)
+      .values({ email: ownerEmail })
+      .onConflictDoUpdate({ target: users.email, set: { email: ownerEmail } })
+      .returning();
     const org = await createOrganization(database.db, { name: slug, description: `${slug} org`, slug }, user!.id, config.TRIAL_DAYS);
     return { slug: org.slug, id: org.id, token: await startSession(app, { id: user!.id, email: ownerEmail }, '1h') };
   };

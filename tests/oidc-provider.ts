@@ -6,10 +6,10 @@ import { OAuth2Server } from 'oauth2-mock-server';
  * tokens carrying the nonce of the authorization request. `claims` shapes the next ID tokens: the
  * person's e-mail, and whatever a test wants wrong (aud, iss, exp, nonce, email_verified, hd).
  */
-export async function startOidcProvider(host = '127.0.0.1') {
+export async function startOidcProvider(host = '127.0.0.1', port = 0) {
   const server = new OAuth2Server();
   await server.issuer.keys.generate('RS256');
-  await server.start(0, host);
+  await server.start(port, host);
   const provider = {
     server,
     issuer: server.issuer.url!,
@@ -31,7 +31,10 @@ export async function startOidcProvider(host = '127.0.0.1') {
   });
   server.service.on('beforeResponse', () => void provider.exchanges++);
   // Counted ahead of the provider's own routes (express: the new layer is moved to the front of the stack).
-  const app = server.service.requestHandler as unknown as { use(fn: (req: { path: string }, res: unknown, next: () => void) => void): void; router: { stack: unknown[] } };
+  const app = server.service.requestHandler as unknown as {
+    use(fn: (req: { path: string }, res: unknown, next: () => void) => void): void;
+    router: { stack: unknown[] };
+  };
   app.use((req, _res, next) => {
     if (req.path === '/jwks') provider.keyFetches++;
     next();

@@ -4,6 +4,7 @@ import { Admin, CustomRoutes, Resource } from 'react-admin';
 import { AppLayout } from './layout/Layout.js';
 import { Notification } from './layout/Notification.js';
 import { IntoOrganization, OrganizationGuard } from './layout/OrganizationGuard.js';
+import { SignedOutUnknown } from './layout/KnownAddress.js';
 import { shellStore } from './layout/store.js';
 import { SPEC_ROUTE_ALIASES } from './specRoutes.js';
 import { OldSchoolSearch } from './pages/search/OldSchoolSearch.js';
@@ -49,6 +50,13 @@ const PUBLIC_ROUTES: [string, () => ReactElement][] = [
   ['blog/:id?', () => <BlogPage />],
 ];
 
+/** A public page, loaded on demand. */
+const publicPage = (page: () => ReactElement) => (
+  <ChunkBoundary>
+    <Suspense fallback={null}>{page()}</Suspense>
+  </ChunkBoundary>
+);
+
 const store = shellStore();
 
 /**
@@ -87,20 +95,19 @@ export function App() {
         {/* Public: visitors chat without a login (outside react-admin's sign-in check). */}
         <Route path={`/${organization}/landing`} element={<LandingPage />} />
         <Route path={`/${organization}/auth/post-oauth-login`} element={<PostOAuthLoginPage />} />
-        {PUBLIC_ROUTES.flatMap(([path, page]) =>
-          [`/${path}`, `/${organization}/${path}`].map((at) => (
-            <Route
-              key={at}
-              path={at}
-              element={
-                <ChunkBoundary>
-                  <Suspense fallback={null}>{page()}</Suspense>
-                </ChunkBoundary>
-              }
-            />
-          )),
-        )}
-        <Route path={`/${organization}/*`} element={<FirewatchAdmin />} />
+        {PUBLIC_ROUTES.flatMap(([path, page]) => [`/${path}`, `/${organization}/${path}`].map((at) => <Route key={at} path={at} element={publicPage(page)} />))}
+        <Route
+          path={`/${organization}/*`}
+          element={
+            <SignedOutUnknown
+              notFound={publicPage(() => (
+                <NotFoundPage />
+              ))}
+            >
+              <FirewatchAdmin />
+            </SignedOutUnknown>
+          }
+        />
         {/* An empty path goes to chat (spec). */}
         <Route path={`/${organization}`} element={<Navigate to={`/${organization}/chat`} replace />} />
         <Route path="*" element={<IntoOrganization />} />

@@ -19,7 +19,24 @@ export interface JsonSchema {
 export interface FieldMeta {
   name: string;
   label: string;
-  kind: 'text' | 'longtext' | 'email' | 'url' | 'color' | 'number' | 'boolean' | 'date' | 'enum' | 'enums' | 'reference' | 'references' | 'strings' | 'list' | 'json' | 'password' | 'markdown';
+  kind:
+    | 'text'
+    | 'longtext'
+    | 'email'
+    | 'url'
+    | 'color'
+    | 'number'
+    | 'boolean'
+    | 'date'
+    | 'enum'
+    | 'enums'
+    | 'reference'
+    | 'references'
+    | 'strings'
+    | 'list'
+    | 'json'
+    | 'password'
+    | 'markdown';
   list: boolean;
   form: boolean;
   reference?: string;
@@ -49,6 +66,8 @@ export interface ResourceMeta {
   references: Record<string, string>;
   immutable: string[];
   writeRole: 'Owner' | 'Manager' | 'Admin' | 'Member';
+  /** Least role that may update (an organization: Admin, though any member may create one). */
+  updateRole?: 'Owner' | 'Manager' | 'Admin' | 'Member';
   routes: Record<'list' | 'get' | 'create' | 'update' | 'delete', boolean>;
   create: JsonSchema;
   update: JsonSchema;

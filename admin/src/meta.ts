@@ -80,7 +80,10 @@ export function fieldSpecs(meta: ResourceMeta, body: JsonSchema, requiredIn: Jso
 
 /** A name the server did not describe (a report column): `owner_email` → "Owner email". */
 export function humanize(name: string): string {
-  const words = name.replace(/_id$/, '').replace(/[_./]+/g, ' ').trim();
+  const words = name
+    .replace(/_id$/, '')
+    .replace(/[_./]+/g, ' ')
+    .trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 

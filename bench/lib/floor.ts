@@ -1,4 +1,6 @@
 import { cpus, loadavg } from 'node:os';
+import type postgres from 'postgres';
+import { SCOPE_SQL, settle } from '../../server/core/db/tenant.js';
 import { combineRounds, load, verify, type BenchRequest, type LoadOptions, type LoadResult } from './load.js';
 import { printTable } from './table.js';
 
@@ -62,13 +64,29 @@ export async function appVsFloor(appBase: string, floorBase: string, s: FloorSce
 }
 
 function row(name: string, server: string, r: LoadResult, result: string, ratio?: number): (string | number)[] {
-  return [name, server, r.p50, r.p99, Math.round(r.rps), r.nodeCpuMs.toFixed(2), r.pgCpuMs === null ? '–' : r.pgCpuMs.toFixed(2), ratio === undefined ? '' : `${(ratio * 100).toFixed(0)}%`, result];
+  return [
+    name,
+    server,
+    r.p50,
+    r.p99,
+    Math.round(r.rps),
+    r.nodeCpuMs.toFixed(2),
+    r.pgCpuMs === null ? '–' : r.pgCpuMs.toFixed(2),
+    ratio === undefined ? '' : `${(ratio * 100).toFixed(0)}%`,
+    result,
+  ];
 }
 
 /** The settings and the machine's load, then the table of appVsFloor rows. */
 export function printFloorTable(opts: LoadOptions, targets: string, rows: (string | number)[][]) {
-  console.log(`loopback, ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s measured per line in ${opts.rounds} alternating rounds (p50: median round, p99: worst round); ${targets}`);
-  console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end (others' work competes for the same cores)\n`);
+  console.log(
+    `loopback, ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s measured per line in ${opts.rounds} alternating rounds (p50: median round, p99: worst round); ${targets}`,
+  );
+  console.log(
+    `machine: ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} at the end (others' work competes for the same cores)\n`,
+  );
   console.log('node ms/req: CPU of this process per request (server, load generator); pg ms/req: CPU of all PostgreSQL processes per request\n');
   printTable(['scenario', 'server', 'p50 ms', 'p99 ms', 'req/s', 'node ms/req', 'pg ms/req', 'vs floor', 'result'], rows);
 }
@@ -78,4 +96,43 @@ async function sameAnswer(appBase: string, appReq: BenchRequest, floorBase: stri
   const get = async (base: string, r: BenchRequest) => (await (await fetch(base + r.path, { headers: r.headers })).json()) as Record<string, unknown>;
   const [a, f] = await Promise.all([get(appBase, appReq), get(floorBase, floorReq)]);
   if (key(a) !== key(f)) throw new Error(`The floor and the app disagree on ${appReq.path}: ${key(a)} vs ${key(f)}.`);
+}
+
+/** Who a floor's tenant transaction runs as, as the app's scope statement takes it. */
+export interface FloorTenant {
+  org: number;
+  user: number;
+  role: string;
+  /** The plan mode the app picks for the request (oneListPlan in server/engine/list-query.ts). */
+  genericPlans: boolean;
+}
+
+/**
+ * A statement sent by hand the way the app's list route sends its page: BEGIN READ ONLY, the tenant
+ * scope (the app's own SCOPE_SQL: role, organization, membership check, plan mode), the statement and
+ * COMMIT, queued in one tick so postgres.js writes them together on one connection. Row level security
+ * and the plans are then the app's; only the app's Node work is missing.
+ */
+export async function inTenantFloor(
+  sql: postgres.Sql,
+  tenant: FloorTenant,
+  statement: string,
+  params: postgres.ParameterOrJSON<never>[],
+): Promise<postgres.Row[]> {
+  const tx = await sql.reserve();
+  try {
+    // COMMIT after a failure rolls back.
+    const [, scope, rows] = await settle([
+      tx.unsafe('begin read only').execute(),
+      tx
+        .unsafe(SCOPE_SQL, [String(tenant.org), String(tenant.user), tenant.role, tenant.genericPlans ? 'force_generic_plan' : ''], { prepare: true })
+        .execute(),
+      tx.unsafe(statement, params, { prepare: true }).execute(),
+      tx.unsafe('commit').execute(),
+    ]);
+    if (!scope[0]!.verified) throw new Error('The bench caller is no longer a member.');
+    return rows;
+  } finally {
+    tx.release();
+  }
 }

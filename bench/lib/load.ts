@@ -36,26 +36,39 @@ export interface LoadResult {
   pgCpuMs: number | null;
 }
 
-/** CPU (user + system, ms) used so far by every process named postgres, from /proc; null off Linux. */
-function postgresCpuMs(): number | null {
+/** CPU (user + system, ms) used so far by each process named postgres, by pid, from /proc; null off Linux. */
+function postgresCpuMs(): Map<string, number> | null {
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
   } catch {
     return null;
   }
-  let ticks = 0;
+  const used = new Map<string, number>();
   for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('postgres')) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (man 5 proc, fields 14 and 15)
+      // utime, stime (man 5 proc, fields 14 and 15); clock ticks are 1/100 s on Linux
+      used.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
     } catch {
       // the process ended meanwhile
     }
   }
-  return ticks * 10; // clock ticks are 1/100 s on Linux
+  return used;
+}
+
+/**
+ * PostgreSQL CPU between two samples: each process's growth (a new one from zero). A process that
+ * ended in between (another helper's connection) is left out rather than subtracted: summing all
+ * processes made the figure negative when a busy one went away.
+ */
+function postgresCpuBetween(before: Map<string, number> | null, after: Map<string, number> | null): number | null {
+  if (!before || !after) return null;
+  let ms = 0;
+  for (const [pid, used] of after) ms += Math.max(0, used - (before.get(pid) ?? 0));
+  return ms;
 }
 
 export const defaultLoad = (): LoadOptions => ({
@@ -102,7 +115,7 @@ export async function load(baseUrl: string, requests: BenchRequest[], opts: Load
   const perRequest = (ms: number) => ms / Math.max(1, r.requests.total);
   return {
     nodeCpuMs: perRequest((cpu.user + cpu.system) / 1000),
-    pgCpuMs: pg0 === null || pg1 === null ? null : perRequest(pg1 - pg0),
+    pgCpuMs: pg0 === null || pg1 === null ? null : perRequest(postgresCpuBetween(pg0, pg1)!),
     p50: r.latency.p50,
     p99: r.latency.p99,
     rps: r.requests.total / opts.duration,

@@ -16,7 +16,12 @@ export async function listen(app: FastifyInstance): Promise<string> {
  * LOG_LEVEL=warn; set BENCH_LOG_LEVEL=info to measure with access logs on.
  */
 export async function startApp(databaseUrl: string): Promise<{ app: FastifyInstance; baseUrl: string }> {
-  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ADMIN_DIST: 'dist/no-admin-in-bench' });
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    ADMIN_DIST: 'dist/no-admin-in-bench',
+  });
   const app = await buildApp({ config });
   const baseUrl = await listen(app);
   return { app, baseUrl };

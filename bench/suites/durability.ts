@@ -26,7 +26,12 @@ async function measure(dir: string, sync: boolean, connections: number, round: n
     const base = await listen(app);
     const email = `durability-${round}@bench.local`;
     const [user] = await app.db.insert(users).values({ email }).returning();
-    const org = await createOrganization(app.db, { name: 'Durability bench', description: 'durability bench', slug: `bench-durability-${round}` }, user!.id, 14);
+    const org = await createOrganization(
+      app.db,
+      { name: 'Durability bench', description: 'durability bench', slug: `bench-durability-${round}` },
+      user!.id,
+      14,
+    );
     const headers = { authorization: `Bearer ${app.jwt.sign({ sub: String(user!.id), email }, { expiresIn: '1h' })}`, 'content-type': 'application/json' };
     const latencies: number[] = [];
     let failures = 0;

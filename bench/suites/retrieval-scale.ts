@@ -22,7 +22,6 @@ const TARGET_P99_MS = 100;
 const SEED_KEY = 'bench.retrieval.seed';
 const SEED_VERSION = `v2:${CHUNKS}`;
 
-
 /** Real operations words first (the frequent end), then pseudo-words for the long tail. */
 function vocabulary(): string[] {
   const { docs } = generateCorpus();
@@ -45,7 +44,8 @@ async function seed(sql: postgres.Sql, vocab: string[]) {
   process.stdout.write(`seeding ${CHUNKS.toLocaleString('en-US')} chunks... `);
   await sql.begin(async (tx) => {
     await tx.unsafe(`set local maintenance_work_mem = '512MB'`);
-    const [org] = await tx`insert into organizations (name, description, slug, plan) values ('Retrieval scale', 'bench', 'retrieval-scale', 'team_pro') returning id`;
+    const [org] =
+      await tx`insert into organizations (name, description, slug, plan) values ('Retrieval scale', 'bench', 'retrieval-scale', 'team_pro') returning id`;
     const [project] = await tx`insert into projects (organization_id, name) values (${org!.id}, 'Everything') returning id`;
     await tx`insert into submissions (organization_id, project_id, kind, title, file_name, status, progress, chunk_count, sensitivity_level)
       select ${org!.id}, ${project!.id}, 'file', 'Document ' || n, 'doc-' || n || '.md', 'indexed', 100, ${CHUNKS / SUBMISSIONS}, case when n % 10 = 0 then 'public' else 'internal' end
@@ -68,7 +68,9 @@ async function seed(sql: postgres.Sql, vocab: string[]) {
     await tx.unsafe(`create index chunks_org_project_tsv_idx on chunks using gin (organization_id, project_id, tsv)`);
     await tx.unsafe(`create index chunks_org_text_trgm_idx on chunks using gin (organization_id, text gin_trgm_ops)`);
     // What indexing maintains per submission, computed once for the whole load.
-    await tx.unsafe(`insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc) select ${org!.id}, ${project!.id}, word, ndoc from ts_stat('select tsv from chunks')`);
+    await tx.unsafe(
+      `insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc) select ${org!.id}, ${project!.id}, word, ndoc from ts_stat('select tsv from chunks')`,
+    );
     await tx.unsafe(`create index chunks_org_submission_idx on chunks (organization_id, submission_id, ordinal)`);
     await tx`insert into settings (key, value) values (${SEED_KEY}, ${SEED_VERSION})`;
   });
@@ -104,7 +106,8 @@ export async function run(): Promise<{ passed: boolean }> {
     });
 
     const measure = async (label: string, projectId: number | null, access: Parameters<typeof retrieve>[1]['access']) => {
-      for (const q of questions.slice(0, 5)) await withTenant(database.db, { orgId, userId: null }, (tx) => retrieve(tx, { orgId, projectId, query: q, access, limit: 8 }));
+      for (const q of questions.slice(0, 5))
+        await withTenant(database.db, { orgId, userId: null }, (tx) => retrieve(tx, { orgId, projectId, query: q, access, limit: 8 }));
       const times: number[] = [];
       let empty = 0;
       for (const q of questions) {

@@ -41,7 +41,10 @@ function ask<T>(child: ChildProcess, msg: string): Promise<T> {
 export async function run(): Promise<{ passed: boolean }> {
   const url = benchDatabaseUrl();
   await ensureDatabase(url);
-  const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, FW_SOCKET_BENCH_CHILD: '1', FW_SOCKET_BENCH_DB: url }, execArgv: ['--import', 'tsx', '--expose-gc'] });
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    env: { ...process.env, FW_SOCKET_BENCH_CHILD: '1', FW_SOCKET_BENCH_DB: url },
+    execArgv: ['--import', 'tsx', '--expose-gc'],
+  });
   const sockets: WebSocket[] = [];
   try {
     const { baseUrl } = await new Promise<{ baseUrl: string }>((resolve, reject) => {

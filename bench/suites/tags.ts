@@ -6,12 +6,11 @@
  */
 import Fastify from 'fastify';
 import type postgres from 'postgres';
-import { SCOPE_SQL, settle } from '../../server/core/db/tenant.js';
 import { countCap, oneListPlan } from '../../server/engine/list-query.js';
 import { tagResource } from '../../server/tags/resources.js';
 import { startSession } from '../../server/core/sessions.js';
 import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
-import { appVsFloor, printFloorTable } from '../lib/floor.js';
+import { appVsFloor, inTenantFloor, printFloorTable } from '../lib/floor.js';
 import { defaultLoad, type BenchRequest } from '../lib/load.js';
 import { listen, startApp } from '../lib/server.js';
 import type { Suite } from '../lib/suite.js';
@@ -25,8 +24,60 @@ const SEED_VERSION = `v2:${ORGS}x${TAGS_PER_ORG}`;
 const TARGET_P99_MS = 50;
 const TARGET_FLOOR_RATIO = 0.7;
 
-const FIRST = ['api', 'auth', 'billing', 'cache', 'cdn', 'checkout', 'cluster', 'cron', 'database', 'dns', 'edge', 'email', 'etl', 'gateway', 'identity', 'ingress', 'kafka', 'kube', 'ledger', 'login', 'mobile', 'network', 'oauth', 'payments', 'queue', 'redis', 'search', 'storage', 'sync', 'web'];
-const SECOND = ['latency', 'outage', 'timeout', 'leak', 'error', 'spike', 'drift', 'breach', 'phishing', 'ransomware', 'config', 'deploy', 'rollback', 'certificate', 'quota', 'throttle', 'replica', 'failover', 'backlog', 'crash'];
+const FIRST = [
+  'api',
+  'auth',
+  'billing',
+  'cache',
+  'cdn',
+  'checkout',
+  'cluster',
+  'cron',
+  'database',
+  'dns',
+  'edge',
+  'email',
+  'etl',
+  'gateway',
+  'identity',
+  'ingress',
+  'kafka',
+  'kube',
+  'ledger',
+  'login',
+  'mobile',
+  'network',
+  'oauth',
+  'payments',
+  'queue',
+  'redis',
+  'search',
+  'storage',
+  'sync',
+  'web',
+];
+const SECOND = [
+  'latency',
+  'outage',
+  'timeout',
+  'leak',
+  'error',
+  'spike',
+  'drift',
+  'breach',
+  'phishing',
+  'ransomware',
+  'config',
+  'deploy',
+  'rollback',
+  'certificate',
+  'quota',
+  'throttle',
+  'replica',
+  'failover',
+  'backlog',
+  'crash',
+];
 /** What people type in a tag search box: a whole word (broad, ~3-5% of tags) or the start of a name (narrow). */
 const Q_TERMS = ['latency', 'kafka', 'redis-fail', 'timeout', 'payments', 'oauth-cert', 'rollback', 'dns-q'];
 const SOURCES = ['product', 'github', 'jira', 'slack', 'pagerduty'];
@@ -162,7 +213,15 @@ const scenarios: Scenario[] = [
   fromTags({ name: 'sorted (count desc)', query: () => '&sortBy=count&descending=true', value: () => '', where: 'true', order: 'count desc, id asc' }),
   fromTags({
     name: 'filter JSON (source, discoverable)',
-    query: (k) => `&filter=${encodeURIComponent(JSON.stringify({ and: [{ field: 'source', op: '==', value: SOURCES[k % SOURCES.length] }, { field: 'discoverable', op: '==', value: true }] }))}`,
+    query: (k) =>
+      `&filter=${encodeURIComponent(
+        JSON.stringify({
+          and: [
+            { field: 'source', op: '==', value: SOURCES[k % SOURCES.length] },
+            { field: 'discoverable', op: '==', value: true },
+          ],
+        }),
+      )}`,
     value: (k) => SOURCES[k % SOURCES.length]!,
     where: 'source = $2 and discoverable = true',
     order: NAME_ORDER,
@@ -196,37 +255,31 @@ const genericPlans = scenarios.map((s) => {
 async function startFloor(url: string) {
   const sql = connect(url, 10);
   const app = Fastify({ logger: false });
-  app.get<{ Params: { side: string; scenario: string }; Querystring: { org: string; user: string; page: string; v: string } }>('/:side/:scenario', async (req) => {
-    const s = scenarios[Number(req.params.scenario)]!;
-    const page = Number(req.query.page);
-    const params = [Number(req.query.org), ...s.params(req.query.v)];
-    const offset = (page - 1) * PAGE;
-    // The app's shape (compileList in server/engine/list-query.ts): the page's id window, then its rows,
-    // joined to the capped count's single row, in one statement.
-    const pageSql = `${s.with ? `with ${s.with} ` : ''}select ${TAG_COLUMNS}, counted.total from (${countSql(s.counted(offset), offset)}) counted
+  app.get<{ Params: { side: string; scenario: string }; Querystring: { org: string; user: string; page: string; v: string } }>(
+    '/:side/:scenario',
+    async (req) => {
+      const s = scenarios[Number(req.params.scenario)]!;
+      const page = Number(req.query.page);
+      const params = [Number(req.query.org), ...s.params(req.query.v)];
+      const offset = (page - 1) * PAGE;
+      // The app's shape (compileList in server/engine/list-query.ts): the page's id window, then its rows,
+      // joined to the capped count's single row, in one statement.
+      const pageSql = `${s.with ? `with ${s.with} ` : ''}select ${TAG_COLUMNS}, counted.total from (${countSql(s.counted(offset), offset)}) counted
        left join tags on id = any(array(${s.window(offset)}))
        order by ${s.order}`;
-    let rows: postgres.Row[];
-    if (req.params.side === 'bare') rows = await sql.unsafe(pageSql, params, { prepare: true });
-    else {
-      const tx = await sql.reserve();
-      try {
-        // Queued in one tick, so postgres.js writes them together; COMMIT after a failure rolls back.
-        const [, scope, page] = await settle([
-          tx.unsafe('begin read only').execute(),
-          tx.unsafe(SCOPE_SQL, [req.query.org, req.query.user, 'Owner', genericPlans[Number(req.params.scenario)] ? 'force_generic_plan' : ''], { prepare: true }).execute(),
-          tx.unsafe(pageSql, params, { prepare: true }).execute(),
-          tx.unsafe('commit').execute(),
-        ]);
-        if (!scope[0]!.verified) throw new Error('The bench owner is no longer a member.');
-        rows = page;
-      } finally {
-        tx.release();
-      }
-    }
-    const items = rows[0]!.id === null ? [] : rows.map(({ total: _, ...item }) => nest(item));
-    return { items, itemsPerPage: PAGE, page, total: rows[0]!.total };
-  });
+      const rows =
+        req.params.side === 'bare'
+          ? await sql.unsafe(pageSql, params, { prepare: true })
+          : await inTenantFloor(
+              sql,
+              { org: Number(req.query.org), user: Number(req.query.user), role: 'Owner', genericPlans: genericPlans[Number(req.params.scenario)]! },
+              pageSql,
+              params,
+            );
+      const items = rows[0]!.id === null ? [] : rows.map(({ total: _, ...item }) => nest(item));
+      return { items, itemsPerPage: PAGE, page, total: rows[0]!.total };
+    },
+  );
   const baseUrl = await listen(app);
   return { baseUrl, close: async () => (await app.close(), await sql.end()) };
 }
@@ -281,11 +334,20 @@ const suite: Suite = {
         for (let k = 0; k < 40; k++) {
           const org = orgs[k % ORGS]!;
           const page = 1 + (k % 4);
-          app.push({ path: `/api/v1/${org.slug}/tags?page=${page}&itemsPerPage=${PAGE}${s.query(k)}`, headers: { authorization: `Bearer ${tokens[k % ORGS]}` } });
+          app.push({
+            path: `/api/v1/${org.slug}/tags?page=${page}&itemsPerPage=${PAGE}${s.query(k)}`,
+            headers: { authorization: `Bearer ${tokens[k % ORGS]}` },
+          });
           floorRequests.push({ path: `/floor/${index}?org=${org.id}&user=${org.userId}&page=${page}&v=${encodeURIComponent(s.value(k))}` });
         }
         const bare = floorRequests.map((r) => ({ path: r.path.replace(/^\/floor\//, '/bare/') }));
-        const result = await appVsFloor(baseUrl, floor.baseUrl, { name: s.name, app, floor: floorRequests, more: [{ server: 'bare', requests: bare }], check, key }, opts, targets);
+        const result = await appVsFloor(
+          baseUrl,
+          floor.baseUrl,
+          { name: s.name, app, floor: floorRequests, more: [{ server: 'bare', requests: bare }], check, key },
+          opts,
+          targets,
+        );
         rows.push(...result.rows);
         passed &&= result.passed;
       }

@@ -18,7 +18,12 @@ const KNOWN_ADDRESS_DAYS = 90;
  */
 export async function admitVerifiedEmail(tx: Executor, org: { id: number; slug: string }, address: string) {
   const [found] = await tx.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, address));
-  const [member] = found ? await tx.select().from(memberships).where(and(eq(memberships.user_id, found.id), eq(memberships.organization_id, org.id))) : [];
+  const [member] = found
+    ? await tx
+        .select()
+        .from(memberships)
+        .where(and(eq(memberships.user_id, found.id), eq(memberships.organization_id, org.id)))
+    : [];
   if (member) return found!;
   const invited = await acceptInvitation(tx, org.id, { email: address });
   if (invited) return invited;

@@ -53,7 +53,12 @@ export async function createInvitation(ctx: RequestContext, data: { email: strin
 }
 
 /** The invitation e-mail: a link that accepts it, and the other way (signing in with the e-mail code). */
-export function invitationMail(req: FastifyRequest, invitation: { email: string; role: string; expires_at: Date | string }, token: string, inviter: string | null) {
+export function invitationMail(
+  req: FastifyRequest,
+  invitation: { email: string; role: string; expires_at: Date | string },
+  token: string,
+  inviter: string | null,
+) {
   const slug = req.org.slug;
   const origin = `${req.protocol}://${req.host}`;
   const link = `${origin}/${slug}/auth/login?invitation=${encodeURIComponent(token)}`;
@@ -73,7 +78,12 @@ export function invitationMail(req: FastifyRequest, invitation: { email: string;
  * Sends the invitation e-mail (after the invitation committed); whether it went out. A failed delivery
  * keeps the invitation: signing in with the e-mail code accepts it too, and inviting again resends it.
  */
-export async function sendInvitation(req: FastifyRequest, invitation: { email: string; role: string; expires_at: Date | string }, token: string, inviter: string | null) {
+export async function sendInvitation(
+  req: FastifyRequest,
+  invitation: { email: string; role: string; expires_at: Date | string },
+  token: string,
+  inviter: string | null,
+) {
   try {
     await req.server.mailer(invitationMail(req, invitation, token, inviter));
     return true;
@@ -91,7 +101,13 @@ export async function acceptInvitation(tx: Executor, orgId: number, where: { tok
   const [invitation] = await tx
     .select()
     .from(invitations)
-    .where(and(eq(invitations.organization_id, orgId), 'token' in where ? eq(invitations.token_hash, hashApiKey(where.token)) : eq(invitations.email, where.email), gt(invitations.expires_at, new Date())))
+    .where(
+      and(
+        eq(invitations.organization_id, orgId),
+        'token' in where ? eq(invitations.token_hash, hashApiKey(where.token)) : eq(invitations.email, where.email),
+        gt(invitations.expires_at, new Date()),
+      ),
+    )
     .for('update');
   if (!invitation) return undefined;
   const [person] = await tx
@@ -125,6 +141,9 @@ export const invitationResource = defineResource({
       Object.assign(data, { token, inviter });
       return id;
     },
-    afterCommit: async (req, record, data) => ({ ...record, emailed: await sendInvitation(req, record as never, data.token as string, data.inviter as string | null) }),
+    afterCommit: async (req, record, data) => ({
+      ...record,
+      emailed: await sendInvitation(req, record as never, data.token as string, data.inviter as string | null),
+    }),
   },
 });

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import fastifyOauth2, { type OAuth2Namespace } from '@fastify/oauth2';
 import { and, eq, gt, isNull, lt } from 'drizzle-orm';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { z } from 'zod';
@@ -41,8 +41,13 @@ interface Provider {
 export interface OidcProviders {
   /** The providers ready to sign people in. */
   ready: Map<ProviderId, Provider>;
-  /** Configured ones whose discovery failed at start, with why. */
+  /** Configured ones whose discovery failed (at start or since), with why. */
   failed: Map<ProviderId, string>;
+  /**
+   * Discovers the failed providers again (each at most every RETRY_GAP_MS), waiting up to `waitMs` for the
+   * outcome: a provider down when the server started is offered as soon as it answers, without a restart.
+   */
+  retry(waitMs: number): Promise<void>;
   /** The signed state and PKCE verifier cookies' names and attributes (set by @fastify/oauth2). */
   cookies: { state: string; verifier: string; options: { path: string; secure: boolean; sameSite: 'lax'; httpOnly: true } };
   /** The provider's authorization URL for this request's organization, with a fresh state, PKCE challenge and nonce. */
@@ -56,6 +61,8 @@ const TICKET_TTL_MS = 60_000;
 /** Used states are kept this long, so a replay is told it is one. */
 const USED_STATE_KEEP_MS = 86_400_000;
 const CALLBACK_PATH = '/implicit/callback';
+/** A failed provider is discovered again at most this often (when the login page asks which providers there are). */
+export const RETRY_GAP_MS = 5_000;
 const GOOGLE = 'https://accounts.google.com';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -98,7 +105,8 @@ export function configuredProviders(config: Config) {
   const { GOOGLE_CLIENT_ID: gId, GOOGLE_CLIENT_SECRET: gSecret, OIDC_ISSUER: issuer, OIDC_CLIENT_ID: oId, OIDC_CLIENT_SECRET: oSecret } = config;
   if (!gId !== !gSecret) throw new Error('Invalid configuration: GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are set together or not at all');
   if (gId && gSecret) out.push({ id: 'google', name: 'Google', issuer: config.GOOGLE_ISSUER, clientId: gId, clientSecret: gSecret });
-  if ((issuer || oId || oSecret) && !(issuer && oId && oSecret)) throw new Error('Invalid configuration: OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set together or not at all');
+  if ((issuer || oId || oSecret) && !(issuer && oId && oSecret))
+    throw new Error('Invalid configuration: OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set together or not at all');
   if (issuer && oId && oSecret) out.push({ id: 'oidc', name: config.OIDC_NAME, issuer, clientId: oId, clientSecret: oSecret });
   return out;
 }
@@ -118,6 +126,7 @@ export async function setupOidc(app: FastifyInstance, secret: string): Promise<O
     ready: new Map(),
     failed: new Map(),
     cookies: { state: `${prefix}fw-oidc-state`, verifier: `${prefix}fw-oidc-verifier`, options: { path: '/', secure: https, sameSite: 'lax', httpOnly: true } },
+    retry: async () => {},
     async authorizationUrl(req, reply, provider) {
       const uri = new URL(await provider.oauth2.generateAuthorizationUri(req, reply));
       uri.searchParams.set('nonce', nonces.get(req)!);
@@ -131,19 +140,19 @@ export async function setupOidc(app: FastifyInstance, secret: string): Promise<O
   await app.register(fastifyCookie, { secret: createHmac('sha256', secret).update('oidc-cookies').digest('base64url') });
   const callbackUri = `${config.PUBLIC_URL.replace(/\/+$/, '')}${CALLBACK_PATH}`;
 
-  for (const p of wanted) {
-    let doc: Discovery;
-    try {
-      doc = await discover(p.issuer);
-    } catch (err) {
-      app.log.error({ err }, `sign-in with ${p.name}: discovery at ${p.issuer} failed; the provider is off until restart`);
-      registry.failed.set(p.id, (err as Error).message);
-      continue;
-    }
+  // Each provider's @fastify/oauth2 lives on a small Fastify instance of its own (never listening): a
+  // plugin cannot be registered on the app once it has started, and a provider may first answer later.
+  // Its namespace works on the app's requests and replies, whose cookie plugin has the same secret.
+  const hosts: FastifyInstance[] = [];
+  app.addHook('onClose', async () => void (await Promise.all(hosts.map((h) => h.close()))));
+  const connect = async (p: (typeof wanted)[number]) => {
+    const doc = await discover(p.issuer);
     const authorize = new URL(doc.authorization_endpoint);
     const token = new URL(doc.token_endpoint);
     const name = `oidc_${p.id}`;
-    await app.register(fastifyOauth2, {
+    const host = Fastify({ logger: false });
+    hosts.push(host);
+    await host.register(fastifyOauth2, {
       name,
       scope: ['openid', 'email', 'profile'],
       credentials: {
@@ -158,12 +167,14 @@ export async function setupOidc(app: FastifyInstance, secret: string): Promise<O
       verifierCookieName: registry.cookies.verifier,
       cookie: { ...registry.cookies.options, signed: true, maxAge: LOGIN_TTL_MS / 1000 },
       // The state is a row too: it holds the nonce and the organization, and is used once.
-      async generateStateFunction(this: FastifyInstance, req: FastifyRequest) {
+      async generateStateFunction(req: FastifyRequest) {
         const state = random();
         const nonce = random();
         nonces.set(req, nonce);
         await app.db.delete(oidcLogins).where(lt(oidcLogins.created_at, new Date(Date.now() - USED_STATE_KEEP_MS)));
-        await app.db.insert(oidcLogins).values({ state_hash: sha256(state), organization_id: req.org.id, provider: p.id, nonce, expires_at: new Date(Date.now() + LOGIN_TTL_MS) });
+        await app.db
+          .insert(oidcLogins)
+          .values({ state_hash: sha256(state), organization_id: req.org.id, provider: p.id, nonce, expires_at: new Date(Date.now() + LOGIN_TTL_MS) });
         return state;
       },
       // Checked in the callback (checkLogin below) before this is reached.
@@ -171,15 +182,52 @@ export async function setupOidc(app: FastifyInstance, secret: string): Promise<O
         return true;
       },
     } as never);
-    const oauth2 = (app as unknown as Record<string, OAuth2Namespace>)[name]!;
+    await host.ready();
+    const oauth2 = (host as unknown as Record<string, OAuth2Namespace>)[name]!;
     const keys = createRemoteJWKSet(new URL(doc.jwks_uri), { timeoutDuration: 10_000, cooldownDuration: 30_000, cacheMaxAge: 3_600_000 });
     registry.ready.set(p.id, { id: p.id, name: p.name, issuer: doc.issuer, clientId: p.clientId, oauth2, keys });
-  }
+    registry.failed.delete(p.id);
+  };
+  const attempts = new Map<ProviderId, { at: number; running: Promise<void> | null }>();
+  const attempt = (p: (typeof wanted)[number]) => {
+    const running = connect(p)
+      .then(() => app.log.info(`sign-in with ${p.name}: discovered at ${p.issuer}`))
+      .catch((err: unknown) => {
+        app.log.error(
+          { err },
+          `sign-in with ${p.name}: discovery at ${p.issuer} failed; tried again when the login page next asks (at most every ${RETRY_GAP_MS / 1000} s)`,
+        );
+        registry.failed.set(p.id, (err as Error).message);
+      })
+      .finally(() => attempts.set(p.id, { at: Date.now(), running: null }));
+    attempts.set(p.id, { at: Date.now(), running });
+    return running;
+  };
+  registry.retry = async (waitMs) => {
+    const running: Promise<void>[] = [];
+    for (const p of wanted) {
+      if (!registry.failed.has(p.id)) continue;
+      const last = attempts.get(p.id);
+      if (last?.running) running.push(last.running);
+      else if (!last || Date.now() - last.at >= RETRY_GAP_MS) running.push(attempt(p));
+    }
+    if (!running.length) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(running), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
+  };
+  for (const p of wanted) await attempt(p);
   return registry;
 }
 
 /** Verifies the ID token; its claims, or a Refusal saying what is wrong. */
-export async function verifyIdToken(provider: Provider, idToken: string, nonce: string, ssoDomain: string | null, orgSlug: string): Promise<JWTPayload & { email: string }> {
+export async function verifyIdToken(
+  provider: Provider,
+  idToken: string,
+  nonce: string,
+  ssoDomain: string | null,
+  orgSlug: string,
+): Promise<JWTPayload & { email: string }> {
   let payload: JWTPayload;
   try {
     // Google documents both forms of its issuer in ID tokens.
@@ -196,12 +244,22 @@ export async function verifyIdToken(provider: Provider, idToken: string, nonce: 
     throw err;
   }
   // With several audiences the token must have been issued to us (OpenID Connect Core §3.1.3.7).
-  if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== provider.clientId) throw new Refusal('The sign-in token was issued to another application, not to this Firewatch (azp).');
+  if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== provider.clientId)
+    throw new Refusal('The sign-in token was issued to another application, not to this Firewatch (azp).');
   if (payload.nonce !== nonce) throw new Refusal('The sign-in token does not belong to this sign-in (its nonce does not match). Please sign in again.');
-  if (typeof payload.email !== 'string' || !payload.email.includes('@')) throw new Refusal(`${provider.name} did not share your e-mail address, which Firewatch needs to sign you in.`);
+  if (typeof payload.email !== 'string' || !payload.email.includes('@'))
+    throw new Refusal(`${provider.name} did not share your e-mail address, which Firewatch needs to sign you in.`);
   const email = normalizeEmail(payload.email);
+  // Microsoft Entra ID sends no email_verified (its `email` is whatever the account's owner typed): without
+  // the claim the address is not taken as proven, and the person is told why (README, "Signing in").
+  if (payload.email_verified === undefined)
+    throw new Refusal(
+      `${provider.name} does not say whether your e-mail address ${email} is verified, so Firewatch cannot sign you in with it. Sign in with an e-mail code instead.`,
+      403,
+    );
   // Some providers send the flag as a string.
-  if (payload.email_verified !== true && payload.email_verified !== 'true') throw new Refusal(`Your e-mail address ${email} is not verified at ${provider.name}. Verify it there, then sign in again.`, 403);
+  if (payload.email_verified !== true && payload.email_verified !== 'true')
+    throw new Refusal(`Your e-mail address ${email} is not verified at ${provider.name}. Verify it there, then sign in again.`, 403);
   if (ssoDomain) {
     // Google names a Workspace account's domain in `hd` (a gmail.com account has none); other providers by the e-mail's domain.
     const domain = (typeof payload.hd === 'string' ? payload.hd : provider.id === 'google' ? '' : email.split('@')[1]!).toLowerCase();
@@ -216,9 +274,24 @@ function registerCallback(app: FastifyInstance, registry: OidcProviders) {
   app.withTypeProvider<ZodTypeProvider>().get(CALLBACK_PATH, { schema: { hide: true, querystring: query } }, async (req, reply) => {
     const { state, code, error } = req.query;
     if (!state) return reply.redirect('/');
-    const [login] = await app.db.select().from(oidcLogins).where(eq(oidcLogins.state_hash, sha256(state)));
-    const [org] = login ? await app.db.select({ id: organizations.id, slug: organizations.slug, sso_domain: organizations.sso_domain }).from(organizations).where(eq(organizations.id, login.organization_id)) : [];
-    const target = org ?? (await app.db.select({ id: organizations.id, slug: organizations.slug, sso_domain: organizations.sso_domain }).from(organizations).where(eq(organizations.slug, 'default')))[0]!;
+    const [login] = await app.db
+      .select()
+      .from(oidcLogins)
+      .where(eq(oidcLogins.state_hash, sha256(state)));
+    const [org] = login
+      ? await app.db
+          .select({ id: organizations.id, slug: organizations.slug, sso_domain: organizations.sso_domain })
+          .from(organizations)
+          .where(eq(organizations.id, login.organization_id))
+      : [];
+    const target =
+      org ??
+      (
+        await app.db
+          .select({ id: organizations.id, slug: organizations.slug, sso_domain: organizations.sso_domain })
+          .from(organizations)
+          .where(eq(organizations.slug, 'default'))
+      )[0]!;
     let outcome: { userId: number } | Refusal;
     try {
       if (!login || !org) throw new Refusal('This sign-in was not started here, or it has expired. Please sign in again.', 400);
@@ -227,14 +300,22 @@ function registerCallback(app: FastifyInstance, registry: OidcProviders) {
       // The state must be this browser's (its signed cookie), unused and fresh; using it is one UPDATE, so it is used once.
       const raw = req.cookies[registry.cookies.state];
       const cookie = raw ? req.unsignCookie(raw) : undefined;
-      if (!cookie?.valid || cookie.value !== state) throw new Refusal('This sign-in was started in another browser, or its cookie expired. Please sign in again from this browser.', 400);
+      if (!cookie?.valid || cookie.value !== state)
+        throw new Refusal('This sign-in was started in another browser, or its cookie expired. Please sign in again from this browser.', 400);
       const used = await app.db
         .update(oidcLogins)
         .set({ used_at: new Date() })
         .where(and(eq(oidcLogins.state_hash, login.state_hash), isNull(oidcLogins.used_at), gt(oidcLogins.expires_at, new Date())))
         .returning({ nonce: oidcLogins.nonce });
-      if (!used.length) throw new Refusal(login.used_at ? 'This sign-in was already completed; its link cannot be used again. Please sign in again.' : 'This sign-in took too long and has expired. Please sign in again.', 400);
-      if (error || !code) throw new Refusal(`${provider.name} did not complete the sign-in (${(error ?? 'no code').replace(/[^\w.-]/g, '')}). Please try again.`);
+      if (!used.length)
+        throw new Refusal(
+          login.used_at
+            ? 'This sign-in was already completed; its link cannot be used again. Please sign in again.'
+            : 'This sign-in took too long and has expired. Please sign in again.',
+          400,
+        );
+      if (error || !code)
+        throw new Refusal(`${provider.name} did not complete the sign-in (${(error ?? 'no code').replace(/[^\w.-]/g, '')}). Please try again.`);
       let idToken: string | undefined;
       try {
         // Sends the code with the PKCE verifier from its cookie, and clears both cookies.
@@ -276,25 +357,50 @@ export function registerOidcRoutes(scope: FastifyInstance, registry: OidcProvide
   const publicRoute = { access: 'public' as const };
   const { db, config } = scope;
 
-  app.get('/auth/providers', { config: publicRoute, schema: { tags: ['Auth'], summary: 'The sign-in providers this server offers (for the login page)' } }, async (req) => ({
-    providers: [...registry.ready.values()].map((p) => ({ id: p.id, name: p.name, url: `/api/v1/${req.org.slug}/auth/${p.id}` })),
-  }));
+  app.get(
+    '/auth/providers',
+    { config: publicRoute, schema: { tags: ['Auth'], summary: 'The sign-in providers this server offers (for the login page)' } },
+    async (req) => {
+      // A provider that was down is tried again here, so its button comes back once it answers.
+      if (registry.failed.size) await registry.retry(3_000);
+      return { providers: [...registry.ready.values()].map((p) => ({ id: p.id, name: p.name, url: `/api/v1/${req.org.slug}/auth/${p.id}` })) };
+    },
+  );
 
   for (const id of ['google', 'oidc'] as const) {
-    app.get(`/auth/${id}`, { config: publicRoute, schema: { tags: ['Auth'], summary: id === 'google' ? 'Sign in with Google (browser redirect)' : 'Sign in with the configured OpenID Connect provider (browser redirect)' } }, async (req, reply) => {
-      const provider = registry.ready.get(id);
-      const label = id === 'google' ? 'Google' : config.OIDC_NAME;
-      if (registry.failed.has(id)) throw httpError(503, `Sign-in with ${label} is unavailable: its provider could not be reached when the server started.`, 'provider_unavailable');
-      if (!provider) throw httpError(404, `Sign-in with ${label} is not configured on this server.`, 'not_configured');
-      // Each start writes a row: limited like password and code sign-in.
-      await hitRateLimit(db, [[`oidc:ip:${req.ip}`, config.LOGIN_RATE_LIMIT * 5]], config.LOGIN_RATE_WINDOW_SECONDS);
-      return reply.redirect(await registry.authorizationUrl(req, reply, provider));
-    });
+    app.get(
+      `/auth/${id}`,
+      {
+        config: publicRoute,
+        schema: {
+          tags: ['Auth'],
+          summary: id === 'google' ? 'Sign in with Google (browser redirect)' : 'Sign in with the configured OpenID Connect provider (browser redirect)',
+        },
+      },
+      async (req, reply) => {
+        if (registry.failed.has(id)) await registry.retry(3_000);
+        const provider = registry.ready.get(id);
+        const label = id === 'google' ? 'Google' : config.OIDC_NAME;
+        if (registry.failed.has(id))
+          throw httpError(503, `Sign-in with ${label} is unavailable: its provider cannot be reached. Please try again in a minute.`, 'provider_unavailable');
+        if (!provider) throw httpError(404, `Sign-in with ${label} is not configured on this server.`, 'not_configured');
+        // Each start writes a row: limited like password and code sign-in.
+        await hitRateLimit(db, [[`oidc:ip:${req.ip}`, config.LOGIN_RATE_LIMIT * 5]], config.LOGIN_RATE_WINDOW_SECONDS);
+        return reply.redirect(await registry.authorizationUrl(req, reply, provider));
+      },
+    );
   }
 
   app.post(
     '/auth/postoauthlogin',
-    { config: publicRoute, schema: { tags: ['Auth'], summary: "Sign in with a provider sign-in's ticket (from the post-oauth-login page)", body: z.strictObject({ token: z.string().trim().min(1).max(200) }) } },
+    {
+      config: publicRoute,
+      schema: {
+        tags: ['Auth'],
+        summary: "Sign in with a provider sign-in's ticket (from the post-oauth-login page)",
+        body: z.strictObject({ token: z.string().trim().min(1).max(200) }),
+      },
+    },
     async (req) => {
       const org = req.org;
       const [ticket] = await db

@@ -4,6 +4,7 @@ import { memberships, organizations } from '../core/db/tables.js';
 import { forbidden, httpError } from '../core/errors.js';
 import { createOrganization } from './service.js';
 import { may, type RequestContext } from '../core/context.js';
+import { RIGHTS } from '../core/rights.js';
 import { defineResource } from '../engine/define.js';
 import { color, flag, requiredText, text } from '../engine/fields.js';
 import { membershipChanged } from '../core/tenancy.js';
@@ -17,7 +18,10 @@ const myOrganizations = (ctx: RequestContext) =>
 
 async function roleIn(ctx: RequestContext, orgId: number) {
   if (ctx.userId === null) return orgId === ctx.orgId ? ctx.role : null;
-  const [m] = await ctx.tx.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.organization_id, orgId), eq(memberships.user_id, ctx.userId)));
+  const [m] = await ctx.tx
+    .select({ role: memberships.role })
+    .from(memberships)
+    .where(and(eq(memberships.organization_id, orgId), eq(memberships.user_id, ctx.userId)));
   return m?.role ?? null;
 }
 
@@ -43,16 +47,30 @@ const editable = {
 export const organizationResource = defineResource({
   model: 'Organization',
   label: 'Organization',
-  fieldMeta: { storycurve_logging_enabled: { label: 'Record story curves of incident timelines' }, allow_signup: { label: 'Anyone may sign up' }, sso_domain: { label: 'Google Workspace domain (sign-in through Google accepted only from it)' } },
+  fieldMeta: {
+    storycurve_logging_enabled: { label: 'Record story curves of incident timelines' },
+    allow_signup: { label: 'Anyone may sign up' },
+    sso_domain: { label: 'Google Workspace domain (sign-in through Google accepted only from it)' },
+  },
   path: '/organizations',
   table: organizations,
-  create: z.strictObject({ name: requiredText(100), ...editable }).partial({ banner_text: true, banner_color: true, banner_enabled: true, storycurve_logging_enabled: true, allow_signup: true, anonymous_access: true, sso_domain: true }),
+  create: z.strictObject({ name: requiredText(100), ...editable }).partial({
+    banner_text: true,
+    banner_color: true,
+    banner_enabled: true,
+    storycurve_logging_enabled: true,
+    allow_signup: true,
+    anonymous_access: true,
+    sso_domain: true,
+  }),
   update: z.strictObject({ name: requiredText(100), ...editable }).partial(),
   pageSize: 50,
   sort: [['name', 'asc']],
   search: ['name', 'description', 'slug'],
   fields: ['name', 'slug', 'plan', 'created_at'],
   immutable: ['name'],
+  // Any member may create an organization (and own it); editing one is the rights table's.
+  updateRole: RIGHTS.editOrganization.least,
   scope: myOrganizations,
   hooks: {
     async create(ctx, data) {
@@ -76,7 +94,13 @@ export const organizationResource = defineResource({
     async update(ctx, id, data) {
       // Shared table: the privileged connection writes it, after the scope check above.
       if ((await roleIn(ctx, id)) === null) return false;
-      if (Object.keys(data).length) await ctx.asSystem((tx) => tx.update(organizations).set({ ...data, updated_at: sql`now()` }).where(eq(organizations.id, id)));
+      if (Object.keys(data).length)
+        await ctx.asSystem((tx) =>
+          tx
+            .update(organizations)
+            .set({ ...data, updated_at: sql`now()` })
+            .where(eq(organizations.id, id)),
+        );
       return true;
     },
     async delete(ctx, id) {

@@ -5,7 +5,17 @@ import { z } from 'zod';
 import { loginCodes, memberships, signInAddresses, users } from '../core/db/tables.js';
 import { forbidden, httpError, unauthorized } from '../core/errors.js';
 import { email } from '../engine/fields.js';
-import { CODE_MAX_ATTEMPTS, CODE_TTL_MS, dummyPasswordHash, hashCode, newCode, normalizeEmail, organizationProjects, sameHash, verifyPassword } from './service.js';
+import {
+  CODE_MAX_ATTEMPTS,
+  CODE_TTL_MS,
+  dummyPasswordHash,
+  hashCode,
+  newCode,
+  normalizeEmail,
+  organizationProjects,
+  sameHash,
+  verifyPassword,
+} from './service.js';
 import type { Mailer } from '../core/mail.js';
 import { hitRateLimit } from './rate-limit.js';
 import { endSession, issueSocketTicket, SOCKET_TICKET_TTL_MS } from '../core/sessions.js';
@@ -34,7 +44,10 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
       [`auth:email-ip:${address}:${req.ip}`, config.LOGIN_RATE_LIMIT],
       [`auth:ip:${req.ip}`, config.LOGIN_RATE_LIMIT * 5],
     ];
-    const [known] = await db.select({ at: signInAddresses.last_at }).from(signInAddresses).where(and(eq(signInAddresses.email, address), eq(signInAddresses.address, req.ip)));
+    const [known] = await db
+      .select({ at: signInAddresses.last_at })
+      .from(signInAddresses)
+      .where(and(eq(signInAddresses.email, address), eq(signInAddresses.address, req.ip)));
     if (!known) limits.push([`auth:email:${address}`, config.LOGIN_RATE_LIMIT * EMAIL_CEILING]);
     await hitRateLimit(db, limits, config.LOGIN_RATE_WINDOW_SECONDS);
   };
@@ -45,7 +58,14 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
 
   app.post(
     '/auth/login',
-    { config: publicRoute, schema: { tags: ['Auth'], summary: 'Sign in with a password, or send a sign-in code', body: z.strictObject({ email: email(), password: z.string().min(1).max(200).optional() }) } },
+    {
+      config: publicRoute,
+      schema: {
+        tags: ['Auth'],
+        summary: 'Sign in with a password, or send a sign-in code',
+        body: z.strictObject({ email: email(), password: z.string().min(1).max(200).optional() }),
+      },
+    },
     async (req) => {
       const address = normalizeEmail(req.body.email);
       await limit(req, address);
@@ -64,9 +84,15 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
       }
       const code = newCode();
       await db.delete(loginCodes).where(and(eq(loginCodes.organization_id, org.id), eq(loginCodes.email, address)));
-      await db.insert(loginCodes).values({ organization_id: org.id, email: address, code_hash: hashCode(deps.secret, address, code), expires_at: new Date(Date.now() + CODE_TTL_MS) });
+      await db
+        .insert(loginCodes)
+        .values({ organization_id: org.id, email: address, code_hash: hashCode(deps.secret, address, code), expires_at: new Date(Date.now() + CODE_TTL_MS) });
       try {
-        await deps.mailer({ to: address, subject: `Your Firewatch sign-in code: ${code}`, text: `Your sign-in code for ${org.slug} is ${code}. It expires in 10 minutes.` });
+        await deps.mailer({
+          to: address,
+          subject: `Your Firewatch sign-in code: ${code}`,
+          text: `Your sign-in code for ${org.slug} is ${code}. It expires in 10 minutes.`,
+        });
       } catch (err) {
         req.log.error({ err }, 'sending the sign-in code failed');
         throw httpError(502, 'Failed to send verification code. Please try again.', 'mail_failed');
@@ -77,7 +103,10 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
 
   app.post(
     '/auth/verify',
-    { config: publicRoute, schema: { tags: ['Auth'], summary: 'Sign in with an e-mailed code', body: z.strictObject({ email: email(), code: z.string().trim().max(12) }) } },
+    {
+      config: publicRoute,
+      schema: { tags: ['Auth'], summary: 'Sign in with an e-mailed code', body: z.strictObject({ email: email(), code: z.string().trim().max(12) }) },
+    },
     async (req) => {
       const address = normalizeEmail(req.body.email);
       await limit(req, address);
@@ -87,7 +116,14 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
       const tried = await db
         .update(loginCodes)
         .set({ attempts: sql`${loginCodes.attempts} + 1` })
-        .where(and(eq(loginCodes.organization_id, org.id), eq(loginCodes.email, address), gt(loginCodes.expires_at, new Date()), lt(loginCodes.attempts, CODE_MAX_ATTEMPTS)))
+        .where(
+          and(
+            eq(loginCodes.organization_id, org.id),
+            eq(loginCodes.email, address),
+            gt(loginCodes.expires_at, new Date()),
+            lt(loginCodes.attempts, CODE_MAX_ATTEMPTS),
+          ),
+        )
         .returning({ id: loginCodes.id, code_hash: loginCodes.code_hash });
       const given = hashCode(deps.secret, address, req.body.code);
       const pending = tried.find((c) => sameHash(c.code_hash, given));
@@ -116,7 +152,14 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
   });
   app.post(
     '/auth/invitations/accept',
-    { config: publicRoute, schema: { tags: ['Auth'], summary: "Accept an invitation with its e-mail's token (signs in)", body: z.strictObject({ token: z.string().trim().min(1).max(200) }) } },
+    {
+      config: publicRoute,
+      schema: {
+        tags: ['Auth'],
+        summary: "Accept an invitation with its e-mail's token (signs in)",
+        body: z.strictObject({ token: z.string().trim().min(1).max(200) }),
+      },
+    },
     async (req) => {
       const org = req.org;
       // The token was e-mailed to the invited address, so it proves the address as a sign-in code does.
@@ -128,7 +171,15 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
 
   app.get('/auth/me', { schema: { tags: ['Auth'], summary: 'The signed-in user' } }, async (req) => {
     const { caller } = req;
-    if (caller.userId === null) return { id: null, email: null, role: caller.role, organization_slug: caller.orgSlug, api_key_id: caller.apiKeyId, projects: await organizationProjects(db, caller.orgId) };
+    if (caller.userId === null)
+      return {
+        id: null,
+        email: null,
+        role: caller.role,
+        organization_slug: caller.orgSlug,
+        api_key_id: caller.apiKeyId,
+        projects: await organizationProjects(db, caller.orgId),
+      };
     const [user] = await db.select({ id: users.id, email: users.email, display_name: users.display_name }).from(users).where(eq(users.id, caller.userId));
     const { plan: _plan, free_trial_end: _trialEnd, cancel_at_period_end: _cancel, ...subscription } = await subscriptionSummary(db, caller.orgId);
     return {

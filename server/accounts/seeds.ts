@@ -31,10 +31,20 @@ const seededKey = (orgId: number) => `organization_seeded:${orgId}`;
 
 /** Seeds an organization once: the default project and every registered domain's defaults. */
 export async function seedOrganization(tx: Executor, orgId: number) {
-  const marked = await tx.insert(settings).values({ key: seededKey(orgId), value: new Date().toISOString() }).onConflictDoNothing().returning({ key: settings.key });
+  const marked = await tx
+    .insert(settings)
+    .values({ key: seededKey(orgId), value: new Date().toISOString() })
+    .onConflictDoNothing()
+    .returning({ key: settings.key });
   if (!marked.length) return false;
-  await tx.insert(projects).values({ organization_id: orgId, ...DEFAULT_PROJECT }).onConflictDoNothing();
-  const [project] = await tx.select({ id: projects.id }).from(projects).where(and(eq(projects.organization_id, orgId), eq(projects.name, DEFAULT_PROJECT.name)));
+  await tx
+    .insert(projects)
+    .values({ organization_id: orgId, ...DEFAULT_PROJECT })
+    .onConflictDoNothing();
+  const [project] = await tx
+    .select({ id: projects.id })
+    .from(projects)
+    .where(and(eq(projects.organization_id, orgId), eq(projects.name, DEFAULT_PROJECT.name)));
   for (const seed of seeds) await seed.run({ tx, orgId, projectId: project!.id });
   return true;
 }

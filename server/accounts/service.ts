@@ -25,8 +25,7 @@ export function newApiKey() {
 }
 
 /** Six-digit codes are guessable offline, so they are kept as an HMAC under the server secret. */
-export const hashCode = (secret: string, email: string, code: string) =>
-  createHmac('sha256', secret).update(`${email}:${code}`).digest('hex');
+export const hashCode = (secret: string, email: string, code: string) => createHmac('sha256', secret).update(`${email}:${code}`).digest('hex');
 export const newCode = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
 export function sameHash(a: string, b: string) {
   const x = Buffer.from(a, 'hex');
@@ -44,21 +43,42 @@ export async function jwtSecret(db: Db, configured?: string): Promise<string> {
 }
 
 export function slugify(name: string) {
-  return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'org';
+  return (
+    name
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'org'
+  );
 }
 
 /** Creates an organization on the free trial and makes `ownerId` its Owner. */
-export async function createOrganization(db: Executor, input: { name: string; description: string; slug?: string; allow_signup?: boolean } & Record<string, unknown>, ownerId: number | null, trialDays: number) {
+export async function createOrganization(
+  db: Executor,
+  input: { name: string; description: string; slug?: string; allow_signup?: boolean } & Record<string, unknown>,
+  ownerId: number | null,
+  trialDays: number,
+) {
   return db.transaction(async (tx) => {
     const base = input.slug ?? slugify(input.name);
-    const taken = await tx.select({ slug: organizations.slug }).from(organizations).where(sql`${organizations.slug} = ${base} or ${organizations.slug} like ${base + '-%'}`);
+    const taken = await tx
+      .select({ slug: organizations.slug })
+      .from(organizations)
+      .where(sql`${organizations.slug} = ${base} or ${organizations.slug} like ${base + '-%'}`);
     const names = new Set(taken.map((t) => t.slug));
     let slug = base;
     for (let i = 2; names.has(slug); i++) slug = `${base}-${i}`;
     const now = new Date();
     const [org] = await tx
       .insert(organizations)
-      .values({ ...input, slug, plan: 'free', free_trial_start: now, free_trial_end: new Date(now.getTime() + trialDays * 86400_000) } as typeof organizations.$inferInsert)
+      .values({
+        ...input,
+        slug,
+        plan: 'free',
+        free_trial_start: now,
+        free_trial_end: new Date(now.getTime() + trialDays * 86400_000),
+      } as typeof organizations.$inferInsert)
       .returning();
     if (ownerId !== null) await tx.insert(memberships).values({ organization_id: org!.id, user_id: ownerId, role: 'Owner' });
     await seedOrganization(tx, org!.id);
@@ -69,7 +89,8 @@ export async function createOrganization(db: Executor, input: { name: string; de
 /** At start: organization `default` exists (open to sign-up) and the configured admin owns it. */
 export async function ensureDefaults(db: Db, opts: { adminEmail?: string; adminPassword?: string; trialDays: number }) {
   let [org] = await db.select().from(organizations).where(eq(organizations.slug, 'default'));
-  if (!org) org = await createOrganization(db, { name: 'Default', description: 'The default organization', slug: 'default', allow_signup: true }, null, opts.trialDays);
+  if (!org)
+    org = await createOrganization(db, { name: 'Default', description: 'The default organization', slug: 'default', allow_signup: true }, null, opts.trialDays);
   // A database made before organizations were seeded gets the defaults once (never again after that).
   else await db.transaction((tx) => seedOrganization(tx, org!.id));
   if (!opts.adminEmail) return;

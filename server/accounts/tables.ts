@@ -13,9 +13,13 @@ export const invitations = pgTable(
   'invitations',
   {
     id: id(),
-    organization_id: integer().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: integer()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     email: text().notNull(),
-    role: text({ enum: ['Owner', 'Manager', 'Admin', 'Member'] }).notNull().default('Member'),
+    role: text({ enum: ['Owner', 'Manager', 'Admin', 'Member'] })
+      .notNull()
+      .default('Member'),
     /** The name a person new to Firewatch starts with; an existing user keeps their own. */
     display_name: text(),
     token_hash: text().notNull().unique(),
@@ -40,7 +44,9 @@ export const oidcLogins = pgTable(
   'oidc_logins',
   {
     state_hash: text().primaryKey(),
-    organization_id: integer().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: integer()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     provider: text({ enum: ['google', 'oidc'] }).notNull(),
     nonce: text().notNull(),
     expires_at: timestamp({ withTimezone: true }).notNull(),
@@ -57,7 +63,9 @@ export const oidcLogins = pgTable(
  */
 export const oidcTickets = pgTable('oidc_tickets', {
   ticket_hash: text().primaryKey(),
-  organization_id: integer().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  organization_id: integer()
+    .notNull()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
   user_id: integer().references(() => users.id, { onDelete: 'cascade' }),
   /** Why the sign-in was refused (then user_id is null), and the HTTP status the exchange answers. */
   error: text(),

@@ -14,7 +14,10 @@ import { membershipChanged } from '../core/tenancy.js';
 const membership = (ctx: RequestContext) => and(eq(memberships.user_id, outer(users, 'id')), eq(memberships.organization_id, ctx.orgId));
 
 async function owners(ctx: RequestContext) {
-  const rows = await ctx.tx.select({ id: memberships.user_id }).from(memberships).where(and(eq(memberships.organization_id, ctx.orgId), eq(memberships.role, 'Owner')));
+  const rows = await ctx.tx
+    .select({ id: memberships.user_id })
+    .from(memberships)
+    .where(and(eq(memberships.organization_id, ctx.orgId), eq(memberships.role, 'Owner')));
   return rows.map((r) => r.id);
 }
 
@@ -34,17 +37,30 @@ export const userResource = defineResource({
   // People join by invitation: POST /users is in routes/invitations.ts.
   create: z.strictObject({ email: email(), role: role.optional(), display_name: text(200) }),
   routes: { create: false },
-  update: z.strictObject({ password: z.string().min(8, 'The password needs at least 8 characters').max(200).optional(), role: role.optional(), display_name: text(200) }),
+  update: z.strictObject({
+    password: z.string().min(8, 'The password needs at least 8 characters').max(200).optional(),
+    role: role.optional(),
+    display_name: text(200),
+  }),
   pageSize: 10,
   sort: [['email', 'desc']],
   search: ['email', 'display_name'],
   fields: ['email', 'display_name', 'role', 'created_at'],
   hidden: ['password_hash'],
   computed: (ctx) => ({ role: sql<string>`(select ${memberships.role} from ${memberships} where ${membership(ctx)})` }),
-  scope: (ctx) => exists(ctx.tx.select({ one: sql`1` }).from(memberships).where(membership(ctx))),
+  scope: (ctx) =>
+    exists(
+      ctx.tx
+        .select({ one: sql`1` })
+        .from(memberships)
+        .where(membership(ctx)),
+    ),
   hooks: {
     async update(ctx, id, data) {
-      const [member] = await ctx.tx.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.organization_id, ctx.orgId), eq(memberships.user_id, id)));
+      const [member] = await ctx.tx
+        .select({ role: memberships.role })
+        .from(memberships)
+        .where(and(eq(memberships.organization_id, ctx.orgId), eq(memberships.user_id, id)));
       if (!member) return false;
       // The profile (name, password) is the person's own, in every organization: only they change it.
       const self = ctx.userId === id;
@@ -54,13 +70,20 @@ export const userResource = defineResource({
         if (!may(ctx.role, 'changeRoles')) throw forbidden('Only an Admin or above may change roles.');
         if ((data.role === 'Owner' || member.role === 'Owner') && !may(ctx.role, 'owners')) throw forbidden('Only an Owner may grant or take the Owner role.');
         if (member.role === 'Owner') await guardLastOwner(ctx, id);
-        await ctx.tx.update(memberships).set({ role: data.role as never, updated_at: sql`now()` }).where(and(eq(memberships.organization_id, ctx.orgId), eq(memberships.user_id, id)));
+        await ctx.tx
+          .update(memberships)
+          .set({ role: data.role as never, updated_at: sql`now()` })
+          .where(and(eq(memberships.organization_id, ctx.orgId), eq(memberships.user_id, id)));
         membershipChanged(ctx.orgId, id);
       }
       const set: Partial<typeof users.$inferInsert> = {};
       if (data.password !== undefined) set.password_hash = await hashPassword(data.password as string);
       if (data.display_name !== undefined) set.display_name = data.display_name as string | null;
-      if (Object.keys(set).length) await ctx.tx.update(users).set({ ...set, updated_at: new Date() }).where(eq(users.id, id));
+      if (Object.keys(set).length)
+        await ctx.tx
+          .update(users)
+          .set({ ...set, updated_at: new Date() })
+          .where(eq(users.id, id));
       // A new password signs the user out everywhere else; the session that changed it stays.
       if (data.password !== undefined) await ctx.asSystem((tx) => endOtherSessions(tx, id, ctx.sid ?? null));
       return true;
@@ -69,7 +92,10 @@ export const userResource = defineResource({
     async delete(ctx, id) {
       if (ctx.userId !== id && !may(ctx.role, 'removeMembers')) throw forbidden('Only an Admin or above may remove members.');
       await guardLastOwner(ctx, id);
-      const gone = await ctx.tx.delete(memberships).where(and(eq(memberships.organization_id, ctx.orgId), eq(memberships.user_id, id))).returning();
+      const gone = await ctx.tx
+        .delete(memberships)
+        .where(and(eq(memberships.organization_id, ctx.orgId), eq(memberships.user_id, id)))
+        .returning();
       membershipChanged(ctx.orgId, id);
       return gone.length > 0;
     },

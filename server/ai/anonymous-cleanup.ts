@@ -33,12 +33,33 @@ export async function removeExpiredAnonymous(db: Db, now = new Date(), log?: Fas
     const { orgId, id } = session;
     try {
       await withTenant(db, { orgId, userId: null }, async (tx) => {
-        const own = tx.select({ id: anonymousProjects.project_id }).from(anonymousProjects).where(and(eq(anonymousProjects.organization_id, orgId), eq(anonymousProjects.session_id, id)));
-        const gone = await tx.delete(projects).where(and(eq(projects.organization_id, orgId), inArray(projects.id, own))).returning({ id: projects.id });
-        const subs = await tx.select({ id: submissions.id, projectId: submissions.project_id }).from(submissions).where(and(eq(submissions.organization_id, orgId), eq(submissions.anonymous_session_id, id)));
+        const own = tx
+          .select({ id: anonymousProjects.project_id })
+          .from(anonymousProjects)
+          .where(and(eq(anonymousProjects.organization_id, orgId), eq(anonymousProjects.session_id, id)));
+        const gone = await tx
+          .delete(projects)
+          .where(and(eq(projects.organization_id, orgId), inArray(projects.id, own)))
+          .returning({ id: projects.id });
+        const subs = await tx
+          .select({ id: submissions.id, projectId: submissions.project_id })
+          .from(submissions)
+          .where(and(eq(submissions.organization_id, orgId), eq(submissions.anonymous_session_id, id)));
         for (const sub of subs) await removeChunks(tx, orgId, sub.projectId, sub.id);
-        if (subs.length) await tx.delete(submissions).where(and(eq(submissions.organization_id, orgId), inArray(submissions.id, subs.map((s) => s.id))));
-        const talks = await tx.delete(chats).where(and(eq(chats.organization_id, orgId), eq(chats.anonymous_session_id, id))).returning({ id: chats.id });
+        if (subs.length)
+          await tx.delete(submissions).where(
+            and(
+              eq(submissions.organization_id, orgId),
+              inArray(
+                submissions.id,
+                subs.map((s) => s.id),
+              ),
+            ),
+          );
+        const talks = await tx
+          .delete(chats)
+          .where(and(eq(chats.organization_id, orgId), eq(chats.anonymous_session_id, id)))
+          .returning({ id: chats.id });
         await tx.delete(chatMessages).where(and(eq(chatMessages.organization_id, orgId), eq(chatMessages.anonymous_session_id, id)));
         await tx.delete(messageFeedback).where(and(eq(messageFeedback.organization_id, orgId), eq(messageFeedback.anonymous_session_id, id)));
         await tx.delete(anonymousSessions).where(and(eq(anonymousSessions.organization_id, orgId), eq(anonymousSessions.id, id)));

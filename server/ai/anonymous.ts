@@ -22,7 +22,10 @@ export async function createAnonymousSession(db: Db, orgId: number, days: number
   const key = ANONYMOUS_KEY_PREFIX + randomBytes(24).toString('base64url');
   const expires = new Date(Date.now() + days * 86400_000);
   const [row] = await withTenant(db, { orgId, userId: null }, (tx) =>
-    tx.insert(anonymousSessions).values({ organization_id: orgId, key_hash: hashKey(key), expires_at: expires }).returning(),
+    tx
+      .insert(anonymousSessions)
+      .values({ organization_id: orgId, key_hash: hashKey(key), expires_at: expires })
+      .returning(),
   );
   return { key, session: { id: row!.id, orgId, expires_at: row!.expires_at, created_at: row!.created_at } };
 }

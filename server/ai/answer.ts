@@ -1,11 +1,13 @@
 import type { Config } from '../core/config.js';
 import type { ChunkPlace, MessageSource } from './tables.js';
 import { sentences } from './chunk.js';
-import { modelSettings, ModelError, streamCompletion, type ChatMessage } from './llm.js';
+import { modelSettings, ModelError, streamCompletion, type ChatMessage, type ModelSettings } from './llm.js';
 import type { Passage } from './retrieve.js';
 
 const STOP = new Set(
-  'a an and are as at be but by can do does for from has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to us was we were what when where which who why will with you your about should could would after before during may must please tell explain'.split(' '),
+  'a an and are as at be but by can do does for from has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to us was we were what when where which who why will with you your about should could would after before during may must please tell explain'.split(
+    ' ',
+  ),
 );
 
 /** Lower-case word stems (crude: the first 5 letters), without stop words. */
@@ -38,34 +40,107 @@ export function toSources(passages: Passage[]): MessageSource[] {
   return passages.map((p, i) => {
     let url = p.url ?? null;
     if (url && p.place.start !== undefined && /youtu/.test(url)) url = `${url}${url.includes('?') ? '&' : '?'}t=${Math.floor(p.place.start)}s`;
-    return { n: i + 1, object_type: p.object_type, object_id: p.object_id, submission_id: p.submission_id, title: p.title, place: p.place, snippet: p.headline || p.text.slice(0, 240), url };
+    return {
+      n: i + 1,
+      object_type: p.object_type,
+      object_id: p.object_id,
+      submission_id: p.submission_id,
+      title: p.title,
+      place: p.place,
+      snippet: p.headline || p.text.slice(0, 240),
+      url,
+    };
   });
 }
 
-export const NO_MATCH =
-  "I could not find anything about that in this project's material. Try other words, or upload the documents that cover it.";
+export const NO_MATCH = "I could not find anything about that in this project's material. Try other words, or upload the documents that cover it.";
+
+/** What a question asks for: a command to run, a setting to change, a number; or nothing in particular. */
+type Wants = 'command' | 'setting' | 'number' | null;
+
+export function wants(question: string): Wants {
+  const q = question.toLowerCase();
+  if (
+    /\b(how (many|much|long|often|big|large|fast)|what (is|are) the (limit|size|number|count|timeout|port|default|maximum|minimum|value|version)|when\b|what time|how soon)/.test(
+      q,
+    )
+  )
+    return 'number';
+  if (/\b(setting|option|config(ure|uration)?|parameter|flag|variable|env(ironment)?|property|key)\b/.test(q)) return 'setting';
+  if (
+    /\b(how (do|can|should|would) (i|we|you|one)|how to|command|run|fix|restart|rotate|reset|enable|disable|install|clear|recover|deploy|roll ?back)\b/.test(q)
+  )
+    return 'command';
+  return null;
+}
+
+// What marks a sentence that answers, rather than one that talks about the subject.
+const COMMAND =
+  /(^|[\s(])(run|execute|restart|type|enter|invoke|sudo|kubectl|systemctl|service|git|npm|npx|docker|curl|psql|ssh|make|helm|terraform|aws|gcloud|az|pg_\w+|\w+ctl)\b|\s--?[a-z][\w-]*|\$\s|`/i;
+const SETTING =
+  /\b[A-Za-z_][\w.-]*\s*=\s*\S|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[a-z]+(_[a-z0-9]+)+\b|\b[a-z]+(\.[a-z_]+){1,}\b|\/etc\/|\.(conf|ya?ml|toml|ini|json|env)\b|\bset (it |this |the \w+ )?to\b/;
+const NUMBER = /\b\d+([.,]\d+)?\s*(%|ms|s|sec|secs|seconds?|minutes?|mins?|hours?|h|days?|weeks?|[kmgt]i?b|bytes?|requests?|connections?|times|x)?\b/i;
+
+/** How much a sentence looks like an answer to what the question wants (0 to 1). */
+function answerness(sentence: string, want: Wants): number {
+  const marks = { command: COMMAND.test(sentence), setting: SETTING.test(sentence), number: NUMBER.test(sentence) };
+  if (want && marks[want]) return 1;
+  // A command is a way to change a setting and the other way round.
+  if ((want === 'command' && marks.setting) || (want === 'setting' && marks.command)) return 0.7;
+  return marks.command || marks.setting || marks.number ? 0.3 : 0;
+}
+
+/** Sentences of a passage: a stop counts only before a space, so "billing.env" and "v1.2" stay whole. */
+export const splitSentences = (text: string) =>
+  text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.replace(/\s+/g, ' ').trim())
+    .filter(Boolean);
 
 /**
- * The offline answer: the sentences that share the most words with the question, grouped by source
- * in rank order, each group cited. Nothing is invented, so every sentence is checkable.
+ * The offline answer: the passages' sentences that share words with the question, best first, each
+ * one cited with its passage's number, so every sentence is checkable and nothing is invented. A
+ * sentence that answers (a command, a setting, a number, as the question asks) comes before one that
+ * only repeats the question's words; a sentence that brings nothing the question did not say, or is
+ * itself a question, is left out while others remain.
  */
-export function extractiveAnswer(question: string, passages: Passage[], maxSentences = 5): string {
+export function extractiveAnswer(question: string, passages: Passage[], maxSentences = 4): string {
   if (!passages.length) return NO_MATCH;
   const want = new Set(terms(question));
-  const scored: { source: number; order: number; text: string; score: number }[] = [];
+  const kind = wants(question);
+  const scored: { source: number; order: number; text: string; score: number; echo: boolean }[] = [];
+  const seen = new Set<string>();
   passages.forEach((p, source) => {
-    sentences(p.text.replace(/\n+/g, ' ')).forEach((s, order) => {
-      const words = terms(s);
-      if (!words.length) return;
-      const hit = new Set(words.filter((w) => want.has(w))).size;
-      // Earlier sources were ranked higher by retrieval; a small bonus keeps their sentences first on ties.
-      scored.push({ source, order, text: s, score: hit / Math.sqrt(want.size || 1) + (passages.length - source) * 0.01 });
+    const list = splitSentences(p.text).map((text) => ({ text, words: terms(text) }));
+    const hits = list.map(({ words }) => new Set(words.filter((w) => want.has(w))).size);
+    list.forEach(({ text, words }, order) => {
+      if (!words.length || seen.has(text.toLowerCase())) return;
+      seen.add(text.toLowerCase());
+      const hit = hits[order]!;
+      // A sentence without the question's words may still answer when it follows one that has them
+      // in the best passage ("The pool timeout is configurable. It defaults to 30 seconds.").
+      const near = source === 0 && (hits[order - 1] ?? 0) > 0;
+      if (!hit && !near) return;
+      const novel = new Set(words.filter((w) => !want.has(w))).size;
+      const echo = text.endsWith('?') || novel < 2;
+      // Sharing the question's words finds the topic (retrieval already did most of that); within
+      // it the sentence that answers wins. Earlier sources were ranked higher by retrieval: a small
+      // bonus keeps their sentences first on ties.
+      const score = (hit ? 0.5 + (0.5 * hit) / (want.size || 1) : 0.3) + answerness(text, kind) + (passages.length - source) * 0.01;
+      scored.push({ source, order, text, score: echo ? score * 0.2 : score, echo });
     });
   });
-  let best = scored.filter((s) => s.score >= 0.3).sort((a, b) => b.score - a.score).slice(0, maxSentences);
-  if (!best.length) best = scored.filter((s) => s.source === 0).slice(0, 2);
+  const ranked = scored.sort((a, b) => b.score - a.score);
+  let best = ranked.filter((s) => !s.echo).slice(0, maxSentences);
+  if (!best.length) best = ranked.slice(0, 2);
+  if (!best.length)
+    best = splitSentences(passages[0]!.text)
+      .slice(0, 2)
+      .map((text, order) => ({ source: 0, order, text, score: 0, echo: false }));
+  // Sentences of one passage stay together, in their own order, under its title; passages follow
+  // the order of their best sentence, so the answering one leads.
   const groups = new Map<number, typeof best>();
-  for (const s of best.sort((a, b) => a.source - b.source || a.order - b.order)) {
+  for (const s of best) {
     if (!groups.has(s.source)) groups.set(s.source, []);
     groups.get(s.source)!.push(s);
   }
@@ -73,8 +148,11 @@ export function extractiveAnswer(question: string, passages: Passage[], maxSente
     .map(([source, list]) => {
       const p = passages[source]!;
       const where = describePlace(p.place);
-      const body = list.map((s) => s.text.replace(/\s+/g, ' ').trim()).join(' ');
-      return `From ${p.title}${where ? ` (${where})` : ''}: ${body} [${source + 1}]`;
+      const body = list
+        .sort((a, b) => a.order - b.order)
+        .map((s) => `${s.text} [${source + 1}]`)
+        .join(' ');
+      return `From ${p.title}${where ? ` (${where})` : ''}: ${body}`;
     })
     .join('\n\n');
 }
@@ -90,7 +168,34 @@ const SYSTEM = `You are Firewatch's assistant for incident and operations teams.
 
 function prompt(question: string, passages: Passage[], history: ChatMessage[]): ChatMessage[] {
   const context = passages.map((p, i) => `[${i + 1}] ${p.title}${describePlace(p.place) ? ` (${describePlace(p.place)})` : ''}\n${p.text}`).join('\n\n');
-  return [{ role: 'system', content: SYSTEM }, ...history.slice(-6), { role: 'user', content: `Passages:\n\n${context || '(none found)'}\n\nQuestion: ${question}` }];
+  return [
+    { role: 'system', content: SYSTEM },
+    ...history.slice(-6),
+    { role: 'user', content: `Passages:\n\n${context || '(none found)'}\n\nQuestion: ${question}` },
+  ];
+}
+
+/**
+ * Why a model's answer cannot stand, or null when it is grounded: every sentence must cite at least
+ * one of the `given` passages as [n], and no citation may name a passage it was not given. A
+ * citation standing after the full stop ("… keys. [1]") belongs to the sentence before it; a lead-in
+ * line ending in a colon ("Steps:") makes no claim of its own.
+ */
+export function ungrounded(answer: string, given: number): string | null {
+  const units: string[] = [];
+  for (const s of splitSentences(answer)) {
+    const lead = /^(\s*\[\d+\])+/.exec(s)?.[0] ?? '';
+    if (units.length && lead) units[units.length - 1] += lead;
+    const rest = s.slice(lead.length).trim();
+    if (/[\p{L}\p{N}]/u.test(rest)) units.push(rest);
+  }
+  const cited = [...answer.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+  if (!cited.length) return 'it cites none of the passages';
+  const unknown = cited.find((n) => n < 1 || n > given);
+  if (unknown !== undefined) return `it cites passage [${unknown}], which it was not given (it had ${given})`;
+  const bare = units.find((u) => !/\[\d+\]/.test(u) && !/:\s*$/.test(u) && /[\p{L}\p{N}]{2}/u.test(u));
+  if (bare) return `a sentence cites no passage ("${bare.length > 80 ? `${bare.slice(0, 77)}…` : bare}")`;
+  return null;
 }
 
 /** Splits a finished answer into pieces for the socket, so extractive answers stream like a model's. */
@@ -107,26 +212,30 @@ export async function answer(
   config: Config,
   question: string,
   passages: Passage[],
-  io: { onToken(text: string): void; onReset?(notice: string): void; history?: ChatMessage[] },
+  io: { onToken(text: string): void; onReset?(notice: string): void; history?: ChatMessage[]; model?: ModelSettings | null },
 ): Promise<AnswerResult> {
   const sources = toSources(passages);
-  const settings = modelSettings(config);
+  // The organization's model (modelFor) when the caller looked it up; else the server's default.
+  const settings = io.model !== undefined ? io.model : modelSettings(config);
   if (settings && passages.length) {
     let streamed = false;
+    let notice: string;
     try {
       const text = await streamCompletion(settings, prompt(question, passages, io.history ?? []), (t) => {
         streamed = true;
         io.onToken(t);
       });
-      return { answer: text, sources, answered_by: settings.model, notice: null };
+      const problem = ungrounded(text, passages.length);
+      if (!problem) return { answer: text, sources, answered_by: settings.model, notice: null };
+      notice = `The AI model's answer was set aside because ${problem}; this answer quotes the sources directly.`;
     } catch (err) {
       const why = err instanceof ModelError ? err.message : 'an unexpected error';
-      const notice = `The AI model could not answer (${why}); this answer quotes the sources directly.`;
-      if (streamed) io.onReset?.(notice);
-      const text = extractiveAnswer(question, passages);
-      for (const p of pieces(text)) io.onToken(p);
-      return { answer: text, sources, answered_by: 'extractive', notice };
+      notice = `The AI model could not answer (${why}); this answer quotes the sources directly.`;
     }
+    if (streamed) io.onReset?.(notice);
+    const text = extractiveAnswer(question, passages);
+    for (const p of pieces(text)) io.onToken(p);
+    return { answer: text, sources, answered_by: 'extractive', notice };
   }
   const text = extractiveAnswer(question, passages);
   for (const p of pieces(text)) io.onToken(p);
@@ -137,16 +246,23 @@ export async function answer(
  * The summarizer other domains call (incident step summaries, feedback summaries, case probable
  * cause): the model when configured, else the most central sentences of the texts.
  */
-export async function summarize(config: Config, texts: string[], opts: { instruction?: string; maxSentences?: number } = {}): Promise<{ summary: string; answered_by: string; notice: string | null }> {
+export async function summarize(
+  config: Config,
+  texts: string[],
+  opts: { instruction?: string; maxSentences?: number; model?: ModelSettings | null } = {},
+): Promise<{ summary: string; answered_by: string; notice: string | null }> {
   const clean = texts.map((t) => t.trim()).filter(Boolean);
   if (!clean.length) return { summary: '', answered_by: 'extractive', notice: null };
-  const settings = modelSettings(config);
+  const settings = opts.model !== undefined ? opts.model : modelSettings(config);
   if (settings) {
     try {
       const summary = await streamCompletion(
         settings,
         [
-          { role: 'system', content: opts.instruction ?? 'Summarize the following texts for an incident responder in a few sentences. Use only what the texts say.' },
+          {
+            role: 'system',
+            content: opts.instruction ?? 'Summarize the following texts for an incident responder in a few sentences. Use only what the texts say.',
+          },
           { role: 'user', content: clean.map((t, i) => `(${i + 1}) ${t}`).join('\n\n') },
         ],
         () => {},
@@ -154,7 +270,11 @@ export async function summarize(config: Config, texts: string[], opts: { instruc
       return { summary: summary.trim(), answered_by: settings.model, notice: null };
     } catch (err) {
       const fallback = extractiveSummary(clean, opts.maxSentences);
-      return { summary: fallback, answered_by: 'extractive', notice: `The AI model could not summarize (${(err as Error).message}); this summary quotes the texts.` };
+      return {
+        summary: fallback,
+        answered_by: 'extractive',
+        notice: `The AI model could not summarize (${(err as Error).message}); this summary quotes the texts.`,
+      };
     }
   }
   return { summary: extractiveSummary(clean, opts.maxSentences), answered_by: 'extractive', notice: null };

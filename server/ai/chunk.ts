@@ -19,7 +19,12 @@ const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 /** Sentences, keeping their end punctuation; abbreviations like "e.g." may split early, which is harmless here. */
 export function sentences(text: string): string[] {
-  return text.match(/[^.!?\n]+(?:[.!?]+(?=\s|$)|$)|[^\s][^.!?\n]*/g)?.map((s) => s.trim()).filter(Boolean) ?? [];
+  return (
+    text
+      .match(/[^.!?\n]+(?:[.!?]+(?=\s|$)|$)|[^\s][^.!?\n]*/g)
+      ?.map((s) => s.trim())
+      .filter(Boolean) ?? []
+  );
 }
 
 /** Sections whose place differs only in line/row/cue time may share a chunk; pages and headings never mix. */

@@ -26,13 +26,24 @@ export async function objectContent(tx: Executor, who: Chatter | null, orgId: nu
   if (visible && (req.object_type === 'chunk' ? !visible.has(req.object_id) : visible.size === 0)) throw notFound('Source', req.object_id);
   const shown = <T extends { id: number }>(c: T | undefined) => (c && (!visible || visible.has(c.id)) ? c : undefined);
   const [sub] = await tx
-    .select({ id: submissions.id, title: submissions.title, kind: submissions.kind, fileName: submissions.file_name, source_url: submissions.source_url, status: submissions.status, project_id: submissions.project_id })
+    .select({
+      id: submissions.id,
+      title: submissions.title,
+      kind: submissions.kind,
+      fileName: submissions.file_name,
+      source_url: submissions.source_url,
+      status: submissions.status,
+      project_id: submissions.project_id,
+    })
     .from(submissions)
     .where(and(eq(submissions.organization_id, orgId), eq(submissions.id, submissionId)));
   if (!sub) throw notFound('Source', req.object_id);
   const cols = { id: chunks.id, ordinal: chunks.ordinal, text: chunks.text, place: chunks.place };
   if (req.object_type === 'chunk') {
-    const [target] = await tx.select(cols).from(chunks).where(and(eq(chunks.organization_id, orgId), eq(chunks.id, req.object_id)));
+    const [target] = await tx
+      .select(cols)
+      .from(chunks)
+      .where(and(eq(chunks.organization_id, orgId), eq(chunks.id, req.object_id)));
     const around = await tx
       .select(cols)
       .from(chunks)
@@ -60,14 +71,24 @@ export async function objectContent(tx: Executor, who: Chatter | null, orgId: nu
 /** Whether the caller may retrieve this submission's passages (or uploaded it, before it has any). */
 async function mayRetrieve(tx: Executor, who: Chatter | null, orgId: number, submissionId: number): Promise<boolean> {
   if (!who) return false;
-  const ok = rowsOf(await tx.execute(sql`select 1 from chunks c where c.organization_id = ${orgId} and c.submission_id = ${submissionId} and ${accessCondition(accessOf(who), orgId)} limit 1`));
+  const ok = rowsOf(
+    await tx.execute(
+      sql`select 1 from chunks c where c.organization_id = ${orgId} and c.submission_id = ${submissionId} and ${accessCondition(accessOf(who), orgId)} limit 1`,
+    ),
+  );
   if (ok.length) return true;
-  const [sub] = await tx.select({ created_by: submissions.created_by, session: submissions.anonymous_session_id }).from(submissions).where(and(eq(submissions.organization_id, orgId), eq(submissions.id, submissionId)));
+  const [sub] = await tx
+    .select({ created_by: submissions.created_by, session: submissions.anonymous_session_id })
+    .from(submissions)
+    .where(and(eq(submissions.organization_id, orgId), eq(submissions.id, submissionId)));
   return Boolean(sub && ((who.userId !== null && sub.created_by === who.userId) || (who.sessionId !== null && sub.session === who.sessionId)));
 }
 
 async function submissionOfChunk(tx: Executor, orgId: number, chunkId: number): Promise<number | null> {
-  const [c] = await tx.select({ submission_id: chunks.submission_id }).from(chunks).where(and(eq(chunks.organization_id, orgId), eq(chunks.id, chunkId)));
+  const [c] = await tx
+    .select({ submission_id: chunks.submission_id })
+    .from(chunks)
+    .where(and(eq(chunks.organization_id, orgId), eq(chunks.id, chunkId)));
   return c?.submission_id ?? null;
 }
 

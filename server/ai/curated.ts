@@ -7,7 +7,12 @@ import { requiredText, url } from '../engine/fields.js';
 import { rowsOf } from '../core/db/client.js';
 
 export const DEFAULT_PLATFORM = 'linkedin';
-const platform = () => z.string().trim().toLowerCase().regex(/^[a-z0-9_-]{1,40}$/, 'Must be a platform name like linkedin');
+const platform = () =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z0-9_-]{1,40}$/, 'Must be a platform name like linkedin');
 
 /** Curated content items, managed on admin/content_manager (Admins write, members read). */
 export const curatedContentResource = defineResource({
@@ -44,7 +49,9 @@ export async function trending(tx: Executor, orgId: number, platformName: string
 
 export async function recordEngagement(tx: Executor, orgId: number, contentId: number, kind: string) {
   const [row] = rowsOf<{ id: number }>(
-    await tx.execute(sql`update curated_content set engagement_count = engagement_count + 1, last_engaged_at = now() where organization_id = ${orgId} and id = ${contentId} returning id`),
+    await tx.execute(
+      sql`update curated_content set engagement_count = engagement_count + 1, last_engaged_at = now() where organization_id = ${orgId} and id = ${contentId} returning id`,
+    ),
   );
   if (!row) return false;
   await tx.insert(curatedEngagements).values({ organization_id: orgId, content_id: contentId, kind });

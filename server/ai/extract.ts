@@ -13,13 +13,31 @@ export type FileKind = 'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | '
 export class ExtractError extends Error {}
 
 const byExtension: Record<string, FileKind> = {
-  txt: 'text', text: 'text', log: 'text', md: 'markdown', markdown: 'markdown', htm: 'html', html: 'html',
-  pdf: 'pdf', docx: 'docx', csv: 'csv', json: 'json', vtt: 'vtt', srt: 'srt',
+  txt: 'text',
+  text: 'text',
+  log: 'text',
+  md: 'markdown',
+  markdown: 'markdown',
+  htm: 'html',
+  html: 'html',
+  pdf: 'pdf',
+  docx: 'docx',
+  csv: 'csv',
+  json: 'json',
+  vtt: 'vtt',
+  srt: 'srt',
 };
 const byMime: Record<string, FileKind> = {
-  'text/plain': 'text', 'text/markdown': 'markdown', 'text/x-markdown': 'markdown', 'text/html': 'html',
-  'application/pdf': 'pdf', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-  'text/csv': 'csv', 'application/json': 'json', 'text/vtt': 'vtt', 'application/x-subrip': 'srt',
+  'text/plain': 'text',
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/html': 'html',
+  'application/pdf': 'pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'text/csv': 'csv',
+  'application/json': 'json',
+  'text/vtt': 'vtt',
+  'application/x-subrip': 'srt',
 };
 
 /** The file kind from its name (preferred) or MIME type; null for kinds Firewatch cannot read. */
@@ -31,7 +49,11 @@ export function fileKind(fileName: string, fileType?: string | null): FileKind |
 export const SUPPORTED_FILES = 'plain text, Markdown, HTML, PDF, DOCX, CSV, JSON, WebVTT or SRT';
 
 function utf8(buf: Buffer): string {
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(buf).replace(/^\uFEFF/, '');
+  return checkText(new TextDecoder('utf-8', { fatal: false }).decode(buf).replace(/^\uFEFF/, ''));
+}
+
+/** Throws when the start of a decoded file shows it is not text; answers the text. */
+function checkText(text: string): string {
   // A binary file read as text is mostly replacement and control characters.
   // eslint-disable-next-line no-control-regex -- control characters are exactly what marks a binary file
   const bad = (text.slice(0, 4000).match(/[\uFFFD\u0000-\u0008\u000E-\u001F]/g) ?? []).length;
@@ -62,10 +84,41 @@ export async function extract(kind: FileKind, buf: Buffer): Promise<Section[]> {
   }
 }
 
+/**
+ * A parser fed a file piece by piece: `push` answers the sections completed so far, `end` the rest.
+ * Large files are read and indexed a window at a time (ingest.ts), so a file is never held whole as
+ * text, sections and chunks at once.
+ */
+export interface SectionStream {
+  push(text: string): Section[];
+  end(): Section[];
+}
+
+/** Feeds whole lines to `line` (the last, unfinished one waits for the next piece). */
+function lineStream(line: (text: string) => void, done: () => void, out: Section[]): SectionStream {
+  let carry = '';
+  return {
+    push(text) {
+      const lines = (carry + text).split(/\r?\n/);
+      carry = lines.pop()!;
+      for (const l of lines) line(l);
+      return out.splice(0);
+    },
+    end() {
+      line(carry);
+      carry = '';
+      done();
+      return out.splice(0);
+    },
+  };
+}
+
+const whole = (stream: SectionStream, text: string) => [...stream.push(text), ...stream.end()];
+
 /** Paragraphs (blank-line separated), each with the line it starts on. */
-export function plainSections(text: string): Section[] {
+export function plainStream(): SectionStream {
   const out: Section[] = [];
-  const lines = text.split(/\r?\n/);
+  let lineNo = 0;
   let start = 0;
   let buf: string[] = [];
   const flush = () => {
@@ -73,17 +126,24 @@ export function plainSections(text: string): Section[] {
     if (t) out.push({ text: t, place: { line: start + 1 } });
     buf = [];
   };
-  lines.forEach((line, i) => {
-    if (!line.trim()) return flush();
-    if (!buf.length) start = i;
-    buf.push(line);
-  });
-  flush();
-  return out;
+  return lineStream(
+    (line) => {
+      if (!line.trim()) flush();
+      else {
+        if (!buf.length) start = lineNo;
+        buf.push(line);
+      }
+      lineNo++;
+    },
+    flush,
+    out,
+  );
 }
 
+export const plainSections = (text: string): Section[] => whole(plainStream(), text);
+
 /** Paragraphs under their heading path ("Runbook › Restart"). */
-export function markdownSections(text: string): Section[] {
+export function markdownStream(): SectionStream {
   const out: Section[] = [];
   const path: string[] = [];
   let buf: string[] = [];
@@ -93,37 +153,61 @@ export function markdownSections(text: string): Section[] {
     if (t) out.push({ text: t, place: path.length ? { heading: path.filter(Boolean).join(' › ') } : {} });
     buf = [];
   };
-  for (const raw of text.split(/\r?\n/)) {
-    if (/^\s*(```|~~~)/.test(raw)) {
-      inFence = !inFence;
-      continue;
-    }
-    const h = inFence ? null : /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(raw);
-    if (h) {
-      flush();
-      const level = h[1]!.length;
-      path.length = level - 1;
-      path[level - 1] = stripInline(h[2]!);
-      continue;
-    }
-    if (!raw.trim()) {
-      flush();
-      continue;
-    }
-    buf.push(inFence ? raw : stripInline(raw.replace(/^\s*([-*+]|\d+\.)\s+/, '').replace(/^\s*>\s?/, '')));
-  }
-  flush();
-  return out;
+  return lineStream(
+    (raw) => {
+      if (/^\s*(```|~~~)/.test(raw)) {
+        inFence = !inFence;
+        return;
+      }
+      const h = inFence ? null : /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(raw);
+      if (h) {
+        flush();
+        const level = h[1]!.length;
+        path.length = level - 1;
+        path[level - 1] = stripInline(h[2]!);
+        return;
+      }
+      if (!raw.trim()) return flush();
+      buf.push(inFence ? raw : stripInline(raw.replace(/^\s*([-*+]|\d+\.)\s+/, '').replace(/^\s*>\s?/, '')));
+    },
+    flush,
+    out,
+  );
 }
 
-const stripInline = (s: string) =>
-  s.replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[*_`]{1,3}([^*_`]+)[*_`]{1,3}/g, '$1');
+export const markdownSections = (text: string): Section[] => whole(markdownStream(), text);
 
-const BLOCK = new Set(['p', 'div', 'li', 'tr', 'br', 'section', 'article', 'blockquote', 'pre', 'table', 'ul', 'ol', 'dd', 'dt', 'td', 'th', 'header', 'footer', 'main']);
+const stripInline = (s: string) =>
+  s
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[*_`]{1,3}([^*_`]+)[*_`]{1,3}/g, '$1');
+
+const BLOCK = new Set([
+  'p',
+  'div',
+  'li',
+  'tr',
+  'br',
+  'section',
+  'article',
+  'blockquote',
+  'pre',
+  'table',
+  'ul',
+  'ol',
+  'dd',
+  'dt',
+  'td',
+  'th',
+  'header',
+  'footer',
+  'main',
+]);
 const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head']);
 
 /** Visible text of an HTML document, in blocks under their h1–h6 heading path. */
-export function htmlSections(html: string): Section[] {
+export function htmlStream(): SectionStream {
   const out: Section[] = [];
   const path: string[] = [];
   let skip = 0;
@@ -159,10 +243,50 @@ export function htmlSections(html: string): Section[] {
     },
     { decodeEntities: true },
   );
-  parser.write(html);
-  parser.end();
-  flush();
-  return out;
+  return {
+    push(text) {
+      parser.write(text);
+      return out.splice(0);
+    },
+    end() {
+      parser.end();
+      flush();
+      return out.splice(0);
+    },
+  };
+}
+
+export const htmlSections = (html: string): Section[] => whole(htmlStream(), html);
+
+/** Kinds read a window at a time; the others (PDF, DOCX, CSV, JSON, captions) need the whole file. */
+export function sectionStream(kind: FileKind): SectionStream | null {
+  if (kind === 'text') return plainStream();
+  if (kind === 'markdown') return markdownStream();
+  if (kind === 'html') return htmlStream();
+  return null;
+}
+
+/**
+ * Decodes a file's bytes window by window (UTF-8 split across windows is kept whole) and parses
+ * them with `stream`; yields each window's sections. The first window is checked to be text.
+ */
+export async function* streamSections(
+  stream: SectionStream,
+  windows: AsyncIterable<Uint8Array>,
+  opts: { checkText?: boolean } = {},
+): AsyncGenerator<Section[]> {
+  const decoder = new TextDecoder('utf-8', { fatal: false });
+  let first = true;
+  for await (const bytes of windows) {
+    let text = decoder.decode(bytes, { stream: true });
+    if (first) {
+      text = text.replace(/^\uFEFF/, '');
+      if (opts.checkText !== false) checkText(text);
+      first = false;
+    }
+    yield stream.push(text);
+  }
+  yield [...stream.push(decoder.decode()), ...stream.end()];
 }
 
 /** Text of each PDF page (pdf.js), with its page number. */
@@ -244,7 +368,10 @@ export function csvSections(text: string): Section[] {
   const [header, ...rows] = parseCsv(text);
   if (!header) return [];
   return rows.map((r, i) => ({
-    text: r.map((v, j) => (header[j] ? `${header[j]}: ${v}` : v)).filter((s) => s.trim()).join('; '),
+    text: r
+      .map((v, j) => (header[j] ? `${header[j]}: ${v}` : v))
+      .filter((s) => s.trim())
+      .join('; '),
     place: { row: i + 1 },
   }));
 }

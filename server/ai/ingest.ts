@@ -1,11 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../core/db/client.js';
 import { anonymousProjects, submissions, type SensitivityLevel, type SubmissionKind, type SubmissionStatus } from './tables.js';
 import { projects } from '../core/db/projects.js';
 import { withTenant } from '../core/db/tenant.js';
 import { chunkSections, type Chunk } from './chunk.js';
-import { ExtractError, extract, fileKind, markdownSections, SUPPORTED_FILES, type FileKind } from './extract.js';
+import { ExtractError, extract, fileKind, sectionStream, streamSections, SUPPORTED_FILES, type FileKind, type Section } from './extract.js';
 import { filesInProject, formatBytes, type Limits } from './limits.js';
 import { rowsOf } from '../core/db/client.js';
 import { SubmitError } from './submit-error.js';
@@ -13,7 +13,6 @@ import { fetchYoutubeTranscript, youtubeTitle } from './youtube.js';
 import { NUL_MESSAGE } from '../core/input.js';
 
 export const INDEX_JOB = 'ai.index-submission';
-
 
 export interface Submitter {
   orgId: number;
@@ -48,13 +47,18 @@ export interface SubmissionStatusEvent {
 
 /** The project must exist in the organization; an anonymous session may only use its own projects. */
 export async function checkProject(tx: Executor, who: Submitter, projectId: number) {
-  const [project] = await tx.select({ id: projects.id }).from(projects).where(and(eq(projects.organization_id, who.orgId), eq(projects.id, projectId)));
+  const [project] = await tx
+    .select({ id: projects.id })
+    .from(projects)
+    .where(and(eq(projects.organization_id, who.orgId), eq(projects.id, projectId)));
   if (!project) throw new SubmitError(`Project '${projectId}' could not be found.`, ['project_id']);
   if (who.sessionId !== null) {
     const [own] = await tx
       .select({ id: anonymousProjects.project_id })
       .from(anonymousProjects)
-      .where(and(eq(anonymousProjects.organization_id, who.orgId), eq(anonymousProjects.project_id, projectId), eq(anonymousProjects.session_id, who.sessionId)));
+      .where(
+        and(eq(anonymousProjects.organization_id, who.orgId), eq(anonymousProjects.project_id, projectId), eq(anonymousProjects.session_id, who.sessionId)),
+      );
     if (!own) throw new SubmitError(`Project '${projectId}' could not be found.`, ['project_id']);
   }
 }
@@ -62,7 +66,14 @@ export async function checkProject(tx: Executor, who: Submitter, projectId: numb
 /** Stores a submission after the plan's checks; the caller enqueues indexing once this commits. */
 export async function createSubmission(tx: Executor, who: Submitter, limits: Limits, input: SubmitInput): Promise<{ id: number; status: SubmissionStatus }> {
   // PostgreSQL text cannot hold NUL (22021); a typed text is checked too, a file's bytes are not.
-  const texts: [string, unknown][] = [['text', input.kind === 'text' && input.content.includes(0) ? '\u0000' : ''], ['title', input.title], ['fileName', input.fileName], ['fileType', input.fileType], ['eccs_project_id', input.eccsProjectId], ['url', input.sourceUrl]];
+  const texts: [string, unknown][] = [
+    ['text', input.kind === 'text' && input.content.includes(0) ? '\u0000' : ''],
+    ['title', input.title],
+    ['fileName', input.fileName],
+    ['fileType', input.fileType],
+    ['eccs_project_id', input.eccsProjectId],
+    ['url', input.sourceUrl],
+  ];
   for (const [field, value] of texts) if (typeof value === 'string' && value.includes('\u0000')) throw new SubmitError(NUL_MESSAGE, [field]);
   if (input.kind === 'file' && !fileKind(input.fileName ?? '', input.fileType)) {
     throw new SubmitError(`Unsupported file type '${input.fileName}'. Upload ${SUPPORTED_FILES}.`, ['fileName']);
@@ -71,7 +82,9 @@ export async function createSubmission(tx: Executor, who: Submitter, limits: Lim
   const linkOnly = input.kind === 'video_transcript' && !!input.sourceUrl;
   if (input.content.length === 0 && !linkOnly) throw new SubmitError('The file is empty.', ['fileContent']);
   if (input.content.length > limits.max_file_bytes) {
-    throw new SubmitError(`File too large: ${formatBytes(input.content.length)}; your plan allows ${formatBytes(limits.max_file_bytes)} per file.`, ['fileContent']);
+    throw new SubmitError(`File too large: ${formatBytes(input.content.length)}; your plan allows ${formatBytes(limits.max_file_bytes)} per file.`, [
+      'fileContent',
+    ]);
   }
   // Both lookups go out together (one round trip).
   const [, files] = await Promise.all([checkProject(tx, who, input.projectId), filesInProject(tx, who.orgId, input.projectId)]);
@@ -90,7 +103,8 @@ export async function createSubmission(tx: Executor, who: Submitter, limits: Lim
       file_type: input.fileType ?? null,
       source_url: input.sourceUrl ?? null,
       size_bytes: input.content.length,
-      content: input.content,
+      // Sent as base64 text and decoded by the database: the drivers send bytea as hex, twice the size.
+      content: input.content.length ? sql`decode(${input.content.toString('base64')}, 'base64')` : input.content,
       sensitivity_level: input.sensitivityLevel,
       created_by: who.userId,
       anonymous_session_id: who.sessionId,
@@ -141,7 +155,12 @@ async function dropEmptyLexemes(tx: Executor, orgId: number, projectId: number, 
  * (the generated column), and the same statement adds the batch's lexemes to the project's counts
  * from the returned vectors, so nothing is read back afterwards.
  */
-function insertChunks(tx: Executor, sub: { organization_id: number; project_id: number; id: number; sensitivity_level: SensitivityLevel }, first: number, batch: Chunk[]) {
+function insertChunks(
+  tx: Executor,
+  sub: { organization_id: number; project_id: number; id: number; sensitivity_level: SensitivityLevel },
+  first: number,
+  batch: Chunk[],
+) {
   const rows = JSON.stringify(batch.map((c, j) => ({ o: first + j, t: c.text, p: c.place })));
   return tx.execute(sql`
     with ins as (
@@ -158,90 +177,156 @@ function insertChunks(tx: Executor, sub: { organization_id: number; project_id: 
 /**
  * Chunks are written in batches of about this much text (or BATCH_ROWS rows), each batch one
  * transaction and one statement, so a large file shows progress and a small one costs one commit.
- * Building the tsvector and the trigram entries is PostgreSQL's work (most of the time), so the
- * middle batches of a large file go PARALLEL at a time over separate connections.
+ * Building the tsvector is PostgreSQL's work (most of the time), so the middle batches of a large
+ * file go PARALLEL at a time over separate connections.
  */
 const BATCH_BYTES = 256 * 1024;
 const BATCH_ROWS = 1000;
 const PARALLEL = 2;
-
-/** Splits chunks into batches by text size, each with the ordinal of its first chunk. */
-function batches(parts: Chunk[]): { first: number; rows: Chunk[] }[] {
-  const out: { first: number; rows: Chunk[] }[] = [];
-  let cur: Chunk[] = [];
-  let bytes = 0;
-  parts.forEach((p, i) => {
-    if (cur.length && (bytes + p.text.length > BATCH_BYTES || cur.length >= BATCH_ROWS)) {
-      out.push({ first: i - cur.length, rows: cur });
-      cur = [];
-      bytes = 0;
-    }
-    cur.push(p);
-    bytes += p.text.length;
-  });
-  if (cur.length) out.push({ first: parts.length - cur.length, rows: cur });
-  return out;
-}
+/**
+ * Plain text, Markdown and HTML are read from the database this many bytes at a time and indexed as
+ * they are parsed, so a 100 MB file is never held whole as text, sections and chunks together.
+ */
+const WINDOW_BYTES = 1024 * 1024;
 
 export interface IndexOptions {
   /** Where a link-only video transcript is fetched from (config YOUTUBE_BASE_URL) and how long to wait. */
   youtube?: { baseUrl: string; timeoutMs: number };
 }
 
+// Every column but the stored file, which is read in windows (or once, for kinds that need it whole).
+const { content: _content, ...metaColumns } = getTableColumns(submissions);
+
 /**
  * The indexing job: uploaded → indexing → indexed (or failed with the reason). A video transcript
  * given as a YouTube link is fetched here first and stored, so a re-index needs no network. The
  * first batch's transaction also clears an earlier index and the last one marks the submission
- * indexed: a small file costs one write transaction.
+ * indexed: a small file costs one write transaction. Progress follows the bytes read.
  */
 export async function indexSubmission(db: Db, orgId: number, submissionId: number, opts: IndexOptions = {}): Promise<void> {
   const scope = { orgId, userId: null };
   const where = and(eq(submissions.organization_id, orgId), eq(submissions.id, submissionId));
-  const [sub] = await withTenant(db, scope, (tx) => tx.select().from(submissions).where(where), { readOnly: true });
+  const [sub] = await withTenant(
+    db,
+    scope,
+    (tx) =>
+      tx
+        .select({ ...metaColumns, stored: sql<number>`coalesce(octet_length(${submissions.content}), 0)::int` })
+        .from(submissions)
+        .where(where),
+    { readOnly: true },
+  );
   if (!sub) return;
   const report = (status: SubmissionStatus, progress: number, error: string | null, chunk_count = 0) =>
-    submissionEvents.emit('status', { orgId, projectId: sub.project_id, submission_id: submissionId, status, progress, error, chunk_count } satisfies SubmissionStatusEvent);
+    submissionEvents.emit('status', {
+      orgId,
+      projectId: sub.project_id,
+      submission_id: submissionId,
+      status,
+      progress,
+      error,
+      chunk_count,
+    } satisfies SubmissionStatusEvent);
   report('indexing', 5, null);
+  const inflight = new Set<Promise<void>>();
   try {
-    let content = sub.content ?? Buffer.alloc(0);
-    let fetched: Partial<typeof sub> = {};
-    if (sub.kind === 'video_transcript' && !content.length && sub.source_url) {
+    let fetched: Partial<typeof sub> & { content?: Buffer } = {};
+    if (sub.kind === 'video_transcript' && !sub.stored && sub.source_url) {
       if (!opts.youtube) throw new ExtractError('This transcript has to be fetched from its link, which this process cannot do.');
       const video = await fetchYoutubeTranscript(opts.youtube.baseUrl, sub.source_url, opts.youtube.timeoutMs);
-      content = Buffer.from(video.vtt, 'utf8');
-      fetched = { content, size_bytes: content.length, file_name: `${video.id}.vtt`, title: sub.title === youtubeTitle(video.id) ? video.title.slice(0, 300) : sub.title };
+      const content = Buffer.from(video.vtt, 'utf8');
+      fetched = {
+        content,
+        size_bytes: content.length,
+        file_name: `${video.id}.vtt`,
+        title: sub.title === youtubeTitle(video.id) ? video.title.slice(0, 300) : sub.title,
+      };
       report('indexing', 10, null);
     }
     const kind = kindOf({ ...sub, ...fetched });
-    const sections = kind === 'markdown' && sub.kind === 'text' ? markdownSections(content.toString('utf8')) : await extract(kind, content);
-    const parts = chunkSections(sections);
-    if (!parts.length) throw new ExtractError('No text could be found in this file.');
-    const list = batches(parts);
-    const write = async (i: number) => {
-      const { first, rows } = list[i]!;
-      const last = i === list.length - 1;
+    const size = fetched.content?.length ?? sub.stored;
+    let read = 0;
+    const windows = async function* () {
+      while (read < size) {
+        const at = read;
+        const [row] = rowsOf<{ part: Uint8Array }>(
+          await withTenant(
+            db,
+            scope,
+            (tx) =>
+              tx.execute(
+                sql`select substring(content from ${at + 1}::int for ${WINDOW_BYTES}::int) as part from submissions where organization_id = ${orgId} and id = ${submissionId}`,
+              ),
+            { readOnly: true },
+          ),
+        );
+        if (!row?.part?.length) break;
+        read += row.part.length;
+        yield row.part;
+      }
+    };
+    const stream = fetched.content ? null : sectionStream(kind);
+    // A typed text is Markdown but not checked for binary content: its characters were checked on submission.
+    const source: AsyncIterable<Section[]> = stream
+      ? streamSections(stream, windows(), { checkText: sub.kind !== 'text' })
+      : (async function* () {
+          const parts: Uint8Array[] = [];
+          if (fetched.content) parts.push(fetched.content);
+          else for await (const part of windows()) parts.push(part);
+          const whole = Buffer.concat(parts);
+          parts.length = 0;
+          read = size;
+          yield await extract(kind, whole);
+        })();
+
+    let written = 0;
+    let pending: Chunk[] = [];
+    let pendingBytes = 0;
+    const write = async (first: number, rows: Chunk[], last: boolean) => {
+      const total = first + rows.length;
       const set = last
-        ? { status: 'indexed' as const, progress: 100, error: null, chunk_count: parts.length, indexed_at: new Date(), updated_at: new Date() }
-        : { status: 'indexing' as const, progress: Math.min(99, 10 + Math.round((90 * (first + rows.length)) / parts.length)), error: null };
+        ? { status: 'indexed' as const, progress: 100, error: null, chunk_count: total, indexed_at: new Date(), updated_at: new Date() }
+        : { status: 'indexing' as const, progress: Math.min(99, 10 + Math.round((89 * read) / Math.max(size, 1))), error: null };
       await withTenant(db, scope, async (tx) => {
-        const update = tx.update(submissions).set(i === 0 ? { ...set, ...fetched } : set).where(where);
-        if (i > 0) return void (await Promise.all([update, insertChunks(tx, sub, first, rows)]));
+        const update = tx
+          .update(submissions)
+          .set(first === 0 ? { ...set, ...fetched } : set)
+          .where(where);
+        if (first > 0) return void (await Promise.all([update, rows.length ? insertChunks(tx, sub, first, rows) : null]));
         // The first batch also clears an earlier index. Sent together (one round trip): the update
         // goes first, so a second run for the same submission waits for this one and then clears its chunks.
         const [, emptied] = await Promise.all([update, takeOffChunks(tx, orgId, sub.project_id, submissionId), insertChunks(tx, sub, first, rows)]);
         await dropEmptyLexemes(tx, orgId, sub.project_id, emptied);
       });
-      report(set.status, set.progress, null, last ? parts.length : 0);
+      report(set.status, set.progress, null, last ? total : 0);
     };
-    await write(0);
-    // The middle batches, PARALLEL at a time; the last one (which marks the submission indexed) after them all.
-    let next = 1;
-    const lane = async () => {
-      while (next < list.length - 1) await write(next++);
+    // The first batch goes alone (it clears an earlier index), the middle ones PARALLEL at a time,
+    // the last one (which marks the submission indexed) after them all.
+    const emit = async (last: boolean) => {
+      const rows = pending;
+      const first = written;
+      pending = [];
+      pendingBytes = 0;
+      written += rows.length;
+      if (first === 0 || last) {
+        await Promise.all(inflight);
+        return write(first, rows, last);
+      }
+      const job: Promise<void> = write(first, rows, false).finally(() => inflight.delete(job));
+      inflight.add(job);
+      if (inflight.size >= PARALLEL) await Promise.race(inflight);
     };
-    await Promise.all(Array.from({ length: PARALLEL }, lane));
-    if (list.length > 1) await write(list.length - 1);
+    for await (const sections of source) {
+      for (const c of chunkSections(sections)) {
+        if (pending.length && (pendingBytes + c.text.length > BATCH_BYTES || pending.length >= BATCH_ROWS)) await emit(false);
+        pending.push(c);
+        pendingBytes += c.text.length;
+      }
+    }
+    if (!written && !pending.length) throw new ExtractError('No text could be found in this file.');
+    await emit(true);
   } catch (err) {
+    await Promise.allSettled(inflight);
     const reason = err instanceof ExtractError || err instanceof SubmitError ? err.message : `Indexing failed: ${(err as Error).message}`;
     await withTenant(db, scope, async (tx) => {
       await removeChunks(tx, orgId, sub.project_id, submissionId);
@@ -270,4 +355,3 @@ export const submissionColumns = {
   created_at: submissions.created_at,
   indexed_at: submissions.indexed_at,
 };
-

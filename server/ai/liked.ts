@@ -29,7 +29,8 @@ export interface LikedStatusEvent {
 }
 
 /** Queues the job for a vote once it is committed; a vote queued twice is processed once. */
-export const queueLiked = (queue: Queue, orgId: number, feedbackId: number) => queue.enqueue(LIKED_JOB, { orgId, feedbackId }, { singletonKey: `${orgId}:${feedbackId}` });
+export const queueLiked = (queue: Queue, orgId: number, feedbackId: number) =>
+  queue.enqueue(LIKED_JOB, { orgId, feedbackId }, { singletonKey: `${orgId}:${feedbackId}` });
 
 /**
  * The curated Q&A as a Markdown text submission: the question is its heading, so it weighs most in
@@ -56,7 +57,13 @@ export async function processLikedMessage(db: Db, config: Config, orgId: number,
   const scope = { orgId, userId: null };
   const [row] = await withTenant(db, scope, (tx) =>
     tx
-      .select({ feedback: messageFeedback, answer: chatMessages.text, sources: chatMessages.sources, chat_id: chatMessages.chat_id, project_id: chats.project_id })
+      .select({
+        feedback: messageFeedback,
+        answer: chatMessages.text,
+        sources: chatMessages.sources,
+        chat_id: chatMessages.chat_id,
+        project_id: chats.project_id,
+      })
       .from(messageFeedback)
       .innerJoin(chatMessages, and(eq(chatMessages.organization_id, messageFeedback.organization_id), eq(chatMessages.id, messageFeedback.message_id)))
       .innerJoin(chats, and(eq(chats.organization_id, chatMessages.organization_id), eq(chats.id, chatMessages.chat_id)))
@@ -66,9 +73,22 @@ export async function processLikedMessage(db: Db, config: Config, orgId: number,
   const f = row.feedback;
   const finish = async (status: 'processed' | 'failed', error: string | null, submissionId: number | null) => {
     await withTenant(db, scope, (tx) =>
-      tx.update(messageFeedback).set({ status, error, submission_id: submissionId, updated_at: new Date() }).where(and(eq(messageFeedback.organization_id, orgId), eq(messageFeedback.id, feedbackId), eq(messageFeedback.status, 'processing'))),
+      tx
+        .update(messageFeedback)
+        .set({ status, error, submission_id: submissionId, updated_at: new Date() })
+        .where(and(eq(messageFeedback.organization_id, orgId), eq(messageFeedback.id, feedbackId), eq(messageFeedback.status, 'processing'))),
     );
-    likedEvents.emit('status', { orgId, userId: f.user_id, sessionId: f.anonymous_session_id, projectId: row.project_id, feedback_id: feedbackId, message_id: f.message_id, status, error, submission_id: submissionId } satisfies LikedStatusEvent);
+    likedEvents.emit('status', {
+      orgId,
+      userId: f.user_id,
+      sessionId: f.anonymous_session_id,
+      projectId: row.project_id,
+      feedback_id: feedbackId,
+      message_id: f.message_id,
+      status,
+      error,
+      submission_id: submissionId,
+    } satisfies LikedStatusEvent);
   };
   /** A curated Q&A that a like of this answer made and that still exists (this like's own too, unless `othersOnly`). */
   const curatedBefore = (tx: Parameters<Parameters<typeof withTenant>[2]>[0], othersOnly: boolean) =>
@@ -76,7 +96,15 @@ export async function processLikedMessage(db: Db, config: Config, orgId: number,
       .select({ submission_id: messageFeedback.submission_id })
       .from(messageFeedback)
       .innerJoin(submissions, and(eq(submissions.organization_id, messageFeedback.organization_id), eq(submissions.id, messageFeedback.submission_id)))
-      .where(and(eq(messageFeedback.organization_id, orgId), eq(messageFeedback.message_id, f.message_id), othersOnly ? ne(messageFeedback.id, feedbackId) : undefined, othersOnly ? eq(messageFeedback.value, 'like') : undefined, isNotNull(messageFeedback.submission_id)))
+      .where(
+        and(
+          eq(messageFeedback.organization_id, orgId),
+          eq(messageFeedback.message_id, f.message_id),
+          othersOnly ? ne(messageFeedback.id, feedbackId) : undefined,
+          othersOnly ? eq(messageFeedback.value, 'like') : undefined,
+          isNotNull(messageFeedback.submission_id),
+        ),
+      )
       .limit(1);
 
   if (f.value === 'dislike') {
@@ -97,28 +125,56 @@ export async function processLikedMessage(db: Db, config: Config, orgId: number,
     const [curated] = await curatedBefore(tx, false);
     if (curated) return { reuse: curated.submission_id };
     if (f.anonymous_session_id !== null) {
-      const [own] = await tx.select({ id: anonymousProjects.project_id }).from(anonymousProjects).where(and(eq(anonymousProjects.organization_id, orgId), eq(anonymousProjects.project_id, projectId), eq(anonymousProjects.session_id, f.anonymous_session_id)));
+      const [own] = await tx
+        .select({ id: anonymousProjects.project_id })
+        .from(anonymousProjects)
+        .where(
+          and(
+            eq(anonymousProjects.organization_id, orgId),
+            eq(anonymousProjects.project_id, projectId),
+            eq(anonymousProjects.session_id, f.anonymous_session_id),
+          ),
+        );
       if (!own) return { error: 'Answers liked by visitors are added only to projects they created.' };
     }
     const [question] = await tx
       .select({ text: chatMessages.text })
       .from(chatMessages)
-      .where(and(eq(chatMessages.organization_id, orgId), eq(chatMessages.chat_id, row.chat_id), eq(chatMessages.role, 'user'), sql`${chatMessages.id} < ${f.message_id}`))
+      .where(
+        and(
+          eq(chatMessages.organization_id, orgId),
+          eq(chatMessages.chat_id, row.chat_id),
+          eq(chatMessages.role, 'user'),
+          sql`${chatMessages.id} < ${f.message_id}`,
+        ),
+      )
       .orderBy(sql`${chatMessages.id} desc`)
       .limit(1);
     const chunkIds = row.sources.filter((s) => s.object_type === 'chunk').map((s) => Number(s.object_id));
-    const levels = chunkIds.length ? (await tx.select({ level: chunks.sensitivity_level }).from(chunks).where(and(eq(chunks.organization_id, orgId), inArray(chunks.id, chunkIds)))).map((c) => c.level) : [];
+    const levels = chunkIds.length
+      ? (
+          await tx
+            .select({ level: chunks.sensitivity_level })
+            .from(chunks)
+            .where(and(eq(chunks.organization_id, orgId), inArray(chunks.id, chunkIds)))
+        ).map((c) => c.level)
+      : [];
     if (row.sources.some((s) => s.object_type !== 'chunk')) levels.push('restricted');
     const level = levels.length ? STRICTNESS[Math.max(...levels.map((l) => STRICTNESS.indexOf(l)))]! : 'internal';
     const text = question?.text ?? 'Question';
     try {
-      const sub = await createSubmission(tx, { orgId, userId: f.user_id, sessionId: f.anonymous_session_id }, await limitsFor(tx, config, orgId, f.anonymous_session_id !== null), {
-        kind: 'text',
-        projectId,
-        title: `Q&A: ${text.replace(/\s+/g, ' ').trim()}`,
-        content: Buffer.from(curatedQa(text, row.answer, row.sources), 'utf8'),
-        sensitivityLevel: level,
-      });
+      const sub = await createSubmission(
+        tx,
+        { orgId, userId: f.user_id, sessionId: f.anonymous_session_id },
+        await limitsFor(tx, config, orgId, f.anonymous_session_id !== null),
+        {
+          kind: 'text',
+          projectId,
+          title: `Q&A: ${text.replace(/\s+/g, ' ').trim()}`,
+          content: Buffer.from(curatedQa(text, row.answer, row.sources), 'utf8'),
+          sensitivityLevel: level,
+        },
+      );
       return { created: sub.id };
     } catch (err) {
       if (err instanceof SubmitError) return { error: `The answer could not be added: ${err.message}` };
@@ -128,7 +184,12 @@ export async function processLikedMessage(db: Db, config: Config, orgId: number,
   if ('error' in prepared) return finish('failed', prepared.error!, null);
   if ('reuse' in prepared) return finish('processed', null, prepared.reuse ?? null);
   await indexSubmission(db, orgId, prepared.created!, opts);
-  const [indexed] = await withTenant(db, scope, (tx) => tx.select({ status: submissions.status, error: submissions.error }).from(submissions).where(and(eq(submissions.organization_id, orgId), eq(submissions.id, prepared.created!))));
+  const [indexed] = await withTenant(db, scope, (tx) =>
+    tx
+      .select({ status: submissions.status, error: submissions.error })
+      .from(submissions)
+      .where(and(eq(submissions.organization_id, orgId), eq(submissions.id, prepared.created!))),
+  );
   if (indexed?.status === 'indexed') return finish('processed', null, prepared.created!);
   return finish('failed', `The answer could not be indexed: ${indexed?.error ?? 'unknown reason'}`, prepared.created!);
 }

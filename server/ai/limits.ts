@@ -67,7 +67,10 @@ export async function messagesToday(tx: Executor, orgId: number, who: { userId: 
 }
 
 export async function filesInProject(tx: Executor, orgId: number, projectId: number): Promise<number> {
-  const [row] = await tx.select({ n: count() }).from(submissions).where(and(eq(submissions.organization_id, orgId), eq(submissions.project_id, projectId)));
+  const [row] = await tx
+    .select({ n: count() })
+    .from(submissions)
+    .where(and(eq(submissions.organization_id, orgId), eq(submissions.project_id, projectId)));
   return row?.n ?? 0;
 }
 

@@ -1,5 +1,9 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { and, eq } from 'drizzle-orm';
 import type { Config } from '../core/config.js';
+import type { Db, Executor } from '../core/db/client.js';
+import { pluginInstances } from '../plugins/tables.js';
+import { decryptSecret } from '../plugins/secrets.js';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -20,6 +24,34 @@ export interface ModelSettings {
 export function modelSettings(config: Config): ModelSettings | null {
   if (!config.AI_BASE_URL || !config.AI_MODEL) return null;
   return { baseUrl: config.AI_BASE_URL.replace(/\/+$/, ''), apiKey: config.AI_API_KEY, model: config.AI_MODEL, timeoutMs: config.AI_TIMEOUT_MS };
+}
+
+/** The AI model plugin's slug (server/plugins/catalog.ts). */
+export const AI_MODEL_PLUGIN = 'ai-model';
+
+/**
+ * The model an organization's answers use: its enabled 'ai-model' plugin instance (one for the
+ * project wins over one for the whole organization; the newest if several), else the server's
+ * environment (AI_BASE_URL, AI_MODEL, AI_API_KEY), else null. Runs in the caller's tenant
+ * transaction; `system` opens the sealed API key.
+ */
+export async function modelFor(tx: Executor, system: Db, config: Config, orgId: number, projectId: number | null): Promise<ModelSettings | null> {
+  const rows = await tx
+    .select({ project_id: pluginInstances.project_id, configuration: pluginInstances.configuration, secrets: pluginInstances.secrets, id: pluginInstances.id })
+    .from(pluginInstances)
+    .where(and(eq(pluginInstances.organization_id, orgId), eq(pluginInstances.plugin_slug, AI_MODEL_PLUGIN), eq(pluginInstances.enabled, true)));
+  const fits = rows
+    .filter((r) => r.project_id === null || r.project_id === projectId)
+    .sort((a, b) => Number(b.project_id !== null) - Number(a.project_id !== null) || b.id - a.id);
+  const chosen = fits[0];
+  if (!chosen) return modelSettings(config);
+  const c = chosen.configuration;
+  return {
+    baseUrl: String(c.base_url).replace(/\/+$/, ''),
+    model: String(c.model),
+    apiKey: chosen.secrets.api_key ? decryptSecret(system, chosen.secrets.api_key) : undefined,
+    timeoutMs: typeof c.timeout_ms === 'number' ? c.timeout_ms : config.AI_TIMEOUT_MS,
+  };
 }
 
 /**

@@ -10,6 +10,7 @@ import { LIKED_JOB, processLikedMessage } from './liked.js';
 import { UNAUTHENTICATED_FRAME_BYTES } from './limits.js';
 import { registerRetrievalSource } from './retrieve.js';
 import { workspaceSource } from './workspace-source.js';
+import { configureEmbeddings } from './embeddings.js';
 import { startLiveFeed } from '../live/changes.js';
 
 /**
@@ -22,9 +23,15 @@ export async function registerAiWorkspace(app: FastifyInstance, database: Databa
   queue.events.on('failed', (name, err) => app.log.warn({ err, job: name }, 'job failed'));
   app.decorate('queue', queue);
   registerRetrievalSource(workspaceSource);
+  configureEmbeddings(app.config);
   // One upload at a time per worker: an indexing job is long, so a batch would only hold the next one back.
-  await queue.work<{ orgId: number; submissionId: number }>(INDEX_JOB, (d) => indexSubmission(database.db, d.orgId, d.submissionId, indexOptions(app.config)), { concurrency: 2, batchSize: 1 });
-  await queue.work<{ orgId: number; feedbackId: number }>(LIKED_JOB, (d) => processLikedMessage(database.db, app.config, d.orgId, d.feedbackId, indexOptions(app.config)));
+  await queue.work<{ orgId: number; submissionId: number }>(INDEX_JOB, (d) => indexSubmission(database.db, d.orgId, d.submissionId, indexOptions(app.config)), {
+    concurrency: 2,
+    batchSize: 1,
+  });
+  await queue.work<{ orgId: number; feedbackId: number }>(LIKED_JOB, (d) =>
+    processLikedMessage(database.db, app.config, d.orgId, d.feedbackId, indexOptions(app.config)),
+  );
   // The queue starts once the app is ready (server/app-jobs.ts) and stops before it closes.
   app.addHook('preClose', async () => {
     await queue.stop().catch((err) => app.log.warn({ err }, 'job queue did not stop cleanly'));
@@ -40,7 +47,9 @@ export async function registerAiWorkspace(app: FastifyInstance, database: Databa
 }
 
 /** What the indexing job needs from the configuration: where YouTube links are fetched. */
-export const indexOptions = (config: Config): IndexOptions => ({ youtube: { baseUrl: config.YOUTUBE_BASE_URL, timeoutMs: Math.min(config.AI_TIMEOUT_MS, 15_000) } });
+export const indexOptions = (config: Config): IndexOptions => ({
+  youtube: { baseUrl: config.YOUTUBE_BASE_URL, timeoutMs: Math.min(config.AI_TIMEOUT_MS, 15_000) },
+});
 
 /** Routes under /api/v1/{organization}: the live socket and the AI REST calls. */
 export function registerAiScope(scope: FastifyInstance) {

@@ -3,12 +3,10 @@ import { rowsOf, type Executor, type Tx } from '../core/db/client.js';
 import type { ChunkPlace, SensitivityLevel } from './tables.js';
 import type { Role } from '../core/db/tables.js';
 import { containing } from '../engine/filters.js';
+import { configuredEmbedder, fuseWithVectors, type Embedder } from './embeddings.js';
 
 /** Who is asking, which decides the sensitivity levels they may retrieve. */
-export type Access =
-  | { kind: 'user'; userId: number; role: Role }
-  | { kind: 'apikey' }
-  | { kind: 'anonymous'; sessionId: number };
+export type Access = { kind: 'user'; userId: number; role: Role } | { kind: 'apikey' } | { kind: 'anonymous'; sessionId: number };
 
 export interface Passage {
   /** What a citation opens: 'chunk' for submissions; other sources name their own type. */
@@ -31,6 +29,8 @@ export interface RetrieveOptions {
   query: string;
   access: Access;
   limit?: number;
+  /** Fuses a vector ranking in (hybrid retrieval); defaults to the configured one, null for none. */
+  embedder?: Embedder | null;
 }
 
 /** Another searchable domain (incidents, cases, runbooks) registered by its owner. */
@@ -54,7 +54,10 @@ export function allowedLevels(access: Access): SensitivityLevel[] {
 /** SQL condition on chunk alias `c` for what the caller may see. */
 export function accessCondition(access: Access, orgId: number): SQL {
   const levels = allowedLevels(access);
-  const base = sql`c.sensitivity_level in (${sql.join(levels.map((l) => sql`${l}`), sql`, `)})`;
+  const base = sql`c.sensitivity_level in (${sql.join(
+    levels.map((l) => sql`${l}`),
+    sql`, `,
+  )})`;
   if (access.kind === 'anonymous') {
     // The organization as a constant, so the subquery is computed once (hashed), not per chunk.
     return sql`(${base} or c.submission_id in (select s.id from submissions s where s.organization_id = ${orgId} and s.anonymous_session_id = ${access.sessionId}))`;
@@ -79,6 +82,9 @@ export function codeTokens(query: string): string[] {
  * this; the other words only score. Keeps ranking work bounded on millions of chunks.
  */
 const BUDGET = 800;
+/** A project of up to this many chunks ranks more candidates (SMALL_BUDGET): its common words still select. */
+const SMALL_PROJECT = 50_000;
+const SMALL_BUDGET = 800;
 /** When every word is too common for the budget, this many chunks holding one of them are ranked. */
 const COMMON_CAP = 1000;
 /**
@@ -95,43 +101,137 @@ interface TermStat {
   df: number | string;
 }
 
+/** Title and heading matches weigh this much more than a match in the body (times the word's IDF). */
+const TITLE_WEIGHT = 1.0;
+const HEADING_WEIGHT = 0.5;
+/** Body words within this many positions of each other count fully; the rest of the body counts PROXIMITY_REST. */
+const WINDOW = 12;
+const PROXIMITY_REST = 0.3;
+/**
+ * Evidence from the rest of the source: the question words found in any candidate passage of the
+ * same source, times this, are added to each of its passages (a page about the subject holds the
+ * other words nearby).
+ */
+const PAGE_WEIGHT = 0.5;
+/** A source's second passage ranks at this share of its score, the third at its square, and so on. */
+const SAME_SOURCE = 0.8;
+const DISTINCT_FIRST = 3;
+/** Chunks ranked in SQL and reranked here (proximity, distinct sources). */
+const POOL = 60;
+/** A question word no passage holds is read as the closest known word with at least this trigram similarity. */
+const TYPO_SIMILARITY = 0.45;
+
+interface Term {
+  lex: string;
+  df: number;
+  idf: number;
+}
+
+/** Lexeme → positions (and whether any is a heading position, weight B) from a tsvector's text form. */
+export function parseTsvector(text: string): Map<string, { positions: number[]; heading: boolean }> {
+  const out = new Map<string, { positions: number[]; heading: boolean }>();
+  for (const m of text.matchAll(/'((?:[^']|'')*)'(?::([0-9A-D,]+))?/g)) {
+    const positions: number[] = [];
+    let heading = false;
+    for (const p of (m[2] ?? '').split(',').filter(Boolean)) {
+      if (p.endsWith('B')) heading = true;
+      positions.push(parseInt(p, 10));
+    }
+    out.set(m[1]!.replace(/''/g, "'"), { positions, heading });
+  }
+  return out;
+}
+
+/**
+ * A passage's score for the question words: each word found adds its IDF, more in the title and
+ * headings; body words count fully only when they stand close together (the best window of WINDOW
+ * positions), so a list naming the words in unrelated lines ranks below a sentence that holds them.
+ */
+export function passageScore(terms: Term[], tsv: Map<string, { positions: number[]; heading: boolean }>, title: Set<string>): number {
+  let score = 0;
+  const body: { pos: number; t: number }[] = [];
+  let bodyTotal = 0;
+  terms.forEach((t, i) => {
+    const hit = tsv.get(t.lex);
+    // A title counts by the share of it the question covers: "branch" names git-branch more than git-filter-branch.
+    if (title.has(t.lex)) score += (TITLE_WEIGHT * t.idf * terms.filter((u) => title.has(u.lex)).length) / title.size;
+    if (!hit) return;
+    if (hit.heading) score += (1 + HEADING_WEIGHT) * t.idf;
+    else bodyTotal += t.idf;
+    if (!hit.heading) for (const pos of hit.positions) body.push({ pos, t: i });
+  });
+  // Best window: the largest IDF sum of distinct words within WINDOW positions.
+  body.sort((a, b) => a.pos - b.pos);
+  let best = 0;
+  const count = new Map<number, number>();
+  let sum = 0;
+  for (let lo = 0, hi = 0; hi < body.length; hi++) {
+    const h = body[hi]!;
+    count.set(h.t, (count.get(h.t) ?? 0) + 1);
+    if (count.get(h.t) === 1) sum += terms[h.t]!.idf;
+    while (h.pos - body[lo]!.pos > WINDOW) {
+      const l = body[lo++]!;
+      count.set(l.t, count.get(l.t)! - 1);
+      if (count.get(l.t) === 0) sum -= terms[l.t]!.idf;
+    }
+    best = Math.max(best, sum);
+  }
+  return score + best + PROXIMITY_REST * (bodyTotal - best);
+}
+
 /**
  * Best passages for a question, ranked like BM25 without term frequency: each question word found in
- * a passage adds its inverse document frequency (from the project's lexeme counts), and cover
- * density (where heading words weigh more) breaks ties. Only the rarest words select
- * candidates (see BUDGET), so questions full of common words stay fast on millions of chunks. Codes
- * and host names also match literally through the trigram index. Quoted phrases and -exclusions
- * (web search syntax) filter.
+ * a passage adds its inverse document frequency (from the project's lexeme counts), more in the
+ * source's title and the passage's headings, and body words count fully when they stand together
+ * (see passageScore). Only the rarest words select candidates (see BUDGET), so questions full of
+ * common words stay fast on millions of chunks. A word no passage holds is read as the closest known
+ * word (typos), and the organization's terms that share a definition stand for each other
+ * (synonyms). The first passages come from distinct sources. Codes and host names also match
+ * literally through the trigram index. Quoted phrases and -exclusions (web search syntax) filter.
  */
 export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Passage[]> {
   const limit = opts.limit ?? 8;
-  const query = opts.query.trim().slice(0, 1000);
-  if (!query) return [];
-  const project = opts.projectId ? sql`and c.project_id = ${opts.projectId}` : sql``;
+  const asked = opts.query.trim().slice(0, 1000);
+  if (!asked) return [];
+  const query = `${asked} ${(await synonyms(tx, opts.orgId, opts.projectId ?? null, asked)).join(' ')}`.trim();
+  const inProject = (alias: string) => (opts.projectId ? sql`and ${sql.raw(alias)}.project_id = ${opts.projectId}` : sql``);
   const [stats] = rowsOf<{ terms: TermStat[] | string | null; n: number | string }>(
     await tx.execute(sql`
       with t as (select distinct lex from unnest(tsvector_to_array(to_tsvector('english', ${query}))) lex limit 16)
-      select (select coalesce(sum(s.chunk_count), 0) from submissions s where s.organization_id = ${opts.orgId} ${opts.projectId ? sql`and s.project_id = ${opts.projectId}` : sql``} and s.status = 'indexed') as n,
+      select (select coalesce(sum(s.chunk_count), 0) from submissions s where s.organization_id = ${opts.orgId} ${inProject('s')} and s.status = 'indexed') as n,
         (select json_agg(json_build_object('lex', t.lex, 'df',
-          (select coalesce(sum(l.ndoc), 0) from chunk_lexemes l where l.organization_id = ${opts.orgId} ${opts.projectId ? sql`and l.project_id = ${opts.projectId}` : sql``} and l.lexeme = t.lex)))
+          (select coalesce(sum(l.ndoc), 0) from chunk_lexemes l where l.organization_id = ${opts.orgId} ${inProject('l')} and l.lexeme = t.lex)))
          from t) as terms`),
   );
   const rawTerms = typeof stats?.terms === 'string' ? (JSON.parse(stats.terms) as TermStat[]) : (stats?.terms ?? []);
   const n = Math.max(Number(stats?.n ?? 0), 1);
-  const terms = rawTerms
-    .map((t) => ({ lex: t.lex, df: Number(t.df) }))
-    .filter((t) => t.df > 0)
+  const known = rawTerms.map((t) => ({ lex: t.lex, df: Number(t.df) }));
+  // Typos: a word of four letters or more that no passage holds becomes the closest word that some do.
+  const unknown = known.filter((t) => t.df === 0 && t.lex.length >= 4 && !/\d/.test(t.lex));
+  if (unknown.length) {
+    const fixed = rowsOf<{ lex: string; df: number | string }>(
+      await tx.execute(sql`
+        select f.lexeme as lex, f.ndoc as df from unnest(${`{${unknown.map((t) => `"${t.lex.replace(/["\\]/g, '')}"`).join(',')}}`}::text[]) w(word)
+        cross join lateral (select l.lexeme, sum(l.ndoc)::int as ndoc from chunk_lexemes l
+          where l.organization_id = ${opts.orgId} ${inProject('l')} and length(l.lexeme) between length(w.word) - 2 and length(w.word) + 2
+            and similarity(l.lexeme, w.word) >= ${TYPO_SIMILARITY}
+          group by l.lexeme order by similarity(l.lexeme, w.word) desc, sum(l.ndoc) desc limit 1) f`),
+    );
+    known.push(...fixed.map((f) => ({ lex: f.lex, df: Number(f.df) })));
+  }
+  const terms: Term[] = [...new Map(known.filter((t) => t.df > 0).map((t) => [t.lex, t])).values()]
     .map((t) => ({ ...t, idf: Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)) }))
     .sort((a, b) => a.df - b.df);
-  const codes = codeTokens(query);
+  const codes = codeTokens(asked);
   const passages: Passage[] = [];
   if (terms.length || codes.length) {
-    const base = sql`c.organization_id = ${opts.orgId} ${project} and ${accessCondition(opts.access, opts.orgId)}`;
+    const base = sql`c.organization_id = ${opts.orgId} ${inProject('c')} and ${accessCondition(opts.access, opts.orgId)}`;
     const branches: SQL[] = [];
     const chosen: typeof terms = [];
     let total = 0;
+    const budget = n <= SMALL_PROJECT ? SMALL_BUDGET : BUDGET;
     for (const t of terms) {
-      if (total + t.df > BUDGET) break;
+      if (total + t.df > budget) break;
       chosen.push(t);
       total += t.df;
     }
@@ -139,7 +239,9 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
     if (chosen.length) branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${chosen.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery)`);
     else if (indexed.length) {
       // Over budget but not everywhere: a sample of the chunks holding the rarest words, found through the index.
-      branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${indexed.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery limit ${COMMON_CAP})`);
+      branches.push(
+        sql`(select c.id from chunks c where ${base} and c.tsv @@ ${indexed.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery limit ${COMMON_CAP})`,
+      );
     } else if (terms.length) {
       // Every word is common. The full-text index would first collect every match of such words
       // (hundreds of thousands of rows); walking the organization's chunks in index order with the
@@ -154,44 +256,93 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
     if (!branches.length) for (const c of codes) branches.push(sql`(select c.id from chunks c where ${base} and c.text ilike ${containing(c)} limit 200)`);
 
     const maxIdf = Math.max(1, ...terms.map((t) => t.idf));
+    const anyTerm = terms.map((t) => lexemeQuery(t.lex)).join(' | ');
+    // First pass in SQL (a word anywhere, in a heading, in the title); the pool is reranked below.
     const score = sql.join(
       [
-        ...terms.map((t) => sql`${t.idf}::float8 * (c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int`),
+        ...terms.map(
+          (t) =>
+            sql`${t.idf}::float8 * ((c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int + ${HEADING_WEIGHT}::float8 * (c.tsv @@ ${`${lexemeQuery(t.lex)}:B`}::tsquery)::int + ${TITLE_WEIGHT}::float8 * (tt.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int)`,
+        ),
         ...codes.map((c) => sql`${maxIdf}::float8 * (c.text ilike ${containing(c)})::int`),
-        terms.length ? sql`ts_rank_cd(c.tsv, ${terms.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery, 1)` : sql`0`,
       ],
       sql` + `,
     );
+    const codeScore = (text: string) => codes.reduce((a, c) => a + (text.toLowerCase().includes(c.toLowerCase()) ? maxIdf : 0), 0);
     // Quoted phrases and -exclusions narrow the results as in a web search box.
-    const strict = /"|(^|\s)-\w/.test(query) ? sql`and c.tsv @@ websearch_to_tsquery('english', ${query})` : sql``;
-    const highlight = terms.length ? terms.map((t) => lexemeQuery(t.lex)).join(' | ') : '';
+    const strict = /"|(^|\s)-\w/.test(asked) ? sql`and c.tsv @@ websearch_to_tsquery('english', ${asked})` : sql``;
+    const pageScore = sql.join(
+      terms.map((t) => sql`${t.idf}::float8 * max((c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int) over (partition by c.submission_id)`),
+      sql` + `,
+    );
     const rows = await tx.execute(sql`
       with cand as (${sql.join(branches, sql` union `)}),
-      ranked as (
-        select c.id, c.submission_id, c.text, c.place, (${score}) as score
+      scored as (
+        select c.id, c.submission_id, tt.tsv as title_tsv, (${score}) as score,
+          ${terms.length ? pageScore : sql`0`} as page_score
         from chunks c join cand on cand.id = c.id
+        join submissions s on s.organization_id = ${opts.orgId} and s.id = c.submission_id
+        cross join lateral (select to_tsvector('english', regexp_replace(regexp_replace(s.title, ${'\\.[a-zA-Z0-9]{1,5}$'}, ''), '[-_.]+', ' ', 'g')) as tsv) tt
         where c.organization_id = ${opts.orgId} ${strict}
-        order by score desc, c.id
-        limit ${limit}
-      )
-      select r.id, r.submission_id, r.text, r.place, r.score, s.title, s.source_url, s.kind,
-        case when ${highlight} = '' then left(r.text, 240)
-          else ts_headline('english', r.text, ${highlight}::tsquery, 'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2') end as headline
-      from ranked r
-      join submissions s on s.organization_id = ${opts.orgId} and s.id = r.submission_id
-      order by r.score desc, r.id
+      ),
+      pool as (select * from scored order by score + ${PAGE_WEIGHT}::float8 * page_score desc, id limit ${Math.max(POOL, limit * 4)})
+      select p.id, p.submission_id, c.text, c.place, c.tsv::text as tsv, p.title_tsv::text as title_tsv, s.title, s.source_url, p.score, p.page_score
+      from pool p join chunks c on c.organization_id = ${opts.orgId} and c.id = p.id
+      join submissions s on s.organization_id = ${opts.orgId} and s.id = p.submission_id
     `);
-    const list = rowsOf<Row>(rows);
+    let pool = rowsOf<Row>(rows).map((r) => ({
+      ...r,
+      rank: passageScore(terms, parseTsvector(r.tsv), new Set(parseTsvector(r.title_tsv).keys())) + codeScore(r.text) + PAGE_WEIGHT * Number(r.page_score),
+    }));
+    pool.sort((a, b) => b.rank - a.rank || Number(a.id) - Number(b.id));
+    const embedder = opts.embedder === undefined ? configuredEmbedder() : opts.embedder;
+    if (embedder && pool.length > 1) {
+      try {
+        pool = await fuseWithVectors(embedder, asked, pool);
+      } catch {
+        // An unreachable embeddings endpoint leaves the full-text ranking as it is.
+      }
+    }
+    // The first places (up to DISTINCT_FIRST, half the list) go to the best passages of distinct
+    // sources; the rest in score order, each further passage of a source counting less (SAME_SOURCE
+    // per passage before it), so a source's second passage that nearly ties its first (the answer
+    // beside the page's summary) still makes the list.
+    const seen = new Set<number>();
+    const firsts = pool.filter((r) => !seen.has(r.submission_id) && seen.add(r.submission_id)).slice(0, Math.min(DISTINCT_FIRST, Math.ceil(limit / 2)));
+    const perSource = new Map<number, number>();
+    for (const r of firsts) perSource.set(r.submission_id, 1);
+    const rest = pool
+      .filter((r) => !firsts.includes(r))
+      .map((r, i) => {
+        const before = perSource.get(r.submission_id) ?? 0;
+        perSource.set(r.submission_id, before + 1);
+        return { r, i, key: r.rank * SAME_SOURCE ** before };
+      })
+      .sort((a, b) => b.key - a.key || a.i - b.i)
+      .map((x) => x.r);
+    const ordered = [...firsts, ...rest].slice(0, limit);
+    const headlines = new Map<number, string>();
+    if (ordered.length && terms.length) {
+      const marked = rowsOf<{ id: number | string; headline: string }>(
+        await tx.execute(sql`
+          select c.id, ts_headline('english', c.text, ${anyTerm}::tsquery, 'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2') as headline
+          from chunks c where c.organization_id = ${opts.orgId} and c.id in (${sql.join(
+            ordered.map((r) => sql`${Number(r.id)}`),
+            sql`, `,
+          )})`),
+      );
+      for (const m of marked) headlines.set(Number(m.id), m.headline);
+    }
     passages.push(
-      ...list.map((r) => ({
+      ...ordered.map((r) => ({
         object_type: 'chunk',
         object_id: Number(r.id),
         submission_id: r.submission_id,
         title: r.title,
         text: r.text,
         place: r.place,
-        headline: r.headline,
-        score: Number(r.score),
+        headline: headlines.get(Number(r.id)) ?? r.text.slice(0, 240),
+        score: r.rank,
         url: r.source_url,
       })),
     );
@@ -219,10 +370,36 @@ interface Row {
   submission_id: number;
   text: string;
   place: ChunkPlace;
+  tsv: string;
+  title_tsv: string;
   title: string;
   source_url: string | null;
-  kind: string;
-  headline: string;
   score: number | string;
+  page_score: number | string;
 }
 
+/**
+ * The organization's own vocabulary: terms that share a definition stand for each other, so a
+ * question naming one (an acronym, a team's nickname) also finds passages that use another.
+ */
+async function synonyms(tx: Executor, orgId: number, projectId: number | null, query: string): Promise<string[]> {
+  const rows = rowsOf<{ term: string; other: string }>(
+    await tx.execute(sql`
+      select t.text as term, o.text as other
+      from terms t
+      join definitions d on d.organization_id = t.organization_id and d.terms @> to_jsonb(t.id)
+      join terms o on o.organization_id = d.organization_id and d.terms @> to_jsonb(o.id) and o.id <> t.id
+      where t.organization_id = ${orgId} and strpos(lower(${query}), lower(t.text)) > 0
+        and (t.project_id is null ${projectId ? sql`or t.project_id = ${projectId}` : sql``})
+        and (d.project_id is null ${projectId ? sql`or d.project_id = ${projectId}` : sql``})
+      limit 20`),
+  );
+  // Whole words only ("DB" is not in "dbms").
+  const words = (s: string) =>
+    s
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean);
+  const asked = ` ${words(query).join(' ')} `;
+  return [...new Set(rows.filter((r) => asked.includes(` ${words(r.term).join(' ')} `)).map((r) => r.other))];
+}

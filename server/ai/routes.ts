@@ -22,7 +22,10 @@ import { hitAnonymousLimit, requireAnonymousAccess } from './anonymous-limits.js
 const keyParam = z.object({ key: z.string().max(100) });
 const chatParam = z.object({ id: z.string().uuid({ error: 'The chat id must be a UUID.' }) });
 const numId = idParam;
-const platformQuery = z.strictObject({ platform: z.string().trim().toLowerCase().max(40).default(DEFAULT_PLATFORM), limit: z.coerce.number().int().min(1).max(50).default(10) });
+const platformQuery = z.strictObject({
+  platform: z.string().trim().toLowerCase().max(40).default(DEFAULT_PLATFORM),
+  limit: z.coerce.number().int().min(1).max(50).default(10),
+});
 const projectBody = z.strictObject({ name: requiredText(100), description: text(2000), color: color().optional() });
 const projectCols = { id: projects.id, name: projects.name, description: projects.description, color: projects.color, created_at: projects.created_at };
 
@@ -45,83 +48,141 @@ export function registerAiRoutes(scope: FastifyInstance) {
     return reply.status(201).send({ key, anonymous: true, organization_slug: req.org.slug, created_at: session.created_at, expires_at: session.expires_at });
   });
 
-  app.get('/auth/anonymous/me/:key', { config: pub, schema: { tags: ['Anonymous'], summary: 'The anonymous session of a key', params: keyParam } }, async (req) => {
-    const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
-    const own = await anon(req.org.id, (tx) => tx.select({ id: anonymousProjects.project_id }).from(anonymousProjects).where(eq(anonymousProjects.session_id, session.id)));
-    return { anonymous: true, organization_slug: req.org.slug, created_at: session.created_at, expires_at: session.expires_at, projects: own.map((p) => p.id) };
-  });
+  app.get(
+    '/auth/anonymous/me/:key',
+    { config: pub, schema: { tags: ['Anonymous'], summary: 'The anonymous session of a key', params: keyParam } },
+    async (req) => {
+      const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+      const own = await anon(req.org.id, (tx) =>
+        tx.select({ id: anonymousProjects.project_id }).from(anonymousProjects).where(eq(anonymousProjects.session_id, session.id)),
+      );
+      return {
+        anonymous: true,
+        organization_slug: req.org.slug,
+        created_at: session.created_at,
+        expires_at: session.expires_at,
+        projects: own.map((p) => p.id),
+      };
+    },
+  );
 
   /** Spec §7: the organization list of an anonymous session is its own organization. */
-  app.get('/organizations/anonymous/:key', { config: pub, schema: { tags: ['Anonymous'], summary: "An anonymous session's organization", params: keyParam } }, async (req) => {
-    await requireAnonymousSession(scope.db, req.org.id, req.params.key);
-    const [org] = await scope.db
-      .select({ id: organizations.id, name: organizations.name, slug: organizations.slug, description: organizations.description, banner_text: organizations.banner_text, banner_color: organizations.banner_color, banner_enabled: organizations.banner_enabled, plan: organizations.plan })
-      .from(organizations)
-      .where(eq(organizations.id, req.org.id));
-    return { items: [org], itemsPerPage: 50, page: 1, total: 1 };
-  });
+  app.get(
+    '/organizations/anonymous/:key',
+    { config: pub, schema: { tags: ['Anonymous'], summary: "An anonymous session's organization", params: keyParam } },
+    async (req) => {
+      await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+      const [org] = await scope.db
+        .select({
+          id: organizations.id,
+          name: organizations.name,
+          slug: organizations.slug,
+          description: organizations.description,
+          banner_text: organizations.banner_text,
+          banner_color: organizations.banner_color,
+          banner_enabled: organizations.banner_enabled,
+          plan: organizations.plan,
+        })
+        .from(organizations)
+        .where(eq(organizations.id, req.org.id));
+      return { items: [org], itemsPerPage: 50, page: 1, total: 1 };
+    },
+  );
 
   /** Projects a visitor can chat in: their own, and those with public indexed material. */
-  app.get('/projects/anonymous/:key', { config: pub, schema: { tags: ['Anonymous'], summary: "Projects open to an anonymous session", params: keyParam } }, async (req) => {
-    const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
-    const items = await anon(req.org.id, (tx) =>
-      tx
-        .select({ ...projectCols, own: sql<boolean>`exists (select 1 from anonymous_projects a where a.organization_id = ${projects.organization_id} and a.project_id = ${projects.id} and a.session_id = ${session.id})` })
-        .from(projects)
-        .where(
-          and(
-            eq(projects.organization_id, req.org.id),
-            sql`(exists (select 1 from anonymous_projects a where a.organization_id = ${projects.organization_id} and a.project_id = ${projects.id} and a.session_id = ${session.id})
+  app.get(
+    '/projects/anonymous/:key',
+    { config: pub, schema: { tags: ['Anonymous'], summary: 'Projects open to an anonymous session', params: keyParam } },
+    async (req) => {
+      const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+      const items = await anon(req.org.id, (tx) =>
+        tx
+          .select({
+            ...projectCols,
+            own: sql<boolean>`exists (select 1 from anonymous_projects a where a.organization_id = ${projects.organization_id} and a.project_id = ${projects.id} and a.session_id = ${session.id})`,
+          })
+          .from(projects)
+          .where(
+            and(
+              eq(projects.organization_id, req.org.id),
+              sql`(exists (select 1 from anonymous_projects a where a.organization_id = ${projects.organization_id} and a.project_id = ${projects.id} and a.session_id = ${session.id})
               or exists (select 1 from submissions s where s.organization_id = ${projects.organization_id} and s.project_id = ${projects.id} and s.sensitivity_level = 'public' and s.status = 'indexed'))`,
-          ),
-        )
-        .orderBy(asc(projects.name)),
-    );
-    return { items, itemsPerPage: -1, page: 1, total: items.length };
-  });
+            ),
+          )
+          .orderBy(asc(projects.name)),
+      );
+      return { items, itemsPerPage: -1, page: 1, total: items.length };
+    },
+  );
 
-  app.get('/projects/anonymous/user/:key', { config: pub, schema: { tags: ['Anonymous'], summary: 'Projects an anonymous session created', params: keyParam } }, async (req) => {
-    const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
-    const items = await anon(req.org.id, (tx) =>
-      tx
-        .select(projectCols)
-        .from(projects)
-        .innerJoin(anonymousProjects, and(eq(anonymousProjects.organization_id, projects.organization_id), eq(anonymousProjects.project_id, projects.id)))
-        .where(and(eq(projects.organization_id, req.org.id), eq(anonymousProjects.session_id, session.id)))
-        .orderBy(asc(projects.name)),
-    );
-    return { items, itemsPerPage: -1, page: 1, total: items.length };
-  });
+  app.get(
+    '/projects/anonymous/user/:key',
+    { config: pub, schema: { tags: ['Anonymous'], summary: 'Projects an anonymous session created', params: keyParam } },
+    async (req) => {
+      const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+      const items = await anon(req.org.id, (tx) =>
+        tx
+          .select(projectCols)
+          .from(projects)
+          .innerJoin(anonymousProjects, and(eq(anonymousProjects.organization_id, projects.organization_id), eq(anonymousProjects.project_id, projects.id)))
+          .where(and(eq(projects.organization_id, req.org.id), eq(anonymousProjects.session_id, session.id)))
+          .orderBy(asc(projects.name)),
+      );
+      return { items, itemsPerPage: -1, page: 1, total: items.length };
+    },
+  );
 
-  app.post('/projects/anonymous/:key', { config: pub, schema: { tags: ['Anonymous'], summary: 'Create a project for an anonymous session', params: keyParam, body: projectBody } }, async (req, reply) => {
-    const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
-    await hitAnonymousLimit(scope.db, scope.config, 'write', req.org.id, req.ip);
-    const project = await anon(req.org.id, async (tx) => {
-      const [p] = await tx
-        .insert(projects)
-        .values({ organization_id: req.org.id, name: req.body.name, description: req.body.description ?? null, ...(req.body.color ? { color: req.body.color } : {}) })
-        .returning(projectCols);
-      await tx.insert(anonymousProjects).values({ organization_id: req.org.id, session_id: session.id, project_id: p!.id });
-      return p!;
-    });
-    return reply.status(201).send(project);
-  });
+  app.post(
+    '/projects/anonymous/:key',
+    { config: pub, schema: { tags: ['Anonymous'], summary: 'Create a project for an anonymous session', params: keyParam, body: projectBody } },
+    async (req, reply) => {
+      const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+      await hitAnonymousLimit(scope.db, scope.config, 'write', req.org.id, req.ip);
+      const project = await anon(req.org.id, async (tx) => {
+        const [p] = await tx
+          .insert(projects)
+          .values({
+            organization_id: req.org.id,
+            name: req.body.name,
+            description: req.body.description ?? null,
+            ...(req.body.color ? { color: req.body.color } : {}),
+          })
+          .returning(projectCols);
+        await tx.insert(anonymousProjects).values({ organization_id: req.org.id, session_id: session.id, project_id: p!.id });
+        return p!;
+      });
+      return reply.status(201).send(project);
+    },
+  );
 
   // Curated content: trending (the CRUD definition serves the rest)
   app.get('/curated_content/trending', { schema: { tags: ['Curated content item'], summary: 'Trending curated content', querystring: platformQuery } }, (req) =>
     inTenant(req, async (ctx) => ({ platform: req.query.platform, items: await trending(ctx.tx, ctx.orgId, req.query.platform, req.query.limit) })),
   );
 
-  app.get('/curated_content/anonymous/trending/:key', { config: pub, schema: { tags: ['Anonymous'], summary: 'Trending curated content for an anonymous session', params: keyParam, querystring: platformQuery } }, async (req) => {
-    await requireAnonymousSession(scope.db, req.org.id, req.params.key);
-    return { platform: req.query.platform, items: await anon(req.org.id, (tx) => trending(tx, req.org.id, req.query.platform, req.query.limit)) };
-  });
+  app.get(
+    '/curated_content/anonymous/trending/:key',
+    {
+      config: pub,
+      schema: { tags: ['Anonymous'], summary: 'Trending curated content for an anonymous session', params: keyParam, querystring: platformQuery },
+    },
+    async (req) => {
+      await requireAnonymousSession(scope.db, req.org.id, req.params.key);
+      return { platform: req.query.platform, items: await anon(req.org.id, (tx) => trending(tx, req.org.id, req.query.platform, req.query.limit)) };
+    },
+  );
 
   app.post(
     '/curated_content/:id/engagements',
     {
       config: pub,
-      schema: { tags: ['Curated content item'], summary: 'Record a view, click or share (signed in, or with ?key=)', params: numId, querystring: z.strictObject({ key: z.string().max(100).optional() }), body: z.strictObject({ kind: z.enum(['view', 'click', 'share', 'like']).default('view') }).default({ kind: 'view' }) },
+      schema: {
+        tags: ['Curated content item'],
+        summary: 'Record a view, click or share (signed in, or with ?key=)',
+        params: numId,
+        querystring: z.strictObject({ key: z.string().max(100).optional() }),
+        body: z.strictObject({ kind: z.enum(['view', 'click', 'share', 'like']).default('view') }).default({ kind: 'view' }),
+      },
     },
     async (req, reply) => {
       if (!req.caller) await requireAnonymousSession(scope.db, req.org.id, req.query.key);
@@ -134,19 +195,43 @@ export function registerAiRoutes(scope: FastifyInstance) {
   // Chats
   app.get(
     '/chats',
-    { schema: { tags: ['Chat'], summary: "The caller's chats, newest first", querystring: z.strictObject({ project_id: z.coerce.number().int().positive().optional(), page: z.coerce.number().int().min(1).default(1), itemsPerPage: z.coerce.number().int().min(1).max(200).default(50) }) } },
+    {
+      schema: {
+        tags: ['Chat'],
+        summary: "The caller's chats, newest first",
+        querystring: z.strictObject({
+          project_id: z.coerce.number().int().positive().optional(),
+          page: z.coerce.number().int().min(1).default(1),
+          itemsPerPage: z.coerce.number().int().min(1).max(200).default(50),
+        }),
+      },
+    },
     (req) =>
       inTenant(req, async (ctx) => {
         if (ctx.userId === null) throw forbidden('Chats belong to signed-in users.');
-        const where = and(eq(chats.organization_id, ctx.orgId), eq(chats.user_id, ctx.userId), req.query.project_id ? eq(chats.project_id, req.query.project_id) : undefined);
+        const where = and(
+          eq(chats.organization_id, ctx.orgId),
+          eq(chats.user_id, ctx.userId),
+          req.query.project_id ? eq(chats.project_id, req.query.project_id) : undefined,
+        );
         const items = await ctx.tx
-          .select({ id: chats.id, title: chats.title, project_id: chats.project_id, shared: sql<boolean>`${chats.shared_at} is not null`, created_at: chats.created_at, updated_at: chats.updated_at })
+          .select({
+            id: chats.id,
+            title: chats.title,
+            project_id: chats.project_id,
+            shared: sql<boolean>`${chats.shared_at} is not null`,
+            created_at: chats.created_at,
+            updated_at: chats.updated_at,
+          })
           .from(chats)
           .where(where)
           .orderBy(desc(chats.updated_at))
           .limit(req.query.itemsPerPage)
           .offset((req.query.page - 1) * req.query.itemsPerPage);
-        const [{ n }] = (await ctx.tx.select({ n: sql<number>`count(*)::int` }).from(chats).where(where)) as [{ n: number }];
+        const [{ n }] = (await ctx.tx
+          .select({ n: sql<number>`count(*)::int` })
+          .from(chats)
+          .where(where)) as [{ n: number }];
         return { items, itemsPerPage: req.query.itemsPerPage, page: req.query.page, total: n };
       }),
   );
@@ -155,16 +240,29 @@ export function registerAiRoutes(scope: FastifyInstance) {
     inTenant(req, (ctx) => loadChat(ctx.tx, memberOf(req), ctx.orgId, req.params.id)),
   );
 
-  app.put('/chats/:id', { schema: { tags: ['Chat'], summary: 'Rename or share a chat', params: chatParam, body: z.strictObject({ title: requiredText(200).optional(), shared: z.boolean().optional() }) } }, (req) =>
-    inTenant(req, async (ctx) => {
-      const who = memberOf(req);
-      await loadChat(ctx.tx, who, ctx.orgId, req.params.id);
-      const set: Record<string, unknown> = { updated_at: new Date() };
-      if (req.body.title !== undefined) set.title = req.body.title;
-      if (req.body.shared !== undefined) set.shared_at = req.body.shared ? new Date() : null;
-      await ctx.tx.update(chats).set(set).where(and(eq(chats.organization_id, ctx.orgId), eq(chats.id, req.params.id)));
-      return loadChat(ctx.tx, who, ctx.orgId, req.params.id);
-    }),
+  app.put(
+    '/chats/:id',
+    {
+      schema: {
+        tags: ['Chat'],
+        summary: 'Rename or share a chat',
+        params: chatParam,
+        body: z.strictObject({ title: requiredText(200).optional(), shared: z.boolean().optional() }),
+      },
+    },
+    (req) =>
+      inTenant(req, async (ctx) => {
+        const who = memberOf(req);
+        await loadChat(ctx.tx, who, ctx.orgId, req.params.id);
+        const set: Record<string, unknown> = { updated_at: new Date() };
+        if (req.body.title !== undefined) set.title = req.body.title;
+        if (req.body.shared !== undefined) set.shared_at = req.body.shared ? new Date() : null;
+        await ctx.tx
+          .update(chats)
+          .set(set)
+          .where(and(eq(chats.organization_id, ctx.orgId), eq(chats.id, req.params.id)));
+        return loadChat(ctx.tx, who, ctx.orgId, req.params.id);
+      }),
   );
 
   app.delete('/chats/:id', { schema: { tags: ['Chat'], summary: 'Delete a chat', params: chatParam } }, async (req, reply) => {
@@ -183,31 +281,55 @@ export function registerAiRoutes(scope: FastifyInstance) {
     }),
   );
 
-  app.post('/chat_messages/:id/feedback', { schema: { tags: ['Chat'], summary: 'Like or dislike an answer', params: numId, body: z.strictObject({ value: z.enum(['like', 'dislike']) }) } }, async (req) => {
-    const vote = await inTenant(req, (ctx) => giveFeedback(ctx.tx, memberOf(req), req.params.id, req.body.value));
-    await queueLiked(scope.queue, req.caller.orgId, vote.feedback_id);
-    return vote;
-  });
+  app.post(
+    '/chat_messages/:id/feedback',
+    { schema: { tags: ['Chat'], summary: 'Like or dislike an answer', params: numId, body: z.strictObject({ value: z.enum(['like', 'dislike']) }) } },
+    async (req) => {
+      const vote = await inTenant(req, (ctx) => giveFeedback(ctx.tx, memberOf(req), req.params.id, req.body.value));
+      await queueLiked(scope.queue, req.caller.orgId, vote.feedback_id);
+      return vote;
+    },
+  );
 
-  app.get('/chat_messages/liked', { schema: { tags: ['Chat'], summary: 'Liked answers waiting in processing', querystring: z.strictObject({ project_id: z.coerce.number().int().positive() }) } }, (req) =>
-    inTenant(req, async (ctx) => ({ project_id: req.query.project_id, messages: await likedInProcessing(ctx.tx, ctx.orgId, req.query.project_id) })),
+  app.get(
+    '/chat_messages/liked',
+    {
+      schema: {
+        tags: ['Chat'],
+        summary: 'Liked answers waiting in processing',
+        querystring: z.strictObject({ project_id: z.coerce.number().int().positive() }),
+      },
+    },
+    (req) => inTenant(req, async (ctx) => ({ project_id: req.query.project_id, messages: await likedInProcessing(ctx.tx, ctx.orgId, req.query.project_id) })),
   );
 
   // Submissions (uploads go through the socket; listing, re-indexing and deleting are plain calls)
-  app.get('/submissions', { schema: { tags: ['Submission'], summary: "A project's submissions", querystring: z.strictObject({ project_id: z.coerce.number().int().positive() }) } }, (req) =>
-    inTenant(req, async (ctx) => {
-      const levels = allowedLevels(ctx.userId !== null ? { kind: 'user', userId: ctx.userId, role: ctx.role } : { kind: 'apikey' });
-      const items = await ctx.tx
-        .select(submissionColumns)
-        .from(submissions)
-        .where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.project_id, req.query.project_id), sql`(${inArray(submissions.sensitivity_level, levels)} or ${submissions.created_by} = ${ctx.userId ?? 0})`))
-        .orderBy(desc(submissions.created_at), desc(submissions.id));
-      return { items, itemsPerPage: -1, page: 1, total: items.length };
-    }),
+  app.get(
+    '/submissions',
+    { schema: { tags: ['Submission'], summary: "A project's submissions", querystring: z.strictObject({ project_id: z.coerce.number().int().positive() }) } },
+    (req) =>
+      inTenant(req, async (ctx) => {
+        const levels = allowedLevels(ctx.userId !== null ? { kind: 'user', userId: ctx.userId, role: ctx.role } : { kind: 'apikey' });
+        const items = await ctx.tx
+          .select(submissionColumns)
+          .from(submissions)
+          .where(
+            and(
+              eq(submissions.organization_id, ctx.orgId),
+              eq(submissions.project_id, req.query.project_id),
+              sql`(${inArray(submissions.sensitivity_level, levels)} or ${submissions.created_by} = ${ctx.userId ?? 0})`,
+            ),
+          )
+          .orderBy(desc(submissions.created_at), desc(submissions.id));
+        return { items, itemsPerPage: -1, page: 1, total: items.length };
+      }),
   );
 
   const ownSubmission = async (req: FastifyRequest, id: number, tx: Parameters<Parameters<typeof inTenant>[1]>[0]['tx']) => {
-    const [s] = await tx.select({ id: submissions.id, created_by: submissions.created_by, status: submissions.status, project_id: submissions.project_id }).from(submissions).where(and(eq(submissions.organization_id, req.caller.orgId), eq(submissions.id, id)));
+    const [s] = await tx
+      .select({ id: submissions.id, created_by: submissions.created_by, status: submissions.status, project_id: submissions.project_id })
+      .from(submissions)
+      .where(and(eq(submissions.organization_id, req.caller.orgId), eq(submissions.id, id)));
     if (!s) throw notFound('Submission', id);
     if (s.created_by !== req.caller.userId && !atLeast(req.caller.role, 'Admin')) throw forbidden('Only the uploader or an Admin may change this submission.');
     return s;
@@ -217,7 +339,10 @@ export function registerAiRoutes(scope: FastifyInstance) {
     await inTenant(req, async (ctx) => {
       const sub = await ownSubmission(req, req.params.id, ctx.tx);
       await removeChunks(ctx.tx, ctx.orgId, sub.project_id, sub.id);
-      await ctx.tx.update(submissions).set({ status: 'uploaded', progress: 0, error: null, chunk_count: 0 }).where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
+      await ctx.tx
+        .update(submissions)
+        .set({ status: 'uploaded', progress: 0, error: null, chunk_count: 0 })
+        .where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
     });
     await scope.queue.enqueue(INDEX_JOB, { orgId: req.caller.orgId, submissionId: req.params.id });
     return reply.status(202).send({ submission_id: req.params.id, status: 'uploaded', message: 'Indexing has started.' });
@@ -232,4 +357,3 @@ export function registerAiRoutes(scope: FastifyInstance) {
     return reply.status(204).send();
   });
 }
-

@@ -62,13 +62,27 @@ const messages = {
   fetch_liked_messages_processing: z.strictObject({ project_id: projectId }),
   fetch_object_content: z.strictObject({
     object_type: z.enum(['chunk', 'submission']),
-    object_id: z.union([z.number().int(), z.string().regex(/^\d{1,10}$/).transform(Number)]).refine((n) => n >= 1 && n <= 2147483647, 'Must be a whole number from 1 to 2147483647'),
+    object_id: z
+      .union([
+        z.number().int(),
+        z
+          .string()
+          .regex(/^\d{1,10}$/)
+          .transform(Number),
+      ])
+      .refine((n) => n >= 1 && n <= 2147483647, 'Must be a whole number from 1 to 2147483647'),
     chat_id: z.string().uuid().nullish(),
     is_shared_view: z.boolean().default(false),
   }),
-  chat: z.strictObject({ project_id: projectId.nullish(), chat_id: z.string().uuid().nullish(), text: z.string().trim().min(1, 'This field is required').max(4000) }),
+  chat: z.strictObject({
+    project_id: projectId.nullish(),
+    chat_id: z.string().uuid().nullish(),
+    text: z.string().trim().min(1, 'This field is required').max(4000),
+  }),
   // The incident or case pages a client has open: each committed change of one sends a `changed` frame.
-  watch: z.strictObject({ incident_id: projectId.optional(), case_id: projectId.optional() }).refine((d) => (d.incident_id === undefined) !== (d.case_id === undefined), 'Give either incident_id or case_id.'),
+  watch: z
+    .strictObject({ incident_id: projectId.optional(), case_id: projectId.optional() })
+    .refine((d) => (d.incident_id === undefined) !== (d.case_id === undefined), 'Give either incident_id or case_id.'),
   unwatch: z.strictObject({ incident_id: projectId.optional(), case_id: projectId.optional() }),
   message_feedback: z.strictObject({ message_id: z.number().int().positive().max(2147483647), value: z.enum(['like', 'dislike']) }),
 } as const;
@@ -78,7 +92,7 @@ type Name = keyof Messages;
 const frame = z.object({ type: z.string().min(1).max(100), id: id.optional(), data: z.unknown().optional() });
 
 /** Who is on the socket; `none` may only open shared chats' sources; an API key has Member rights, as on the API. */
-type SocketCaller = Chatter & { kind: 'user' | 'apikey' | 'anonymous' | 'none'; frameBytes: number };
+type SocketCaller = Chatter & { kind: 'user' | 'apikey' | 'anonymous' | 'none'; frameBytes: number; sid?: string };
 
 async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<SocketCaller> {
   const orgId = req.org.id;
@@ -87,19 +101,48 @@ async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<
   const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
   if (bearer?.startsWith(API_KEY_PREFIX)) {
     const key = await findApiKey(app.db, orgId, bearer);
-    if (key) return { kind: 'apikey', orgId, userId: null, role: 'Member', sessionId: null, frameBytes: frameBytesFor(await limitsFor(app.db, app.config, orgId, false)) };
+    if (key)
+      return {
+        kind: 'apikey',
+        orgId,
+        userId: null,
+        role: 'Member',
+        sessionId: null,
+        frameBytes: frameBytesFor(await limitsFor(app.db, app.config, orgId, false)),
+      };
   }
   // A signed-in user comes with a single-use ticket (POST /auth/ws-ticket), never the session token.
   if (typeof q.ticket === 'string' && q.ticket) {
-    const userId = await useSocketTicket(app.db, orgId, q.ticket);
-    if (userId !== null) {
-      const [m] = await app.db.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.organization_id, orgId), eq(memberships.user_id, userId)));
-      if (m) return { kind: 'user', orgId, userId, role: m.role, sessionId: null, frameBytes: frameBytesFor(await limitsFor(app.db, app.config, orgId, false)) };
+    const used = await useSocketTicket(app.db, orgId, q.ticket);
+    if (used !== null) {
+      const { userId, sid } = used;
+      const [m] = await app.db
+        .select({ role: memberships.role })
+        .from(memberships)
+        .where(and(eq(memberships.organization_id, orgId), eq(memberships.user_id, userId)));
+      if (m)
+        return {
+          kind: 'user',
+          orgId,
+          userId,
+          role: m.role,
+          sessionId: null,
+          sid,
+          frameBytes: frameBytesFor(await limitsFor(app.db, app.config, orgId, false)),
+        };
     }
   }
   if (typeof q.key === 'string' && q.key) {
     const session = await findAnonymousSession(app.db, orgId, q.key);
-    if (session) return { kind: 'anonymous', orgId, userId: null, role: null, sessionId: session.id, frameBytes: frameBytesFor(await limitsFor(app.db, app.config, orgId, true)) };
+    if (session)
+      return {
+        kind: 'anonymous',
+        orgId,
+        userId: null,
+        role: null,
+        sessionId: session.id,
+        frameBytes: frameBytesFor(await limitsFor(app.db, app.config, orgId, true)),
+      };
   }
   return { kind: 'none', orgId, userId: null, role: null, sessionId: null, frameBytes: UNAUTHENTICATED_FRAME_BYTES };
 }
@@ -131,12 +174,15 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
     const app = req.server;
     const caller = callers.get(req)!;
     allowFrames(socket, caller.frameBytes);
+    // Signing out, or a password change elsewhere, closes the socket (code 4001).
+    if (caller.sid && caller.userId !== null) app.live.sessions.track(caller.sid, caller.userId, socket);
     const watched = new Set<number>();
 
     const send = (type: string, data: unknown, replyTo?: string | number) => {
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(replyTo === undefined ? { type, data } : { type, id: replyTo, data }));
     };
-    const sendError = (d: DetailItem[], replyTo?: string | number, requestType?: string) => send('error', { detail: d, ...(requestType ? { request_type: requestType } : {}) }, replyTo);
+    const sendError = (d: DetailItem[], replyTo?: string | number, requestType?: string) =>
+      send('error', { detail: d, ...(requestType ? { request_type: requestType } : {}) }, replyTo);
 
     const onStatus = (e: SubmissionStatusEvent) => {
       if (e.orgId === caller.orgId && watched.has(e.projectId)) {
@@ -160,7 +206,8 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
     const watchedCases = new Set<number>();
     const onChange = (e: LiveChange) => {
       if (e.orgId !== caller.orgId) return;
-      if ((e.incident_id !== null && watchedIncidents.has(e.incident_id)) || (e.case_id !== null && watchedCases.has(e.case_id))) send('changed', { incident_id: e.incident_id, case_id: e.case_id });
+      if ((e.incident_id !== null && watchedIncidents.has(e.incident_id)) || (e.case_id !== null && watchedCases.has(e.case_id)))
+        send('changed', { incident_id: e.incident_id, case_id: e.case_id });
     };
     app.live.events.on('change', onChange);
     socket.on('close', () => {
@@ -177,7 +224,9 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
     const anonymousWrite = () => (caller.kind === 'anonymous' ? hitAnonymousLimit(app.db, app.config, 'write', caller.orgId, req.ip) : undefined);
     const submit = async (input: SubmitInput, buildIndex: boolean) => {
       await anonymousWrite();
-      const sub = await tenant(async (tx) => createSubmission(tx, submitter, await limitsFor(tx, app.config, caller.orgId, caller.kind === 'anonymous'), input));
+      const sub = await tenant(async (tx) =>
+        createSubmission(tx, submitter, await limitsFor(tx, app.config, caller.orgId, caller.kind === 'anonymous'), input),
+      );
       watched.add(input.projectId);
       if (buildIndex) await deps.queue.enqueue(INDEX_JOB, { orgId: caller.orgId, submissionId: sub.id });
       return sub;
@@ -196,11 +245,25 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
         const items = await tenant(async (tx) => {
           await checkProject(tx, submitter, d.project_id);
           const levels = allowedLevels(accessOf(caller));
-          const mine = caller.userId !== null ? sql`${submissions.created_by} = ${caller.userId}` : caller.sessionId !== null ? sql`${submissions.anonymous_session_id} = ${caller.sessionId}` : sql`false`;
+          const mine =
+            caller.userId !== null
+              ? sql`${submissions.created_by} = ${caller.userId}`
+              : caller.sessionId !== null
+                ? sql`${submissions.anonymous_session_id} = ${caller.sessionId}`
+                : sql`false`;
           return tx
             .select(submissionColumns)
             .from(submissions)
-            .where(and(eq(submissions.organization_id, caller.orgId), eq(submissions.project_id, d.project_id), sql`(${submissions.sensitivity_level} in (${sql.join(levels.map((l) => sql`${l}`), sql`, `)}) or ${mine})`))
+            .where(
+              and(
+                eq(submissions.organization_id, caller.orgId),
+                eq(submissions.project_id, d.project_id),
+                sql`(${submissions.sensitivity_level} in (${sql.join(
+                  levels.map((l) => sql`${l}`),
+                  sql`, `,
+                )}) or ${mine})`,
+              ),
+            )
             .orderBy(desc(submissions.created_at), desc(submissions.id))
             .limit(500);
         });
@@ -211,10 +274,29 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
         const content = Buffer.from(d.fileContent, 'base64');
         try {
           const sub = await submit(
-            { kind: 'file', projectId: d.project_id, eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id), title: d.fileName, fileName: d.fileName, fileType: d.fileType ?? null, content, sensitivityLevel: d.sensitivityLevel },
+            {
+              kind: 'file',
+              projectId: d.project_id,
+              eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id),
+              title: d.fileName,
+              fileName: d.fileName,
+              fileType: d.fileType ?? null,
+              content,
+              sensitivityLevel: d.sensitivityLevel,
+            },
             d.buildIndex,
           );
-          send('submit_file_response', { status: 'success', submission_id: sub.id, fileName: d.fileName, submission_status: sub.status, message: d.buildIndex ? 'File uploaded; indexing has started.' : 'File uploaded.' }, replyTo);
+          send(
+            'submit_file_response',
+            {
+              status: 'success',
+              submission_id: sub.id,
+              fileName: d.fileName,
+              submission_status: sub.status,
+              message: d.buildIndex ? 'File uploaded; indexing has started.' : 'File uploaded.',
+            },
+            replyTo,
+          );
         } catch (err) {
           if (!(err instanceof SubmitError)) throw err;
           send('submit_file_response', { status: 'error', submission_id: null, fileName: d.fileName, message: `Upload failed: ${err.message}` }, replyTo);
@@ -223,7 +305,17 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
       async text_submission(d, replyTo) {
         try {
           const title = d.title?.trim() || d.text.replace(/\s+/g, ' ').trim().slice(0, 60);
-          const sub = await submit({ kind: 'text', projectId: d.project_id, eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id), title, content: Buffer.from(d.text, 'utf8'), sensitivityLevel: d.sensitivityLevel }, d.buildIndex);
+          const sub = await submit(
+            {
+              kind: 'text',
+              projectId: d.project_id,
+              eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id),
+              title,
+              content: Buffer.from(d.text, 'utf8'),
+              sensitivityLevel: d.sensitivityLevel,
+            },
+            d.buildIndex,
+          );
           send('submit_text_response', { status: 'success', submission_id: sub.id, message: 'Text submitted.' }, replyTo);
         } catch (err) {
           if (!(err instanceof SubmitError)) throw err;
@@ -235,15 +327,30 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
           // An uploaded caption file is indexed as is; a link alone is fetched by the indexing job,
           // whose success or reason for failing reaches the socket as submission_status.
           const videoId = youtubeId(d.url);
-          if (!d.fileContent && !videoId) throw new SubmitError(`'${d.url}' is not a YouTube video link. Give a YouTube link or upload the caption file (WebVTT or SRT).`, ['url']);
+          if (!d.fileContent && !videoId)
+            throw new SubmitError(`'${d.url}' is not a YouTube video link. Give a YouTube link or upload the caption file (WebVTT or SRT).`, ['url']);
           const fileName = d.fileContent ? (d.fileName ?? 'captions.vtt') : `${videoId}.vtt`;
           const title = d.title?.trim() || (d.fileContent ? fileName : youtubeTitle(videoId!));
           const content = d.fileContent ? Buffer.from(d.fileContent, 'base64') : Buffer.alloc(0);
           const sub = await submit(
-            { kind: 'video_transcript', projectId: d.project_id, eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id), title, fileName, fileType: null, sourceUrl: d.url, content, sensitivityLevel: d.sensitivityLevel },
+            {
+              kind: 'video_transcript',
+              projectId: d.project_id,
+              eccsProjectId: d.eccs_project_id == null ? null : String(d.eccs_project_id),
+              title,
+              fileName,
+              fileType: null,
+              sourceUrl: d.url,
+              content,
+              sensitivityLevel: d.sensitivityLevel,
+            },
             d.buildIndex,
           );
-          const message = d.fileContent ? 'Transcript submitted.' : d.buildIndex ? 'Transcript link received; its captions are being fetched.' : 'Transcript link saved; its captions are fetched when it is indexed.';
+          const message = d.fileContent
+            ? 'Transcript submitted.'
+            : d.buildIndex
+              ? 'Transcript link received; its captions are being fetched.'
+              : 'Transcript link saved; its captions are fetched when it is indexed.';
           send('submit_video_response', { status: 'success', submission_id: sub.id, message }, replyTo);
         } catch (err) {
           if (!(err instanceof SubmitError)) throw err;
@@ -268,7 +375,18 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
           token: (data) => send('chat_token', data, replyTo),
           reset: (data) => send('chat_reset', data, replyTo),
         });
-        send('chat_done', { chat_id: result.chat_id, message_id: result.message_id, answer: result.answer, sources: result.sources, answered_by: result.answered_by, notice: result.notice }, replyTo);
+        send(
+          'chat_done',
+          {
+            chat_id: result.chat_id,
+            message_id: result.message_id,
+            answer: result.answer,
+            sources: result.sources,
+            answered_by: result.answered_by,
+            notice: result.notice,
+          },
+          replyTo,
+        );
       },
       async watch(d, replyTo) {
         if (caller.role === null) return sendError(detail(NO_SESSION, [], 'no_session'), replyTo, 'watch');

@@ -41,7 +41,16 @@ export const workspaceSource: RetrievalSource = {
     const found: Passage[] = [];
     const add = (rows: Row[], type: string, label: string, url: (r: Row) => string) => {
       for (const r of rows) {
-        found.push({ object_type: type, object_id: r.id, title: `${label} ${r.name}: ${r.title}`, text: r.body || r.title, place: {}, headline: (r.body || r.title).slice(0, 240), score: Number(r.rank), url: url(r) });
+        found.push({
+          object_type: type,
+          object_id: r.id,
+          title: `${label} ${r.name}: ${r.title}`,
+          text: r.body || r.title,
+          place: {},
+          headline: (r.body || r.title).slice(0, 240),
+          score: Number(r.rank),
+          url: url(r),
+        });
       }
     };
     add(
@@ -50,9 +59,20 @@ export const workspaceSource: RetrievalSource = {
       'Incident',
       (r) => `iaos/${encodeURIComponent(r.name)}/view`,
     );
-    add(await search(sql`${cases}`, caseScope(ctx), sql`name`, sql`title`, sql`concat_ws(' ', description, resolution)`), 'case', 'Case', (r) => `cases/${encodeURIComponent(r.name)}`);
     add(
-      await search(sql`${documents}`, sql`${documents.organization_id} = ${opts.orgId} and ${documents.resource_type} like '%-runbook'`, sql`id::text`, sql`name`, sql`coalesce(description, '')`),
+      await search(sql`${cases}`, caseScope(ctx), sql`name`, sql`title`, sql`concat_ws(' ', description, resolution)`),
+      'case',
+      'Case',
+      (r) => `cases/${encodeURIComponent(r.name)}`,
+    );
+    add(
+      await search(
+        sql`${documents}`,
+        sql`${documents.organization_id} = ${opts.orgId} and ${documents.resource_type} like '%-runbook'`,
+        sql`id::text`,
+        sql`name`,
+        sql`coalesce(description, '')`,
+      ),
       'runbook',
       'Runbook',
       (r) => `documents/${r.id}`,

@@ -13,7 +13,8 @@ export function youtubeId(link: string): string | null {
   const host = url.hostname.replace(/^www\.|^m\./, '');
   let id: string | null = null;
   if (host === 'youtu.be') id = url.pathname.slice(1);
-  else if (host === 'youtube.com' || host === 'music.youtube.com') id = url.searchParams.get('v') ?? /^\/(?:shorts|embed|live)\/([^/?]+)/.exec(url.pathname)?.[1] ?? null;
+  else if (host === 'youtube.com' || host === 'music.youtube.com')
+    id = url.searchParams.get('v') ?? /^\/(?:shorts|embed|live)\/([^/?]+)/.exec(url.pathname)?.[1] ?? null;
   return id && /^[A-Za-z0-9_-]{6,20}$/.test(id) ? id : null;
 }
 
@@ -75,13 +76,22 @@ export function readWatchPage(html: string): { tracks: CaptionTrack[]; title: st
   const status = player?.playabilityStatus?.status;
   return {
     tracks: (tracks ?? []).filter((t) => typeof t?.baseUrl === 'string'),
-    title: player?.videoDetails?.title ?? /<title>([^<]*)<\/title>/.exec(html)?.[1]?.replace(/\s*-\s*YouTube\s*$/, '').trim() ?? null,
+    title:
+      player?.videoDetails?.title ??
+      /<title>([^<]*)<\/title>/
+        .exec(html)?.[1]
+        ?.replace(/\s*-\s*YouTube\s*$/, '')
+        .trim() ??
+      null,
     unplayable: status && status !== 'OK' ? (player?.playabilityStatus?.reason ?? status) : null,
   };
 }
 
 /** Cue text of a timedtext XML element: tags dropped, entities decoded (the legacy format escapes them twice). */
-const xmlText = (s: string) => decodeHTML(decodeHTML(s.replace(/<[^>]+>/g, ''))).replace(/\s+/g, ' ').trim();
+const xmlText = (s: string) =>
+  decodeHTML(decodeHTML(s.replace(/<[^>]+>/g, '')))
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /**
  * Cues of a timedtext answer in any of the formats YouTube serves: json3 (events with tStartMs and
@@ -98,7 +108,11 @@ export function parseTimedText(body: string): Cue[] {
       return [];
     }
     for (const e of events) {
-      const text = (e.segs ?? []).map((s) => s.utf8 ?? '').join('').replace(/\s+/g, ' ').trim();
+      const text = (e.segs ?? [])
+        .map((s) => s.utf8 ?? '')
+        .join('')
+        .replace(/\s+/g, ' ')
+        .trim();
       if (text && typeof e.tStartMs === 'number') cues.push({ start: e.tStartMs / 1000, end: (e.tStartMs + (e.dDurationMs ?? 0)) / 1000, text });
     }
     return cues;
@@ -145,10 +159,15 @@ const pickTrack = (tracks: CaptionTrack[]) =>
  * track's timedtext URL is fetched as json3. The cues come back as WebVTT with their start times.
  * Any failure is a SubmitError naming the reason and telling the user to upload the caption file instead.
  */
-export async function fetchYoutubeTranscript(baseUrl: string, link: string, timeoutMs: number): Promise<{ id: string; vtt: string; title: string; cues: number }> {
+export async function fetchYoutubeTranscript(
+  baseUrl: string,
+  link: string,
+  timeoutMs: number,
+): Promise<{ id: string; vtt: string; title: string; cues: number }> {
   const id = youtubeId(link);
   if (!id) throw new SubmitError(`'${link}' is not a YouTube video link.`, ['url']);
-  const fail = (why: string) => new SubmitError(`Could not fetch the YouTube transcript (${why}). Upload the video's caption file (WebVTT or SRT) instead.`, ['url']);
+  const fail = (why: string) =>
+    new SubmitError(`Could not fetch the YouTube transcript (${why}). Upload the video's caption file (WebVTT or SRT) instead.`, ['url']);
   const get = async (url: string) => {
     let res: Response;
     try {

@@ -9,7 +9,12 @@ export type Plan = (typeof PLANS)[number];
 export const CUSTOM_PLAN_SETTINGS = ['banner_text', 'banner_color', 'banner_enabled', 'storycurve_logging_enabled'] as const;
 type CustomSetting = (typeof CUSTOM_PLAN_SETTINGS)[number];
 /** What a new organization starts with, so a create that repeats them is not refused. */
-const CUSTOM_DEFAULTS: Record<CustomSetting, unknown> = { banner_text: null, banner_color: '#1565C0', banner_enabled: false, storycurve_logging_enabled: false };
+const CUSTOM_DEFAULTS: Record<CustomSetting, unknown> = {
+  banner_text: null,
+  banner_color: '#1565C0',
+  banner_enabled: false,
+  storycurve_logging_enabled: false,
+};
 
 export interface PlanEntry extends Limits {
   plan: Plan;
@@ -47,6 +52,7 @@ export function checkCustomSettings(plan: Plan, data: Record<string, unknown>, c
     if (!(field in data)) continue;
     const value = data[field] === '' ? null : data[field];
     const stored = before[field] === '' ? null : before[field];
-    if (value !== stored) throw httpError(403, 'Banner and story curve settings need the Team Pro plan. Upgrade to change them.', 'plan_required', ['body', field]);
+    if (value !== stored)
+      throw httpError(403, 'Banner and story curve settings need the Team Pro plan. Upgrade to change them.', 'plan_required', ['body', field]);
   }
 }

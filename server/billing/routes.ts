@@ -47,7 +47,10 @@ export function registerBillingRoutes(scope: FastifyInstance) {
     owner(req);
     if (!billing) throw disabled();
     const orgId = req.caller.orgId;
-    const [org] = await db.select({ id: organizations.id, slug: organizations.slug, name: organizations.name, plan: organizations.plan }).from(organizations).where(eq(organizations.id, orgId));
+    const [org] = await db
+      .select({ id: organizations.id, slug: organizations.slug, name: organizations.name, plan: organizations.plan })
+      .from(organizations)
+      .where(eq(organizations.id, orgId));
     if (org!.plan === target) throw httpError(409, `This organization is already on ${planLabel(target)}.`, 'already_subscribed');
     const account = await accountOf(db, orgId);
     // A paying organization changes the price of its subscription (prorated) rather than buying a second one.
@@ -55,7 +58,11 @@ export function registerBillingRoutes(scope: FastifyInstance) {
       await provider(req, async () => {
         const sub = await billing.stripe.subscriptions.retrieve(account.stripe_subscription_id!);
         const item = sub.items.data[0]!;
-        await billing.stripe.subscriptions.update(sub.id, { items: [{ id: item.id, price: billing.prices[target] }], cancel_at_period_end: false, proration_behavior: 'create_prorations' });
+        await billing.stripe.subscriptions.update(sub.id, {
+          items: [{ id: item.id, price: billing.prices[target] }],
+          cancel_at_period_end: false,
+          proration_behavior: 'create_prorations',
+        });
       });
       return { status: 'success', message: `Successfully upgraded to ${planLabel(target)}.`, plan: target };
     }
@@ -76,7 +83,10 @@ export function registerBillingRoutes(scope: FastifyInstance) {
     if (!session.url) throw httpError(502, 'Failed to process subscription request', 'payment_provider_error');
     return { checkout_url: session.url };
   };
-  const upgradeSchema = (label: string) => ({ tags, summary: `Start a ${label} subscription: answers checkout_url (Stripe Checkout), or success when an existing subscription changed price` });
+  const upgradeSchema = (label: string) => ({
+    tags,
+    summary: `Start a ${label} subscription: answers checkout_url (Stripe Checkout), or success when an existing subscription changed price`,
+  });
   app.post('/stripe/upgrade-to-pro', { schema: upgradeSchema('Pro') }, upgrade('pro'));
   app.post('/stripe/upgrade-to-team-pro', { schema: upgradeSchema('Team Pro') }, upgrade('team_pro'));
 
@@ -84,7 +94,8 @@ export function registerBillingRoutes(scope: FastifyInstance) {
     owner(req);
     if (!billing) throw disabled();
     const account = await accountOf(db, req.caller.orgId);
-    if (!account?.stripe_subscription_id || !isEntitled(account.status)) throw httpError(409, 'This organization has no subscription to cancel.', 'no_subscription');
+    if (!account?.stripe_subscription_id || !isEntitled(account.status))
+      throw httpError(409, 'This organization has no subscription to cancel.', 'no_subscription');
     const sub = await provider(req, () => billing.stripe.subscriptions.update(account.stripe_subscription_id!, { cancel_at_period_end: true }));
     const end = sub.items.data[0]?.current_period_end;
     // The plan itself changes when Stripe's webhook says the subscription ended.
@@ -96,7 +107,12 @@ export function registerBillingRoutes(scope: FastifyInstance) {
     if (!billing) throw disabled();
     const account = await accountOf(db, req.caller.orgId);
     if (!account) throw httpError(409, 'This organization has not subscribed yet.', 'no_subscription');
-    const portal = await provider(req, () => billing.stripe.billingPortal.sessions.create({ customer: account.stripe_customer_id, return_url: `${config.PUBLIC_URL.replace(/\/$/, '')}/${req.caller.orgSlug}/upgrade` }));
+    const portal = await provider(req, () =>
+      billing.stripe.billingPortal.sessions.create({
+        customer: account.stripe_customer_id,
+        return_url: `${config.PUBLIC_URL.replace(/\/$/, '')}/${req.caller.orgSlug}/upgrade`,
+      }),
+    );
     return { url: portal.url };
   });
 }
@@ -113,7 +129,8 @@ export async function registerStripeWebhook(app: FastifyInstance) {
     child.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
     child.post('/api/v1/stripe/webhook', { schema: { tags, summary: 'Stripe events (signed with STRIPE_WEBHOOK_SECRET)' } }, async (req, reply) => {
       const signature = req.headers['stripe-signature'];
-      if (typeof req.body !== 'string' || typeof signature !== 'string') throw httpError(400, 'A Stripe event needs its JSON body and Stripe-Signature header.', 'invalid_signature', ['header', 'stripe-signature']);
+      if (typeof req.body !== 'string' || typeof signature !== 'string')
+        throw httpError(400, 'A Stripe event needs its JSON body and Stripe-Signature header.', 'invalid_signature', ['header', 'stripe-signature']);
       let event: Stripe.Event;
       try {
         event = billing.stripe.webhooks.constructEvent(req.body, signature, billing.webhookSecret, WEBHOOK_TOLERANCE_SECONDS);

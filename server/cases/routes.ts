@@ -16,8 +16,10 @@ const tags = ['Case'];
 export function registerCaseRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/cases/:id', { schema: { tags, summary: 'One case (by id or name, OCO-1) with tags, timeline, comments and its incident', params: idOrNameParam } }, async (req) =>
-    nestNamed(caseResource, await inTenant(req, (ctx) => fullCase(ctx, req.params.id), { readOnly: true })),
+  app.get(
+    '/cases/:id',
+    { schema: { tags, summary: 'One case (by id or name, OCO-1) with tags, timeline, comments and its incident', params: idOrNameParam } },
+    async (req) => nestNamed(caseResource, await inTenant(req, (ctx) => fullCase(ctx, req.params.id), { readOnly: true })),
   );
 
   app.put(
@@ -27,7 +29,14 @@ export function registerCaseRoutes(scope: FastifyInstance) {
         tags,
         summary: 'Escalate to an incident (type from the case type), copying tags and timeline',
         params: idParam,
-        body: z.strictObject({ incident_type_id: ref().nullish(), incident_priority_id: ref().nullish(), incident_severity_id: ref().nullish(), title: requiredText(500).optional() }).nullish(),
+        body: z
+          .strictObject({
+            incident_type_id: ref().nullish(),
+            incident_priority_id: ref().nullish(),
+            incident_severity_id: ref().nullish(),
+            title: requiredText(500).optional(),
+          })
+          .nullish(),
       },
     },
     (req) =>
@@ -37,10 +46,16 @@ export function registerCaseRoutes(scope: FastifyInstance) {
       }),
   );
 
-  app.get('/cases/:id/probable_cause', { schema: { tags, summary: 'Probable cause through the AI layer', params: idParam } }, (req) => inTenant(req, (ctx) => probableCause(ctx, req.params.id)));
+  app.get('/cases/:id/probable_cause', { schema: { tags, summary: 'Probable cause through the AI layer', params: idParam } }, (req) =>
+    inTenant(req, (ctx) => probableCause(ctx, req.params.id)),
+  );
 
-  app.post('/cases/:id/comments/add', { schema: { tags, summary: 'Add a comment', params: idParam, body: z.strictObject({ text: requiredText(20_000) }) } }, async (req, reply) => {
-    const comment = await inTenant(req, (ctx) => addComment(ctx, { case_id: req.params.id }, req.body.text));
-    return reply.status(201).send({ message: 'Comment added successfully.', comment });
-  });
+  app.post(
+    '/cases/:id/comments/add',
+    { schema: { tags, summary: 'Add a comment', params: idParam, body: z.strictObject({ text: requiredText(20_000) }) } },
+    async (req, reply) => {
+      const comment = await inTenant(req, (ctx) => addComment(ctx, { case_id: req.params.id }, req.body.text));
+      return reply.status(201).send({ message: 'Comment added successfully.', comment });
+    },
+  );
 }

@@ -25,7 +25,16 @@ export const CASE_TYPES = [
 
 export async function seedCaseSettings({ tx, orgId, projectId }: SeedContext) {
   const base = { organization_id: orgId, project_id: projectId };
-  await tx.insert(casePriorities).values(CASE_PRIORITIES.map((p) => ({ ...base, ...p }))).onConflictDoNothing();
-  await tx.insert(caseSeverities).values(CASE_SEVERITIES.map((s) => ({ ...base, ...s }))).onConflictDoNothing();
-  await tx.insert(caseTypes).values(CASE_TYPES.map((t) => ({ ...base, ...t }))).onConflictDoNothing();
+  await tx
+    .insert(casePriorities)
+    .values(CASE_PRIORITIES.map((p) => ({ ...base, ...p })))
+    .onConflictDoNothing();
+  await tx
+    .insert(caseSeverities)
+    .values(CASE_SEVERITIES.map((s) => ({ ...base, ...s })))
+    .onConflictDoNothing();
+  await tx
+    .insert(caseTypes)
+    .values(CASE_TYPES.map((t) => ({ ...base, ...t })))
+    .onConflictDoNothing();
 }

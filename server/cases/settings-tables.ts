@@ -20,13 +20,19 @@ export const casePriorities = pgTable(
     sla: integer(),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('case_priorities', t, [t.view_order]), unique('case_priorities_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct()],
+  (t) => [
+    ...tenantExtras('case_priorities', t, [t.view_order]),
+    unique('case_priorities_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct(),
+  ],
 );
 
 export const caseSeverities = pgTable(
   'case_severities',
   { id: id(), organization_id: org(), project_id: integer(), ...rankColumns(), ...timestamps() },
-  (t) => [...tenantExtras('case_severities', t, [t.view_order]), unique('case_severities_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct()],
+  (t) => [
+    ...tenantExtras('case_severities', t, [t.view_order]),
+    unique('case_severities_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct(),
+  ],
 );
 
 export const caseTypes = pgTable(

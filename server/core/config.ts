@@ -17,14 +17,21 @@ const schema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().url().optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  JWT_EXPIRES_IN: z.string().regex(/^\d+[smhd]$/, 'must look like 30m, 12h or 7d').default('7d'),
+  JWT_EXPIRES_IN: z
+    .string()
+    .regex(/^\d+[smhd]$/, 'must look like 30m, 12h or 7d')
+    .default('7d'),
   TRIAL_DAYS: z.coerce.number().int().min(0).max(3650).default(14),
   FIREWATCH_ADMIN_EMAIL: z.string().email().optional(),
   FIREWATCH_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   SMTP_URL: z.string().url().optional(),
   MAIL_FROM: z.string().default('Firewatch <no-reply@firewatch.local>'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024),
+  BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   LOGIN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   LOGIN_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
   /**
@@ -41,6 +48,10 @@ const schema = z.object({
   AI_API_KEY: z.string().optional(),
   AI_MODEL: z.string().optional(),
   AI_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  // Optional hybrid retrieval: an OpenAI-compatible /v1/embeddings endpoint (Ollama, vLLM, llama.cpp, OpenAI).
+  EMBEDDINGS_BASE_URL: z.string().url().optional(),
+  EMBEDDINGS_API_KEY: z.string().optional(),
+  EMBEDDINGS_MODEL: z.string().optional(),
   /** JSON overriding per-plan limits, e.g. {"free":{"max_file_bytes":1048576,"files_per_project":5,"messages_per_day":20}}. */
   AI_LIMITS: z.string().optional(),
   ANONYMOUS_SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),

@@ -19,11 +19,9 @@ export class HttpError extends Error {
   }
 }
 
-export const httpError = (status: number, msg: string, type: string, loc: (string | number)[] = []) =>
-  new HttpError(status, [{ msg, loc, type }]);
+export const httpError = (status: number, msg: string, type: string, loc: (string | number)[] = []) => new HttpError(status, [{ msg, loc, type }]);
 
-export const notFound = (label: string, id: unknown) =>
-  httpError(404, `${label} '${String(id)}' could not be found.`, 'not_found', ['path', 'id']);
+export const notFound = (label: string, id: unknown) => httpError(404, `${label} '${String(id)}' could not be found.`, 'not_found', ['path', 'id']);
 
 export const invalid = (msg: string, loc: (string | number)[], type = 'value_error') => httpError(422, msg, type, loc);
 
@@ -31,11 +29,17 @@ export const forbidden = (msg = 'You do not have permission to do this.') => htt
 
 export const unauthorized = (msg = 'Could not validate credentials.', type = 'unauthorized') => httpError(401, msg, type);
 
-export const SERVER_ERROR_MESSAGE =
-  'Something has gone wrong. Please, retry or let your admin know that you received this error.';
+export const SERVER_ERROR_MESSAGE = 'Something has gone wrong. Please, retry or let your admin know that you received this error.';
 
 /** PostgreSQL error codes the API turns into client errors instead of 500s. */
-function fromDatabaseError(err: { code?: string; constraint_name?: string; constraint?: string; table_name?: string; table?: string; cause?: unknown }): HttpError | null {
+function fromDatabaseError(err: {
+  code?: string;
+  constraint_name?: string;
+  constraint?: string;
+  table_name?: string;
+  table?: string;
+  cause?: unknown;
+}): HttpError | null {
   const pg = (err.code ? err : (err.cause as typeof err | undefined)) ?? err;
   const constraint = pg.constraint_name ?? pg.constraint ?? '';
   const table = pg.table_name ?? pg.table ?? '';
@@ -91,7 +95,12 @@ const routerCodes: Record<string, [number, string, string, string]> = {
 
 /** Fastify's frameworkErrors option: router errors in the `{"detail": [...]}` shape. */
 export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
-  const [status, msg, type, loc] = routerCodes[err.code] ?? [err.statusCode && err.statusCode < 500 ? err.statusCode : 400, err.message, err.code ?? 'client_error', 'path'];
+  const [status, msg, type, loc] = routerCodes[err.code] ?? [
+    err.statusCode && err.statusCode < 500 ? err.statusCode : 400,
+    err.message,
+    err.code ?? 'client_error',
+    'path',
+  ];
   return reply.status(status).send({ detail: [{ msg, loc: [loc], type }] });
 }
 
@@ -111,7 +120,9 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex) {
   const body = JSON.stringify({ detail: [{ msg, loc: [], type }] });
   if (!socket.writable) return void socket.destroy();
   // end() lets the answer reach the client before the close; a client that never reads it is cut off.
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, lt, ne } from 'drizzle-orm';
+import { and, eq, gt, lt, ne, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Executor } from './db/client.js';
 import { sessions, socketTickets } from './db/tables.js';
@@ -18,7 +18,11 @@ export function durationMs(value: string | number): number {
 }
 
 /** Opens a session for the user and returns its token, which names the session in `sid`. */
-export async function startSession(app: FastifyInstance, user: { id: number; email: string }, expiresIn: string | number = app.config.JWT_EXPIRES_IN): Promise<string> {
+export async function startSession(
+  app: FastifyInstance,
+  user: { id: number; email: string },
+  expiresIn: string | number = app.config.JWT_EXPIRES_IN,
+): Promise<string> {
   const sid = randomBytes(18).toString('base64url');
   // The user's expired sessions go as a new one starts, so the table holds about one row per live session.
   await app.db.delete(sessions).where(and(eq(sessions.user_id, user.id), lt(sessions.expires_at, new Date())));
@@ -26,17 +30,42 @@ export async function startSession(app: FastifyInstance, user: { id: number; ema
   return app.jwt.sign({ sub: String(user.id), email: user.email, sid }, { expiresIn });
 }
 
+/**
+ * The channel that announces ended sessions, `{"sid"}` or `{"userId", "keep"}`: PostgreSQL delivers it at
+ * commit to every app process, which closes that session's open sockets (server/live/session-sockets.ts).
+ */
+export const SESSIONS_CHANNEL = 'firewatch_sessions';
+export type EndedSessions = { sid: string } | { userId: number; keep: string | null };
+
+/** Whether a session named by (sid, userId) is among those `ended` names. */
+export const isEnded = (ended: EndedSessions, sid: string, userId: number) =>
+  'sid' in ended ? ended.sid === sid : ended.userId === userId && ended.keep !== sid;
+
+async function announce(db: Executor, ended: EndedSessions) {
+  await db.execute(sql`select pg_notify(${SESSIONS_CHANNEL}, ${JSON.stringify(ended)})`);
+  forgetSessions((sid, userId) => isEnded(ended, sid, userId));
+}
+
 /** Ends one session (signing out). */
 export async function endSession(db: Executor, sid: string) {
   await db.delete(sessions).where(eq(sessions.id, sid));
-  forgetSessions((s) => s === sid);
+  await announce(db, { sid });
 }
 
 /** Ends every session of a user but `keep` (after a password change). Also drops expired sessions. */
 export async function endOtherSessions(db: Executor, userId: number, keep: string | null) {
   await db.delete(sessions).where(keep ? and(eq(sessions.user_id, userId), ne(sessions.id, keep)) : eq(sessions.user_id, userId));
   await db.delete(sessions).where(lt(sessions.expires_at, new Date()));
-  forgetSessions((_s, uid) => uid === userId && _s !== keep);
+  await announce(db, { userId, keep });
+}
+
+/** Whether the session is open (a socket checks again once it is registered, so a sign-out in between is not missed). */
+export async function sessionIsOpen(db: Executor, sid: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(and(eq(sessions.id, sid), gt(sessions.expires_at, new Date())));
+  return !!row;
 }
 
 const hashTicket = (ticket: string) => createHash('sha256').update(ticket).digest('hex');
@@ -45,17 +74,23 @@ const hashTicket = (ticket: string) => createHash('sha256').update(ticket).diges
 export async function issueSocketTicket(db: Executor, caller: { sid: string; userId: number; orgId: number }): Promise<string> {
   const ticket = randomBytes(24).toString('base64url');
   await db.delete(socketTickets).where(lt(socketTickets.expires_at, new Date()));
-  await db.insert(socketTickets).values({ ticket_hash: hashTicket(ticket), session_id: caller.sid, organization_id: caller.orgId, user_id: caller.userId, expires_at: new Date(Date.now() + SOCKET_TICKET_TTL_MS) });
+  await db.insert(socketTickets).values({
+    ticket_hash: hashTicket(ticket),
+    session_id: caller.sid,
+    organization_id: caller.orgId,
+    user_id: caller.userId,
+    expires_at: new Date(Date.now() + SOCKET_TICKET_TTL_MS),
+  });
   return ticket;
 }
 
-/** Uses a ticket up: its user if it is for this organization and still fresh, else null. One DELETE, so a ticket opens one socket. */
-export async function useSocketTicket(db: Executor, orgId: number, ticket: string): Promise<number | null> {
+/** Uses a ticket up: its user and session if it is for this organization and still fresh, else null. One DELETE, so a ticket opens one socket. */
+export async function useSocketTicket(db: Executor, orgId: number, ticket: string): Promise<{ userId: number; sid: string } | null> {
   const [row] = await db
     .delete(socketTickets)
     .where(and(eq(socketTickets.ticket_hash, hashTicket(ticket)), eq(socketTickets.organization_id, orgId), gt(socketTickets.expires_at, new Date())))
-    .returning({ userId: socketTickets.user_id });
-  return row?.userId ?? null;
+    .returning({ userId: socketTickets.user_id, sid: socketTickets.session_id });
+  return row ?? null;
 }
 
 /**

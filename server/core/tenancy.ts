@@ -148,7 +148,8 @@ export function registerTenancy(scope: FastifyInstance) {
       userId = Number(claims.sub);
       sid = String(claims.sid);
     } catch (err) {
-      if (!isPublic && (err as { code?: string }).code === 'FAST_JWT_EXPIRED') throw unauthorized('Your credentials have expired. Please refresh the page.', 'token_expired');
+      if (!isPublic && (err as { code?: string }).code === 'FAST_JWT_EXPIRED')
+        throw unauthorized('Your credentials have expired. Please refresh the page.', 'token_expired');
       if (!isPublic) throw unauthorized();
       userId = sid = null; // a public route ignores a bad token: the caller is simply anonymous
     }
@@ -178,7 +179,12 @@ export function rewriteCallersOrganization(url: string): string {
 async function callersOrganization(scope: FastifyInstance, bearer: string | undefined): Promise<string> {
   if (!bearer) throw unauthorized('No authentication or temporary session found', 'not_authenticated');
   if (bearer.startsWith(API_KEY_PREFIX)) {
-    const [key] = await scope.db.select({ slug: organizations.slug }).from(apiKeys).innerJoin(organizations, eq(organizations.id, apiKeys.organization_id)).where(eq(apiKeys.key_hash, hashApiKey(bearer))).limit(1);
+    const [key] = await scope.db
+      .select({ slug: organizations.slug })
+      .from(apiKeys)
+      .innerJoin(organizations, eq(organizations.id, apiKeys.organization_id))
+      .where(eq(apiKeys.key_hash, hashApiKey(bearer)))
+      .limit(1);
     if (!key) throw unauthorized('Invalid API key.');
     return key.slug;
   }

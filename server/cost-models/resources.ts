@@ -7,7 +7,11 @@ import { flag, requiredText, text } from '../engine/fields.js';
 
 const activity = z.strictObject({
   plugin_event: requiredText(200),
-  response_time_seconds: z.number().int().min(0).max(7 * 24 * 3600),
+  response_time_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600),
   enabled: flag().default(true),
 });
 

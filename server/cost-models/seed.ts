@@ -6,6 +6,12 @@ export async function seedCostModel({ tx, orgId, projectId }: SeedContext) {
   const activities = ['timeline_event', 'comment', 'conversation_message'].map((plugin_event) => ({ plugin_event, response_time_seconds: 300, enabled: true }));
   await tx
     .insert(costModels)
-    .values({ organization_id: orgId, project_id: projectId, name: 'Default cost model', description: 'Five minutes of a participant\'s time for each timeline event, comment or conversation message.', activities })
+    .values({
+      organization_id: orgId,
+      project_id: projectId,
+      name: 'Default cost model',
+      description: "Five minutes of a participant's time for each timeline event, comment or conversation message.",
+      activities,
+    })
     .onConflictDoNothing();
 }

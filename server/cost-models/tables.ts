@@ -22,5 +22,8 @@ export const costModels = pgTable(
     activities: jsonb().$type<CostModelActivity[]>().notNull().default([]),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('cost_models', t, [t.name]), unique('cost_models_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct()],
+  (t) => [
+    ...tenantExtras('cost_models', t, [t.name]),
+    unique('cost_models_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct(),
+  ],
 );

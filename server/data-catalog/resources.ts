@@ -4,7 +4,9 @@ import { bodyOf } from '../engine/body.js';
 import { commands, queries, sourceDataFormats, sourceEnvironments, sources, sourceStatuses, sourceTransports, sourceTypes } from './tables.js';
 import { datetime, fieldsOf, outer } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
-import { count, requiredText, text } from '../engine/fields.js';
+import { count, ref, requiredText, text, url } from '../engine/fields.js';
+import { incidents } from '../incidents/tables.js';
+import { incidentScope } from '../incidents/common.js';
 
 /** The five source attributes share one shape: name, description, project. */
 const attribute = (table: typeof sourceEnvironments, model: string, label: string, path: string) =>
@@ -46,17 +48,34 @@ export const sourceResource = defineResource({
     schema: text(100_000),
     sample_log: text(100_000),
     cost: z.number().min(0).max(1e12).nullish(),
-    links: z.array(z.strictObject({ name: text(200), url: z.url('Must be a URL').max(2000) })).max(100).optional(),
+    links: z
+      .array(z.strictObject({ name: text(200), url: z.url('Must be a URL').max(2000) }))
+      .max(100)
+      .optional(),
+    incidents: z.array(ref()).max(500).optional(),
+    alerts: z
+      .array(z.strictObject({ name: requiredText(200), description: text(2000), originator: text(200), external_link: url() }))
+      .max(100)
+      .optional(),
   }),
   pageSize: 10,
   sort: [['name', 'asc']],
   search: ['name', 'description', 'owner'],
   fields: fieldsOf(sources),
-  // The spec's `queries` of a source: the data catalog's queries that read it.
-  computed: () => ({
+  // The spec's `queries` of a source: the data catalog's queries that read it. Its `incidents` are
+  // kept as ids and answered as {id, name}, only those the caller may see (a restricted incident's
+  // name stays hidden from non-participants).
+  computed: (ctx) => ({
     queries: sql`(select coalesce(jsonb_agg(jsonb_build_object('id', q.id, 'name', q.name) order by q.id), '[]'::jsonb) from ${queries} q where q.organization_id = ${outer(sources, 'organization_id')} and q.source_id = ${outer(sources, 'id')})`,
+    incidents: sql`(select coalesce(jsonb_agg(jsonb_build_object('id', ${incidents.id}, 'name', ${incidents.name}, 'title', ${incidents.title}) order by r.n), '[]'::jsonb) from jsonb_array_elements(${outer(sources, 'incidents')}) with ordinality r(v, n) join ${incidents} on ${incidents.id} = (r.v)::int and ${incidentScope(ctx)})`,
   }),
-  fieldMeta: { queries: { label: 'Queries', kind: 'json', list: false, form: false } },
+  // A source sent back as answered carries its queries: ignored, not refused.
+  answerOnly: ['queries'],
+  fieldMeta: {
+    queries: { label: 'Queries', kind: 'json', list: false, form: false },
+    incidents: { label: 'Incidents', list: false },
+    alerts: { label: 'Alerts', help: 'Alerts defined on this data: name, description, who raises them and a link.' },
+  },
   references: {
     project_id: 'Project',
     source_environment_id: 'SourceEnvironment',
@@ -64,6 +83,7 @@ export const sourceResource = defineResource({
     source_type_id: 'SourceType',
     source_transport_id: 'SourceTransport',
     source_data_format_id: 'SourceDataFormat',
+    incidents: 'Incident',
   },
 });
 

@@ -7,17 +7,23 @@ const org = () => organizationId().references(() => organizations.id, { onDelete
 
 /** Source attributes (environment, status, transport, type, data format): a name and a description each. */
 const attribute = (table: string) =>
-  pgTable(
-    table,
-    { id: id(), organization_id: org(), project_id: integer(), name: text().notNull(), description: text(), ...timestamps() },
-    (t) => [...tenantExtras(table, t, [t.name]), unique(`${table}_org_project_name_unique`).on(t.organization_id, t.project_id, t.name).nullsNotDistinct()],
-  );
+  pgTable(table, { id: id(), organization_id: org(), project_id: integer(), name: text().notNull(), description: text(), ...timestamps() }, (t) => [
+    ...tenantExtras(table, t, [t.name]),
+    unique(`${table}_org_project_name_unique`).on(t.organization_id, t.project_id, t.name).nullsNotDistinct(),
+  ]);
 
 export const sourceEnvironments = attribute('source_environments');
 export const sourceStatuses = attribute('source_statuses');
 export const sourceTransports = attribute('source_transports');
 export const sourceTypes = attribute('source_types');
 export const sourceDataFormats = attribute('source_data_formats');
+
+export interface SourceAlert {
+  name: string;
+  description?: string | null;
+  originator?: string | null;
+  external_link?: string | null;
+}
 
 export const sources = pgTable(
   'sources',
@@ -48,6 +54,10 @@ export const sources = pgTable(
     sample_log: text(),
     cost: numeric({ precision: 14, scale: 2, mode: 'number' }),
     links: jsonb().$type<{ name?: string; url: string }[]>().notNull().default([]),
+    /** The spec's `incidents`: ids of incidents the source was involved in (answered as {id, name}). */
+    incidents: jsonb().$type<number[]>().notNull().default([]),
+    /** The spec's `alerts`: the alerts defined on the source's data, as Dispatch's Alert (name, description, originator, external_link). */
+    alerts: jsonb().$type<SourceAlert[]>().notNull().default([]),
     ...timestamps(),
   },
   (t) => [

@@ -5,7 +5,16 @@ import { z } from 'zod';
 import { flag, ref, requiredRef } from './fields.js';
 
 /** Columns the server keeps itself: never in a request body, for any entity. */
-export const SERVER_MANAGED = ['id', 'organization_id', 'created_at', 'updated_at', 'created_by', 'search', 'evergreen_last_reminder_at', 'last_reminder_at'] as const;
+export const SERVER_MANAGED = [
+  'id',
+  'organization_id',
+  'created_at',
+  'updated_at',
+  'created_by',
+  'search',
+  'evergreen_last_reminder_at',
+  'last_reminder_at',
+] as const;
 type Managed = (typeof SERVER_MANAGED)[number];
 
 /**
@@ -13,7 +22,8 @@ type Managed = (typeof SERVER_MANAGED)[number];
  * is a positive id ("This field is required" when a NOT NULL one is missing), a flag a boolean.
  */
 function columnDefault(name: string, column: PgColumn): z.ZodType | undefined {
-  if (name.endsWith('_id') && column.dataType === 'number') return column.notNull && !column.hasDefault ? requiredRef() : column.notNull ? ref().optional() : ref().nullish();
+  if (name.endsWith('_id') && column.dataType === 'number')
+    return column.notNull && !column.hasDefault ? requiredRef() : column.notNull ? ref().optional() : ref().nullish();
   if (column.dataType === 'boolean') return column.notNull ? flag().optional() : flag().nullish();
   return undefined;
 }
@@ -23,7 +33,9 @@ function columnDefault(name: string, column: PgColumn): z.ZodType | undefined {
 type Insert<T extends Table> = T['$inferInsert'];
 type OptionalKeys<X> = { [K in keyof X]-?: undefined extends X[K] ? K : never }[keyof X];
 type ColumnSchema<X, K extends keyof X> = K extends OptionalKeys<X> ? z.ZodOptional<z.ZodType<X[K]>> : z.ZodType<X[K]>;
-type Shape<T extends Table, R, O extends string> = { [K in Exclude<keyof Insert<T> & string, Managed | O>]: K extends keyof R ? R[K] : ColumnSchema<Insert<T>, K> };
+type Shape<T extends Table, R, O extends string> = {
+  [K in Exclude<keyof Insert<T> & string, Managed | O>]: K extends keyof R ? R[K] : ColumnSchema<Insert<T>, K>;
+};
 
 /**
  * A create body derived from the table: one entry per column but the server-managed ones and the

@@ -23,7 +23,11 @@ export interface CompiledSelect {
 }
 
 /** `builder` must select `selection` (a flat record of columns and aliased expressions) first. */
-export function compileSelect(builder: { toSQL(): Query }, selection: Record<string, PgColumn | SQL | SQL.Aliased>, nested: readonly AnsweredReference[] = []): CompiledSelect {
+export function compileSelect(
+  builder: { toSQL(): Query },
+  selection: Record<string, PgColumn | SQL | SQL.Aliased>,
+  nested: readonly AnsweredReference[] = [],
+): CompiledSelect {
   const keys = Object.keys(selection);
   const decoders = keys.map((key): Decoder => {
     const field = selection[key]!;

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Role } from '../core/db/tables.js';
 import { forbidden, invalid, notFound } from '../core/errors.js';
 import { StatementCache } from './compiled-select.js';
+import { pageSerializer } from './serialize.js';
 import { compileList, listQuerySchema, listShape, listValues, oneListPlan, pageWindow, readableFields, runList, type ListStatement } from './list-query.js';
 import { inTenant } from '../core/tenancy.js';
 import type { ResourceDefinition } from './define.js';
@@ -13,7 +14,7 @@ import type { RequestContext } from '../core/context.js';
 import { atLeast } from '../core/context.js';
 import { linkedRows } from './visibility.js';
 import { resourceNamed } from './registry.js';
-import { acceptNested, nestedBodyShape, nestRecord, pageJsonSchema, recordJsonSchema, type NestedConflicts } from './nested.js';
+import { acceptNested, hidesReferences, nestedBodyShape, sameValue, nestRecord, pageJsonSchema, recordJsonSchema, type NestedConflicts } from './nested.js';
 
 /** The route schema key holding a route's answers for the OpenAPI document only (see documentResponses). */
 export const RESPONSE_DOC = 'x-response-doc';
@@ -23,7 +24,16 @@ export function documentResponses<T extends { schema: Record<string, unknown> }>
   const doc = transformed.schema?.[RESPONSE_DOC] as Record<string, unknown> | undefined;
   if (!doc) return transformed;
   const { [RESPONSE_DOC]: _doc, ...schema } = transformed.schema;
-  return { ...transformed, schema: { ...schema, response: { ...(schema.response as object), ...Object.fromEntries(Object.entries(doc).map(([status, s]) => [status, { description: 'The answer', ...s as object }])) } } };
+  return {
+    ...transformed,
+    schema: {
+      ...schema,
+      response: {
+        ...(schema.response as object),
+        ...Object.fromEntries(Object.entries(doc).map(([status, s]) => [status, { description: 'The answer', ...(s as object) }])),
+      },
+    },
+  };
 }
 
 /** List statement shapes (sort, page size, filter, search or not) each resource keeps compiled. */
@@ -35,7 +45,16 @@ const ID_MESSAGE = 'The id must be a whole number written in digits, from 1 to 2
  * `0x10` and ` 1`), or a JSON whole number, within PostgreSQL's integer.
  */
 export const idValue = z
-  .union([z.number({ error: ID_MESSAGE }).int(ID_MESSAGE), z.string({ error: ID_MESSAGE }).regex(/^[0-9]{1,10}$/, ID_MESSAGE).transform(Number)], { error: ID_MESSAGE })
+  .union(
+    [
+      z.number({ error: ID_MESSAGE }).int(ID_MESSAGE),
+      z
+        .string({ error: ID_MESSAGE })
+        .regex(/^[0-9]{1,10}$/, ID_MESSAGE)
+        .transform(Number),
+    ],
+    { error: ID_MESSAGE },
+  )
   .refine((n) => n >= 1 && n <= 2147483647, ID_MESSAGE);
 export const idParam = z.object({ id: idValue });
 /** A record addressed by its id or by its human name (`IAO-2`, `OCO-1`), as the spec's screens address them. */
@@ -57,7 +76,11 @@ export function scopeOf(def: ResourceDefinition, ctx: RequestContext, org: numbe
 async function mustSee(def: ResourceDefinition, ctx: RequestContext, id: number) {
   if (!linkedRows(ctx, def.table)) return;
   const { columns } = readableFields(def, ctx);
-  const [hit] = await ctx.tx.select({ id: columns.id! }).from(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).limit(1);
+  const [hit] = await ctx.tx
+    .select({ id: columns.id! })
+    .from(def.table)
+    .where(and(eq(columns.id!, id), scopeOf(def, ctx)))
+    .limit(1);
   if (!hit) throw notFound(def.label, id);
 }
 
@@ -79,21 +102,31 @@ async function checkUnchanged(def: ResourceDefinition, ctx: RequestContext, id: 
   const columns = getTableColumns(def.table) as Record<string, PgColumn>;
   if (!columns.updated_at || ifMatch.trim() === '*') return;
   const expected = Date.parse(ifMatch.trim().replace(/^W\//, '').replace(/^"|"$/g, ''));
-  if (Number.isNaN(expected)) throw invalid('If-Match must be the record\'s updated_at, e.g. "2026-01-01T00:00:00.000Z".', ['header', 'if-match'], 'value_error');
-  const [row] = (await ctx.tx.select({ updated_at: columns.updated_at }).from(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).for('update')) as { updated_at: Date | null }[];
+  if (Number.isNaN(expected))
+    throw invalid('If-Match must be the record\'s updated_at, e.g. "2026-01-01T00:00:00.000Z".', ['header', 'if-match'], 'value_error');
+  const [row] = (await ctx.tx
+    .select({ updated_at: columns.updated_at })
+    .from(def.table)
+    .where(and(eq(columns.id!, id), scopeOf(def, ctx)))
+    .for('update')) as { updated_at: Date | null }[];
   if (!row) throw notFound(def.label, id);
   if (row.updated_at?.getTime() !== expected) throw new StaleWrite(await getRecord(def, ctx, id));
 }
 
 export async function getRecord(def: ResourceDefinition, ctx: RequestContext, id: number) {
   const { columns, selection, nested } = readableFields(def, ctx);
-  const [row] = await ctx.tx.select(selection).from(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).limit(1);
+  const [row] = await ctx.tx
+    .select(selection)
+    .from(def.table)
+    .where(and(eq(columns.id!, id), scopeOf(def, ctx)))
+    .limit(1);
   if (!row) throw notFound(def.label, id);
   return nestRecord(nested, row as Record<string, unknown>);
 }
 
 function requireRole(def: ResourceDefinition, role: Role) {
-  if (!atLeast(role, def.writeRole ?? 'Member')) throw forbidden(`Only a${/^[AEIOU]/.test(def.writeRole!) ? 'n' : ''} ${def.writeRole} or above may change ${def.label.toLowerCase()}s.`);
+  if (!atLeast(role, def.writeRole ?? 'Member'))
+    throw forbidden(`Only a${/^[AEIOU]/.test(def.writeRole!) ? 'n' : ''} ${def.writeRole} or above may change ${def.label.toLowerCase()}s.`);
 }
 
 /** Body foreign keys must name rows of the caller's own organization. */
@@ -106,7 +139,10 @@ async function checkReferences(def: ResourceDefinition, ctx: RequestContext, dat
     // A list of ids (e.g. `filters`) is checked as a whole: every id must be visible.
     const ids = [...new Set(Array.isArray(value) ? value : [value])];
     if (!ids.length) continue;
-    const hits = await ctx.tx.select({ id: columns.id! }).from(ref.table).where(and(inArray(columns.id!, ids), scopeOf(ref, ctx)));
+    const hits = await ctx.tx
+      .select({ id: columns.id! })
+      .from(ref.table)
+      .where(and(inArray(columns.id!, ids), scopeOf(ref, ctx)));
     const found = new Set(hits.map((h) => h.id));
     const missing = ids.find((id) => !found.has(id));
     if (missing !== undefined) throw invalid(`${ref.label} '${String(missing)}' could not be found.`, ['body', field], 'not_found');
@@ -146,16 +182,32 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
     // same for every caller).
     const shared = (!def.scope || !!def.scopeShape) && !(def.computed && def.computed.length > 0);
     const compiled = new StatementCache<ListStatement>(LIST_SHAPES_KEPT);
-    app.get(def.path, { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize), ...answers(200, pageJsonSchema(record)) } }, (req) =>
-      inTenant(req, async (ctx) => {
-        const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx, org);
-        // Callers who see every incident and those who see some read different statements.
-        // So do callers a definition's scope tells apart (scopeShape).
-        const shape = `${listShape(req.query)}${linkedRows(ctx, def.table) ? '\u0000linked' : ''}\u0000${def.scopeShape?.(ctx) ?? ''}`;
-        const statement = shared ? compiled.get(shape, () => build(sql.placeholder('org'))) : build(ctx.orgId);
-        const page = await runList(ctx.tx, statement, listValues(req.query, ctx.orgId), pageWindow(req.query).limit);
-        return { ...page, itemsPerPage: req.query.itemsPerPage, page: req.query.page };
-      }, { oneRound: true, genericPlans: oneListPlan(def, req.query) }),
+    // The page's JSON writer, compiled from the record's fields on the first list (serialize.ts).
+    let serialize: ((page: unknown) => string) | undefined;
+    app.get(
+      def.path,
+      { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize), ...answers(200, pageJsonSchema(record)) } },
+      async (req, reply) => {
+        const answer = await inTenant(
+          req,
+          async (ctx) => {
+            if (!serialize) {
+              const { selection, nested } = readableFields(def, ctx);
+              serialize = pageSerializer(selection, nested);
+            }
+            const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx, org);
+            // Callers who see every incident and those who see some read different statements.
+            // So do callers a definition's scope tells apart (scopeShape).
+            // So do callers from whom rows the references name are hidden (their names are not read).
+            const shape = `${listShape(req.query)}${linkedRows(ctx, def.table) ? '\u0000linked' : ''}${hidesReferences(def, ctx) ? '\u0000refs' : ''}\u0000${def.scopeShape?.(ctx) ?? ''}`;
+            const statement = shared ? compiled.get(shape, () => build(sql.placeholder('org'))) : build(ctx.orgId);
+            const page = await runList(ctx.tx, statement, listValues(req.query, ctx.orgId), pageWindow(req.query).limit);
+            return { ...page, itemsPerPage: req.query.itemsPerPage, page: req.query.page };
+          },
+          { oneRound: true, genericPlans: oneListPlan(def, req.query) },
+        );
+        return reply.type('application/json; charset=utf-8').send(serialize!(answer));
+      },
     );
   }
 
@@ -166,71 +218,96 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   }
 
   if (enabled('create')) {
-    app.post(def.path, { schema: { tags, summary: `Create a ${def.label.toLowerCase()}`, body: documented(def.create), ...answers(201, record) }, preValidation: accepting(def.create, false) }, async (req, reply) => {
-      let data = req.body as Record<string, unknown>;
-      const conflict = Object.keys(conflictsOf.get(req) ?? {})[0];
-      if (conflict) throw invalid(`'${conflict}' and its nested object name different records.`, ['body', conflict], 'nested_reference');
-      const saved = await inTenant(req, async (ctx) => {
-        requireRole(def, ctx.role);
-        data = req.body as Record<string, unknown>;
-        if (def.hooks?.beforeCreate) data = await def.hooks.beforeCreate(ctx, data);
-        await checkReferences(def, ctx, data);
-        let id: number;
-        if (def.hooks?.create) id = await def.hooks.create(ctx, data);
-        else {
-          const columns = getTableColumns(def.table) as Record<string, PgColumn>;
-          const values = columns.organization_id && !def.scope ? { ...data, organization_id: ctx.orgId } : data;
-          const [row] = await ctx.tx.insert(def.table).values(values).returning({ id: columns.id! });
-          id = row!.id as number;
-        }
-        const created = await getRecord(def, ctx, id);
-        return def.hooks?.afterCreate ? def.hooks.afterCreate(ctx, created, data) : created;
-      });
-      const record = def.hooks?.afterCommit ? await def.hooks.afterCommit(req, saved, data) : saved;
-      return reply.status(201).send(record);
-    });
+    app.post(
+      def.path,
+      {
+        schema: { tags, summary: `Create a ${def.label.toLowerCase()}`, body: documented(def.create), ...answers(201, record) },
+        preValidation: accepting(def.create, false),
+      },
+      async (req, reply) => {
+        let data = req.body as Record<string, unknown>;
+        const conflict = Object.keys(conflictsOf.get(req) ?? {})[0];
+        if (conflict) throw invalid(`'${conflict}' and its nested object name different records.`, ['body', conflict], 'nested_reference');
+        const saved = await inTenant(req, async (ctx) => {
+          requireRole(def, ctx.role);
+          data = req.body as Record<string, unknown>;
+          if (def.hooks?.beforeCreate) data = await def.hooks.beforeCreate(ctx, data);
+          await checkReferences(def, ctx, data);
+          let id: number;
+          if (def.hooks?.create) id = await def.hooks.create(ctx, data);
+          else {
+            const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+            const values = columns.organization_id && !def.scope ? { ...data, organization_id: ctx.orgId } : data;
+            const [row] = await ctx.tx.insert(def.table).values(values).returning({ id: columns.id! });
+            id = row!.id as number;
+          }
+          const created = await getRecord(def, ctx, id);
+          return def.hooks?.afterCreate ? def.hooks.afterCreate(ctx, created, data) : created;
+        });
+        const record = def.hooks?.afterCommit ? await def.hooks.afterCommit(req, saved, data) : saved;
+        return reply.status(201).send(record);
+      },
+    );
   }
 
   if (enabled('update')) {
-    app.put(`${def.path}/:id`, { schema: { tags, summary: `Update a ${def.label.toLowerCase()} (send If-Match: its updated_at to refuse a stale write)`, params: idParam, body: documented(updateSchema), ...answers(200, record) }, preValidation: accepting(updateSchema, true) }, (req, reply) =>
-      inTenant(req, async (ctx) => {
-        const id = req.params.id;
-        requireRole(def, ctx.role);
-        await mustSee(def, ctx, id);
-        const ifMatch = req.headers['if-match'];
-        if (typeof ifMatch === 'string') await checkUnchanged(def, ctx, id, ifMatch);
-        let data = req.body as Record<string, unknown>;
-        const conflicts = conflictsOf.get(req);
-        if (conflicts) {
-          // A record sent back with the id and the nested object disagreeing: the one the caller
-          // changed stands (a spec client edits the object, a form edits the id).
-          const current = await getRecord(def, ctx, id);
-          data = { ...data };
-          for (const [field, nestedId] of Object.entries(conflicts)) if (data[field] === current[field]) data[field] = nestedId;
-        }
-        if (def.immutable?.some((f) => data[f] !== undefined)) {
-          const current = await getRecord(def, ctx, id);
-          for (const field of def.immutable) {
-            if (data[field] !== undefined && data[field] !== current[field]) throw invalid('This field cannot be changed after creation.', ['body', field], 'immutable');
+    app.put(
+      `${def.path}/:id`,
+      {
+        schema: {
+          tags,
+          summary: `Update a ${def.label.toLowerCase()} (send If-Match: its updated_at to refuse a stale write)`,
+          params: idParam,
+          body: documented(updateSchema),
+          ...answers(200, record),
+        },
+        preValidation: accepting(updateSchema, true),
+      },
+      (req, reply) =>
+        inTenant(req, async (ctx) => {
+          const id = req.params.id;
+          requireRole(def, ctx.role);
+          await mustSee(def, ctx, id);
+          const ifMatch = req.headers['if-match'];
+          if (typeof ifMatch === 'string') await checkUnchanged(def, ctx, id, ifMatch);
+          let data = req.body as Record<string, unknown>;
+          const conflicts = conflictsOf.get(req);
+          if (conflicts) {
+            // A record sent back with the id and the nested object disagreeing: the one the caller
+            // changed stands (a spec client edits the object, a form edits the id).
+            const current = await getRecord(def, ctx, id);
+            data = { ...data };
+            for (const [field, nestedId] of Object.entries(conflicts)) if (sameValue(data[field], current[field])) data[field] = nestedId;
           }
-        }
-        if (def.hooks?.beforeUpdate) data = await def.hooks.beforeUpdate(ctx, id, data);
-        await checkReferences(def, ctx, data);
-        if (def.hooks?.update) {
-          if (!(await def.hooks.update(ctx, id, data))) throw notFound(def.label, id);
-        } else {
-          const columns = getTableColumns(def.table) as Record<string, PgColumn>;
-          const set = columns.updated_at ? { ...data, updated_at: sql`now()` } : data;
-          const done = Object.keys(set).length
-            ? await ctx.tx.update(def.table).set(set).where(and(eq(columns.id!, id), scopeOf(def, ctx))).returning({ id: columns.id! })
-            : [await getRecord(def, ctx, id)];
-          if (!done.length) throw notFound(def.label, id);
-        }
-        return getRecord(def, ctx, id);
-      }).catch((err: unknown) => {
-        if (err instanceof StaleWrite) return reply.status(409).send({ detail: [{ msg: STALE_MESSAGE, loc: ['header', 'if-match'], type: 'stale_write' }], record: err.record });
-        throw err;
-      }),
+          if (def.immutable?.some((f) => data[f] !== undefined)) {
+            const current = await getRecord(def, ctx, id);
+            for (const field of def.immutable) {
+              if (data[field] !== undefined && data[field] !== current[field])
+                throw invalid('This field cannot be changed after creation.', ['body', field], 'immutable');
+            }
+          }
+          if (def.hooks?.beforeUpdate) data = await def.hooks.beforeUpdate(ctx, id, data);
+          await checkReferences(def, ctx, data);
+          if (def.hooks?.update) {
+            if (!(await def.hooks.update(ctx, id, data))) throw notFound(def.label, id);
+          } else {
+            const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+            const set = columns.updated_at ? { ...data, updated_at: sql`now()` } : data;
+            const done = Object.keys(set).length
+              ? await ctx.tx
+                  .update(def.table)
+                  .set(set)
+                  .where(and(eq(columns.id!, id), scopeOf(def, ctx)))
+                  .returning({ id: columns.id! })
+              : [await getRecord(def, ctx, id)];
+            if (!done.length) throw notFound(def.label, id);
+          }
+          return getRecord(def, ctx, id);
+        }).catch((err: unknown) => {
+          if (err instanceof StaleWrite)
+            return reply.status(409).send({ detail: [{ msg: STALE_MESSAGE, loc: ['header', 'if-match'], type: 'stale_write' }], record: err.record });
+          throw err;
+        }),
     );
   }
 
@@ -245,7 +322,13 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
         if (def.hooks?.delete) deleted = await def.hooks.delete(ctx, id);
         else {
           const columns = getTableColumns(def.table) as Record<string, PgColumn>;
-          deleted = (await ctx.tx.delete(def.table).where(and(eq(columns.id!, id), scopeOf(def, ctx))).returning({ id: columns.id! })).length > 0;
+          deleted =
+            (
+              await ctx.tx
+                .delete(def.table)
+                .where(and(eq(columns.id!, id), scopeOf(def, ctx)))
+                .returning({ id: columns.id! })
+            ).length > 0;
         }
         if (!deleted) throw notFound(def.label, id);
       });

@@ -15,7 +15,24 @@ export interface CustomFilter {
 }
 
 /** How a field is drawn and written in the admin app (defaults: server/engine/field-meta.ts). */
-export type FieldKind = 'text' | 'longtext' | 'email' | 'url' | 'color' | 'number' | 'boolean' | 'date' | 'enum' | 'enums' | 'reference' | 'references' | 'strings' | 'list' | 'json' | 'password' | 'markdown';
+export type FieldKind =
+  | 'text'
+  | 'longtext'
+  | 'email'
+  | 'url'
+  | 'color'
+  | 'number'
+  | 'boolean'
+  | 'date'
+  | 'enum'
+  | 'enums'
+  | 'reference'
+  | 'references'
+  | 'strings'
+  | 'list'
+  | 'json'
+  | 'password'
+  | 'markdown';
 
 export interface FieldMeta {
   label?: string;
@@ -91,6 +108,12 @@ export interface ResourceDefinition {
   answerOnly?: string[];
   /** Least role that may create, update and delete (default Member). */
   writeRole?: Role;
+  /**
+   * Least role that may update (default writeRole), for the admin app to hide an edit form a role
+   * cannot save; the domain's hooks still enforce it (an organization any member may create, only
+   * an Admin edit).
+   */
+  updateRole?: Role;
   /** Which routes exist (default all). */
   routes?: Partial<Record<'list' | 'get' | 'create' | 'update' | 'delete', boolean>>;
   /**
@@ -115,7 +138,11 @@ export interface ResourceDefinition {
     /** Replace the delete entirely (returns false when the row is not visible). */
     delete?(ctx: RequestContext, id: number): Promise<boolean>;
     /** Add to the created record's response (e.g. a secret shown once). */
-    afterCreate?(ctx: RequestContext, record: Record<string, unknown>, data: Record<string, unknown>): Promise<Record<string, unknown>> | Record<string, unknown>;
+    afterCreate?(
+      ctx: RequestContext,
+      record: Record<string, unknown>,
+      data: Record<string, unknown>,
+    ): Promise<Record<string, unknown>> | Record<string, unknown>;
     /** After the create committed: what must not happen unless it did (e.g. sending mail); returns the response. */
     afterCommit?(req: FastifyRequest, record: Record<string, unknown>, data: Record<string, unknown>): Promise<Record<string, unknown>>;
   };
@@ -128,7 +155,8 @@ export function defineResource(def: ResourceDefinition): ResourceDefinition {
   }
   // The word index answers without the row condition that hides restricted incidents' and cases' rows.
   const columns = getTableColumns(def.table);
-  if (def.searchIndex && ('incident_id' in columns || 'case_id' in columns)) throw new Error(`${def.model}: rows of incidents or cases cannot have a search index.`);
+  if (def.searchIndex && ('incident_id' in columns || 'case_id' in columns))
+    throw new Error(`${def.model}: rows of incidents or cases cannot have a search index.`);
   return def;
 }
 

@@ -13,7 +13,12 @@ export function fieldsOf(table: PgTable, except: string[] = []): string[] {
 }
 
 export const order = () => z.number().int().min(0).max(10_000);
-export const hours = () => z.number().int().min(0).max(24 * 366);
+export const hours = () =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 366);
 export const json = () => z.array(z.unknown()).max(500);
 export const idList = () => z.array(ref()).max(500);
 /** The project of a body written by hand (bodyOf adds it from the table by itself). */
@@ -47,8 +52,16 @@ export const evergreenMeta = {
 export function oneDefault(table: PgTable): NonNullable<ResourceDefinition['hooks']> {
   const c = getTableColumns(table) as Record<string, PgColumn>;
   const clear = async (ctx: RequestContext, projectId: unknown, exceptId?: number) => {
-    const where = and(eq(c.organization_id!, ctx.orgId), eq(c.default!, true), sql`${c.project_id!} is not distinct from ${projectId ?? null}::integer`, exceptId ? ne(c.id!, exceptId) : undefined);
-    await ctx.tx.update(table).set({ default: false, updated_at: sql`now()` } as never).where(where);
+    const where = and(
+      eq(c.organization_id!, ctx.orgId),
+      eq(c.default!, true),
+      sql`${c.project_id!} is not distinct from ${projectId ?? null}::integer`,
+      exceptId ? ne(c.id!, exceptId) : undefined,
+    );
+    await ctx.tx
+      .update(table)
+      .set({ default: false, updated_at: sql`now()` } as never)
+      .where(where);
   };
   return {
     async beforeCreate(ctx, data) {
@@ -57,7 +70,10 @@ export function oneDefault(table: PgTable): NonNullable<ResourceDefinition['hook
     },
     async beforeUpdate(ctx, id, data) {
       if (data.default !== true) return data;
-      const [row] = await ctx.tx.select({ project_id: c.project_id! }).from(table).where(and(eq(c.id!, id), eq(c.organization_id!, ctx.orgId)));
+      const [row] = await ctx.tx
+        .select({ project_id: c.project_id! })
+        .from(table)
+        .where(and(eq(c.id!, id), eq(c.organization_id!, ctx.orgId)));
       if (row) await clear(ctx, data.project_id !== undefined ? data.project_id : row.project_id, id);
       return data;
     },
@@ -90,7 +106,10 @@ export function stampFlags(table: PgTable, pairs: Record<string, string>): NonNu
     async beforeUpdate(ctx, id, data) {
       if (!Object.keys(pairs).some((f) => data[f] !== undefined)) return data;
       const selection = Object.fromEntries(Object.keys(pairs).map((f) => [f, c[f]!]));
-      const [row] = await ctx.tx.select(selection).from(table).where(and(eq(c.id!, id), eq(c.organization_id!, ctx.orgId)));
+      const [row] = await ctx.tx
+        .select(selection)
+        .from(table)
+        .where(and(eq(c.id!, id), eq(c.organization_id!, ctx.orgId)));
       return stamp({ ...data }, row ?? {});
     },
   };
@@ -103,10 +122,13 @@ export function stampFlags(table: PgTable, pairs: Record<string, string>): NonNu
 export async function mustExist(ctx: RequestContext, table: PgTable & { id: PgColumn; organization_id: PgColumn }, id: unknown, label: string, field: string) {
   if (id === undefined || id === null) return;
   const visible = ownRows(ctx, table) ?? and(eq(table.organization_id, ctx.orgId), linkedRows(ctx, table));
-  const [hit] = await ctx.tx.select({ id: table.id }).from(table).where(and(eq(table.id, id), visible)).limit(1);
+  const [hit] = await ctx.tx
+    .select({ id: table.id })
+    .from(table)
+    .where(and(eq(table.id, id), visible))
+    .limit(1);
   if (!hit) throw invalid(`${label} '${String(id)}' could not be found.`, ['body', field], 'not_found');
 }
-
 
 /**
  * A column of the outer row, always qualified by its table name: inside a correlated subquery in a

@@ -34,7 +34,9 @@ export function humanize(name: string, isReference = true): string {
     .replace(/_ids$/, 's')
     .split(/[_./\s-]+/)
     .filter(Boolean)
-    .map((w) => (ACRONYMS.has(w.toLowerCase()) ? w.toUpperCase() : ACRONYMS.has(w.toLowerCase().replace(/s$/, '')) ? `${w.slice(0, -1).toUpperCase()}s` : w.toLowerCase()));
+    .map((w) =>
+      ACRONYMS.has(w.toLowerCase()) ? w.toUpperCase() : ACRONYMS.has(w.toLowerCase().replace(/s$/, '')) ? `${w.slice(0, -1).toUpperCase()}s` : w.toLowerCase(),
+    );
   const text = words.join(' ');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
@@ -49,10 +51,19 @@ export function plural(label: string): string {
 /** An enum value people read as it is ("Active"), or one made for machines ("dispatch-sales-runbook"). */
 const choiceName = (value: string) => (/^[a-z0-9]+([-_][a-z0-9]+)*$/.test(value) ? humanize(value) : value);
 
-const LONG_TEXT = /(^|_)(description|text|notes|details|message|resolution|feedback|documentation|conditions|actions|needs|overview|next_steps|current_status|schema|sample_log|issues|tasks_completed|pending_tasks|mentions|tools_and_access)$/;
+const LONG_TEXT =
+  /(^|_)(description|text|notes|details|message|resolution|feedback|documentation|conditions|actions|needs|overview|next_steps|current_status|schema|sample_log|issues|tasks_completed|pending_tasks|mentions|tools_and_access)$/;
 const NOT_LISTED = new Set(['id', 'organization_id', 'updated_at', 'created_by']);
 
-type Json = { type?: string | string[]; anyOf?: Json[]; enum?: unknown[]; format?: string; maxLength?: number; items?: Json; properties?: Record<string, Json> };
+type Json = {
+  type?: string | string[];
+  anyOf?: Json[];
+  enum?: unknown[];
+  format?: string;
+  maxLength?: number;
+  items?: Json;
+  properties?: Record<string, Json>;
+};
 
 function unwrap(schema: Json): Json {
   if (schema.anyOf) return schema.anyOf.find((s) => s.type !== 'null') ?? {};
@@ -93,7 +104,9 @@ function describe(name: string, body: Json | undefined, column: string | undefin
     label: own.label ?? humanize(name, !!model),
     kind,
     // Long text stays out of lists, but a description is listed (cut short) as people scan by it.
-    list: own.list ?? (!NOT_LISTED.has(name) && (name === 'description' || !['longtext', 'json', 'list', 'markdown', 'password', 'references', 'strings'].includes(kind))),
+    list:
+      own.list ??
+      (!NOT_LISTED.has(name) && (name === 'description' || !['longtext', 'json', 'list', 'markdown', 'password', 'references', 'strings'].includes(kind))),
     form: own.form ?? body !== undefined,
   };
   if (model) {
@@ -127,7 +140,9 @@ export function describeFields(def: ResourceDefinition): DescribedField[] {
       .map(([name, column]) => [name, columnType(column)]),
   );
   const own = def.fieldMeta ?? {};
-  const names = [...new Set([...Object.keys(body.properties ?? {}), ...Object.keys(columns), ...def.fields.filter((f) => !hidden.has(f)), ...Object.keys(own)])];
+  const names = [
+    ...new Set([...Object.keys(body.properties ?? {}), ...Object.keys(columns), ...def.fields.filter((f) => !hidden.has(f)), ...Object.keys(own)]),
+  ];
   const described = names.map((name) => describe(name, body.properties?.[name], columns[name], own[name]?.reference ?? def.references?.[name], own[name]));
   // A list shows eight columns at most: the first eight listable ones unless a definition says otherwise.
   let shown = 0;

@@ -4,12 +4,20 @@ import { z } from 'zod';
 const REQUIRED = 'This field is required';
 
 export const requiredText = (max = 255) =>
-  z.string({ error: (iss) => (iss.input === undefined || iss.input === null ? REQUIRED : 'Must be text') }).trim().min(1, REQUIRED).max(max);
+  z
+    .string({ error: (iss) => (iss.input === undefined || iss.input === null ? REQUIRED : 'Must be text') })
+    .trim()
+    .min(1, REQUIRED)
+    .max(max);
 export const text = (max = 10_000) => z.string().max(max).nullish();
 export const color = () => z.string().regex(/^#[0-9a-fA-F]{6}$/, 'Must be a colour like #1565C0');
 export const flag = () => z.boolean();
 export const count = () => z.number().int().min(0);
 export const ref = () => z.number().int().positive();
-export const requiredRef = () => z.number({ error: (iss) => (iss.input === undefined ? REQUIRED : 'Must be an id') }).int().positive();
+export const requiredRef = () =>
+  z
+    .number({ error: (iss) => (iss.input === undefined ? REQUIRED : 'Must be an id') })
+    .int()
+    .positive();
 export const email = () => z.string().trim().toLowerCase().pipe(z.email('Must be an e-mail address'));
 export const url = () => z.url('Must be a URL').nullish();

@@ -37,7 +37,8 @@ const fail = (msg: string, loc: (string | number)[], type = 'filter_error'): nev
 };
 
 /** The name a condition's field goes by: `Model.field` when the condition names another model. */
-const fieldName = (node: Leaf, model: string) => (node.model !== undefined && node.model.toLowerCase() !== model.toLowerCase() ? `${node.model}.${node.field}` : node.field);
+const fieldName = (node: Leaf, model: string) =>
+  node.model !== undefined && node.model.toLowerCase() !== model.toLowerCase() ? `${node.model}.${node.field}` : node.field;
 
 /** Every field a filter's conditions name, or undefined for text compileFilter would refuse. */
 export function filterFieldNames(text: string, model: string): string[] | undefined {
@@ -54,7 +55,7 @@ export function filterFieldNames(text: string, model: string): string[] | undefi
     if (depth > MAX_DEPTH + 1 || !node || typeof node !== 'object') return false;
     if (Array.isArray(node)) return node.every((c) => walk(c, depth + 1));
     const group = (['and', 'or', 'not'] as const).find((g) => Object.hasOwn(node, g));
-    if (group) return Array.isArray((node as Record<string, unknown>)[group]) && ((node as Record<string, unknown[]>)[group]!).every((c) => walk(c, depth + 1));
+    if (group) return Array.isArray((node as Record<string, unknown>)[group]) && (node as Record<string, unknown[]>)[group]!.every((c) => walk(c, depth + 1));
     if (typeof (node as Leaf).field !== 'string') return false;
     names.push(fieldName(node as Leaf, model));
     return true;
@@ -63,12 +64,7 @@ export function filterFieldNames(text: string, model: string): string[] | undefi
 }
 
 /** Parses the `filter` query parameter (JSON text) into a SQL condition over the allowed fields. */
-export function compileFilter(
-  text: string,
-  model: string,
-  fields: Record<string, FilterField>,
-  custom: Record<string, CustomFilter> = {},
-): SQL | undefined {
+export function compileFilter(text: string, model: string, fields: Record<string, FilterField>, custom: Record<string, CustomFilter> = {}): SQL | undefined {
   let tree: unknown;
   try {
     tree = JSON.parse(text);
@@ -105,7 +101,13 @@ export function compileFilter(
     const conditions = children as Partial<Leaf>[];
     const first = conditions[0]!;
     const mergeable = conditions.every(
-      (c) => Object.keys(c).every((k) => ['model', 'field', 'op', 'value'].includes(k)) && c.op === '==' && c.field === first.field && c.model === first.model && c.value !== null && typeof c.value !== 'object',
+      (c) =>
+        Object.keys(c).every((k) => ['model', 'field', 'op', 'value'].includes(k)) &&
+        c.op === '==' &&
+        c.field === first.field &&
+        c.model === first.model &&
+        c.value !== null &&
+        typeof c.value !== 'object',
     );
     if (!mergeable || typeof first.field !== 'string' || Object.hasOwn(custom, first.field)) return undefined;
     return leaf({ ...first, op: 'in', value: conditions.map((c) => c.value) } as Leaf, loc);
@@ -149,14 +151,19 @@ function coerceValue(op: FilterOp, type: FilterField['type'], value: unknown, na
   const base = type === 'json_array' || type === 'array' ? scalar.string : scalar[type];
   const isPattern = op === 'like' || op === 'ilike' || op === 'not_ilike';
   // A pattern compares text: on a number, date or boolean column PostgreSQL has no LIKE (42883).
-  if (isPattern && (type === 'number' || type === 'date' || type === 'boolean')) fail(`Operator '${op}' needs a text field; '${name}' is a ${type}.`, [...loc, 'op']);
+  if (isPattern && (type === 'number' || type === 'date' || type === 'boolean'))
+    fail(`Operator '${op}' needs a text field; '${name}' is a ${type}.`, [...loc, 'op']);
   const schema = op === 'in' || op === 'not_in' ? z.array(base).max(1000) : isPattern ? likePattern : base;
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const expected = op === 'in' || op === 'not_in' ? `a list of ${type} values` : `a ${type === 'json_array' || type === 'array' ? 'string' : type} value`;
     // A refinement (a date out of range, a pattern's trailing backslash) says what is wrong itself.
     const refined = parsed.error.issues.find((i) => i.code === 'custom');
-    fail(refined ? `Field '${name}' with operator '${op}': ${refined.message}.` : `Field '${name}' with operator '${op}' needs ${expected}.`, [...loc, 'value'], 'type_error');
+    fail(
+      refined ? `Field '${name}' with operator '${op}': ${refined.message}.` : `Field '${name}' with operator '${op}' needs ${expected}.`,
+      [...loc, 'value'],
+      'type_error',
+    );
   }
   return parsed.data;
 }
@@ -172,21 +179,36 @@ function condition(field: FilterField, op: FilterOp, value: unknown, name: strin
   }
   const contains = field.type === 'json_array' ? sql`${c} ? ${value}` : sql`${value} = any(${c})`;
   switch (op) {
-    case '==': return eq(c, value);
-    case '!=': return ne(c, value);
-    case '>': return gt(c, value);
-    case '<': return lt(c, value);
-    case '>=': return gte(c, value);
-    case '<=': return lte(c, value);
-    case 'like': return like(c, value as string);
-    case 'ilike': return ilike(c, value as string);
-    case 'not_ilike': return notIlike(c, value as string);
-    case 'in': return (value as unknown[]).length ? inArray(c, value as unknown[]) : sql`false`;
-    case 'not_in': return (value as unknown[]).length ? notInArray(c, value as unknown[]) : sql`true`;
-    case 'any': return contains;
-    case 'not_any': return sql`not coalesce(${contains}, false)`;
-    case 'is_null': return isNull(c);
-    case 'is_not_null': return isNotNull(c);
+    case '==':
+      return eq(c, value);
+    case '!=':
+      return ne(c, value);
+    case '>':
+      return gt(c, value);
+    case '<':
+      return lt(c, value);
+    case '>=':
+      return gte(c, value);
+    case '<=':
+      return lte(c, value);
+    case 'like':
+      return like(c, value as string);
+    case 'ilike':
+      return ilike(c, value as string);
+    case 'not_ilike':
+      return notIlike(c, value as string);
+    case 'in':
+      return (value as unknown[]).length ? inArray(c, value as unknown[]) : sql`false`;
+    case 'not_in':
+      return (value as unknown[]).length ? notInArray(c, value as unknown[]) : sql`true`;
+    case 'any':
+      return contains;
+    case 'not_any':
+      return sql`not coalesce(${contains}, false)`;
+    case 'is_null':
+      return isNull(c);
+    case 'is_not_null':
+      return isNotNull(c);
   }
 }
 

@@ -7,7 +7,7 @@ import { invalid } from '../core/errors.js';
 import { searchVocabulary, searchWords } from './search-index.js';
 import type { ResourceDefinition } from './define.js';
 import type { RequestContext } from '../core/context.js';
-import { relationsOf, type AnsweredReference } from './nested.js';
+import { visibleRelations, type AnsweredReference } from './nested.js';
 import { columnType, compileFilter, containing, filterFieldNames, type FilterField } from './filters.js';
 
 /** The most rows one page may hold; `itemsPerPage=-1` ("all") is capped here too. */
@@ -28,7 +28,13 @@ export const listQuerySchema = (pageSize: number) =>
   z.strictObject({
     // Pages beyond this hold nothing anyone can reach, and keep offset and count cap plain integers.
     page: z.coerce.number().int().min(1).max(MAX_PAGE).default(1),
-    itemsPerPage: z.coerce.number().int().min(-1).max(MAX_PAGE_SIZE).refine((n) => n !== 0, 'itemsPerPage must be -1 or at least 1').default(pageSize),
+    itemsPerPage: z.coerce
+      .number()
+      .int()
+      .min(-1)
+      .max(MAX_PAGE_SIZE)
+      .refine((n) => n !== 0, 'itemsPerPage must be -1 or at least 1')
+      .default(pageSize),
     sortBy: stringOrList,
     'sortBy[]': stringOrList,
     descending: stringOrList,
@@ -50,7 +56,8 @@ export function readableFields(def: ResourceDefinition, ctx: RequestContext) {
   for (const [name, expr] of Object.entries(computed)) selection[name] = expr.as(name);
   // Each reference's name, read with the row (a correlated lookup by primary key), unless a computed
   // value already holds it (`incident_type_name`); nestRecord makes `{id, name}` of it.
-  const relations = relationsOf(def);
+  // Names of rows the caller may not see are not read (visibleRelations).
+  const relations = visibleRelations(def, ctx);
   const nested: AnsweredReference[] = [];
   for (const a of relations.answered) {
     if (hidden.has(a.field) || !(a.field in selection)) continue;
@@ -58,6 +65,8 @@ export function readableFields(def: ResourceDefinition, ctx: RequestContext) {
     if (from === a.key) selection[a.key] = a.name.as(a.key);
     nested.push({ key: a.key, field: a.field, nameKey: a.nameKey, from });
   }
+  // Lists of ids come with their objects, made by the statement (a JSON array per row).
+  for (const a of relations.answeredLists) if (!hidden.has(a.field) && a.field in selection) selection[a.key] = a.list.as(a.key);
   const filterable: Record<string, FilterField> = {};
   for (const name of ['id', ...def.fields]) {
     const column = columns[name];
@@ -93,7 +102,11 @@ function indexLeaders(table: PgTable): Set<string> {
   let leaders = leadersByTable.get(table);
   if (!leaders) {
     const { indexes, uniqueConstraints, columns } = getTableConfig(table);
-    const keys: { name?: string }[][] = [...indexes.map((i) => i.config.columns as { name?: string }[]), ...uniqueConstraints.map((u) => u.columns), ...columns.filter((c) => c.primary).map((c) => [c])];
+    const keys: { name?: string }[][] = [
+      ...indexes.map((i) => i.config.columns as { name?: string }[]),
+      ...uniqueConstraints.map((u) => u.columns),
+      ...columns.filter((c) => c.primary).map((c) => [c]),
+    ];
     // An expression (no name) leads nothing a filter names.
     leaders = new Set(keys.map((k) => (k[0]?.name === 'organization_id' ? k[1] : k[0])?.name).filter((n): n is string => n !== undefined));
     leadersByTable.set(table, leaders);
@@ -125,7 +138,8 @@ export function usesSearchIndex(def: ResourceDefinition, query: ListQuery): bool
 /** Turns list parameters into the WHERE and ORDER BY of a definition's list query (`fields`: readableFields of it). */
 export function listClauses(def: ResourceDefinition, { columns, filterable, relations }: ReturnType<typeof readableFields>, query: ListQuery) {
   const conditions: (SQL | undefined)[] = [];
-  if (query.q?.trim() && def.search.length && !usesSearchIndex(def, query)) conditions.push(or(...def.search.map((name) => ilike(columns[name]!, sql.placeholder('q')))));
+  if (query.q?.trim() && def.search.length && !usesSearchIndex(def, query))
+    conditions.push(or(...def.search.map((name) => ilike(columns[name]!, sql.placeholder('q')))));
   if (query.filter?.trim()) conditions.push(compileFilter(query.filter, def.model, filterable, { ...relations.filters, ...def.customFilters }));
 
   const order = listOrder(def, query);
@@ -157,8 +171,7 @@ function indexedSearch(def: ResourceDefinition, db: Tx, org: number | Placeholde
   const resource = getTableConfig(def.table).name;
   const text = sql`${sql.placeholder('words')}::text`;
   const v = searchVocabulary;
-  const search = db
-    .$with('search', {})
+  const search = db.$with('search', {})
     .as(sql`select parsed.*, array(select ${v.word} from ${v} where ${v.organization_id} = ${org} and ${v.resource} = ${resource}
       and ${v.word} like parsed.containing) as words from search_parse(${text}) parsed`);
   const w = searchWords;
@@ -176,7 +189,11 @@ function indexedSearch(def: ResourceDefinition, db: Tx, org: number | Placeholde
   ];
   const offset = sql.placeholder('offset');
   // Each branch is ordered and limited on its own, so the one-word branch stops after the page.
-  const upTo = (n: SQL) => sql.join(branches.map((branch) => sql`(${branch} order by k, id limit ${n})`), sql` union all `);
+  const upTo = (n: SQL) =>
+    sql.join(
+      branches.map((branch) => sql`(${branch} order by k, id limit ${n})`),
+      sql` union all `,
+    );
   const window = sql`select id from (${upTo(sql`${offset} + ${literalLimit(limit)}`)}) matched order by k, id limit ${literalLimit(limit)} offset ${offset}`;
   return { search, window, matched: (cap: number) => sql`(${upTo(sql`${literalLimit(cap + 1)}`)}) matched` };
 }
@@ -200,27 +217,54 @@ export interface ListStatement {
   cap: number;
 }
 
-export function compileList(def: ResourceDefinition, fields: ReturnType<typeof readableFields>, query: ListQuery, scope: SQL, db: Tx, org: number | Placeholder): ListStatement {
+export function compileList(
+  def: ResourceDefinition,
+  fields: ReturnType<typeof readableFields>,
+  query: ListQuery,
+  scope: SQL,
+  db: Tx,
+  org: number | Placeholder,
+): ListStatement {
   const { conditions, orderBy } = listClauses(def, fields, query);
   const { fetch, cap } = pageWindow(query);
   const where = and(scope, ...conditions);
   const id = fields.columns.id!;
   const offset = sql.placeholder('offset');
-  let counted, window, base: Pick<Tx, 'select'> = db;
+  let counted,
+    window,
+    base: Pick<Tx, 'select'> = db;
   if (usesSearchIndex(def, query)) {
     const search = indexedSearch(def, db, org, fetch);
     base = db.with(search.search);
-    counted = db.select({ one: sql`1`.as('one') }).from(search.matched(cap)).limit(literalLimit(cap + 1)).as('counted');
+    counted = db
+      .select({ one: sql`1`.as('one') })
+      .from(search.matched(cap))
+      .limit(literalLimit(cap + 1))
+      .as('counted');
     window = search.window;
   } else {
     // `count(*) from (select 1 ... where <where> limit cap + 1)`: exact below the cap, cheap above it.
-    counted = db.select({ one: sql`1`.as('one') }).from(def.table).where(where).limit(literalLimit(cap + 1)).as('counted');
+    counted = db
+      .select({ one: sql`1`.as('one') })
+      .from(def.table)
+      .where(where)
+      .limit(literalLimit(cap + 1))
+      .as('counted');
     // The page's ids first, then its rows: the id window can come from an index alone (sort indexes
     // carry the columns lists filter on most), so skipped and filtered-out rows cost no table reads;
     // only the page's own rows are fetched, with their computed fields.
-    window = db.select({ id }).from(def.table).where(where).orderBy(...orderBy).limit(literalLimit(fetch)).offset(offset);
+    window = db
+      .select({ id })
+      .from(def.table)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(literalLimit(fetch))
+      .offset(offset);
   }
-  const total = db.select({ n: countAll.as('n') }).from(counted).as('list_total');
+  const total = db
+    .select({ n: countAll.as('n') })
+    .from(counted)
+    .as('list_total');
   // The page's rows are joined to the count's single row, so count and page take one statement, and
   // an empty page still brings the count.
   const page = base
@@ -238,7 +282,17 @@ const ROW_COLUMN = '(list row)';
 /** Everything a list request's statement depends on besides the caller and the placeholders' values. */
 export function listShape(query: ListQuery) {
   const { fetch, cap } = pageWindow(query);
-  return JSON.stringify([query.sortBy, query['sortBy[]'], query.descending, query['descending[]'], fetch, cap, !!query.q?.trim(), hasIndexedWord(query), query.filter?.trim() ?? '']);
+  return JSON.stringify([
+    query.sortBy,
+    query['sortBy[]'],
+    query.descending,
+    query['descending[]'],
+    fetch,
+    cap,
+    !!query.q?.trim(),
+    hasIndexedWord(query),
+    query.filter?.trim() ?? '',
+  ]);
 }
 
 /** The placeholders' values of a list request (see ListStatement). */

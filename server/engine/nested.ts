@@ -1,5 +1,5 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { getTableConfig, type PgColumn } from 'drizzle-orm/pg-core';
+import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { invalid } from '../core/errors.js';
 import type { CustomFilter, ResourceDefinition } from './define.js';
@@ -7,6 +7,8 @@ import { recordRepresentation } from './field-meta.js';
 import { columnType, filterCondition, FILTER_OPS, type FilterField, type FilterOp } from './filters.js';
 import { findResource } from './registry.js';
 import { SERVER_MANAGED } from './body.js';
+import { hidesRows, visibleRows } from './visibility.js';
+import type { RequestContext } from '../core/context.js';
 
 /**
  * References as the spec names them: every `references` entry of a definition (`tag_type_id: 'TagType'`)
@@ -25,8 +27,18 @@ export interface NestedReference {
 
 export interface Relations {
   references: NestedReference[];
-  /** Singular references whose answers carry `{id, <name>}`: the key, the id field, the target's name field and its SQL. */
-  answered: { key: string; field: string; nameKey: string; name: SQL }[];
+  /**
+   * Singular references whose answers carry `{id, <name>}`: the key, the id field, the target's name
+   * field and its SQL (a lookup that, from visibleRelations, answers null for a row the caller may not
+   * see), and the target's table.
+   */
+  answered: { key: string; field: string; nameKey: string; name: SQL; table: PgTable }[];
+  /**
+   * Lists of ids answered as the spec's list of objects beside them (`tags: [{"id": 1, "name": "db"}]`
+   * beside `tag_ids`), in the ids' order: the key, the id field, the target's name field and the SQL
+   * of the whole list (a JSON array; a row the caller may not see, or a dangling id, as `{"id"}` alone).
+   */
+  answeredLists: { key: string; field: string; nameKey: string; list: SQL; table: PgTable }[];
   /** `Model.field` filters through a singular reference. */
   filters: Record<string, CustomFilter>;
   /** `key.field` sorts through a singular reference. */
@@ -37,6 +49,9 @@ export interface Relations {
 
 const cache = new WeakMap<ResourceDefinition, Relations>();
 
+/** The spec's plural of a list field's stem (`incident_priority_ids` -> `incident_priorities`). */
+const plural = (stem: string) => (/[^aeiou]y$/.test(stem) ? `${stem.slice(0, -1)}ies` : `${stem}s`);
+
 function referencesOf(def: ResourceDefinition): NestedReference[] {
   const columns = getTableColumns(def.table) as Record<string, PgColumn>;
   const out: NestedReference[] = [];
@@ -44,7 +59,7 @@ function referencesOf(def: ResourceDefinition): NestedReference[] {
     const column = columns[field];
     const list = column ? column.dataType === 'array' || column.dataType === 'json' : true;
     if (field.endsWith('_id') && !list) out.push({ field, key: field.slice(0, -3), model, list: false });
-    else if (field.endsWith('_ids')) out.push({ field, key: `${field.slice(0, -4)}s`, model, list: true });
+    else if (field.endsWith('_ids')) out.push({ field, key: plural(field.slice(0, -4)), model, list: true });
     else out.push({ field, key: field, model, list: true });
   }
   // References declared for the admin app only (an incident's `tags`, a feedback's incident, checked
@@ -58,32 +73,83 @@ function referencesOf(def: ResourceDefinition): NestedReference[] {
   return out.filter((r) => r.key === r.field || !columns[r.key]);
 }
 
+/** Which of a referenced table's rows the caller may see, read in the organization `org` (undefined: all). */
+type Visible = (table: PgTable, org: SQL) => SQL | undefined;
+
 /** The relations of a definition (the registry must hold every definition it names: call after registerResources). */
 export function relationsOf(def: ResourceDefinition): Relations {
   let found = cache.get(def);
-  if (found) return found;
+  if (!found) cache.set(def, (found = buildRelations(def)));
+  return found;
+}
+
+/**
+ * The relations as `ctx` may read them: names, filters and sorts through a reference see only the
+ * rows the domains' visibility rules show the caller (a case escalated to a restricted incident
+ * answers `incident: {"id": 7}`, without the name, to a member who is not on it). The same as
+ * relationsOf where no referenced table hides rows from the caller.
+ */
+export function visibleRelations(def: ResourceDefinition, ctx: RequestContext): Relations {
+  const relations = relationsOf(def);
+  if (!hidesReferences(def, ctx)) return relations;
+  return buildRelations(def, (table, org) => visibleRows(ctx, table, org));
+}
+
+const targetsOf = new WeakMap<ResourceDefinition, PgTable[]>();
+
+/** Whether visibility rules hide rows of a table `def`'s references name (its list statements are then compiled apart). */
+export function hidesReferences(def: ResourceDefinition, ctx: RequestContext): boolean {
+  let tables = targetsOf.get(def);
+  if (!tables) targetsOf.set(def, (tables = [...new Set(referencesOf(def).flatMap((r) => findResource(r.model)?.table ?? []))]));
+  return tables.some((table) => hidesRows(ctx, table));
+}
+
+function buildRelations(def: ResourceDefinition, visible?: Visible): Relations {
   const references = referencesOf(def);
   const columns = getTableColumns(def.table) as Record<string, PgColumn>;
   const parentName = getTableConfig(def.table).name;
   const outerColumn = (name: string) => sql`${sql.identifier(parentName)}.${sql.identifier(name)}`;
   const answered: Relations['answered'] = [];
+  const answeredLists: Relations['answeredLists'] = [];
   const filters: Relations['filters'] = {};
   const sorts: Relations['sorts'] = {};
   for (const ref of references) {
     const target = findResource(ref.model);
-    if (!target || ref.list || !columns[ref.field]) continue;
+    if (!target || !columns[ref.field]) continue;
     const targetColumns = getTableColumns(target.table) as Record<string, PgColumn>;
+    const tc = targetColumns;
+    const nameKey = recordRepresentation(target);
     // An alias of its own, so a reference to the same table (a parent record) binds to the right
     // rows; every column written qualified (Drizzle writes a single table's columns bare).
     const aliasName = `ref_${ref.key}`;
-    const t = sql`${sql.identifier(getTableConfig(target.table).name)} ${sql.identifier(aliasName)}`;
+    const targetName = sql.identifier(getTableConfig(target.table).name);
+    const t = sql`${targetName} ${sql.identifier(aliasName)}`;
     const inner = (column: PgColumn) => sql`${sql.identifier(aliasName)}.${sql.identifier(column.name)}`;
-    const sameOrg = targetColumns.organization_id && columns.organization_id ? sql` and ${inner(targetColumns.organization_id)} = ${outerColumn('organization_id')}` : sql``;
+    const sameOrg =
+      targetColumns.organization_id && columns.organization_id ? sql` and ${inner(targetColumns.organization_id)} = ${outerColumn('organization_id')}` : sql``;
+    // The rules' condition is written against the target by its own name: checked on that row
+    // through its primary key, in the row's own organization (a statement shared by organizations
+    // stays right for each).
+    const condition = visible?.(target.table, tc.organization_id ? inner(tc.organization_id) : sql`${outerColumn('organization_id')}`);
+    const seen = condition
+      ? sql` and exists (select 1 from ${targetName} where ${targetName}.${sql.identifier(tc.id!.name)} = ${inner(tc.id!)} and ${condition})`
+      : sql``;
+    if (ref.list) {
+      const column = columns[ref.field]!;
+      if (ref.key === ref.field || !tc[nameKey]) continue;
+      // The ids in their order (an integer array, or a JSON array of numbers), each with its name.
+      const elements =
+        column.dataType === 'array'
+          ? sql`unnest(${outerColumn(column.name)}) with ordinality e(id, n)`
+          : sql`(select (x.v)::int as id, x.n from json_array_elements_text(${outerColumn(column.name)}::json) with ordinality x(v, n)) e`;
+      const list = sql`(select coalesce(json_agg(json_strip_nulls(json_build_object('id', e.id, ${sql.raw(`'${nameKey}'`)}::text, ${inner(tc[nameKey])})) order by e.n), '[]'::json)
+        from ${elements} left join ${t} on ${inner(tc.id!)} = e.id${sameOrg}${seen})`;
+      answeredLists.push({ key: ref.key, field: ref.field, nameKey, list, table: target.table });
+      continue;
+    }
     const fk = outerColumn(columns[ref.field]!.name);
-    const lookup = (column: PgColumn) => sql`(select ${inner(column)} from ${t} where ${inner(targetColumns.id!)} = ${fk}${sameOrg})`;
-    const tc = targetColumns;
-    const nameKey = recordRepresentation(target);
-    if (tc[nameKey]) answered.push({ key: ref.key, field: ref.field, nameKey, name: lookup(tc[nameKey]).mapWith(tc[nameKey]) });
+    const lookup = (column: PgColumn) => sql`(select ${inner(column)} from ${t} where ${inner(targetColumns.id!)} = ${fk}${sameOrg}${seen})`;
+    if (tc[nameKey]) answered.push({ key: ref.key, field: ref.field, nameKey, name: lookup(tc[nameKey]).mapWith(tc[nameKey]), table: target.table });
     for (const name of ['id', ...target.fields]) {
       const column = tc[name];
       if (!column) continue;
@@ -97,14 +163,21 @@ export function relationsOf(def: ResourceDefinition): Relations {
         ops: FILTER_OPS.filter((op) => op !== 'any' && op !== 'not_any'),
         // A semi-join on the target's rows: the planner reads them by the condition, then the
         // parent's rows by their foreign key (indexed by a list's filter where lists use one).
-        build: (op, value) => sql`${fk} in (select ${inner(tc.id!)} from ${t} where ${filterCondition({ column: inner(column), type }, op as FilterOp, value)}${sameOrg})`,
+        build: (op, value) =>
+          sql`${fk} in (select ${inner(tc.id!)} from ${t} where ${filterCondition({ column: inner(column), type }, op as FilterOp, value)}${sameOrg}${seen})`,
       };
     }
   }
-  const answerOnly = new Set<string>([...SERVER_MANAGED, ...Object.keys(columns), ...def.fields, ...answered.map((a) => a.key), ...references.map((r) => r.key), ...(def.answerOnly ?? [])]);
-  found = { references, answered, filters, sorts, answerOnly };
-  cache.set(def, found);
-  return found;
+  const answerOnly = new Set<string>([
+    ...SERVER_MANAGED,
+    ...Object.keys(columns),
+    ...def.fields,
+    ...answered.map((a) => a.key),
+    ...answeredLists.map((a) => a.key),
+    ...references.map((r) => r.key),
+    ...(def.answerOnly ?? []),
+  ]);
+  return { references, answered, answeredLists, filters, sorts, answerOnly };
 }
 
 /** A nested reference of an answer: its key, the id field, the target's name field, and the record key its name was read into. */
@@ -120,12 +193,19 @@ export function nestRecord(nested: readonly AnsweredReference[], record: Record<
   for (const { key, field, nameKey, from } of nested) {
     if (!(field in record)) continue;
     const id = record[field];
-    record[key] = id === null || id === undefined ? null : { id, [nameKey]: record[from] ?? null };
+    const name = record[from];
+    // A row the caller may not see (or no longer there) answers its id alone: the id field beside it
+    // already says it, and null would read as "no reference" (and unlink it if sent back).
+    record[key] = id === null || id === undefined ? null : name === null || name === undefined ? { id } : { id, [nameKey]: name };
   }
   return record;
 }
 
 const idOf = (value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) && 'id' in value ? (value as { id: unknown }).id : value);
+
+/** Whether two ids (or lists of ids) from a body are the same. */
+export const sameValue = (a: unknown, b: unknown) =>
+  a === b || (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i]));
 
 /** A reference written both ways with different ids: the caller decides which one stands (see crud's update). */
 export type NestedConflicts = Record<string, unknown>;
@@ -145,9 +225,15 @@ export function acceptNested(def: ResourceDefinition, body: unknown, schema: z.Z
   for (const ref of relations.references) {
     if (!(ref.field in shape)) continue;
     if (ref.list) {
-      const given = Object.hasOwn(out, ref.field) ? out[ref.field] : out[ref.key];
+      const hasField = Object.hasOwn(out, ref.field);
+      const nested = ref.key !== ref.field && Object.hasOwn(out, ref.key) ? out[ref.key] : undefined;
       if (ref.key !== ref.field) delete out[ref.key];
-      if (Array.isArray(given)) out[ref.field] = given.map(idOf);
+      if (hasField && Array.isArray(out[ref.field])) out[ref.field] = (out[ref.field] as unknown[]).map(idOf);
+      if (Array.isArray(nested)) {
+        const ids = nested.map(idOf);
+        if (!hasField) out[ref.field] = ids;
+        else if (!sameValue(out[ref.field], ids)) conflicts[ref.field] = ids;
+      }
       continue;
     }
     if (!Object.hasOwn(out, ref.key)) continue;
@@ -170,7 +256,9 @@ export function nestedBodyShape(def: ResourceDefinition, schema: z.ZodObject): R
   const shape: Record<string, z.ZodType> = {};
   for (const r of relationsOf(def).references) {
     if (!(r.field in (schema.shape as Record<string, unknown>)) || r.key === r.field) continue;
-    shape[r.key] = (r.list ? z.array(ref) : ref.nullable()).optional().describe(`The ${r.model} by id, as the spec's client sends it; the same as '${r.field}'.`);
+    shape[r.key] = (r.list ? z.array(ref) : ref.nullable())
+      .optional()
+      .describe(`The ${r.model} by id, as the spec's client sends it; the same as '${r.field}'.`);
   }
   return shape;
 }
@@ -181,7 +269,9 @@ export function nestedBodyShape(def: ResourceDefinition, schema: z.ZodObject): R
  */
 export function nestNamed(def: ResourceDefinition, record: Record<string, unknown>) {
   return nestRecord(
-    relationsOf(def).answered.filter((a) => `${a.key}_name` in record).map((a) => ({ ...a, from: `${a.key}_name` })),
+    relationsOf(def)
+      .answered.filter((a) => `${a.key}_name` in record)
+      .map((a) => ({ ...a, from: `${a.key}_name` })),
     record,
   );
 }
@@ -217,7 +307,16 @@ export function recordJsonSchema(def: ResourceDefinition): JsonSchema {
       nullable: true,
       readOnly: true,
       description: `The ${a.field} reference with its ${a.nameKey}.`,
-      properties: { id: { type: 'integer' }, [a.nameKey]: { type: 'string', nullable: true } },
+      properties: { id: { type: 'integer' }, [a.nameKey]: { type: 'string' } },
+    };
+  }
+  for (const a of relationsOf(def).answeredLists) {
+    if (hidden.has(a.field)) continue;
+    properties[a.key] = {
+      type: 'array',
+      readOnly: true,
+      description: `The ${a.field} references with their ${a.nameKey}, in the same order.`,
+      items: { type: 'object', properties: { id: { type: 'integer' }, [a.nameKey]: { type: 'string' } }, required: ['id'] },
     };
   }
   return { type: 'object', properties };
@@ -226,5 +325,11 @@ export function recordJsonSchema(def: ResourceDefinition): JsonSchema {
 /** A list page's answer, for the OpenAPI document. */
 export const pageJsonSchema = (record: JsonSchema): JsonSchema => ({
   type: 'object',
-  properties: { items: { type: 'array', items: record }, total: { type: 'integer' }, totalCapped: { type: 'boolean' }, page: { type: 'integer' }, itemsPerPage: { type: 'integer' } },
+  properties: {
+    items: { type: 'array', items: record },
+    total: { type: 'integer' },
+    totalCapped: { type: 'boolean' },
+    page: { type: 'integer' },
+    itemsPerPage: { type: 'integer' },
+  },
 });

@@ -3,15 +3,23 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import type { RequestContext } from '../core/context.js';
 
 /**
+ * The organization a rule's condition is read in: the caller's id, the placeholder of a statement
+ * shared by organizations, or (inside a nested reference's lookup) the referenced row's own column,
+ * so the condition holds for every organization a shared statement runs for.
+ */
+export type OrgValue = number | Placeholder | SQL;
+
+/**
  * Which rows a caller may see beyond their organization, as a domain decides it (restricted incidents
  * and cases hide their own rows and the rows that belong to them). The engine applies every registered
- * rule to lists, reads, writes and body references without knowing the domains.
+ * rule to lists, reads, writes, body references and the names of nested references without knowing
+ * the domains.
  */
 export interface RowVisibility {
-  /** A table's own condition (e.g. restricted incidents), or undefined where the rule says nothing. */
-  own(ctx: RequestContext, table: PgTable): SQL | undefined;
+  /** A table's own condition (e.g. restricted incidents), or undefined where the rule says nothing. `org` as in linked (default: the caller's). */
+  own(ctx: RequestContext, table: PgTable, org?: OrgValue): SQL | undefined;
   /** A condition from the rows a table's rows belong to (a task of a restricted incident), or undefined. */
-  linked(ctx: RequestContext, table: PgTable, org: number | Placeholder): SQL | undefined;
+  linked(ctx: RequestContext, table: PgTable, org: OrgValue): SQL | undefined;
 }
 
 const rules: RowVisibility[] = [];
@@ -21,12 +29,21 @@ export function registerRowVisibility(rule: RowVisibility) {
   if (!rules.includes(rule)) rules.push(rule);
 }
 
-export function ownRows(ctx: RequestContext, table: PgTable): SQL | undefined {
-  const parts = rules.map((r) => r.own(ctx, table)).filter((p): p is SQL => p !== undefined);
+export function ownRows(ctx: RequestContext, table: PgTable, org?: OrgValue): SQL | undefined {
+  const parts = rules.map((r) => r.own(ctx, table, org)).filter((p): p is SQL => p !== undefined);
   return parts.length ? and(...parts) : undefined;
 }
 
-export function linkedRows(ctx: RequestContext, table: PgTable, org: number | Placeholder = ctx.orgId): SQL | undefined {
+export function linkedRows(ctx: RequestContext, table: PgTable, org: OrgValue = ctx.orgId): SQL | undefined {
   const parts = rules.map((r) => r.linked(ctx, table, org)).filter((p): p is SQL => p !== undefined);
   return parts.length ? and(...parts) : undefined;
 }
+
+/** Every rule's condition on `table`'s rows (written against the table by its own name), or undefined when the caller sees them all. */
+export function visibleRows(ctx: RequestContext, table: PgTable, org: OrgValue = ctx.orgId): SQL | undefined {
+  const parts = [ownRows(ctx, table, org), linkedRows(ctx, table, org)].filter((p): p is SQL => p !== undefined);
+  return parts.length ? and(...parts) : undefined;
+}
+
+/** Whether any rule hides some of `table`'s rows from the caller (cheap: a statement cache key). */
+export const hidesRows = (ctx: RequestContext, table: PgTable) => visibleRows(ctx, table) !== undefined;

@@ -16,7 +16,10 @@ async function checkFeedbackLinks(ctx: RequestContext, data: Record<string, unkn
   const incidentId = data.incident_id !== undefined ? data.incident_id : current?.incident_id;
   const participantId = data.participant_id !== undefined ? data.participant_id : current?.participant_id;
   if (participantId == null) return data;
-  const [p] = await ctx.tx.select({ incident_id: incidentParticipants.incident_id }).from(incidentParticipants).where(and(eq(incidentParticipants.id, participantId as number), eq(incidentParticipants.organization_id, ctx.orgId)));
+  const [p] = await ctx.tx
+    .select({ incident_id: incidentParticipants.incident_id })
+    .from(incidentParticipants)
+    .where(and(eq(incidentParticipants.id, participantId as number), eq(incidentParticipants.organization_id, ctx.orgId)));
   if (p && incidentId != null && p.incident_id !== incidentId) throw invalid('The participant did not take part in this incident.', ['body', 'participant_id']);
   return incidentId == null && p ? { ...data, incident_id: p.incident_id } : data;
 }
@@ -37,7 +40,10 @@ export const feedbackResource = defineResource({
   hooks: {
     beforeCreate: (ctx, data) => checkFeedbackLinks(ctx, data),
     async beforeUpdate(ctx, id, data) {
-      const [current] = await ctx.tx.select({ incident_id: feedback.incident_id, participant_id: feedback.participant_id }).from(feedback).where(and(eq(feedback.id, id), eq(feedback.organization_id, ctx.orgId)));
+      const [current] = await ctx.tx
+        .select({ incident_id: feedback.incident_id, participant_id: feedback.participant_id })
+        .from(feedback)
+        .where(and(eq(feedback.id, id), eq(feedback.organization_id, ctx.orgId)));
       return checkFeedbackLinks(ctx, data, current);
     },
   },
@@ -48,7 +54,10 @@ export const serviceFeedbackResource = defineResource({
   label: 'Service feedback',
   path: '/servicefeedback',
   table: serviceFeedback,
-  create: bodyOf(serviceFeedback, { rating: z.enum(SERVICE_FEEDBACK_RATINGS, { error: `Rating must be one of ${SERVICE_FEEDBACK_RATINGS.join(', ')}` }), feedback: text(10_000) }),
+  create: bodyOf(serviceFeedback, {
+    rating: z.enum(SERVICE_FEEDBACK_RATINGS, { error: `Rating must be one of ${SERVICE_FEEDBACK_RATINGS.join(', ')}` }),
+    feedback: text(10_000),
+  }),
   pageSize: 10,
   sort: [['created_at', 'desc']],
   search: ['feedback', 'rating'],

@@ -8,7 +8,13 @@ import { individuals, services } from '../people/tables.js';
 
 const org = () => organizationId().references(() => organizations.id, { onDelete: 'cascade' });
 
-export const FEEDBACK_RATINGS = ['Very satisfied', 'Somewhat satisfied', 'Neither satisfied nor dissatisfied', 'Somewhat dissatisfied', 'Very dissatisfied'] as const;
+export const FEEDBACK_RATINGS = [
+  'Very satisfied',
+  'Somewhat satisfied',
+  'Neither satisfied nor dissatisfied',
+  'Somewhat dissatisfied',
+  'Very dissatisfied',
+] as const;
 export const SERVICE_FEEDBACK_RATINGS = ['No effort', 'Little effort', 'Moderate effort', 'Lots of effort', 'Very high effort'] as const;
 const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
 

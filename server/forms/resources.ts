@@ -37,7 +37,9 @@ export const formTypeResource = defineResource({
   sort: [['name', 'asc']],
   search: ['name', 'description'],
   fields: fieldsOf(formTypes, ['form_schema']),
-  fieldMeta: { form_schema: { help: 'The JSON schema its forms are checked against, e.g. {"type": "object", "properties": {"summary": {"type": "string"}}}.' } },
+  fieldMeta: {
+    form_schema: { help: 'The JSON schema its forms are checked against, e.g. {"type": "object", "properties": {"summary": {"type": "string"}}}.' },
+  },
   references: { project_id: 'Project' },
   hooks: {
     beforeCreate(_ctx, data) {
@@ -59,7 +61,10 @@ const errorItem = (e: ErrorObject) => ({
 
 /** The filled-in data must satisfy its form type's schema. */
 async function checkData(ctx: RequestContext, typeId: number, data: unknown) {
-  const [type] = await ctx.tx.select({ schema: formTypes.form_schema }).from(formTypes).where(and(eq(formTypes.id, typeId), eq(formTypes.organization_id, ctx.orgId)));
+  const [type] = await ctx.tx
+    .select({ schema: formTypes.form_schema })
+    .from(formTypes)
+    .where(and(eq(formTypes.id, typeId), eq(formTypes.organization_id, ctx.orgId)));
   if (!type) return; // the reference check reports the missing type
   const validate = ajv.compile(type.schema);
   if (!validate(data)) {
@@ -72,12 +77,19 @@ export const formResource = defineResource({
   label: 'Form',
   path: '/forms',
   table: forms,
-  create: bodyOf(forms, { status: z.enum(FORM_STATUSES, { error: 'Status must be Draft or Completed' }).optional(), form_data: jsonObject().optional(), creator: text(200) }),
+  create: bodyOf(forms, {
+    status: z.enum(FORM_STATUSES, { error: 'Status must be Draft or Completed' }).optional(),
+    form_data: jsonObject().optional(),
+    creator: text(200),
+  }),
   pageSize: 10,
   sort: [['created_at', 'desc']],
   search: ['status', 'creator'],
   fields: fieldsOf(forms, ['form_data']),
-  fieldMeta: { incident_id: { reference: 'Incident' }, form_data: { label: 'Answers', help: 'The filled-in form as a JSON object, checked against its type\'s schema.' } },
+  fieldMeta: {
+    incident_id: { reference: 'Incident' },
+    form_data: { label: 'Answers', help: "The filled-in form as a JSON object, checked against its type's schema." },
+  },
   references: { project_id: 'Project', form_type_id: 'FormType' },
   hooks: {
     async beforeCreate(ctx, data) {
@@ -88,7 +100,10 @@ export const formResource = defineResource({
     async beforeUpdate(ctx, id, data) {
       await mustExist(ctx, incidents, data.incident_id, 'IAO', 'incident_id');
       if (data.form_data === undefined && data.form_type_id === undefined) return data;
-      const [current] = await ctx.tx.select({ type: forms.form_type_id, data: forms.form_data }).from(forms).where(and(eq(forms.id, id), eq(forms.organization_id, ctx.orgId)));
+      const [current] = await ctx.tx
+        .select({ type: forms.form_type_id, data: forms.form_data })
+        .from(forms)
+        .where(and(eq(forms.id, id), eq(forms.organization_id, ctx.orgId)));
       if (!current) return data;
       await checkData(ctx, (data.form_type_id as number | undefined) ?? current.type, data.form_data ?? current.data);
       return data;

@@ -21,7 +21,10 @@ export const formTypes = pgTable(
     form_schema: jsonb().$type<Record<string, unknown>>().notNull(),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('form_types', t, [t.name]), unique('form_types_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct()],
+  (t) => [
+    ...tenantExtras('form_types', t, [t.name]),
+    unique('form_types_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct(),
+  ],
 );
 
 export const forms = pgTable(

@@ -42,14 +42,23 @@ export async function addCustomEvent(ctx: RequestContext, incidentId: number, in
  * cannot be edited or deleted; a custom event can, by its author or an Admin and above.
  */
 async function editableEvent(ctx: RequestContext, incidentId: number, eventId: number, loc: (string | number)[]) {
-  const [row] = await ctx.tx.select().from(events).where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), eq(events.id, eventId)));
+  const [row] = await ctx.tx
+    .select()
+    .from(events)
+    .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), eq(events.id, eventId)));
   if (!row) throw httpError(404, `Event '${eventId}' could not be found.`, 'not_found', loc);
   if (row.type !== 'Custom event') throw httpError(403, 'System events cannot be changed or deleted; they are the record of what happened.', 'forbidden', loc);
-  if (!atLeast(ctx.role, 'Admin') && (row.owner === null || row.owner !== (await callerEmail(ctx)))) throw httpError(403, 'Only its author or an Admin and above may change or delete this event.', 'forbidden', loc);
+  if (!atLeast(ctx.role, 'Admin') && (row.owner === null || row.owner !== (await callerEmail(ctx))))
+    throw httpError(403, 'Only its author or an Admin and above may change or delete this event.', 'forbidden', loc);
   return row;
 }
 
-export async function updateEvent(ctx: RequestContext, incidentId: number, eventId: number, patch: Partial<Pick<EventInput, 'description' | 'started_at' | 'details' | 'pinned' | 'type'>>) {
+export async function updateEvent(
+  ctx: RequestContext,
+  incidentId: number,
+  eventId: number,
+  patch: Partial<Pick<EventInput, 'description' | 'started_at' | 'details' | 'pinned' | 'type'>>,
+) {
   await loadIncident(ctx, incidentId);
   // Pinning is open to everyone; the content only to whoever may edit the event.
   if (Object.keys(patch).some((k) => k !== 'pinned')) await editableEvent(ctx, incidentId, eventId, ['body', 'id']);
@@ -66,7 +75,10 @@ export async function updateEvent(ctx: RequestContext, incidentId: number, event
 export async function deleteEvent(ctx: RequestContext, incidentId: number, eventId: number) {
   await loadIncident(ctx, incidentId);
   await editableEvent(ctx, incidentId, eventId, ['path', 'eventId']);
-  const deleted = await ctx.tx.delete(events).where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), eq(events.id, eventId))).returning({ id: events.id });
+  const deleted = await ctx.tx
+    .delete(events)
+    .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), eq(events.id, eventId)))
+    .returning({ id: events.id });
   if (!deleted.length) throw httpError(404, `Event '${eventId}' could not be found.`, 'not_found', ['path', 'eventId']);
   await notifyChange(ctx, { incident_id: incidentId });
 }
@@ -77,8 +89,18 @@ export async function addComment(ctx: RequestContext, target: { incident_id?: nu
   if (target.incident_id) await loadIncident(ctx, target.incident_id);
   if (target.case_id) await loadCase(ctx, target.case_id);
   const me = await callerEmail(ctx);
-  const [row] = await ctx.tx.insert(comments).values({ organization_id: ctx.orgId, ...target, author_email: me, text }).returning();
-  await addEvent(ctx, { ...target, type: 'Other', source: target.case_id ? 'Case Participant' : 'Incident Participant', description: `${me ?? 'API key'} added a comment`, owner: me, details: { comment_id: row!.id } });
+  const [row] = await ctx.tx
+    .insert(comments)
+    .values({ organization_id: ctx.orgId, ...target, author_email: me, text })
+    .returning();
+  await addEvent(ctx, {
+    ...target,
+    type: 'Other',
+    source: target.case_id ? 'Case Participant' : 'Incident Participant',
+    description: `${me ?? 'API key'} added a comment`,
+    owner: me,
+    details: { comment_id: row!.id },
+  });
   return row!;
 }
 
@@ -90,14 +112,21 @@ export async function conversationOf(ctx: RequestContext, incidentId: number) {
 
 export async function listMessages(ctx: RequestContext, incidentId: number) {
   const conversationId = await conversationOf(ctx, incidentId);
-  return ctx.tx.select().from(conversationMessages).where(and(eq(conversationMessages.organization_id, ctx.orgId), eq(conversationMessages.conversation_id, conversationId))).orderBy(asc(conversationMessages.created_at), asc(conversationMessages.id));
+  return ctx.tx
+    .select()
+    .from(conversationMessages)
+    .where(and(eq(conversationMessages.organization_id, ctx.orgId), eq(conversationMessages.conversation_id, conversationId)))
+    .orderBy(asc(conversationMessages.created_at), asc(conversationMessages.id));
 }
 
 export async function postMessage(ctx: RequestContext, incidentId: number, text: string) {
   const conversationId = await conversationOf(ctx, incidentId);
   const me = await callerEmail(ctx);
   if (!me) throw httpError(403, 'Only a signed-in user can post in a conversation.', 'forbidden');
-  const [row] = await ctx.tx.insert(conversationMessages).values({ organization_id: ctx.orgId, conversation_id: conversationId, author_email: me, text }).returning();
+  const [row] = await ctx.tx
+    .insert(conversationMessages)
+    .values({ organization_id: ctx.orgId, conversation_id: conversationId, author_email: me, text })
+    .returning();
   await notifyChange(ctx, { incident_id: incidentId });
   return row!;
 }
@@ -111,8 +140,17 @@ export interface ResourceInput {
 
 export async function addResource(ctx: RequestContext, incidentId: number, input: ResourceInput) {
   await loadIncident(ctx, incidentId);
-  const [row] = await ctx.tx.insert(incidentResources).values({ organization_id: ctx.orgId, incident_id: incidentId, ...input }).returning();
-  await addEvent(ctx, { incident_id: incidentId, type: 'Resource updated', description: `${input.resource_type} '${input.name}' added by ${await actorOf(ctx)}`, owner: await callerEmail(ctx), details: { resource_id: row!.id } });
+  const [row] = await ctx.tx
+    .insert(incidentResources)
+    .values({ organization_id: ctx.orgId, incident_id: incidentId, ...input })
+    .returning();
+  await addEvent(ctx, {
+    incident_id: incidentId,
+    type: 'Resource updated',
+    description: `${input.resource_type} '${input.name}' added by ${await actorOf(ctx)}`,
+    owner: await callerEmail(ctx),
+    details: { resource_id: row!.id },
+  });
   return row!;
 }
 
@@ -140,13 +178,24 @@ export async function reportPrefill(ctx: RequestContext, incidentId: number) {
  * Stores a report, writes it on the timeline, and returns the e-mails for the subscribers (sent by
  * the route once the transaction has committed).
  */
-export async function createReport(ctx: RequestContext, incidentId: number, input: ReportInput): Promise<{ report: typeof reports.$inferSelect; mails: Mail[] }> {
+export async function createReport(
+  ctx: RequestContext,
+  incidentId: number,
+  input: ReportInput,
+): Promise<{ report: typeof reports.$inferSelect; mails: Mail[] }> {
   const incident = await loadIncident(ctx, incidentId);
   const me = await callerEmail(ctx);
   const { type, ...details } = input;
   const [report] = await ctx.tx.insert(reports).values({ organization_id: ctx.orgId, incident_id: incidentId, type, details, author_email: me }).returning();
   const label = type === 'tactical' ? 'Tactical' : 'Executive';
-  await addEvent(ctx, { incident_id: incidentId, type: 'Other', source: 'Incident Participant', description: `${label} report created by ${me ?? 'API key'}`, owner: me, details: { report_id: report!.id, ...details } });
+  await addEvent(ctx, {
+    incident_id: incidentId,
+    type: 'Other',
+    source: 'Incident Participant',
+    description: `${label} report created by ${me ?? 'API key'}`,
+    owner: me,
+    details: { report_id: report!.id, ...details },
+  });
   const subscribers = await ctx.tx
     .select({ email: incidentSubscriptions.email })
     .from(incidentSubscriptions)
@@ -163,7 +212,10 @@ export async function createReport(ctx: RequestContext, incidentId: number, inpu
 /* ---------- postmortem ---------- */
 
 /** The review template document of an incident's type. */
-export type ReviewTemplateLookup = (ctx: RequestContext, incident: typeof incidents.$inferSelect) => Promise<{ name: string; weblink: string | null; description: string | null } | null>;
+export type ReviewTemplateLookup = (
+  ctx: RequestContext,
+  incident: typeof incidents.$inferSelect,
+) => Promise<{ name: string; weblink: string | null; description: string | null } | null>;
 let reviewTemplate: ReviewTemplateLookup = async (ctx, incident) => {
   if (!incident.incident_type_id) return null;
   const [doc] = await ctx.tx
@@ -180,17 +232,33 @@ export function setReviewTemplateLookup(lookup: ReviewTemplateLookup) {
 export async function requestPostmortem(ctx: RequestContext, incidentId: number) {
   await loadIncident(ctx, incidentId);
   await enqueue(ctx, 'incident.postmortem', { incident_id: incidentId, requested_by: await callerEmail(ctx) });
-  await addEvent(ctx, { incident_id: incidentId, type: 'Resource updated', description: `Postmortem requested by ${await actorOf(ctx)}`, owner: await callerEmail(ctx) });
+  await addEvent(ctx, {
+    incident_id: incidentId,
+    type: 'Resource updated',
+    description: `Postmortem requested by ${await actorOf(ctx)}`,
+    owner: await callerEmail(ctx),
+  });
   return 'Postmortem (PIR) story will be available shortly';
 }
 
 registerJob('incident.postmortem', async (ctx, data) => {
   const id = data.incident_id as number;
-  const [incident] = await ctx.tx.select().from(incidents).where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
+  const [incident] = await ctx.tx
+    .select()
+    .from(incidents)
+    .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
   if (!incident) throw new NotReady();
   const template = await reviewTemplate(ctx, incident);
-  const timeline = await ctx.tx.select().from(events).where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, id))).orderBy(asc(events.started_at), asc(events.id));
-  const taskRows = await ctx.tx.select().from(tasks).where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.incident_id, id))).orderBy(asc(tasks.id));
+  const timeline = await ctx.tx
+    .select()
+    .from(events)
+    .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, id)))
+    .orderBy(asc(events.started_at), asc(events.id));
+  const taskRows = await ctx.tx
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.incident_id, id)))
+    .orderBy(asc(tasks.id));
   const fmt = (d: Date | null) => (d ? d.toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : 'n/a');
   const lines = [
     `# Post-incident review: ${incident.name} ${incident.title}`,
@@ -207,7 +275,13 @@ registerJob('incident.postmortem', async (ctx, data) => {
   ].filter((l) => l !== '');
   const [doc] = await ctx.tx
     .insert(incidentResources)
-    .values({ organization_id: ctx.orgId, incident_id: id, resource_type: 'dispatch-incident-review-document', name: `${incident.name} post-incident review`, content: lines.join('\n\n') })
+    .values({
+      organization_id: ctx.orgId,
+      incident_id: id,
+      resource_type: 'dispatch-incident-review-document',
+      name: `${incident.name} post-incident review`,
+      content: lines.join('\n\n'),
+    })
     .returning();
   await addEvent(ctx, { incident_id: id, type: 'Resource updated', description: `Post-incident review document created`, details: { resource_id: doc!.id } });
 });

@@ -1,7 +1,7 @@
 import { coercedDate } from '../core/input.js';
 import { z } from 'zod';
 import { bodyOf } from '../engine/body.js';
-import { email, requiredText, text } from '../engine/fields.js';
+import { email, ref, requiredText, text, url } from '../engine/fields.js';
 import { cases, CASE_STATUSES, incidents, INCIDENT_STATUSES, RESOLUTION_REASONS, tasks, TASK_STATUSES, VISIBILITIES } from './tables.js';
 
 /**
@@ -12,6 +12,13 @@ import { cases, CASE_STATUSES, incidents, INCIDENT_STATUSES, RESOLUTION_REASONS,
 const date = () => coercedDate();
 const tagIds = () => z.array(z.number().int().positive()).max(200);
 const customFields = () => z.record(z.string(), z.unknown());
+/** Ids of records of another model (checked by the definition's `references`); nested `{id}` objects are turned into them first. */
+const idList = () => z.array(ref()).max(200);
+/** A record in another system (a case's ticket or storage), as Dispatch's resources are. */
+const externalResource = () =>
+  z
+    .strictObject({ resource_type: text(200), resource_id: text(500), weblink: url().refine((v) => !v || v.length <= 2000, 'At most 2000 characters') })
+    .nullish();
 
 export const incidentCreate = bodyOf(
   incidents,
@@ -25,6 +32,8 @@ export const incidentCreate = bodyOf(
     reporter_email: email().nullish(),
     reported_at: date().optional(),
     custom_fields: customFields().optional(),
+    services: idList().optional(),
+    queries: idList().optional(),
   },
   { readOnly: ['name', 'stable_at', 'closed_at', 'conversation_id', 'conference_url'], extra: { tags: tagIds().optional() } },
 );
@@ -43,6 +52,11 @@ export const caseCreate = bodyOf(
     reporter_email: email().nullish(),
     reported_at: date().optional(),
     custom_fields: customFields().optional(),
+    documents: idList().optional(),
+    ticket: externalResource(),
+    storage: externalResource(),
+    storycurve_sketch_id: ref().nullish(),
+    storycurve_url: url(),
   },
   {
     readOnly: ['name', 'triage_at', 'escalated_at', 'stable_at', 'closed_at', 'incident_id', 'conversation_id'],

@@ -1,10 +1,10 @@
-import { and, eq, getTableColumns, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, or, sql, type SQL } from 'drizzle-orm';
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import { caseParticipants, cases, events, incidentParticipants, incidents, nameCounters } from './tables.js';
 import { users } from '../core/db/tables.js';
 import { currentUserId } from '../core/db/columns.js';
 import { notFound } from '../core/errors.js';
-import type { RowVisibility } from '../engine/visibility.js';
+import type { OrgValue, RowVisibility } from '../engine/visibility.js';
 import type { RequestContext } from '../core/context.js';
 import { may } from '../core/context.js';
 import { notifyChange } from '../live/changes.js';
@@ -31,7 +31,7 @@ const myEmail = sql`(select ${users.email} from ${users} where ${users.id} = ${c
  * Restricted incidents are visible to their participants and to admins (Admin, Manager, Owner);
  * Open ones to every member. Used by the list, the single GET and every action route.
  */
-export function incidentScope(ctx: RequestContext, orgId: number | Placeholder = ctx.orgId): SQL {
+export function incidentScope(ctx: RequestContext, orgId: OrgValue = ctx.orgId): SQL {
   const org = eq(incidents.organization_id, orgId);
   if (may(ctx.role, 'seeRestricted')) return org;
   return and(
@@ -46,7 +46,7 @@ export function incidentScope(ctx: RequestContext, orgId: number | Placeholder =
 }
 
 /** Restricted cases: only their assignee, reporter, listed participants and admins. */
-export function caseScope(ctx: RequestContext, orgId: number | Placeholder = ctx.orgId): SQL {
+export function caseScope(ctx: RequestContext, orgId: OrgValue = ctx.orgId): SQL {
   const org = eq(cases.organization_id, orgId);
   if (may(ctx.role, 'seeRestricted')) return org;
   return and(
@@ -67,20 +67,25 @@ export function caseScope(ctx: RequestContext, orgId: number | Placeholder = ctx
  * tables themselves keep their own visibility only: a case linked to a restricted incident stays the
  * case's own business. `orgId` as in incidentScope (a placeholder in a statement shared by callers).
  */
-export function linkedScope(ctx: RequestContext, table: PgTable, orgId: number | Placeholder = ctx.orgId): SQL | undefined {
+export function linkedScope(ctx: RequestContext, table: PgTable, orgId: OrgValue = ctx.orgId): SQL | undefined {
   if (may(ctx.role, 'seeRestricted') || table === incidents || table === cases) return undefined;
   const columns = getTableColumns(table) as Record<string, PgColumn>;
   // Qualified by the table's name: bare, the column would bind to the subquery's own table.
   const own = (column: string) => sql`${sql.identifier(getTableConfig(table).name)}.${sql.identifier(column)}`;
   const parts: SQL[] = [];
-  if (columns.incident_id) parts.push(sql`(${own('incident_id')} is null or exists (select 1 from ${incidents} where ${incidents.id} = ${own('incident_id')} and ${incidentScope(ctx, orgId)}))`);
-  if (columns.case_id) parts.push(sql`(${own('case_id')} is null or exists (select 1 from ${cases} where ${cases.id} = ${own('case_id')} and ${caseScope(ctx, orgId)}))`);
+  if (columns.incident_id)
+    parts.push(
+      sql`(${own('incident_id')} is null or exists (select 1 from ${incidents} where ${incidents.id} = ${own('incident_id')} and ${incidentScope(ctx, orgId)}))`,
+    );
+  if (columns.case_id)
+    parts.push(sql`(${own('case_id')} is null or exists (select 1 from ${cases} where ${cases.id} = ${own('case_id')} and ${caseScope(ctx, orgId)}))`);
   return parts.length ? and(...parts) : undefined;
 }
 
 /** The rule the engine applies to every resource and reference: see engine/visibility.ts. */
 export const incidentVisibility: RowVisibility = {
-  own: (ctx, table) => (table === incidents ? incidentScope(ctx) : table === cases ? caseScope(ctx) : undefined),
+  // `org` is the organization the condition is read in (a nested reference's lookup passes the row's own).
+  own: (ctx, table, org) => (table === incidents ? incidentScope(ctx, org) : table === cases ? caseScope(ctx, org) : undefined),
   linked: linkedScope,
 };
 
@@ -89,14 +94,22 @@ export type CaseRow = typeof cases.$inferSelect;
 
 /** The incident if the caller may see it; otherwise the spec's "IAO '<id>' could not be found." */
 export async function loadIncident(ctx: RequestContext, id: number, lock = false): Promise<IncidentRow> {
-  const q = ctx.tx.select().from(incidents).where(and(eq(incidents.id, id), incidentScope(ctx))).limit(1);
+  const q = ctx.tx
+    .select()
+    .from(incidents)
+    .where(and(eq(incidents.id, id), incidentScope(ctx)))
+    .limit(1);
   const [row] = lock ? await q.for('update') : await q;
   if (!row) throw notFound('IAO', id);
   return row;
 }
 
 export async function loadCase(ctx: RequestContext, id: number | string, lock = false): Promise<CaseRow> {
-  const q = ctx.tx.select().from(cases).where(and(typeof id === 'number' ? eq(cases.id, id) : and(eq(cases.organization_id, ctx.orgId), eq(cases.name, id)), caseScope(ctx))).limit(1);
+  const q = ctx.tx
+    .select()
+    .from(cases)
+    .where(and(typeof id === 'number' ? eq(cases.id, id) : and(eq(cases.organization_id, ctx.orgId), eq(cases.name, id)), caseScope(ctx)))
+    .limit(1);
   const [row] = lock ? await q.for('update') : await q;
   if (!row) throw notFound('Case', id);
   return row;

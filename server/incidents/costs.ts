@@ -44,7 +44,11 @@ export function responseCost(activities: Activity[], hourlyRate: number): CostBr
     }
     const ms = windows.reduce((s, [a, b]) => s + (b - a), 0);
     totalMs += ms;
-    participants.push({ email, hours: ms / 3_600_000, windows: windows.map(([a, b]) => ({ start: new Date(a).toISOString(), end: new Date(b).toISOString() })) });
+    participants.push({
+      email,
+      hours: ms / 3_600_000,
+      windows: windows.map(([a, b]) => ({ start: new Date(a).toISOString(), end: new Date(b).toISOString() })),
+    });
   }
   const hours = totalMs / 3_600_000;
   return { hourly_rate: hourlyRate, hours, amount: Math.round(hours * hourlyRate * 100) / 100, participants };
@@ -69,7 +73,13 @@ export async function incidentResponseCost(ctx: RequestContext, incidentId: numb
   const [model] = await ctx.tx
     .select({ name: costModels.name, activities: costModels.activities })
     .from(costModels)
-    .where(and(eq(costModels.organization_id, ctx.orgId), eq(costModels.enabled, true), sql`(${costModels.project_id} = ${rate?.project_id ?? null}::integer or ${costModels.project_id} is null)`))
+    .where(
+      and(
+        eq(costModels.organization_id, ctx.orgId),
+        eq(costModels.enabled, true),
+        sql`(${costModels.project_id} = ${rate?.project_id ?? null}::integer or ${costModels.project_id} is null)`,
+      ),
+    )
     .orderBy(sql`${costModels.project_id} is null`, costModels.id)
     .limit(1);
   const configured = new Map((model?.activities ?? []).filter((a) => a.enabled).map((a) => [a.plugin_event, a.response_time_seconds]));
@@ -77,8 +87,14 @@ export async function incidentResponseCost(ctx: RequestContext, incidentId: numb
   const isParticipant = (email: unknown) =>
     sql`exists (select 1 from ${incidentParticipants} p where p.organization_id = ${ctx.orgId} and p.incident_id = ${incidentId} and p.email = ${email})`;
   const [evs, cms, msgs] = await Promise.all([
-    ctx.tx.select({ who: events.owner, at: events.started_at }).from(events).where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), isParticipant(events.owner))),
-    ctx.tx.select({ who: comments.author_email, at: comments.created_at }).from(comments).where(and(eq(comments.organization_id, ctx.orgId), eq(comments.incident_id, incidentId), isParticipant(comments.author_email))),
+    ctx.tx
+      .select({ who: events.owner, at: events.started_at })
+      .from(events)
+      .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), isParticipant(events.owner))),
+    ctx.tx
+      .select({ who: comments.author_email, at: comments.created_at })
+      .from(comments)
+      .where(and(eq(comments.organization_id, ctx.orgId), eq(comments.incident_id, incidentId), isParticipant(comments.author_email))),
     ctx.tx
       .select({ who: conversationMessages.author_email, at: conversationMessages.created_at })
       .from(conversationMessages)
@@ -98,7 +114,16 @@ export async function incidentResponseCost(ctx: RequestContext, incidentId: numb
   const cost = responseCost(activities, hourlyRate);
   await ctx.tx
     .insert(incidentCosts)
-    .values({ organization_id: ctx.orgId, incident_id: incidentId, kind: 'response', amount: cost.amount, details: { hours: cost.hours, hourly_rate: hourlyRate } })
-    .onConflictDoUpdate({ target: [incidentCosts.organization_id, incidentCosts.incident_id, incidentCosts.kind], set: { amount: cost.amount, details: { hours: cost.hours, hourly_rate: hourlyRate }, updated_at: sql`now()` } });
+    .values({
+      organization_id: ctx.orgId,
+      incident_id: incidentId,
+      kind: 'response',
+      amount: cost.amount,
+      details: { hours: cost.hours, hourly_rate: hourlyRate },
+    })
+    .onConflictDoUpdate({
+      target: [incidentCosts.organization_id, incidentCosts.incident_id, incidentCosts.kind],
+      set: { amount: cost.amount, details: { hours: cost.hours, hourly_rate: hourlyRate }, updated_at: sql`now()` },
+    });
   return { ...cost, cost_model: model?.name ?? null, response_seconds: Object.fromEntries(ACTIVITY_KINDS.map((k) => [k, r(k)])) };
 }

@@ -19,7 +19,8 @@ const monthOf = (col: unknown) => sql<string>`to_char(date_trunc('month', ${col}
 const hoursBetween = (a: unknown, b: unknown) => sql<number | null>`round((avg(extract(epoch from (${b} - ${a}))) / 3600)::numeric, 2)::float8`;
 const count = sql<number>`count(*)::int`;
 /** The filter's conditions on one table: its time column from `since`, and its project when one is picked. */
-const window = (f: DashboardFilter, time: PgColumn, project: PgColumn) => and(gte(time, f.since), f.projectId !== undefined ? eq(project, f.projectId) : undefined);
+const window = (f: DashboardFilter, time: PgColumn, project: PgColumn) =>
+  and(gte(time, f.since), f.projectId !== undefined ? eq(project, f.projectId) : undefined);
 
 /**
  * The incident, case, task and people dashboards: counts per month by status, type and priority,
@@ -34,7 +35,10 @@ async function operations(ctx: RequestContext, f: DashboardFilter) {
     .select({ month: im, status: incidents.status, type: incidentTypes.name, priority: incidentPriorities.name, count })
     .from(incidents)
     .leftJoin(incidentTypes, and(eq(incidentTypes.organization_id, incidents.organization_id), eq(incidentTypes.id, incidents.incident_type_id)))
-    .leftJoin(incidentPriorities, and(eq(incidentPriorities.organization_id, incidents.organization_id), eq(incidentPriorities.id, incidents.incident_priority_id)))
+    .leftJoin(
+      incidentPriorities,
+      and(eq(incidentPriorities.organization_id, incidents.organization_id), eq(incidentPriorities.id, incidents.incident_priority_id)),
+    )
     .where(inWindow)
     .groupBy(im, incidents.status, incidentTypes.name, incidentPriorities.name)
     .orderBy(im);
@@ -58,12 +62,21 @@ async function operations(ctx: RequestContext, f: DashboardFilter) {
     .groupBy(cm, cases.status, caseTypes.name)
     .orderBy(cm);
   const caseTimesQuery = ctx.tx
-    .select({ total: count, hours_to_triage: hoursBetween(cases.reported_at, cases.triage_at), hours_to_close: hoursBetween(cases.reported_at, cases.closed_at) })
+    .select({
+      total: count,
+      hours_to_triage: hoursBetween(cases.reported_at, cases.triage_at),
+      hours_to_close: hoursBetween(cases.reported_at, cases.closed_at),
+    })
     .from(cases)
     .where(caseWindow);
   const taskWindow = and(eq(tasks.organization_id, org), window(f, tasks.created_at, tasks.project_id), linkedScope(ctx, tasks));
   const tm = monthOf(tasks.created_at);
-  const taskRowsQuery = ctx.tx.select({ month: tm, status: tasks.status, priority: tasks.priority, count }).from(tasks).where(taskWindow).groupBy(tm, tasks.status, tasks.priority).orderBy(tm);
+  const taskRowsQuery = ctx.tx
+    .select({ month: tm, status: tasks.status, priority: tasks.priority, count })
+    .from(tasks)
+    .where(taskWindow)
+    .groupBy(tm, tasks.status, tasks.priority)
+    .orderBy(tm);
   const taskTimesQuery = ctx.tx
     .select({
       total: count,
@@ -81,7 +94,15 @@ async function operations(ctx: RequestContext, f: DashboardFilter) {
     .groupBy(incidentParticipants.email)
     .orderBy(sql`2 desc`, incidentParticipants.email)
     .limit(20);
-  const [incidentRows, [incidentTimes], caseRows, [caseTimes], taskRows, [taskTimes], people] = await settle([incidentRowsQuery, incidentTimesQuery, caseRowsQuery, caseTimesQuery, taskRowsQuery, taskTimesQuery, peopleQuery] as const);
+  const [incidentRows, [incidentTimes], caseRows, [caseTimes], taskRows, [taskTimes], people] = await settle([
+    incidentRowsQuery,
+    incidentTimesQuery,
+    caseRowsQuery,
+    caseTimesQuery,
+    taskRowsQuery,
+    taskTimesQuery,
+    peopleQuery,
+  ] as const);
   return {
     incidents: { ...incidentTimes, by_month: incidentRows },
     cases: { ...caseTimes, by_month: caseRows },
@@ -106,7 +127,10 @@ async function data(ctx: RequestContext, f: DashboardFilter) {
     .from(sources)
     .leftJoin(sourceTypes, and(eq(sourceTypes.organization_id, sources.organization_id), eq(sourceTypes.id, sources.source_type_id)))
     .leftJoin(sourceStatuses, and(eq(sourceStatuses.organization_id, sources.organization_id), eq(sourceStatuses.id, sources.source_status_id)))
-    .leftJoin(sourceEnvironments, and(eq(sourceEnvironments.organization_id, sources.organization_id), eq(sourceEnvironments.id, sources.source_environment_id)))
+    .leftJoin(
+      sourceEnvironments,
+      and(eq(sourceEnvironments.organization_id, sources.organization_id), eq(sourceEnvironments.id, sources.source_environment_id)),
+    )
     .where(and(mine, gte(sources.created_at, f.since)))
     .groupBy(sm, sourceTypes.name, sourceStatuses.name, sourceEnvironments.name)
     .orderBy(sm);
@@ -116,7 +140,11 @@ async function data(ctx: RequestContext, f: DashboardFilter) {
     when ${sources.data_last_loaded_at} >= now() - interval '7 days' then ${FRESHNESS[1]}
     else ${FRESHNESS[2]} end`;
   // Grouped by position: the bucket names are bound parameters, so the expression could not be repeated.
-  const freshQuery = ctx.tx.select({ freshness, count }).from(sources).where(mine).groupBy(sql`1`);
+  const freshQuery = ctx.tx
+    .select({ freshness, count })
+    .from(sources)
+    .where(mine)
+    .groupBy(sql`1`);
   const totalsQuery = ctx.tx
     .select({
       total: count,
@@ -140,7 +168,11 @@ async function data(ctx: RequestContext, f: DashboardFilter) {
 }
 
 /** Ratings as scores (5 best), so a mean can be charted. */
-const score = (column: PgColumn, ratings: readonly string[]) => sql<number>`(case ${sql.join(ratings.map((r, i) => sql`when ${column} = ${r} then ${sql.raw(String(ratings.length - i))}`), sql` `)} end)`;
+const score = (column: PgColumn, ratings: readonly string[]) =>
+  sql<number>`(case ${sql.join(
+    ratings.map((r, i) => sql`when ${column} = ${r} then ${sql.raw(String(ratings.length - i))}`),
+    sql` `,
+  )} end)`;
 
 /**
  * The feedback dashboard: participants' ratings of incidents and on-call effort ratings per month,
@@ -149,10 +181,18 @@ const score = (column: PgColumn, ratings: readonly string[]) => sql<number>`(cas
  */
 async function ratings(ctx: RequestContext, f: DashboardFilter) {
   const org = ctx.orgId;
-  const visible = or(isNull(feedback.incident_id), inArray(feedback.incident_id, ctx.tx.select({ id: incidents.id }).from(incidents).where(incidentScope(ctx))));
+  const visible = or(
+    isNull(feedback.incident_id),
+    inArray(feedback.incident_id, ctx.tx.select({ id: incidents.id }).from(incidents).where(incidentScope(ctx))),
+  );
   const incidentFeedback = and(eq(feedback.organization_id, org), window(f, feedback.created_at, feedback.project_id), visible);
   const fm = monthOf(feedback.created_at);
-  const byMonthQuery = ctx.tx.select({ month: fm, rating: feedback.rating, count }).from(feedback).where(incidentFeedback).groupBy(fm, feedback.rating).orderBy(fm);
+  const byMonthQuery = ctx.tx
+    .select({ month: fm, rating: feedback.rating, count })
+    .from(feedback)
+    .where(incidentFeedback)
+    .groupBy(fm, feedback.rating)
+    .orderBy(fm);
   const totalsQuery = ctx.tx
     .select({ total: count, mean_score: sql<number | null>`round(avg(${score(feedback.rating, FEEDBACK_RATINGS)})::numeric, 2)::float8` })
     .from(feedback)
@@ -166,12 +206,23 @@ async function ratings(ctx: RequestContext, f: DashboardFilter) {
     .limit(5);
   const serviceWindow = and(eq(serviceFeedback.organization_id, org), window(f, serviceFeedback.created_at, serviceFeedback.project_id));
   const sm = monthOf(serviceFeedback.created_at);
-  const serviceByMonthQuery = ctx.tx.select({ month: sm, rating: serviceFeedback.rating, count }).from(serviceFeedback).where(serviceWindow).groupBy(sm, serviceFeedback.rating).orderBy(sm);
+  const serviceByMonthQuery = ctx.tx
+    .select({ month: sm, rating: serviceFeedback.rating, count })
+    .from(serviceFeedback)
+    .where(serviceWindow)
+    .groupBy(sm, serviceFeedback.rating)
+    .orderBy(sm);
   const serviceTotalsQuery = ctx.tx
     .select({ total: count, mean_score: sql<number | null>`round(avg(${score(serviceFeedback.rating, SERVICE_FEEDBACK_RATINGS)})::numeric, 2)::float8` })
     .from(serviceFeedback)
     .where(serviceWindow);
-  const [byMonth, [totals], latest, serviceByMonth, [serviceTotals]] = await settle([byMonthQuery, totalsQuery, latestQuery, serviceByMonthQuery, serviceTotalsQuery] as const);
+  const [byMonth, [totals], latest, serviceByMonth, [serviceTotals]] = await settle([
+    byMonthQuery,
+    totalsQuery,
+    latestQuery,
+    serviceByMonthQuery,
+    serviceTotalsQuery,
+  ] as const);
   return { ...totals, by_month: byMonth, latest, service: { ...serviceTotals, by_month: serviceByMonth } };
 }
 
@@ -183,4 +234,3 @@ export async function dashboardSummary(ctx: RequestContext, f: DashboardFilter) 
   const [ops, dataFigures, feedbackFigures] = await settle([operations(ctx, f), data(ctx, f), ratings(ctx, f)] as const);
   return { since: f.since.toISOString(), project_id: f.projectId ?? null, ...ops, data: dataFigures, feedback: feedbackFigures };
 }
-

@@ -20,7 +20,12 @@ export async function defaultSetting(ctx: RequestContext, table: Setting, projec
 }
 
 /** Fills each field left out of a create (undefined, not null) with its setting's default. */
-export async function withDefaults<T extends Record<string, unknown>>(ctx: RequestContext, input: T, fields: Record<string, Setting>, projectId: number | null | undefined): Promise<T> {
+export async function withDefaults<T extends Record<string, unknown>>(
+  ctx: RequestContext,
+  input: T,
+  fields: Record<string, Setting>,
+  projectId: number | null | undefined,
+): Promise<T> {
   const filled: Record<string, unknown> = { ...input };
   for (const [field, table] of Object.entries(fields)) {
     if (filled[field] === undefined) {

@@ -45,7 +45,10 @@ export async function similarIncidents(ctx: RequestContext, id: number, limit = 
     )
     .orderBy(sql`${SIMILARITY_WEIGHTS.text} * ${textScore} + ${SIMILARITY_WEIGHTS.tags} * ${tagScore} desc`, asc(incidents.id))
     .limit(limit);
-  const items = rows.map((r) => ({ ...r, score: Math.round((SIMILARITY_WEIGHTS.text * r.text_score + SIMILARITY_WEIGHTS.tags * r.tag_score) * 10000) / 10000 }));
+  const items = rows.map((r) => ({
+    ...r,
+    score: Math.round((SIMILARITY_WEIGHTS.text * r.text_score + SIMILARITY_WEIGHTS.tags * r.tag_score) * 10000) / 10000,
+  }));
   return { items, method: "full-text rank (ts_rank_cd, relative to the incident's own) x 0.7 + tag Jaccard x 0.3" };
 }
 
@@ -83,7 +86,10 @@ export async function incidentForecast(ctx: RequestContext, months = 24, ahead =
   // The series starts at the first month with an incident, so a young organization is not read as a long flat line.
   const first = keys.findIndex((k) => counts.has(k));
   const history = (first === -1 ? [] : keys.slice(first)).map((k) => ({ month: k, count: counts.get(k) ?? 0 }));
-  const predicted = holtForecast(history.map((h) => h.count), ahead);
+  const predicted = holtForecast(
+    history.map((h) => h.count),
+    ahead,
+  );
   const forecast = predicted.map((count, i) => ({ month: monthKey(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + i + 1, 1))), count }));
   return { method: FORECAST_METHOD, history, forecast };
 }
@@ -92,16 +98,28 @@ export async function incidentForecast(ctx: RequestContext, months = 24, ahead =
 
 export async function listSteps(ctx: RequestContext, incidentId: number) {
   await loadIncident(ctx, incidentId);
-  return ctx.tx.select().from(incidentSteps).where(and(eq(incidentSteps.organization_id, ctx.orgId), eq(incidentSteps.incident_id, incidentId))).orderBy(asc(incidentSteps.position));
+  return ctx.tx
+    .select()
+    .from(incidentSteps)
+    .where(and(eq(incidentSteps.organization_id, ctx.orgId), eq(incidentSteps.incident_id, incidentId)))
+    .orderBy(asc(incidentSteps.position));
 }
 
 async function loadStep(ctx: RequestContext, incidentId: number, stepId: number) {
-  const [step] = await ctx.tx.select().from(incidentSteps).where(and(eq(incidentSteps.organization_id, ctx.orgId), eq(incidentSteps.incident_id, incidentId), eq(incidentSteps.id, stepId)));
+  const [step] = await ctx.tx
+    .select()
+    .from(incidentSteps)
+    .where(and(eq(incidentSteps.organization_id, ctx.orgId), eq(incidentSteps.incident_id, incidentId), eq(incidentSteps.id, stepId)));
   if (!step) throw httpError(404, `Step '${stepId}' could not be found.`, 'not_found', ['path', 'stepId']);
   return step;
 }
 
-export async function updateStep(ctx: RequestContext, incidentId: number, stepId: number, patch: { status?: (typeof STEP_STATUSES)[number]; notes?: string | null; name?: string; description?: string | null }) {
+export async function updateStep(
+  ctx: RequestContext,
+  incidentId: number,
+  stepId: number,
+  patch: { status?: (typeof STEP_STATUSES)[number]; notes?: string | null; name?: string; description?: string | null },
+) {
   await loadIncident(ctx, incidentId);
   const before = await loadStep(ctx, incidentId, stepId);
   const me = await callerEmail(ctx);
@@ -111,7 +129,13 @@ export async function updateStep(ctx: RequestContext, incidentId: number, stepId
     .where(and(eq(incidentSteps.organization_id, ctx.orgId), eq(incidentSteps.id, stepId)))
     .returning();
   const what = patch.status && patch.status !== before.status ? `marked ${patch.status}` : 'updated';
-  await addEvent(ctx, { incident_id: incidentId, type: 'Step updated', description: `Step '${step!.name}' ${what} by ${await actorOf(ctx)}`, owner: me, details: { step_id: stepId, from: before.status, to: step!.status } });
+  await addEvent(ctx, {
+    incident_id: incidentId,
+    type: 'Step updated',
+    description: `Step '${step!.name}' ${what} by ${await actorOf(ctx)}`,
+    owner: me,
+    details: { step_id: stepId, from: before.status, to: step!.status },
+  });
   return step!;
 }
 

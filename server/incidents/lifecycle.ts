@@ -1,5 +1,15 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { cases, conversations, incidentParticipants, incidentRoles, incidents, incidentSteps, incidentSubscriptions, incidentTags, INCIDENT_ROLES } from './tables.js';
+import {
+  cases,
+  conversations,
+  incidentParticipants,
+  incidentRoles,
+  incidents,
+  incidentSteps,
+  incidentSubscriptions,
+  incidentTags,
+  INCIDENT_ROLES,
+} from './tables.js';
 import { incidentPriorities, incidentSeverities, incidentTypes } from './settings-tables.js';
 import { withDefaults } from './defaults.js';
 import { tags } from '../tags/tables.js';
@@ -9,6 +19,7 @@ import { enqueue, NotReady, registerJob } from './background.js';
 import { actorOf, addEvent, callerEmail, loadIncident, nextNumber, type IncidentRow } from './common.js';
 import { publish } from '../core/events.js';
 import type { IncidentInput } from './bodies.js';
+import { conferenceFor } from '../plugins/conference.js';
 
 export type IncidentRole = (typeof INCIDENT_ROLES)[number];
 type Status = IncidentRow['status'];
@@ -26,7 +37,10 @@ export const DEFAULT_STEPS = [
 /** The steps an incident starts with: its type's custom checklist, else the default one. */
 async function checklistFor(ctx: RequestContext, typeId: number | null | undefined): Promise<{ name: string; description?: string | null }[]> {
   if (!typeId) return DEFAULT_STEPS;
-  const [type] = await ctx.tx.select({ checklist: incidentTypes.custom_checklist }).from(incidentTypes).where(and(eq(incidentTypes.organization_id, ctx.orgId), eq(incidentTypes.id, typeId)));
+  const [type] = await ctx.tx
+    .select({ checklist: incidentTypes.custom_checklist })
+    .from(incidentTypes)
+    .where(and(eq(incidentTypes.organization_id, ctx.orgId), eq(incidentTypes.id, typeId)));
   const items = ((type?.checklist ?? []) as { text?: string; required?: boolean }[]).filter((i) => typeof i?.text === 'string');
   return items.length ? items.map((i) => ({ name: i.text!.slice(0, 200), description: i.required ? 'Required' : null })) : DEFAULT_STEPS;
 }
@@ -55,10 +69,26 @@ export async function assignRole(ctx: RequestContext, incidentId: number, email:
   const active = await ctx.tx
     .select({ id: incidentRoles.id, participant_id: incidentRoles.participant_id })
     .from(incidentRoles)
-    .where(and(eq(incidentRoles.organization_id, ctx.orgId), eq(incidentRoles.incident_id, incidentId), eq(incidentRoles.role, role), isNull(incidentRoles.renounced_at)));
+    .where(
+      and(
+        eq(incidentRoles.organization_id, ctx.orgId),
+        eq(incidentRoles.incident_id, incidentId),
+        eq(incidentRoles.role, role),
+        isNull(incidentRoles.renounced_at),
+      ),
+    );
   if (active.some((r) => r.participant_id === participant.id)) return false;
   if (role === 'reporter' || role === 'commander') {
-    if (active.length) await ctx.tx.update(incidentRoles).set({ renounced_at: sql`now()` }).where(inArray(incidentRoles.id, active.map((r) => r.id)));
+    if (active.length)
+      await ctx.tx
+        .update(incidentRoles)
+        .set({ renounced_at: sql`now()` })
+        .where(
+          inArray(
+            incidentRoles.id,
+            active.map((r) => r.id),
+          ),
+        );
     await ctx.tx
       .update(incidents)
       .set(role === 'commander' ? { commander_email: email } : { reporter_email: email })
@@ -66,7 +96,12 @@ export async function assignRole(ctx: RequestContext, incidentId: number, email:
   }
   await ctx.tx.insert(incidentRoles).values({ organization_id: ctx.orgId, incident_id: incidentId, participant_id: participant.id, role });
   if (!opts.silent) {
-    await addEvent(ctx, { incident_id: incidentId, type: 'Participant updated', description: `${email} has been assigned the ${role} role`, owner: await actorOf(ctx) });
+    await addEvent(ctx, {
+      incident_id: incidentId,
+      type: 'Participant updated',
+      description: `${email} has been assigned the ${role} role`,
+      owner: await actorOf(ctx),
+    });
   }
   return true;
 }
@@ -76,29 +111,48 @@ export async function renounceRole(ctx: RequestContext, incidentId: number, role
   const [row] = await ctx.tx
     .update(incidentRoles)
     .set({ renounced_at: sql`now()` })
-    .where(and(eq(incidentRoles.organization_id, ctx.orgId), eq(incidentRoles.incident_id, incidentId), eq(incidentRoles.id, roleId), isNull(incidentRoles.renounced_at)))
+    .where(
+      and(
+        eq(incidentRoles.organization_id, ctx.orgId),
+        eq(incidentRoles.incident_id, incidentId),
+        eq(incidentRoles.id, roleId),
+        isNull(incidentRoles.renounced_at),
+      ),
+    )
     .returning({ role: incidentRoles.role, participant_id: incidentRoles.participant_id });
   if (!row) throw httpError(404, `Active role '${roleId}' could not be found.`, 'not_found', ['path', 'roleId']);
-  const [p] = await ctx.tx.select({ email: incidentParticipants.email }).from(incidentParticipants).where(and(eq(incidentParticipants.organization_id, ctx.orgId), eq(incidentParticipants.id, row.participant_id)));
+  const [p] = await ctx.tx
+    .select({ email: incidentParticipants.email })
+    .from(incidentParticipants)
+    .where(and(eq(incidentParticipants.organization_id, ctx.orgId), eq(incidentParticipants.id, row.participant_id)));
   if (row.role === 'commander' || row.role === 'reporter') {
     await ctx.tx
       .update(incidents)
       .set(row.role === 'commander' ? { commander_email: null } : { reporter_email: null })
       .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, incidentId)));
   }
-  await addEvent(ctx, { incident_id: incidentId, type: 'Participant updated', description: `${p!.email} has renounced the ${row.role} role`, owner: await actorOf(ctx) });
+  await addEvent(ctx, {
+    incident_id: incidentId,
+    type: 'Participant updated',
+    description: `${p!.email} has renounced the ${row.role} role`,
+    owner: await actorOf(ctx),
+  });
 }
 
 /** Replaces the incident's tags with `tagIds` (already checked to belong to the organization). */
 export async function setIncidentTags(ctx: RequestContext, incidentId: number, tagIds: number[]) {
   await ctx.tx.delete(incidentTags).where(and(eq(incidentTags.organization_id, ctx.orgId), eq(incidentTags.incident_id, incidentId)));
-  if (tagIds.length) await ctx.tx.insert(incidentTags).values([...new Set(tagIds)].map((tag_id) => ({ organization_id: ctx.orgId, incident_id: incidentId, tag_id })));
+  if (tagIds.length)
+    await ctx.tx.insert(incidentTags).values([...new Set(tagIds)].map((tag_id) => ({ organization_id: ctx.orgId, incident_id: incidentId, tag_id })));
 }
 
 export async function checkTags(ctx: RequestContext, tagIds: number[], field = 'tags') {
   const ids = [...new Set(tagIds)];
   if (!ids.length) return;
-  const found = await ctx.tx.select({ id: tags.id }).from(tags).where(and(eq(tags.organization_id, ctx.orgId), inArray(tags.id, ids)));
+  const found = await ctx.tx
+    .select({ id: tags.id })
+    .from(tags)
+    .where(and(eq(tags.organization_id, ctx.orgId), inArray(tags.id, ids)));
   const have = new Set(found.map((f) => f.id));
   const missing = ids.find((id) => !have.has(id));
   if (missing !== undefined) throw invalid(`Tag '${missing}' could not be found.`, ['body', field], 'not_found');
@@ -108,7 +162,12 @@ export type { IncidentInput };
 
 /** Creates an incident with its name, roles, steps and first timeline entry; the conversation follows in the background. */
 export async function createIncident(ctx: RequestContext, given: IncidentInput) {
-  const input = await withDefaults(ctx, given, { incident_type_id: incidentTypes, incident_priority_id: incidentPriorities, incident_severity_id: incidentSeverities }, given.project_id);
+  const input = await withDefaults(
+    ctx,
+    given,
+    { incident_type_id: incidentTypes, incident_priority_id: incidentPriorities, incident_severity_id: incidentSeverities },
+    given.project_id,
+  );
   const checklist = await checklistFor(ctx, input.incident_type_id);
   const me = await callerEmail(ctx);
   const reporter = input.reporter_email ?? me;
@@ -125,7 +184,11 @@ export async function createIncident(ctx: RequestContext, given: IncidentInput) 
   if (commander) await assignRole(ctx, incident.id, commander, 'commander', { silent: true });
   await setIncidentTags(ctx, incident.id, tagIds);
   if (checklist.length) {
-    await ctx.tx.insert(incidentSteps).values(checklist.map((s, i) => ({ organization_id: ctx.orgId, incident_id: incident.id, position: i + 1, name: s.name, description: s.description ?? null })));
+    await ctx.tx
+      .insert(incidentSteps)
+      .values(
+        checklist.map((s, i) => ({ organization_id: ctx.orgId, incident_id: incident.id, position: i + 1, name: s.name, description: s.description ?? null })),
+      );
   }
   await addEvent(ctx, {
     incident_id: incident.id,
@@ -167,10 +230,19 @@ export async function setIncidentStatus(ctx: RequestContext, id: number, status:
       : status === 'Closed'
         ? { status, closed_at: sql`now()`, stable_at: sql`coalesce(${incidents.stable_at}, now())` }
         : { status, stable_at: null, closed_at: null };
-  await ctx.tx.update(incidents).set({ ...set, updated_at: sql`now()` }).where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
+  await ctx.tx
+    .update(incidents)
+    .set({ ...set, updated_at: sql`now()` })
+    .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
   const actor = await actorOf(ctx);
   const verb = status === 'Active' ? 'reopened' : `marked as ${status.toLowerCase()}`;
-  await addEvent(ctx, { incident_id: id, type: 'Other', description: `Incident ${verb} by ${actor} (was ${current.status})`, owner: await callerEmail(ctx), details: { from: current.status, to: status } });
+  await addEvent(ctx, {
+    incident_id: id,
+    type: 'Other',
+    description: `Incident ${verb} by ${actor} (was ${current.status})`,
+    owner: await callerEmail(ctx),
+    details: { from: current.status, to: status },
+  });
   if (status === 'Closed') {
     const closed = await ctx.tx
       .update(cases)
@@ -197,8 +269,18 @@ async function checkStatusRight(ctx: RequestContext, incidentId: number) {
     ? await ctx.tx
         .select({ id: incidentRoles.id })
         .from(incidentRoles)
-        .innerJoin(incidentParticipants, and(eq(incidentParticipants.organization_id, incidentRoles.organization_id), eq(incidentParticipants.id, incidentRoles.participant_id)))
-        .where(and(eq(incidentRoles.organization_id, ctx.orgId), eq(incidentRoles.incident_id, incidentId), eq(incidentParticipants.email, me), isNull(incidentRoles.renounced_at)))
+        .innerJoin(
+          incidentParticipants,
+          and(eq(incidentParticipants.organization_id, incidentRoles.organization_id), eq(incidentParticipants.id, incidentRoles.participant_id)),
+        )
+        .where(
+          and(
+            eq(incidentRoles.organization_id, ctx.orgId),
+            eq(incidentRoles.incident_id, incidentId),
+            eq(incidentParticipants.email, me),
+            isNull(incidentRoles.renounced_at),
+          ),
+        )
         .limit(1)
     : [];
   if (!held.length) throw httpError(403, STATUS_RIGHT, 'forbidden', ['body', 'status']);
@@ -209,7 +291,13 @@ registerJob('incident.workflows', async (ctx, data) => {
   const id = data.incident_id as number;
   const status = data.status as Status;
   const ran = await workflowRunner(ctx, { incident_id: id }, status);
-  if (ran) await addEvent(ctx, { incident_id: id, type: 'Other', source: 'Workflow', description: `Running ${ran} ${status.toLowerCase()} status workflow${ran === 1 ? '' : 's'}` });
+  if (ran)
+    await addEvent(ctx, {
+      incident_id: id,
+      type: 'Other',
+      source: 'Workflow',
+      description: `Running ${ran} ${status.toLowerCase()} status workflow${ran === 1 ? '' : 's'}`,
+    });
 });
 
 /** Timeline wording of a field change (only the fields a user edits; timestamps are kept quiet). */
@@ -224,6 +312,8 @@ const FIELD_LABELS: Record<string, string> = {
   project_id: 'Project',
   reported_at: 'Reported at',
   custom_fields: 'Custom fields',
+  services: 'Services',
+  queries: 'Queries',
 };
 
 /** Applies an update: plain fields, roles, tags and status, each change with its timeline entry. */
@@ -239,7 +329,13 @@ export async function updateIncident(ctx: RequestContext, id: number, data: Part
       .set({ ...Object.fromEntries(changed), updated_at: sql`now()` })
       .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
     for (const [k, v] of changed) {
-      await addEvent(ctx, { incident_id: id, type: 'Field updated', description: `${FIELD_LABELS[k] ?? k} changed by ${actor}`, owner: me, details: { field: k, from: valueOf(current, k), to: v } });
+      await addEvent(ctx, {
+        incident_id: id,
+        type: 'Field updated',
+        description: `${FIELD_LABELS[k] ?? k} changed by ${actor}`,
+        owner: me,
+        details: { field: k, from: valueOf(current, k), to: v },
+      });
     }
   }
   if (commander_email && commander_email !== current.commander_email) await assignRole(ctx, id, commander_email, 'commander');
@@ -295,15 +391,22 @@ export async function unsubscribeIncident(ctx: RequestContext, id: number) {
 /** Background: the incident's conversation (a thread inside Firewatch) and its conference link. */
 registerJob('incident.provision', async (ctx, data) => {
   const id = data.incident_id as number;
-  const [incident] = await ctx.tx.select().from(incidents).where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id))).for('update');
+  const [incident] = await ctx.tx
+    .select()
+    .from(incidents)
+    .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)))
+    .for('update');
   if (!incident) throw new NotReady();
   if (incident.conversation_id) return;
-  const [conversation] = await ctx.tx.insert(conversations).values({ organization_id: ctx.orgId, incident_id: id, name: `${incident.name} ${incident.title}`.slice(0, 200) }).returning();
-  const conference = conferenceUrl(ctx.config.CONFERENCE_URL_TEMPLATE, ctx.orgSlug, incident.name);
-  await ctx.tx.update(incidents).set({ conversation_id: conversation!.id, conference_url: conference }).where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
+  const [conversation] = await ctx.tx
+    .insert(conversations)
+    .values({ organization_id: ctx.orgId, incident_id: id, name: `${incident.name} ${incident.title}`.slice(0, 200) })
+    .returning();
+  // The conference-link plugin (an instance of the incident's project), else the server's template.
+  const conference = await conferenceFor(ctx, incident);
+  await ctx.tx
+    .update(incidents)
+    .set({ conversation_id: conversation!.id, conference_url: conference })
+    .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
   await addEvent(ctx, { incident_id: id, type: 'Resource updated', description: `Conversation and conference created (${conference})` });
 });
-
-export function conferenceUrl(template: string, organization: string, name: string) {
-  return template.replaceAll('{organization}', encodeURIComponent(organization)).replaceAll('{name}', encodeURIComponent(name));
-}

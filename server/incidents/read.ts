@@ -2,7 +2,22 @@ import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { PgTable, type PgColumn } from 'drizzle-orm/pg-core';
 import { rowsOf } from '../core/db/client.js';
 import { casePriorities, caseSeverities, caseTypes } from '../cases/settings-tables.js';
-import { caseParticipants, caseTags, cases, comments, events, incidentParticipants, incidents, incidentSubscriptions, tasks, incidentCosts, incidentResources, incidentRoles, incidentSteps, reports } from './tables.js';
+import {
+  caseParticipants,
+  caseTags,
+  cases,
+  comments,
+  events,
+  incidentParticipants,
+  incidents,
+  incidentSubscriptions,
+  tasks,
+  incidentCosts,
+  incidentResources,
+  incidentRoles,
+  incidentSteps,
+  reports,
+} from './tables.js';
 import { tags } from '../tags/tables.js';
 import { users } from '../core/db/tables.js';
 import { projects } from '../core/db/projects.js';
@@ -16,14 +31,27 @@ export { incidentColumns };
 /** Names of the settings rows a record points at ({type, priority, severity}), in one query. */
 async function settingNames(ctx: RequestContext, parts: [string, PgTable & { organization_id: PgColumn; id: PgColumn; name: PgColumn }, number | null][]) {
   const cols: Record<string, SQL> = {};
-  for (const [key, table, id] of parts) cols[key] = sql`(select ${table.name} from ${table} where ${table.organization_id} = ${ctx.orgId} and ${table.id} = ${id ?? null}::integer)`;
+  for (const [key, table, id] of parts)
+    cols[key] = sql`(select ${table.name} from ${table} where ${table.organization_id} = ${ctx.orgId} and ${table.id} = ${id ?? null}::integer)`;
   const [row] = await ctx.tx.select(Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.as(k)])) as never).from(sql`(select 1) one`);
   return row as unknown as Record<string, string | null>;
 }
 
-
 /** Column names by kind across the tables fullIncident aggregates as JSON. */
-const aggregated = [incidents, incidentParticipants, incidentRoles, tags, tasks, cases, events, reports, incidentResources, incidentSteps, incidentCosts, comments];
+const aggregated = [
+  incidents,
+  incidentParticipants,
+  incidentRoles,
+  tags,
+  tasks,
+  cases,
+  events,
+  reports,
+  incidentResources,
+  incidentSteps,
+  incidentCosts,
+  comments,
+];
 const columnsOfAllTables = aggregated.flatMap((table) => Object.values(getTableColumns(table)));
 const TIMESTAMP_KEYS = new Set(columnsOfAllTables.filter((c) => c.columnType === 'PgTimestamp').map((c) => c.name));
 const JSON_KEYS = new Set(columnsOfAllTables.filter((c) => c.dataType === 'json').map((c) => c.name));
@@ -55,12 +83,28 @@ export async function fullIncident(ctx: RequestContext, id: number | string) {
   const me = sql`(select ${users.email} from ${users} where ${users.id} = ${ctx.userId ?? -1})`;
   const name = (table: string, column: string) => sql.raw(`(select name from ${table} t where t.organization_id = i.organization_id and t.id = i.${column})`);
   const list = (table: string, order: string, row = 'to_jsonb(x)') =>
-    sql.raw(`(select coalesce(jsonb_agg(${row} order by ${order}), '[]') from ${table} x where x.organization_id = i.organization_id and x.incident_id = i.id)`);
-  const resourceJson = "jsonb_build_object('id', x.id, 'resource_type', x.resource_type, 'name', x.name, 'weblink', x.weblink, 'description', x.description, 'created_at', x.created_at)";
+    sql.raw(
+      `(select coalesce(jsonb_agg(${row} order by ${order}), '[]') from ${table} x where x.organization_id = i.organization_id and x.incident_id = i.id)`,
+    );
+  const resourceJson =
+    "jsonb_build_object('id', x.id, 'resource_type', x.resource_type, 'name', x.name, 'weblink', x.weblink, 'description', x.description, 'created_at', x.created_at)";
   const resources = (where: string) =>
-    sql.raw(`(select coalesce(jsonb_agg(${resourceJson} order by x.id), '[]') from incident_resources x where x.organization_id = i.organization_id and x.incident_id = i.id and ${where})`);
+    sql.raw(
+      `(select coalesce(jsonb_agg(${resourceJson} order by x.id), '[]') from incident_resources x where x.organization_id = i.organization_id and x.incident_id = i.id and ${where})`,
+    );
+  const namedList = (table: string, ids: string) =>
+    sql.raw(
+      `(select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'name', x.name) order by r.n), '[]') from jsonb_array_elements(${ids}) with ordinality r(v, n) join ${table} x on x.organization_id = i.organization_id and x.id = (r.v)::int)`,
+    );
+  // The spec's workflow_instances: the runs of workflows on this record, with their workflow's name
+  // (read by table name: the workflows domain depends on incidents, not the other way).
+  const workflowRuns = (column: 'incident_id' | 'case_id', owner: string) =>
+    sql.raw(`(select coalesce(jsonb_agg(jsonb_build_object('id', w.id, 'workflow', jsonb_build_object('id', w.workflow_id, 'name', wf.name), 'status', w.status, 'run_reason', w.run_reason, 'parameters', w.parameters, 'created_at', w.created_at) order by w.id), '[]')
+      from workflow_instances w left join workflows wf on wf.organization_id = w.organization_id and wf.id = w.workflow_id where w.organization_id = ${owner}.organization_id and w.${column} = ${owner}.id)`);
   const firstResource = (kind: string) =>
-    sql.raw(`(select ${resourceJson} from incident_resources x where x.organization_id = i.organization_id and x.incident_id = i.id and x.resource_type like '%${kind}%' order by x.id desc limit 1)`);
+    sql.raw(
+      `(select ${resourceJson} from incident_resources x where x.organization_id = i.organization_id and x.incident_id = i.id and x.resource_type like '%${kind}%' order by x.id desc limit 1)`,
+    );
   // One statement: the incident (visibility checked) with every part as a JSON aggregate, so the
   // record costs one round trip and no per-part work in the server, however large it is.
   const result = await ctx.tx.execute(sql`
@@ -93,6 +137,10 @@ export async function fullIncident(ctx: RequestContext, id: number | string) {
       'statuspage', ${firstResource('statuspage')},
       'custom_checklist', coalesce((select t.custom_checklist from incident_types t where t.organization_id = i.organization_id and t.id = i.incident_type_id), '[]'::jsonb),
       'assignee', case when i.commander_email is null then null else jsonb_build_object('email', i.commander_email) end,
+      -- The services and queries it names (ids kept in the row), as {id, name} in the order given.
+      'services', ${namedList('services', 'i.services')},
+      'queries', ${namedList('queries', 'i.queries')},
+      'workflow_instances', ${workflowRuns('incident_id', 'i')},
       -- Glossary terms the incident's words use, and the entities its cases' signals carried.
       'terms', (select coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'text', t.text) order by t.text), '[]') from terms t
         where t.organization_id = i.organization_id and strpos(lower(i.title || ' ' || coalesce(i.description, '')), lower(t.text)) > 0),
@@ -121,19 +169,46 @@ export async function fullCase(ctx: RequestContext, idOrName: number | string) {
     from signal_instances si where si.organization_id = ${org} and si.case_id = ${id}`;
   const groupsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', g.id, 'signal_id', g.signal_id, 'group_key', g.group_key, 'status', g.status, 'count', g.count, 'first_seen', g.first_seen, 'last_seen', g.last_seen) order by g.id), '[]') as v
     from signal_groups g where g.organization_id = ${org} and g.case_id = ${id}`;
-  const [tagRows, eventRows, commentRows, participantRows, taskRows, incidentRows, names, signalRows, groupRows] = await settle([
+  // The spec's documents of the case: the ids it keeps, answered as {id, name} in the order given.
+  const workflowsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', w.id, 'workflow', jsonb_build_object('id', w.workflow_id, 'name', wf.name), 'status', w.status, 'run_reason', w.run_reason, 'parameters', w.parameters, 'created_at', w.created_at) order by w.id), '[]') as v
+    from workflow_instances w left join workflows wf on wf.organization_id = w.organization_id and wf.id = w.workflow_id where w.organization_id = ${org} and w.case_id = ${id}`;
+  const documentsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', d.id, 'name', d.name, 'resource_type', d.resource_type, 'weblink', d.weblink) order by r.n), '[]') as v
+    from jsonb_array_elements(${JSON.stringify(row.documents ?? [])}::jsonb) with ordinality r(v, n) join documents d on d.organization_id = ${org} and d.id = (r.v)::int`;
+  const [tagRows, eventRows, commentRows, participantRows, taskRows, incidentRows, names, signalRows, groupRows, documentRows, workflowRows] = await settle([
     ctx.tx
       .select({ id: tags.id, name: tags.name, tag_type_id: tags.tag_type_id })
       .from(caseTags)
       .innerJoin(tags, and(eq(tags.organization_id, caseTags.organization_id), eq(tags.id, caseTags.tag_id)))
       .where(and(eq(caseTags.organization_id, org), eq(caseTags.case_id, id)))
       .orderBy(asc(tags.name)),
-    ctx.tx.select().from(events).where(and(eq(events.organization_id, org), eq(events.case_id, id))).orderBy(asc(events.started_at), asc(events.id)),
-    ctx.tx.select().from(comments).where(and(eq(comments.organization_id, org), eq(comments.case_id, id))).orderBy(asc(comments.created_at), asc(comments.id)),
-    ctx.tx.select({ email: caseParticipants.email }).from(caseParticipants).where(and(eq(caseParticipants.organization_id, org), eq(caseParticipants.case_id, id))),
-    ctx.tx.select().from(tasks).where(and(eq(tasks.organization_id, org), eq(tasks.case_id, id), linkedScope(ctx, tasks))).orderBy(asc(tasks.id)),
     ctx.tx
-      .select({ id: incidents.id, name: incidents.name, title: incidents.title, status: incidents.status, conference_url: incidents.conference_url, conversation_id: incidents.conversation_id })
+      .select()
+      .from(events)
+      .where(and(eq(events.organization_id, org), eq(events.case_id, id)))
+      .orderBy(asc(events.started_at), asc(events.id)),
+    ctx.tx
+      .select()
+      .from(comments)
+      .where(and(eq(comments.organization_id, org), eq(comments.case_id, id)))
+      .orderBy(asc(comments.created_at), asc(comments.id)),
+    ctx.tx
+      .select({ email: caseParticipants.email })
+      .from(caseParticipants)
+      .where(and(eq(caseParticipants.organization_id, org), eq(caseParticipants.case_id, id))),
+    ctx.tx
+      .select()
+      .from(tasks)
+      .where(and(eq(tasks.organization_id, org), eq(tasks.case_id, id), linkedScope(ctx, tasks)))
+      .orderBy(asc(tasks.id)),
+    ctx.tx
+      .select({
+        id: incidents.id,
+        name: incidents.name,
+        title: incidents.title,
+        status: incidents.status,
+        conference_url: incidents.conference_url,
+        conversation_id: incidents.conversation_id,
+      })
       .from(incidents)
       .where(and(incidentScope(ctx), eq(incidents.id, row.incident_id ?? -1))),
     settingNames(ctx, [
@@ -144,10 +219,25 @@ export async function fullCase(ctx: RequestContext, idOrName: number | string) {
     ]),
     ctx.tx.execute(signalsSql),
     ctx.tx.execute(groupsSql),
+    ctx.tx.execute(documentsSql),
+    ctx.tx.execute(workflowsSql),
   ] as const);
   const jsonOf = (result: unknown) => {
     const v = rowsOf<{ v: unknown }>(result as never)[0]?.v ?? [];
     return isoTimestamps(typeof v === 'string' ? JSON.parse(v) : v);
   };
-  return { ...row, ...names, signals: jsonOf(signalRows), groups: jsonOf(groupRows), tags: tagRows, events: eventRows, comments: commentRows, participants: participantRows.map((p) => p.email), tasks: taskRows, incidents: incidentRows };
+  return {
+    ...row,
+    ...names,
+    documents: jsonOf(documentRows),
+    workflow_instances: jsonOf(workflowRows),
+    signals: jsonOf(signalRows),
+    groups: jsonOf(groupRows),
+    tags: tagRows,
+    events: eventRows,
+    comments: commentRows,
+    participants: participantRows.map((p) => p.email),
+    tasks: taskRows,
+    incidents: incidentRows,
+  };
 }

@@ -7,10 +7,41 @@ import { incidentCostTypes, incidentPriorities, incidentRolePolicies, incidentSe
  * standing roles. Incidents created without a type, priority or severity get the defaults (lifecycle.ts).
  */
 export const INCIDENT_PRIORITIES = [
-  { name: 'Critical', description: 'Customers cannot work; all hands until stable.', color: '#B71C1C', view_order: 1, page_commander: true, tactical_report_reminder: 1, executive_report_reminder: 4 },
-  { name: 'High', description: 'A major feature is down or degraded for many customers.', color: '#E65100', view_order: 2, page_commander: true, tactical_report_reminder: 2, executive_report_reminder: 8 },
-  { name: 'Medium', description: 'Degraded for some customers; work on it today.', color: '#F9A825', view_order: 3, default: true, tactical_report_reminder: 6, executive_report_reminder: 24 },
-  { name: 'Low', description: 'Little customer impact; work on it in business hours.', color: '#2E7D32', view_order: 4, tactical_report_reminder: 24, executive_report_reminder: 72 },
+  {
+    name: 'Critical',
+    description: 'Customers cannot work; all hands until stable.',
+    color: '#B71C1C',
+    view_order: 1,
+    page_commander: true,
+    tactical_report_reminder: 1,
+    executive_report_reminder: 4,
+  },
+  {
+    name: 'High',
+    description: 'A major feature is down or degraded for many customers.',
+    color: '#E65100',
+    view_order: 2,
+    page_commander: true,
+    tactical_report_reminder: 2,
+    executive_report_reminder: 8,
+  },
+  {
+    name: 'Medium',
+    description: 'Degraded for some customers; work on it today.',
+    color: '#F9A825',
+    view_order: 3,
+    default: true,
+    tactical_report_reminder: 6,
+    executive_report_reminder: 24,
+  },
+  {
+    name: 'Low',
+    description: 'Little customer impact; work on it in business hours.',
+    color: '#2E7D32',
+    view_order: 4,
+    tactical_report_reminder: 24,
+    executive_report_reminder: 72,
+  },
 ];
 
 export const INCIDENT_SEVERITIES = [
@@ -38,9 +69,21 @@ const ROLES = ['commander', 'liaison', 'scribe'] as const;
 
 export async function seedIncidentSettings({ tx, orgId, projectId }: SeedContext) {
   const base = { organization_id: orgId, project_id: projectId };
-  await tx.insert(incidentPriorities).values(INCIDENT_PRIORITIES.map((p) => ({ ...base, ...p }))).onConflictDoNothing();
-  await tx.insert(incidentSeverities).values(INCIDENT_SEVERITIES.map((s) => ({ ...base, ...s }))).onConflictDoNothing();
-  await tx.insert(incidentTypes).values(INCIDENT_TYPES.map((t) => ({ ...base, ...t }))).onConflictDoNothing();
-  await tx.insert(incidentCostTypes).values(INCIDENT_COST_TYPES.map((c) => ({ ...base, ...c }))).onConflictDoNothing();
+  await tx
+    .insert(incidentPriorities)
+    .values(INCIDENT_PRIORITIES.map((p) => ({ ...base, ...p })))
+    .onConflictDoNothing();
+  await tx
+    .insert(incidentSeverities)
+    .values(INCIDENT_SEVERITIES.map((s) => ({ ...base, ...s })))
+    .onConflictDoNothing();
+  await tx
+    .insert(incidentTypes)
+    .values(INCIDENT_TYPES.map((t) => ({ ...base, ...t })))
+    .onConflictDoNothing();
+  await tx
+    .insert(incidentCostTypes)
+    .values(INCIDENT_COST_TYPES.map((c) => ({ ...base, ...c })))
+    .onConflictDoNothing();
   await tx.insert(incidentRolePolicies).values(ROLES.map((role, i) => ({ ...base, role, order: i + 1 })));
 }

@@ -24,7 +24,10 @@ export const rankColumns = () => ({
 export const incidentSeverities = pgTable(
   'incident_severities',
   { id: id(), organization_id: org(), project_id: integer(), ...rankColumns(), ...timestamps() },
-  (t) => [...tenantExtras('incident_severities', t, [t.view_order]), unique('incident_severities_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct()],
+  (t) => [
+    ...tenantExtras('incident_severities', t, [t.view_order]),
+    unique('incident_severities_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct(),
+  ],
 );
 
 export const incidentPriorities = pgTable(
@@ -52,7 +55,10 @@ export const incidentPriorities = pgTable(
     auto_schedule_postmortem_meeting: boolean().notNull().default(false),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('incident_priorities', t, [t.view_order]), unique('incident_priorities_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct()],
+  (t) => [
+    ...tenantExtras('incident_priorities', t, [t.view_order]),
+    unique('incident_priorities_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct(),
+  ],
 );
 
 export const incidentTypes = pgTable(
@@ -105,7 +111,10 @@ export const incidentCostTypes = pgTable(
     editable: boolean().notNull().default(true),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('incident_cost_types', t, [t.name]), unique('incident_cost_types_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct()],
+  (t) => [
+    ...tenantExtras('incident_cost_types', t, [t.name]),
+    unique('incident_cost_types_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct(),
+  ],
 );
 
 /** The roles of incidents.ts's incident_roles entries. */

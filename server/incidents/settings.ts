@@ -1,7 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { bodyOf } from '../engine/body.js';
-import { incidentCostTypes, incidentPriorities, incidentRolePolicies, incidentSeverities, incidentTypes, POLICY_ROLES, TYPE_VISIBILITIES } from './settings-tables.js';
+import {
+  incidentCostTypes,
+  incidentPriorities,
+  incidentRolePolicies,
+  incidentSeverities,
+  incidentTypes,
+  POLICY_ROLES,
+  TYPE_VISIBILITIES,
+} from './settings-tables.js';
 import { chainHooks, datetime, fieldsOf, hours, json, oneDefault, order, outer, rankFields } from '../engine/definition-kit.js';
 import { defineResource, type FieldMeta } from '../engine/define.js';
 import { requiredText, text } from '../engine/fields.js';
@@ -41,7 +49,13 @@ export const incidentPriorityResource = defineResource({
   hooks: oneDefault(incidentPriorities),
 });
 
-const slug = () => z.string().trim().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Use lower-case letters, digits and dashes').max(100).nullish();
+const slug = () =>
+  z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Use lower-case letters, digits and dashes')
+    .max(100)
+    .nullish();
 /** A custom field an incident or case of this type carries: shown as an extra input on its form. */
 const customField = z.strictObject({
   name: requiredText(100),
@@ -56,7 +70,10 @@ const checklistItem = z.strictObject({ text: requiredText(500), required: z.bool
 export const typeMeta = {
   slug: { help: 'A short name for links and scripts: lower-case letters, digits and dashes.' },
   plugin_metadata: { form: false },
-  custom_fields: { help: 'Extra fields each record of this type asks for.', items: { type: { label: 'Kind' }, options: { label: 'Choices (for a select)' }, default: { label: 'Default value' } } },
+  custom_fields: {
+    help: 'Extra fields each record of this type asks for.',
+    items: { type: { label: 'Kind' }, options: { label: 'Choices (for a select)' }, default: { label: 'Default value' } },
+  },
   storycurve_logging_enabled: { label: 'Record a story curve of the timeline', list: false },
   exclude_from_metrics: { label: 'Leave out of dashboards', list: false },
 } satisfies Record<string, FieldMeta>;
@@ -118,7 +135,12 @@ export const incidentCostTypeResource = defineResource({
   label: 'Incident cost type',
   path: '/incident_cost_types',
   table: incidentCostTypes,
-  create: bodyOf(incidentCostTypes, { name: requiredText(100), description: text(2000), category: text(100), details: z.record(z.string(), z.unknown()).optional() }),
+  create: bodyOf(incidentCostTypes, {
+    name: requiredText(100),
+    description: text(2000),
+    category: text(100),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
   fieldMeta: { details: { help: 'Free-form details as a JSON object, e.g. {"hourly_rate": 120}.' } },
   pageSize: 10,
   sort: [['name', 'asc']],

@@ -14,6 +14,13 @@ import { tags } from '../tags/tables.js';
  * user of another organization.
  */
 
+/** A record kept in another system (a case's ticket or storage folder), as Dispatch's resources are. */
+export interface ExternalResource {
+  resource_type?: string | null;
+  resource_id?: string | null;
+  weblink?: string | null;
+}
+
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 const ts = () => timestamp({ withTimezone: true });
 const org = () => organizationId().references(() => organizations.id, { onDelete: 'cascade' });
@@ -24,8 +31,16 @@ export const VISIBILITIES = ['Open', 'Restricted'] as const;
 export const INCIDENT_ROLES = ['reporter', 'commander', 'liaison', 'scribe', 'participant', 'observer'] as const;
 export const TASK_STATUSES = ['Open', 'Resolved'] as const;
 export const RESOLUTION_REASONS = [
-  'Benign', 'Contained', 'Escalated', 'False Positive', 'Information Gathered', 'Insufficient Information',
-  'Mitigated', 'Operational Error', 'Policy Violation', 'User Acknowledged',
+  'Benign',
+  'Contained',
+  'Escalated',
+  'False Positive',
+  'Information Gathered',
+  'Insufficient Information',
+  'Mitigated',
+  'Operational Error',
+  'Policy Violation',
+  'User Acknowledged',
 ] as const;
 export const REPORT_TYPES = ['tactical', 'executive'] as const;
 
@@ -66,6 +81,9 @@ export const incidents = pgTable(
     conversation_id: integer(),
     conference_url: text(),
     custom_fields: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    /** The spec's `services` and `queries`: ids of the services it touches and the data catalog's queries used (answered as {id, name}). */
+    services: jsonb().$type<number[]>().notNull().default([]),
+    queries: jsonb().$type<number[]>().notNull().default([]),
     search: tsvector().generatedAlwaysAs(sql`to_tsvector('english', coalesce(title, '') || ' ' || coalesce(description, ''))`),
     ...timestamps(),
   },
@@ -82,7 +100,9 @@ export const incidents = pgTable(
     index('incidents_org_search_idx').using('gin', t.organization_id, t.search),
     check('incidents_status_check', sql`${t.status} in (${inList(INCIDENT_STATUSES)})`),
     check('incidents_visibility_check', sql`${t.visibility} in (${inList(VISIBILITIES)})`),
-    foreignKey({ name: 'incidents_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
+    foreignKey({ name: 'incidents_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete(
+      'cascade',
+    ),
     // Settings in use cannot be deleted (409) rather than silently emptying incidents' fields.
     tenantFk('incidents_type_fk', t.organization_id, t.incident_type_id, incidentTypes),
     tenantFk('incidents_priority_fk', t.organization_id, t.incident_priority_id, incidentPriorities),
@@ -130,7 +150,11 @@ export const incidentRoles = pgTable(
     index('incident_roles_org_incident_idx').on(t.organization_id, t.incident_id),
     check('incident_roles_role_check', sql`${t.role} in (${inList(INCIDENT_ROLES)})`),
     incidentFk('incident_roles_incident_fk', t as never),
-    foreignKey({ name: 'incident_roles_participant_fk', columns: [t.organization_id, t.participant_id], foreignColumns: [incidentParticipants.organization_id, incidentParticipants.id] }).onDelete('cascade'),
+    foreignKey({
+      name: 'incident_roles_participant_fk',
+      columns: [t.organization_id, t.participant_id],
+      foreignColumns: [incidentParticipants.organization_id, incidentParticipants.id],
+    }).onDelete('cascade'),
     tenantPolicy('incident_roles'),
   ],
 );
@@ -159,7 +183,11 @@ export const incidentSubscriptions = pgTable(
     email: text().notNull(),
     created_at: ts().notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.organization_id, t.incident_id, t.email] }), incidentFk('incident_subscriptions_incident_fk', t as never), tenantPolicy('incident_subscriptions')],
+  (t) => [
+    primaryKey({ columns: [t.organization_id, t.incident_id, t.email] }),
+    incidentFk('incident_subscriptions_incident_fk', t as never),
+    tenantPolicy('incident_subscriptions'),
+  ],
 );
 
 export const cases = pgTable(
@@ -189,6 +217,13 @@ export const cases = pgTable(
     incident_id: integer(),
     conversation_id: integer(),
     custom_fields: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    /** The spec's `documents`: ids of the organization's documents the case works from (answered as {id, name}). */
+    documents: jsonb().$type<number[]>().notNull().default([]),
+    /** The spec's ticket and storage: where the case lives in a ticketing system and where its evidence is kept. */
+    ticket: jsonb().$type<ExternalResource>(),
+    storage: jsonb().$type<ExternalResource>(),
+    storycurve_sketch_id: integer(),
+    storycurve_url: text(),
     ...timestamps(),
   },
   (t) => [
@@ -200,7 +235,9 @@ export const cases = pgTable(
     check('cases_status_check', sql`${t.status} in (${inList(CASE_STATUSES)})`),
     check('cases_visibility_check', sql`${t.visibility} in (${inList(VISIBILITIES)})`),
     check('cases_resolution_reason_check', sql`${t.resolution_reason} is null or ${t.resolution_reason} in (${inList(RESOLUTION_REASONS)})`),
-    foreignKey({ name: 'cases_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
+    foreignKey({ name: 'cases_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete(
+      'cascade',
+    ),
     foreignKey({ name: 'cases_incident_fk', columns: [t.organization_id, t.incident_id], foreignColumns: [incidents.organization_id, incidents.id] }),
     tenantFk('cases_type_fk', t.organization_id, t.case_type_id, caseTypes),
     tenantFk('cases_priority_fk', t.organization_id, t.case_priority_id, casePriorities),
@@ -297,7 +334,11 @@ export const reports = pgTable(
     author_email: text(),
     created_at: ts().notNull().defaultNow(),
   },
-  (t) => [index('reports_org_incident_idx').on(t.organization_id, t.incident_id, t.created_at), incidentFk('reports_incident_fk', t as never), tenantPolicy('reports')],
+  (t) => [
+    index('reports_org_incident_idx').on(t.organization_id, t.incident_id, t.created_at),
+    incidentFk('reports_incident_fk', t as never),
+    tenantPolicy('reports'),
+  ],
 );
 
 /** Documents, links, tickets and the postmortem attached to an incident. */
@@ -314,7 +355,11 @@ export const incidentResources = pgTable(
     content: text(),
     created_at: ts().notNull().defaultNow(),
   },
-  (t) => [index('incident_resources_org_incident_idx').on(t.organization_id, t.incident_id), incidentFk('incident_resources_incident_fk', t as never), tenantPolicy('incident_resources')],
+  (t) => [
+    index('incident_resources_org_incident_idx').on(t.organization_id, t.incident_id),
+    incidentFk('incident_resources_incident_fk', t as never),
+    tenantPolicy('incident_resources'),
+  ],
 );
 
 export const STEP_STATUSES = ['Pending', 'In progress', 'Done', 'Skipped'] as const;
@@ -333,7 +378,11 @@ export const incidentSteps = pgTable(
     updated_by: text(),
     ...timestamps(),
   },
-  (t) => [index('incident_steps_org_incident_idx').on(t.organization_id, t.incident_id, t.position), incidentFk('incident_steps_incident_fk', t as never), tenantPolicy('incident_steps')],
+  (t) => [
+    index('incident_steps_org_incident_idx').on(t.organization_id, t.incident_id, t.position),
+    incidentFk('incident_steps_incident_fk', t as never),
+    tenantPolicy('incident_steps'),
+  ],
 );
 
 /** The thread inside Firewatch that each incident and case gets in the background. */
@@ -368,7 +417,11 @@ export const conversationMessages = pgTable(
   },
   (t) => [
     index('conversation_messages_org_conversation_idx').on(t.organization_id, t.conversation_id, t.created_at),
-    foreignKey({ name: 'conversation_messages_conversation_fk', columns: [t.organization_id, t.conversation_id], foreignColumns: [conversations.organization_id, conversations.id] }).onDelete('cascade'),
+    foreignKey({
+      name: 'conversation_messages_conversation_fk',
+      columns: [t.organization_id, t.conversation_id],
+      foreignColumns: [conversations.organization_id, conversations.id],
+    }).onDelete('cascade'),
     tenantPolicy('conversation_messages'),
   ],
 );
@@ -409,7 +462,10 @@ export const tasks = pgTable(
     source: text().notNull().default('Incident Participant'),
     creator_email: text(),
     owner_email: text(),
-    assignees: text().array().notNull().default(sql`'{}'::text[]`),
+    assignees: text()
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     resolve_by: ts(),
     resolved_at: ts(),
     reminders: boolean().notNull().default(true),
@@ -421,9 +477,13 @@ export const tasks = pgTable(
     index('tasks_org_created_v2_idx').on(t.organization_id, t.created_at.desc().nullsFirst(), t.id),
     index('tasks_org_incident_idx').on(t.organization_id, t.incident_id),
     index('tasks_org_assignees_idx').using('gin', t.organization_id, t.assignees),
-    index('tasks_org_due_idx').on(t.organization_id, t.resolve_by).where(sql`${t.status} = 'Open' and ${t.reminders}`),
+    index('tasks_org_due_idx')
+      .on(t.organization_id, t.resolve_by)
+      .where(sql`${t.status} = 'Open' and ${t.reminders}`),
     check('tasks_status_check', sql`${t.status} in (${inList(TASK_STATUSES)})`),
-    foreignKey({ name: 'tasks_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
+    foreignKey({ name: 'tasks_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete(
+      'cascade',
+    ),
     incidentFk('tasks_incident_fk', t as never),
     caseFk('tasks_case_fk', t as never),
     tenantPolicy('tasks'),

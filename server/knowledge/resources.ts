@@ -18,15 +18,28 @@ const REFERENCES = [
   'dispatch-bao-reference-internal-audit-document',
 ];
 /** The eight template types: case, incident, executive report, review, tracking, new hire, product release, PIP. */
-const TEMPLATES = ['case', 'incident', 'executive-report', 'incident-review', 'incident-tracking', 'new-hire', 'product-release', 'performance-improvement-plan'].map(
-  (k) => `dispatch-${k}-document-template`,
-);
+const TEMPLATES = [
+  'case',
+  'incident',
+  'executive-report',
+  'incident-review',
+  'incident-tracking',
+  'new-hire',
+  'product-release',
+  'performance-improvement-plan',
+].map((k) => `dispatch-${k}-document-template`);
 export const DOCUMENT_TYPES = { runbooks: RUNBOOKS, references: REFERENCES, templates: TEMPLATES } as const;
 
 /** Each document type in people's words: "Incident runbook", "Incident review template", "New hire reference". */
 const TYPE_NAMES: Record<string, string> = Object.fromEntries(
   [...RUNBOOKS, ...REFERENCES, ...TEMPLATES].map((t) => {
-    const words = t.replace(/^dispatch-/, '').replace(/-document/, '').replace(/^(bao-)?reference-|-reference$/, '').replace(/^it-/, 'IT-').replace(/-reference-faq$/, '-FAQ').split('-');
+    const words = t
+      .replace(/^dispatch-/, '')
+      .replace(/-document/, '')
+      .replace(/^(bao-)?reference-|-reference$/, '')
+      .replace(/^it-/, 'IT-')
+      .replace(/-reference-faq$/, '-FAQ')
+      .split('-');
     const kind = t.endsWith('-runbook') || t.endsWith('-template') ? '' : t.includes('faq') ? '' : ' reference';
     const text = words.join(' ') + kind;
     return [t, text.charAt(0).toUpperCase() + text.slice(1)];
@@ -55,7 +68,7 @@ export const documentResource = defineResource({
   references: { project_id: 'Project', filters: 'SearchFilter' },
   fieldMeta: {
     resource_type: { label: 'Type', choices: TYPE_NAMES },
-    resource_id: { label: 'ID in its system', help: 'The document\'s id where it is kept (e.g. a Google Drive file id).' },
+    resource_id: { label: 'ID in its system', help: "The document's id where it is kept (e.g. a Google Drive file id)." },
     weblink: { label: 'Link' },
     filters: { label: 'Search filters', help: 'Incidents and cases matching these filters get this document.' },
     ...evergreenMeta,
@@ -127,8 +140,12 @@ export function templateChecks(fields: Record<string, string>): NonNullable<Reso
     for (const [field, type] of Object.entries(fields)) {
       const id = data[field];
       if (id === undefined || id === null) continue;
-      const [doc] = await ctx.tx.select({ type: documents.resource_type }).from(documents).where(and(eq(documents.id, id as number), eq(documents.organization_id, ctx.orgId)));
-      if (doc && doc.type !== type) throw invalid(`Document '${String(id)}' is not a ${type} but ${doc.type ?? 'an untyped document'}.`, ['body', field], 'template_type');
+      const [doc] = await ctx.tx
+        .select({ type: documents.resource_type })
+        .from(documents)
+        .where(and(eq(documents.id, id as number), eq(documents.organization_id, ctx.orgId)));
+      if (doc && doc.type !== type)
+        throw invalid(`Document '${String(id)}' is not a ${type} but ${doc.type ?? 'an untyped document'}.`, ['body', field], 'template_type');
     }
     return data;
   };

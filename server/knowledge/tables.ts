@@ -21,7 +21,11 @@ export const documents = pgTable(
     ...evergreenColumns(),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('documents', t, [t.name]), trigram('documents', t.organization_id, t.name), index('documents_org_type_idx').on(t.organization_id, t.resource_type, t.name)],
+  (t) => [
+    ...tenantExtras('documents', t, [t.name]),
+    trigram('documents', t.organization_id, t.name),
+    index('documents_org_type_idx').on(t.organization_id, t.resource_type, t.name),
+  ],
 );
 
 export const terms = pgTable(
@@ -35,7 +39,11 @@ export const terms = pgTable(
     discoverable: boolean().notNull().default(true),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('terms', t, [t.text]), unique('terms_org_project_text_unique').on(t.organization_id, t.project_id, t.text).nullsNotDistinct(), trigram('terms', t.organization_id, t.text)],
+  (t) => [
+    ...tenantExtras('terms', t, [t.text]),
+    unique('terms_org_project_text_unique').on(t.organization_id, t.project_id, t.text).nullsNotDistinct(),
+    trigram('terms', t.organization_id, t.text),
+  ],
 );
 
 export const definitions = pgTable(
@@ -49,7 +57,11 @@ export const definitions = pgTable(
     terms: jsonb().$type<number[]>().notNull().default([]),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('definitions', t, [t.text]), index('definitions_org_terms_idx').using('gin', t.organization_id, t.terms), trigram('definitions', t.organization_id, t.text)],
+  (t) => [
+    ...tenantExtras('definitions', t, [t.text]),
+    index('definitions_org_terms_idx').using('gin', t.organization_id, t.terms),
+    trigram('definitions', t.organization_id, t.text),
+  ],
 );
 
 export const bestPractices = pgTable(

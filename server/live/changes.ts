@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { RequestContext } from '../core/context.js';
 import type { Database } from '../core/db/client.js';
 import { listen } from '../core/jobs/wakeup.js';
+import { startSessionSockets, type SessionSockets } from './session-sockets.js';
 
 /**
  * Live changes of incidents and cases. A transaction that changes one notifies this channel with
@@ -37,6 +38,8 @@ export async function notifyChange(ctx: Pick<RequestContext, 'orgId' | 'tx'>, ta
 /** This app's feed of committed changes ('change' events); `stop` ends the listening. */
 export interface LiveFeed {
   events: EventEmitter<{ change: [LiveChange] }>;
+  /** Signed-in sockets, closed when their session ends. */
+  sessions: SessionSockets;
   stop(): Promise<void>;
 }
 
@@ -52,7 +55,15 @@ export async function startLiveFeed(database: Database, onError: (err: unknown) 
       onError(err);
     }
   });
-  return { events, stop: unlisten };
+  const sessions = await startSessionSockets(database, onError);
+  return {
+    events,
+    sessions,
+    stop: async () => {
+      await unlisten();
+      await sessions.stop();
+    },
+  };
 }
 
 declare module 'fastify' {

@@ -35,13 +35,28 @@ async function loadFollowedFilters(ctx: RequestContext, subject: FilterSubject) 
   const filters: (SavedFilter & { project_id: number | null })[] = await ctx.tx
     .select({ id: searchFilters.id, subject: searchFilters.subject, updated_at: searchFilters.updated_at, project_id: searchFilters.project_id })
     .from(searchFilters)
-    .where(and(eq(searchFilters.organization_id, ctx.orgId), eq(searchFilters.enabled, true), eq(searchFilters.subject, subject), inArray(searchFilters.id, followed)));
+    .where(
+      and(
+        eq(searchFilters.organization_id, ctx.orgId),
+        eq(searchFilters.enabled, true),
+        eq(searchFilters.subject, subject),
+        inArray(searchFilters.id, followed),
+      ),
+    );
   const stale = filters.filter((f) => !isCompiled(ctx, f));
   if (stale.length) {
     const expressions = await ctx.tx
       .select({ id: searchFilters.id, expression: searchFilters.expression })
       .from(searchFilters)
-      .where(and(eq(searchFilters.organization_id, ctx.orgId), inArray(searchFilters.id, stale.map((f) => f.id))));
+      .where(
+        and(
+          eq(searchFilters.organization_id, ctx.orgId),
+          inArray(
+            searchFilters.id,
+            stale.map((f) => f.id),
+          ),
+        ),
+      );
     const byId = new Map(expressions.map((e) => [e.id, e.expression]));
     for (const f of stale) f.expression = byId.get(f.id);
   }
@@ -145,7 +160,10 @@ export async function registerNotificationJobs(app: FastifyInstance, deps: { mai
 }
 
 type Tenant = <T>(fn: (ctx: RequestContext) => Promise<T>) => Promise<T>;
-const tenantOf = (app: FastifyInstance, orgId: number, orgSlug: string): Tenant => (fn) => runInTenant(app.db, app.config, { orgId, orgSlug, userId: null, role: 'Owner' }, fn);
+const tenantOf =
+  (app: FastifyInstance, orgId: number, orgSlug: string): Tenant =>
+  (fn) =>
+    runInTenant(app.db, app.config, { orgId, orgSlug, userId: null, role: 'Owner' }, fn);
 
 /** The conversation plugin a notification posts through: the enabled one titled as its target, else its project's, else the organization's first. */
 async function conversationPlugin(ctx: RequestContext, note: typeof notifications.$inferSelect) {
@@ -154,23 +172,37 @@ async function conversationPlugin(ctx: RequestContext, note: typeof notification
     .from(pluginInstances)
     .where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.enabled, true), inArray(pluginInstances.plugin_slug, CONVERSATION_PLUGINS)))
     .orderBy(pluginInstances.id);
-  const chosen = candidates.find((p) => p.title === note.target) ?? candidates.find((p) => note.project_id && p.project_id === note.project_id) ?? candidates[0];
+  const chosen =
+    candidates.find((p) => p.title === note.target) ?? candidates.find((p) => note.project_id && p.project_id === note.project_id) ?? candidates[0];
   return chosen ? loadPlugin(ctx, chosen.id) : null;
 }
 
 /** Sends a message (no transaction open meanwhile); a failure throws so the queue retries it. */
-async function deliver(app: FastifyInstance, mailer: Mailer, tenant: Tenant, note: typeof notifications.$inferSelect, subject: string, text: string, context: { incident_id?: number; case_id?: number }) {
+async function deliver(
+  app: FastifyInstance,
+  mailer: Mailer,
+  tenant: Tenant,
+  note: typeof notifications.$inferSelect,
+  subject: string,
+  text: string,
+  context: { incident_id?: number; case_id?: number },
+) {
   if (note.type === 'email') return mailer({ to: note.target, subject, text });
   const plugin = await tenant((ctx) => conversationPlugin(ctx, note));
   if (!plugin) throw new Error(`Notification '${note.name}': no enabled conversation plugin instance to post through.`);
   await sendMessage(plugin, `${note.target.startsWith('#') ? note.target + ': ' : ''}${text}`);
-  await tenant((ctx) => recordPluginEvent(ctx, plugin, { name: 'Notification sent', description: `${note.name}: ${subject}`, ...context, details: { notification_id: note.id } }));
+  await tenant((ctx) =>
+    recordPluginEvent(ctx, plugin, { name: 'Notification sent', description: `${note.name}: ${subject}`, ...context, details: { notification_id: note.id } }),
+  );
 }
 
 async function sendNotification(app: FastifyInstance, mailer: Mailer, job: Job) {
   const tenant = tenantOf(app, job.orgId, job.orgSlug);
   const loaded = await tenant(async (ctx) => {
-    const [note] = await ctx.tx.select().from(notifications).where(and(eq(notifications.organization_id, ctx.orgId), eq(notifications.id, job.notificationId)));
+    const [note] = await ctx.tx
+      .select()
+      .from(notifications)
+      .where(and(eq(notifications.organization_id, ctx.orgId), eq(notifications.id, job.notificationId)));
     if (!note || !note.enabled) return null;
     const table = subjects[job.subject].table;
     const [record] = await ctx.tx
@@ -178,7 +210,10 @@ async function sendNotification(app: FastifyInstance, mailer: Mailer, job: Job) 
       .from(table)
       .where(and(eq(table.organization_id, ctx.orgId), eq(table.id, job.recordId)));
     if (!record) return null;
-    const names = await ctx.tx.select({ name: searchFilters.name }).from(searchFilters).where(and(eq(searchFilters.organization_id, ctx.orgId), inArray(searchFilters.id, job.filterIds)));
+    const names = await ctx.tx
+      .select({ name: searchFilters.name })
+      .from(searchFilters)
+      .where(and(eq(searchFilters.organization_id, ctx.orgId), inArray(searchFilters.id, job.filterIds)));
     return { note, record, filterNames: names.map((n) => n.name).sort() };
   });
   if (!loaded) return;
@@ -203,7 +238,10 @@ export async function sendDailyReports(app: FastifyInstance, mailer: Mailer, sin
     const tenant = tenantOf(app, org.id, org.slug);
     const reports = await tenant(async (ctx) => {
       const out: { note: typeof notifications.$inferSelect; lines: string[] }[] = [];
-      const notes = await ctx.tx.select().from(notifications).where(and(eq(notifications.organization_id, ctx.orgId), eq(notifications.enabled, true), sql`jsonb_array_length(${notifications.filters}) > 0`));
+      const notes = await ctx.tx
+        .select()
+        .from(notifications)
+        .where(and(eq(notifications.organization_id, ctx.orgId), eq(notifications.enabled, true), sql`jsonb_array_length(${notifications.filters}) > 0`));
       if (!notes.length) return out;
       const matched = new Map<number, { subject: FilterSubject; rows: { id: number; name: string; title: string; status: string; project_id: number }[] }>();
       for (const subject of ['incident', 'case'] as const) {
@@ -215,7 +253,14 @@ export async function sendDailyReports(app: FastifyInstance, mailer: Mailer, sin
           const rows = await ctx.tx
             .select({ id: table.id, name: table.name, title: table.title, status: table.status, project_id: table.project_id })
             .from(table)
-            .where(and(eq(table.organization_id, ctx.orgId), or(gte(table.created_at, since), gte(table.updated_at, since)), condition, f.project_id ? eq(table.project_id, f.project_id) : undefined))
+            .where(
+              and(
+                eq(table.organization_id, ctx.orgId),
+                or(gte(table.created_at, since), gte(table.updated_at, since)),
+                condition,
+                f.project_id ? eq(table.project_id, f.project_id) : undefined,
+              ),
+            )
             .orderBy(table.id)
             .limit(500);
           matched.set(f.id, { subject, rows });

@@ -31,7 +31,10 @@ export function compileExpression(ctx: RequestContext, subject: FilterSubject, e
     compiled = compileFilter(JSON.stringify(expression), target.model, fields, def?.customFilters);
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
-    throw new HttpError(422, err.detail.map((d) => ({ ...d, loc: ['body', 'expression', ...d.loc.slice(2)] })));
+    throw new HttpError(
+      422,
+      err.detail.map((d) => ({ ...d, loc: ['body', 'expression', ...d.loc.slice(2)] })),
+    );
   }
   if (!compiled) throw invalid('The expression has no conditions.', ['body', 'expression'], 'filter_error');
   return compiled;
@@ -108,7 +111,8 @@ function compilePredicate(ctx: RequestContext, subject: FilterSubject, expressio
       };
     }
     const { model, field, op, value } = n as { model?: string; field: string; op: string; value?: unknown };
-    if ((model !== undefined && model.toLowerCase() !== target.model.toLowerCase()) || !allowed.has(field) || !columns[field] || def?.customFilters?.[field]) throw unsupported;
+    if ((model !== undefined && model.toLowerCase() !== target.model.toLowerCase()) || !allowed.has(field) || !columns[field] || def?.customFilters?.[field])
+      throw unsupported;
     const type = columnType(columns[field]);
     const key = field;
     const scalar = (v: unknown): unknown => {

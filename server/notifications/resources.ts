@@ -49,7 +49,10 @@ export const searchFilterResource = defineResource({
     },
     async beforeUpdate(ctx, id, data) {
       if (data.expression === undefined && data.subject === undefined) return data;
-      const [current] = await ctx.tx.select({ subject: searchFilters.subject, expression: searchFilters.expression }).from(searchFilters).where(and(eq(searchFilters.id, id), eq(searchFilters.organization_id, ctx.orgId)));
+      const [current] = await ctx.tx
+        .select({ subject: searchFilters.subject, expression: searchFilters.expression })
+        .from(searchFilters)
+        .where(and(eq(searchFilters.id, id), eq(searchFilters.organization_id, ctx.orgId)));
       if (!current) return data;
       await checkExpression(ctx, (data.subject as string | undefined) ?? current.subject, data.expression ?? current.expression);
       return data;

@@ -43,14 +43,22 @@ export function registerNotificationRoutes(scope: FastifyInstance) {
   scope.addHook('onResponse', async (req) => {
     if (req.method !== 'GET') wakeNotifications(req.server.db);
   });
-  app.post('/search/filters/preview', { schema: { tags, summary: 'What an expression would have matched over the last 30 days (count and first 25)', body: previewBody } }, async (req) =>
-    inTenant(req, (ctx) => preview(ctx, req.body.subject, req.body.expression)),
+  app.post(
+    '/search/filters/preview',
+    { schema: { tags, summary: 'What an expression would have matched over the last 30 days (count and first 25)', body: previewBody } },
+    async (req) => inTenant(req, (ctx) => preview(ctx, req.body.subject, req.body.expression)),
   );
-  app.get('/search/filters/:id/preview', { schema: { tags, summary: 'What a saved filter would have matched over the last 30 days (count and first 25)', params: idParam } }, async (req) =>
-    inTenant(req, async (ctx) => {
-      const [filter] = await ctx.tx.select({ subject: searchFilters.subject, expression: searchFilters.expression }).from(searchFilters).where(and(eq(searchFilters.organization_id, ctx.orgId), eq(searchFilters.id, req.params.id)));
-      if (!filter) throw notFound('Search filter', req.params.id);
-      return preview(ctx, filter.subject, filter.expression);
-    }),
+  app.get(
+    '/search/filters/:id/preview',
+    { schema: { tags, summary: 'What a saved filter would have matched over the last 30 days (count and first 25)', params: idParam } },
+    async (req) =>
+      inTenant(req, async (ctx) => {
+        const [filter] = await ctx.tx
+          .select({ subject: searchFilters.subject, expression: searchFilters.expression })
+          .from(searchFilters)
+          .where(and(eq(searchFilters.organization_id, ctx.orgId), eq(searchFilters.id, req.params.id)));
+        if (!filter) throw notFound('Search filter', req.params.id);
+        return preview(ctx, filter.subject, filter.expression);
+      }),
   );
 }

@@ -18,7 +18,10 @@ export const okrResource = defineResource({
   create: bodyOf(okrs, {
     title: requiredText(300),
     description: text(5000),
-    key_results: z.array(z.strictObject({ title: requiredText(300), target: z.number().positive(), current: z.number().min(0) })).max(100).optional(),
+    key_results: z
+      .array(z.strictObject({ title: requiredText(300), target: z.number().positive(), current: z.number().min(0) }))
+      .max(100)
+      .optional(),
   }),
   pageSize: 10,
   sort: [['title', 'asc']],
@@ -29,7 +32,10 @@ export const okrResource = defineResource({
   }),
   references: { project_id: 'Project' },
   fieldMeta: {
-    key_results: { help: 'What progress is measured by: each has a target and where it stands now.', items: { target: { help: 'Above 0' }, current: { label: 'Now' } } },
+    key_results: {
+      help: 'What progress is measured by: each has a target and where it stands now.',
+      items: { target: { help: 'Above 0' }, current: { label: 'Now' } },
+    },
     progress: { label: 'Progress (%)', kind: 'number' },
   },
 });

@@ -31,7 +31,9 @@ export async function handoffPrefill(ctx: RequestContext, incidentId?: number, n
     : [];
   const start = last?.end_time ?? new Date(now.getTime() - DEFAULT_SHIFT_HOURS * 3600_000);
 
-  const priority = sql<string | null>`(select ${incidentPriorities.name} from ${incidentPriorities} where ${incidentPriorities.organization_id} = ${incidents.organization_id} and ${incidentPriorities.id} = ${incidents.incident_priority_id})`;
+  const priority = sql<
+    string | null
+  >`(select ${incidentPriorities.name} from ${incidentPriorities} where ${incidentPriorities.organization_id} = ${incidents.organization_id} and ${incidentPriorities.id} = ${incidents.incident_priority_id})`;
   const mine = me
     ? or(
         eq(incidents.commander_email, me),
@@ -40,9 +42,21 @@ export async function handoffPrefill(ctx: RequestContext, incidentId?: number, n
     : sql`false`;
   if (incidentId !== undefined) await loadIncident(ctx, incidentId);
   const chosen = await ctx.tx
-    .select({ id: incidents.id, name: incidents.name, title: incidents.title, status: incidents.status, commander_email: incidents.commander_email, project_id: incidents.project_id, priority })
+    .select({
+      id: incidents.id,
+      name: incidents.name,
+      title: incidents.title,
+      status: incidents.status,
+      commander_email: incidents.commander_email,
+      project_id: incidents.project_id,
+      priority,
+    })
     .from(incidents)
-    .where(incidentId !== undefined ? and(incidentScope(ctx), eq(incidents.id, incidentId)) : and(incidentScope(ctx), inArray(incidents.status, ['Active', 'Stable']), mine))
+    .where(
+      incidentId !== undefined
+        ? and(incidentScope(ctx), eq(incidents.id, incidentId))
+        : and(incidentScope(ctx), inArray(incidents.status, ['Active', 'Stable']), mine),
+    )
     .orderBy(asc(incidents.reported_at), asc(incidents.id))
     .limit(MAX_INCIDENTS);
   const ids = chosen.map((i) => i.id);
@@ -51,13 +65,21 @@ export async function handoffPrefill(ctx: RequestContext, incidentId?: number, n
   const ofIncidents = ids.length ? inArray(tasks.incident_id, ids) : sql`false`;
   const owned = me && incidentId === undefined ? or(eq(tasks.owner_email, me), sql`${me} = any(${tasks.assignees})`) : sql`false`;
   const taskRows = await ctx.tx
-    .select({ description: tasks.description, status: tasks.status, incident_id: tasks.incident_id, resolve_by: tasks.resolve_by, resolved_at: tasks.resolved_at })
+    .select({
+      description: tasks.description,
+      status: tasks.status,
+      incident_id: tasks.incident_id,
+      resolve_by: tasks.resolve_by,
+      resolved_at: tasks.resolved_at,
+    })
     .from(tasks)
     .where(and(eq(tasks.organization_id, ctx.orgId), or(ofIncidents, owned), or(eq(tasks.status, 'Open'), gte(tasks.resolved_at, start))))
     .orderBy(asc(tasks.created_at), asc(tasks.id))
     .limit(200);
   const line = (t: (typeof taskRows)[number]) => {
-    const where = [t.incident_id ? names.get(t.incident_id) : null, t.status === 'Open' && t.resolve_by ? `due ${day(t.resolve_by)}` : null].filter(Boolean).join(', ');
+    const where = [t.incident_id ? names.get(t.incident_id) : null, t.status === 'Open' && t.resolve_by ? `due ${day(t.resolve_by)}` : null]
+      .filter(Boolean)
+      .join(', ');
     return `- ${t.description}${where ? ` (${where})` : ''}`;
   };
   const participants = ids.length
@@ -73,10 +95,21 @@ export async function handoffPrefill(ctx: RequestContext, incidentId?: number, n
     start_time: start.toISOString(),
     end_time: now.toISOString(),
     project_id: incidentId !== undefined ? (chosen[0]?.project_id ?? null) : null,
-    critical_ongoing_issues: chosen.map((i) => `${i.name} ${i.title}: ${i.status}${i.priority ? `, priority ${i.priority}` : ''}, commander ${i.commander_email ?? 'unassigned'}`).join('\n'),
-    pending_tasks: taskRows.filter((t) => t.status === 'Open').map(line).join('\n'),
-    tasks_completed: taskRows.filter((t) => t.status !== 'Open').map(line).join('\n'),
-    mentions: participants.map((p) => p.email).filter((e) => e !== me).join(', '),
+    critical_ongoing_issues: chosen
+      .map((i) => `${i.name} ${i.title}: ${i.status}${i.priority ? `, priority ${i.priority}` : ''}, commander ${i.commander_email ?? 'unassigned'}`)
+      .join('\n'),
+    pending_tasks: taskRows
+      .filter((t) => t.status === 'Open')
+      .map(line)
+      .join('\n'),
+    tasks_completed: taskRows
+      .filter((t) => t.status !== 'Open')
+      .map(line)
+      .join('\n'),
+    mentions: participants
+      .map((p) => p.email)
+      .filter((e) => e !== me)
+      .join(', '),
     incidents: chosen.map((i) => i.name),
   };
 }
@@ -85,7 +118,10 @@ export async function handoffPrefill(ctx: RequestContext, incidentId?: number, n
 export async function createIncidentHandoff(ctx: RequestContext, incidentId: number, body: Record<string, unknown>) {
   const incident = await loadIncident(ctx, incidentId);
   const data = (await handoffResource.hooks!.beforeCreate!(ctx, { ...body, project_id: incident.project_id })) as typeof oncallHandoffs.$inferInsert;
-  const [row] = await ctx.tx.insert(oncallHandoffs).values({ ...data, organization_id: ctx.orgId }).returning();
+  const [row] = await ctx.tx
+    .insert(oncallHandoffs)
+    .values({ ...data, organization_id: ctx.orgId })
+    .returning();
   await addEvent(ctx, {
     incident_id: incidentId,
     type: 'Participant updated',

@@ -23,7 +23,11 @@ export const services = pgTable(
     ...evergreenColumns(),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('services', t, [t.name]), unique('services_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct(), trigram('services', t.organization_id, t.name)],
+  (t) => [
+    ...tenantExtras('services', t, [t.name]),
+    unique('services_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct(),
+    trigram('services', t.organization_id, t.name),
+  ],
 );
 
 export const individuals = pgTable(
@@ -64,5 +68,9 @@ export const teams = pgTable(
     ...evergreenColumns(),
     ...timestamps(),
   },
-  (t) => [...tenantExtras('teams', t, [t.name]), unique('teams_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct(), trigram('teams', t.organization_id, t.name)],
+  (t) => [
+    ...tenantExtras('teams', t, [t.name]),
+    unique('teams_org_project_name_unique').on(t.organization_id, t.project_id, t.name).nullsNotDistinct(),
+    trigram('teams', t.organization_id, t.name),
+  ],
 );

@@ -4,7 +4,7 @@
  */
 export interface PluginDefinition {
   slug: string;
-  type: 'conversation' | 'email' | 'workflow';
+  type: 'conversation' | 'email' | 'workflow' | 'conference' | 'ai';
   title: string;
   description: string;
   /** What workflows and notifications may ask of it. */
@@ -18,7 +18,8 @@ export const PLUGINS: PluginDefinition[] = [
     slug: 'step-engine',
     type: 'workflow',
     title: 'Built-in step engine',
-    description: 'Runs a workflow\'s steps inside Firewatch: send a message, send an e-mail, call a webhook, create a task, add a timeline event, set a field, wait.',
+    description:
+      "Runs a workflow's steps inside Firewatch: send a message, send an e-mail, call a webhook, create a task, add a timeline event, set a field, wait.",
     capabilities: ['run_workflow'],
     configuration_schema: { type: 'object', properties: {}, additionalProperties: false },
   },
@@ -64,6 +65,22 @@ export const PLUGINS: PluginDefinition[] = [
     },
   },
   {
+    slug: 'conference-link',
+    type: 'conference',
+    title: 'Conference link',
+    description:
+      "Gives each new incident its conference link from a template ({organization} and {name} are filled in). An instance of the incident's project wins over one without a project; with none, the server's CONFERENCE_URL_TEMPLATE is used.",
+    capabilities: ['create_conference'],
+    configuration_schema: {
+      type: 'object',
+      properties: {
+        url_template: { type: 'string', format: 'uri', default: 'https://meet.jit.si/firewatch-{organization}-{name}', title: 'Conference URL template' },
+      },
+      required: ['url_template'],
+      additionalProperties: false,
+    },
+  },
+  {
     slug: 'http-workflow-engine',
     type: 'workflow',
     title: 'HTTP workflow engine',
@@ -74,9 +91,33 @@ export const PLUGINS: PluginDefinition[] = [
       type: 'object',
       properties: {
         url: { type: 'string', format: 'uri', title: 'Engine URL' },
-        signing_secret: { type: 'string', writeOnly: true, pattern: '^whsec_[A-Za-z0-9+/]{32,}={0,2}$', title: 'Signing secret (whsec_ and 24+ base64 bytes, as Standard Webhooks)' },
+        signing_secret: {
+          type: 'string',
+          writeOnly: true,
+          pattern: '^whsec_[A-Za-z0-9+/]{32,}={0,2}$',
+          title: 'Signing secret (whsec_ and 24+ base64 bytes, as Standard Webhooks)',
+        },
       },
       required: ['url', 'signing_secret'],
+      additionalProperties: false,
+    },
+  },
+  {
+    slug: 'ai-model',
+    type: 'ai',
+    title: 'AI model (OpenAI-compatible)',
+    description:
+      "The model that writes chat answers and summaries: any server speaking the OpenAI chat-completions protocol (OpenAI, Ollama, vLLM, llama.cpp). One for a project wins over one for the organization; without any, the server's AI_BASE_URL, AI_MODEL and AI_API_KEY are the default.",
+    capabilities: ['answer', 'summarize'],
+    configuration_schema: {
+      type: 'object',
+      properties: {
+        base_url: { type: 'string', format: 'uri', title: 'Base URL (…/v1)' },
+        model: { type: 'string', minLength: 1, maxLength: 200, title: 'Model' },
+        api_key: { type: 'string', writeOnly: true, maxLength: 500, title: 'API key' },
+        timeout_ms: { type: 'integer', minimum: 100, maximum: 600000, title: 'Timeout (ms)' },
+      },
+      required: ['base_url', 'model'],
       additionalProperties: false,
     },
   },
@@ -84,4 +125,7 @@ export const PLUGINS: PluginDefinition[] = [
 
 export const pluginBySlug = (slug: string) => PLUGINS.find((p) => p.slug === slug);
 
-export const secretKeysOf = (plugin: PluginDefinition) => Object.entries(plugin.configuration_schema.properties).filter(([, p]) => p.writeOnly).map(([k]) => k);
+export const secretKeysOf = (plugin: PluginDefinition) =>
+  Object.entries(plugin.configuration_schema.properties)
+    .filter(([, p]) => p.writeOnly)
+    .map(([k]) => k);

@@ -1,12 +1,12 @@
 import { Ajv } from 'ajv';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { pluginEvents, pluginInstances } from './tables.js';
 import { pluginBySlug, PLUGINS, secretKeysOf } from './catalog.js';
 import { encryptSecret, SECRET_MASK } from './secrets.js';
 import { invalid, notFound } from '../core/errors.js';
 import type { RequestContext } from '../core/context.js';
-import { fieldsOf, projectField } from '../engine/definition-kit.js';
+import { fieldsOf, outer, projectField } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
 import { flag, requiredText } from '../engine/fields.js';
 
@@ -30,11 +30,16 @@ function sealConfiguration(ctx: RequestContext, slug: string, given: Record<stri
     const e = validate.errors![0]!;
     const field = e.instancePath.split('/').filter(Boolean);
     const missing = e.keyword === 'required' ? [(e.params as { missingProperty: string }).missingProperty] : [];
-    throw invalid(`Configuration ${[...field, ...missing].join('.') || 'object'} ${e.message}.`, ['body', 'configuration', ...field, ...missing], 'configuration_invalid');
+    throw invalid(
+      `Configuration ${[...field, ...missing].join('.') || 'object'} ${e.message}.`,
+      ['body', 'configuration', ...field, ...missing],
+      'configuration_invalid',
+    );
   }
   for (const [key, schema] of Object.entries(plugin.configuration_schema.properties)) {
     const v = merged[key];
-    if (schema.format === 'uri' && typeof v === 'string' && v !== '\u0000kept' && !/^https?:\/\/[^\s]+$/i.test(v)) throw invalid('Must be an http or https URL.', ['body', 'configuration', key], 'value_error');
+    if (schema.format === 'uri' && typeof v === 'string' && v !== '\u0000kept' && !/^https?:\/\/[^\s]+$/i.test(v))
+      throw invalid('Must be an http or https URL.', ['body', 'configuration', key], 'value_error');
   }
   const configuration: Record<string, unknown> = {};
   const secrets: Record<string, string> = {};
@@ -56,7 +61,9 @@ export const pluginInstanceResource = defineResource({
   path: '/plugins/instances',
   table: pluginInstances,
   create: z.strictObject({
-    plugin_slug: z.enum(PLUGINS.map((p) => p.slug) as [string, ...string[]], { error: `Plugin must be one of ${PLUGINS.map((p) => p.slug).join(', ')} (GET /plugins lists them)` }),
+    plugin_slug: z.enum(PLUGINS.map((p) => p.slug) as [string, ...string[]], {
+      error: `Plugin must be one of ${PLUGINS.map((p) => p.slug).join(', ')} (GET /plugins lists them)`,
+    }),
     title: requiredText(200),
     enabled: flag().optional(),
     configuration: z.record(z.string(), z.unknown()).optional(),
@@ -69,6 +76,13 @@ export const pluginInstanceResource = defineResource({
   fieldMeta: { plugin_slug: { label: 'Plugin', choices: Object.fromEntries(PLUGINS.map((p) => [p.slug, p.title])) } },
   hidden: ['secrets'],
   immutable: ['plugin_slug'],
+  // Spec §3: an instance answers its plugin and the plugin's configuration schema (from the catalog in code).
+  computed: () => ({
+    plugin: sql`(${JSON.stringify(Object.fromEntries(PLUGINS.map((p) => [p.slug, { slug: p.slug, type: p.type, title: p.title, description: p.description, capabilities: p.capabilities }])))}::jsonb -> ${outer(pluginInstances, 'plugin_slug')})`,
+    configuration_schema: sql`(${JSON.stringify(Object.fromEntries(PLUGINS.map((p) => [p.slug, p.configuration_schema])))}::jsonb -> ${outer(pluginInstances, 'plugin_slug')})`,
+  }),
+  // Sent back whole in an update, they are ignored.
+  answerOnly: ['plugin', 'configuration_schema'],
   references: { project_id: 'Project' },
   hooks: {
     beforeCreate(ctx, data) {
@@ -76,7 +90,10 @@ export const pluginInstanceResource = defineResource({
     },
     async beforeUpdate(ctx, id, data) {
       if (data.configuration === undefined) return data;
-      const [row] = await ctx.tx.select().from(pluginInstances).where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.id, id)));
+      const [row] = await ctx.tx
+        .select()
+        .from(pluginInstances)
+        .where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.id, id)));
       if (!row) throw notFound('Plugin instance', id);
       return { ...data, ...sealConfiguration(ctx, row.plugin_slug, data.configuration as Record<string, unknown>, row.secrets) };
     },

@@ -14,7 +14,10 @@ export interface LoadedPlugin {
 }
 
 export async function loadPlugin(ctx: RequestContext, id: number): Promise<LoadedPlugin | null> {
-  const [row] = await ctx.tx.select().from(pluginInstances).where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.id, id)));
+  const [row] = await ctx.tx
+    .select()
+    .from(pluginInstances)
+    .where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.id, id)));
   if (!row) return null;
   const plugin = pluginBySlug(row.plugin_slug);
   const config: Record<string, unknown> = { ...row.configuration };
@@ -25,7 +28,14 @@ export async function loadPlugin(ctx: RequestContext, id: number): Promise<Loade
 export async function recordPluginEvent(
   ctx: RequestContext,
   plugin: Pick<LoadedPlugin, 'id' | 'slug'>,
-  e: { name: string; description?: string; incident_id?: number | null; case_id?: number | null; workflow_instance_id?: number | null; details?: Record<string, unknown> },
+  e: {
+    name: string;
+    description?: string;
+    incident_id?: number | null;
+    case_id?: number | null;
+    workflow_instance_id?: number | null;
+    details?: Record<string, unknown>;
+  },
 ) {
   await ctx.tx.insert(pluginEvents).values({ organization_id: ctx.orgId, plugin_instance_id: plugin.id, plugin_slug: plugin.slug, ...e });
 }
@@ -33,7 +43,12 @@ export async function recordPluginEvent(
 const TIMEOUT_MS = 10_000;
 
 async function post(url: string, body: unknown) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${url.replace(/\/\/.*@/, '//')} answered ${res.status}: ${text.slice(0, 200)}`);
   return text;
@@ -49,7 +64,12 @@ export async function sendMessage(plugin: LoadedPlugin, text: string) {
       attachments: [
         {
           contentType: 'application/vnd.microsoft.card.adaptive',
-          content: { $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.4', body: [{ type: 'TextBlock', text, wrap: true }] },
+          content: {
+            $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+            type: 'AdaptiveCard',
+            version: '1.4',
+            body: [{ type: 'TextBlock', text, wrap: true }],
+          },
         },
       ],
     });

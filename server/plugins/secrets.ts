@@ -18,7 +18,10 @@ const fingerprint = (key: Buffer) => createHash('sha256').update(key).digest('he
 export async function loadSecretKeys(db: Db, configured?: string, previous?: string) {
   let current = configured;
   if (!current) {
-    await db.insert(settings).values({ key: 'secrets_key', value: randomBytes(32).toString('base64url') }).onConflictDoNothing();
+    await db
+      .insert(settings)
+      .values({ key: 'secrets_key', value: randomBytes(32).toString('base64url') })
+      .onConflictDoNothing();
     const [row] = await db.select().from(settings).where(eq(settings.key, 'secrets_key'));
     current = row!.value;
   }

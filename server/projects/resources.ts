@@ -28,10 +28,10 @@ export const projectResource = defineResource({
   fields: ['name', 'color', 'owner_email', 'custom_ttp_patterns', 'annual_employee_cost', 'business_year_hours', 'created_at'],
   fieldMeta: {
     custom_ttp_patterns: { label: 'Attack techniques to recognize', help: 'Patterns (e.g. MITRE ATT&CK ids like T1566) looked for in incident text.' },
-    annual_employee_cost: { label: 'Yearly cost of one person', help: 'Used to estimate what an incident costs in people\'s time.' },
-    business_year_hours: { label: 'Working hours per year', help: 'One person\'s working hours in a year, for the same estimate.' },
-    owner_email: { label: 'Owner\'s e-mail' },
-    owner_conversation: { label: 'Owner\'s chat channel', help: 'Where questions about this project go, e.g. #platform-ops.' },
+    annual_employee_cost: { label: 'Yearly cost of one person', help: "Used to estimate what an incident costs in people's time." },
+    business_year_hours: { label: 'Working hours per year', help: "One person's working hours in a year, for the same estimate." },
+    owner_email: { label: "Owner's e-mail" },
+    owner_conversation: { label: "Owner's chat channel", help: 'Where questions about this project go, e.g. #platform-ops.' },
   },
 });
 
@@ -56,7 +56,14 @@ export const apiKeyResource = defineResource({
       const secret = newApiKey();
       const [row] = await ctx.tx
         .insert(apiKeys)
-        .values({ organization_id: ctx.orgId, project_id: data.project_id as number, description: (data.description as string) ?? null, key_prefix: secret.prefix, key_hash: secret.hash, created_by: ctx.userId })
+        .values({
+          organization_id: ctx.orgId,
+          project_id: data.project_id as number,
+          description: (data.description as string) ?? null,
+          key_prefix: secret.prefix,
+          key_hash: secret.hash,
+          created_by: ctx.userId,
+        })
         .returning({ id: apiKeys.id });
       (data as { key?: string }).key = secret.key;
       return row!.id;

@@ -7,7 +7,12 @@ import { PAGE_SIZE, CANDIDATES, SEARCH_TYPES, search, type SearchType } from './
 const typeNames = Object.keys(SEARCH_TYPES) as [SearchType, ...SearchType[]];
 const typeList = z
   .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean))
+  .transform((v) =>
+    (Array.isArray(v) ? v : [v])
+      .flatMap((t) => t.split(','))
+      .map((t) => t.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.enum(typeNames, { error: `Must be one of: ${typeNames.join(', ')}.` })).max(typeNames.length));
 
 export const searchQuery = z.strictObject({
@@ -15,13 +20,20 @@ export const searchQuery = z.strictObject({
   type: typeList.optional(),
   // Dispatch's `type[]=` as well as `type=`.
   'type[]': typeList.optional(),
-  page: z.coerce.number().int('Must be a whole number.').min(1).max(CANDIDATES / PAGE_SIZE).default(1),
+  page: z.coerce
+    .number()
+    .int('Must be a whole number.')
+    .min(1)
+    .max(CANDIDATES / PAGE_SIZE)
+    .default(1),
 });
 
 /** `GET /search?q=&type=&page=`: spec §7 and §9 (search/results). */
 export function registerSearchRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.get('/search', { schema: { tags: ['Search'], summary: 'Search every type at once, grouped by type, 25 a page', querystring: searchQuery } }, async (req) =>
-    inTenant(req, (ctx) => search(ctx, req.query.q, [...(req.query.type ?? []), ...(req.query['type[]'] ?? [])], req.query.page)),
+  app.get(
+    '/search',
+    { schema: { tags: ['Search'], summary: 'Search every type at once, grouped by type, 25 a page', querystring: searchQuery } },
+    async (req) => inTenant(req, (ctx) => search(ctx, req.query.q, [...(req.query.type ?? []), ...(req.query['type[]'] ?? [])], req.query.page)),
   );
 }

@@ -49,7 +49,9 @@ export const BROAD_ESTIMATE = 5000;
 
 /** The planner's estimate of the rows of the organization that match (from the column's statistics). */
 async function estimatedMatches(ctx: RequestContext, tsq: SQL): Promise<number> {
-  const [row] = rowsOf<{ 'QUERY PLAN': unknown }>(await ctx.tx.execute(sql`explain (format json) select 1 from search_entries e where e.organization_id = ${ctx.orgId} and e.tsv @@ (${tsq})`));
+  const [row] = rowsOf<{ 'QUERY PLAN': unknown }>(
+    await ctx.tx.execute(sql`explain (format json) select 1 from search_entries e where e.organization_id = ${ctx.orgId} and e.tsv @@ (${tsq})`),
+  );
   const plan = row?.['QUERY PLAN'];
   const parsed = (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: { 'Plan Rows': number } }[];
   return parsed[0]?.Plan['Plan Rows'] ?? 0;
@@ -100,12 +102,25 @@ async function visible(ctx: RequestContext): Promise<SQL> {
     if (hidden!.cases !== '{}') parts.push(sql`(e.case_id is null or e.case_id <> all(${hidden!.cases}::int[]))`);
   }
   const levels = allowedLevels(ctx.userId === null ? { kind: 'apikey' } : { kind: 'user', userId: ctx.userId, role: ctx.role });
-  parts.push(sql`(e.sensitivity_level is null or e.sensitivity_level in (${sql.join(levels.map((l) => sql`${l}`), sql`, `)})${ctx.userId === null ? sql`` : sql` or e.created_by = ${ctx.userId}`})`);
+  parts.push(
+    sql`(e.sensitivity_level is null or e.sensitivity_level in (${sql.join(
+      levels.map((l) => sql`${l}`),
+      sql`, `,
+    )})${ctx.userId === null ? sql`` : sql` or e.created_by = ${ctx.userId}`})`,
+  );
   parts.push(ctx.userId === null ? sql`e.owner_id is null` : sql`(e.owner_id is null or e.owner_id = ${ctx.userId})`);
   return sql.join(parts, sql` and `);
 }
 
-const empty = (query: string, page: number): SearchAnswer => ({ query, page, items_per_page: PAGE_SIZE, total: 0, total_capped: false, groups: [], results: [] });
+const empty = (query: string, page: number): SearchAnswer => ({
+  query,
+  page,
+  items_per_page: PAGE_SIZE,
+  total: 0,
+  total_capped: false,
+  groups: [],
+  results: [],
+});
 
 /** One search over every type, in the caller's organization and rights. */
 export async function search(ctx: RequestContext, query: string, types: SearchType[], page: number): Promise<SearchAnswer> {
@@ -113,7 +128,12 @@ export async function search(ctx: RequestContext, query: string, types: SearchTy
   const key = query.trim().toLowerCase();
   if (!tsq && !key) return empty(query, page);
   const where = sql`e.organization_id = ${ctx.orgId} and ${await visible(ctx)}`;
-  const ofTypes = types.length ? sql` and e.type in (${sql.join(types.map((t) => sql`${t}`), sql`, `)})` : sql``;
+  const ofTypes = types.length
+    ? sql` and e.type in (${sql.join(
+        types.map((t) => sql`${t}`),
+        sql`, `,
+      )})`
+    : sql``;
   const matching = tsq ? sql`e.tsv @@ (${tsq})` : sql`false`;
 
   // No JIT: compiling took 50 to 100 ms of a search that runs in a few; no parallel workers either

@@ -11,7 +11,16 @@ import { linkedRows, ownRows } from '../engine/visibility.js';
 import { caseParticipants, cases, conversations, incidentParticipants, incidentResources, incidents, tasks } from '../incidents/tables.js';
 import { commits } from '../commits/tables.js';
 import { chunks, submissions } from '../ai/tables.js';
-import { entities, entitySubscriptions, entityTypeRuns, entityTypes, signalEngagementRequests, signalInstanceEntities, signalInstances, signals } from './tables.js';
+import {
+  entities,
+  entitySubscriptions,
+  entityTypeRuns,
+  entityTypes,
+  signalEngagementRequests,
+  signalInstanceEntities,
+  signalInstances,
+  signals,
+} from './tables.js';
 import { extract, jpathError, patternError, type ExtractableType } from './extract.js';
 
 const page = z.object({ page: z.coerce.number().int().min(1).default(1), itemsPerPage: z.coerce.number().int().min(1).max(100).default(25) });
@@ -32,7 +41,14 @@ const caseIds = (ctx: RequestContext, s: Scope) =>
   ctx.tx
     .selectDistinct({ id: signalInstances.case_id })
     .from(signalInstances)
-    .where(and(eq(signalInstances.organization_id, ctx.orgId), inArray(signalInstances.id, instanceIds(ctx, s)), sql`${signalInstances.case_id} is not null`, s.since ? gt(signalInstances.created_at, s.since) : undefined));
+    .where(
+      and(
+        eq(signalInstances.organization_id, ctx.orgId),
+        inArray(signalInstances.id, instanceIds(ctx, s)),
+        sql`${signalInstances.case_id} is not null`,
+        s.since ? gt(signalInstances.created_at, s.since) : undefined,
+      ),
+    );
 
 const incidentIds = (ctx: RequestContext, s: Scope) =>
   ctx.tx
@@ -46,21 +62,47 @@ const mentions = (ctx: RequestContext, s: Scope, column: SQL | unknown) =>
 
 const submissionsMentioning = (ctx: RequestContext, s: Scope, kind: 'text' | 'file' | 'video_transcript' | null) =>
   ctx.tx
-    .select({ id: submissions.id, title: submissions.title, kind: submissions.kind, eccs_project_id: submissions.eccs_project_id, source_url: submissions.source_url, created_at: submissions.created_at })
+    .select({
+      id: submissions.id,
+      title: submissions.title,
+      kind: submissions.kind,
+      eccs_project_id: submissions.eccs_project_id,
+      source_url: submissions.source_url,
+      created_at: submissions.created_at,
+    })
     .from(submissions)
     .where(
       and(
         eq(submissions.organization_id, ctx.orgId),
         kind ? eq(submissions.kind, kind) : undefined,
-        inArray(submissions.id, ctx.tx.selectDistinct({ id: chunks.submission_id }).from(chunks).where(and(eq(chunks.organization_id, ctx.orgId), mentions(ctx, s, chunks.text)))),
+        inArray(
+          submissions.id,
+          ctx.tx
+            .selectDistinct({ id: chunks.submission_id })
+            .from(chunks)
+            .where(and(eq(chunks.organization_id, ctx.orgId), mentions(ctx, s, chunks.text))),
+        ),
       ),
     );
 
 const resourcesOf = (ctx: RequestContext, s: Scope, pattern: string) =>
   ctx.tx
-    .select({ id: incidentResources.id, incident_id: incidentResources.incident_id, resource_type: incidentResources.resource_type, name: incidentResources.name, weblink: incidentResources.weblink, created_at: incidentResources.created_at })
+    .select({
+      id: incidentResources.id,
+      incident_id: incidentResources.incident_id,
+      resource_type: incidentResources.resource_type,
+      name: incidentResources.name,
+      weblink: incidentResources.weblink,
+      created_at: incidentResources.created_at,
+    })
     .from(incidentResources)
-    .where(and(eq(incidentResources.organization_id, ctx.orgId), inArray(incidentResources.incident_id, incidentIds(ctx, s)), sql`${incidentResources.resource_type} ilike ${pattern}`));
+    .where(
+      and(
+        eq(incidentResources.organization_id, ctx.orgId),
+        inArray(incidentResources.incident_id, incidentIds(ctx, s)),
+        sql`${incidentResources.resource_type} ilike ${pattern}`,
+      ),
+    );
 
 type Lister = (ctx: RequestContext, s: Scope, limit: number, offset: number) => Promise<unknown[]>;
 
@@ -89,9 +131,24 @@ const SUB_RESOURCES: Record<string, Lister> = {
       .offset(offset),
   signal_instances: (ctx, s, limit, offset) =>
     ctx.tx
-      .select({ id: signalInstances.id, signal_id: signalInstances.signal_id, source: signalInstances.source, dedup_key: signalInstances.dedup_key, case_id: signalInstances.case_id, filter_action: signalInstances.filter_action, created_at: signalInstances.created_at })
+      .select({
+        id: signalInstances.id,
+        signal_id: signalInstances.signal_id,
+        source: signalInstances.source,
+        dedup_key: signalInstances.dedup_key,
+        case_id: signalInstances.case_id,
+        filter_action: signalInstances.filter_action,
+        created_at: signalInstances.created_at,
+      })
       .from(signalInstances)
-      .where(and(eq(signalInstances.organization_id, ctx.orgId), inArray(signalInstances.id, instanceIds(ctx, s)), s.since ? gt(signalInstances.created_at, s.since) : undefined, linkedRows(ctx, signalInstances)))
+      .where(
+        and(
+          eq(signalInstances.organization_id, ctx.orgId),
+          inArray(signalInstances.id, instanceIds(ctx, s)),
+          s.since ? gt(signalInstances.created_at, s.since) : undefined,
+          linkedRows(ctx, signalInstances),
+        ),
+      )
       .orderBy(desc(signalInstances.id))
       .limit(limit)
       .offset(offset),
@@ -107,13 +164,24 @@ const SUB_RESOURCES: Record<string, Lister> = {
     ctx.tx
       .select()
       .from(conversations)
-      .where(and(eq(conversations.organization_id, ctx.orgId), sql`(${inArray(conversations.case_id, caseIds(ctx, s))} or ${inArray(conversations.incident_id, incidentIds(ctx, s))})`))
+      .where(
+        and(
+          eq(conversations.organization_id, ctx.orgId),
+          sql`(${inArray(conversations.case_id, caseIds(ctx, s))} or ${inArray(conversations.incident_id, incidentIds(ctx, s))})`,
+        ),
+      )
       .orderBy(desc(conversations.id))
       .limit(limit)
       .offset(offset),
   individuals: async (ctx, s, limit, offset) => {
-    const onCases = ctx.tx.selectDistinct({ email: caseParticipants.email }).from(caseParticipants).where(and(eq(caseParticipants.organization_id, ctx.orgId), inArray(caseParticipants.case_id, caseIds(ctx, s))));
-    const onIncidents = ctx.tx.selectDistinct({ email: incidentParticipants.email }).from(incidentParticipants).where(and(eq(incidentParticipants.organization_id, ctx.orgId), inArray(incidentParticipants.incident_id, incidentIds(ctx, s))));
+    const onCases = ctx.tx
+      .selectDistinct({ email: caseParticipants.email })
+      .from(caseParticipants)
+      .where(and(eq(caseParticipants.organization_id, ctx.orgId), inArray(caseParticipants.case_id, caseIds(ctx, s))));
+    const onIncidents = ctx.tx
+      .selectDistinct({ email: incidentParticipants.email })
+      .from(incidentParticipants)
+      .where(and(eq(incidentParticipants.organization_id, ctx.orgId), inArray(incidentParticipants.incident_id, incidentIds(ctx, s))));
     const emails = [...new Set([...(await onCases), ...(await onIncidents)].map((r) => r.email))].sort();
     return emails.slice(offset, offset + limit).map((email) => ({ email }));
   },
@@ -123,7 +191,14 @@ const SUB_RESOURCES: Record<string, Lister> = {
   conferences: (ctx, s, limit, offset) => resourcesOf(ctx, s, '%conference%').limit(limit).offset(offset),
   emails: (ctx, s, limit, offset) =>
     ctx.tx
-      .select({ id: signalEngagementRequests.id, email: signalEngagementRequests.email, case_id: signalEngagementRequests.case_id, status: signalEngagementRequests.status, sent_at: signalEngagementRequests.sent_at, answered_at: signalEngagementRequests.answered_at })
+      .select({
+        id: signalEngagementRequests.id,
+        email: signalEngagementRequests.email,
+        case_id: signalEngagementRequests.case_id,
+        status: signalEngagementRequests.status,
+        sent_at: signalEngagementRequests.sent_at,
+        answered_at: signalEngagementRequests.answered_at,
+      })
       .from(signalEngagementRequests)
       .where(and(eq(signalEngagementRequests.organization_id, ctx.orgId), sql`${signalEngagementRequests.entity_id} in ${s.entityIds}`))
       .orderBy(desc(signalEngagementRequests.id))
@@ -131,7 +206,13 @@ const SUB_RESOURCES: Record<string, Lister> = {
       .offset(offset),
   commits: (ctx, s, limit, offset) =>
     ctx.tx
-      .select({ id: commits.id, commit_id: commits.commit_id, commit_message: commits.commit_message, repository_name: commits.repository_name, commit_date: commits.commit_date })
+      .select({
+        id: commits.id,
+        commit_id: commits.commit_id,
+        commit_message: commits.commit_message,
+        repository_name: commits.repository_name,
+        commit_date: commits.commit_date,
+      })
       .from(commits)
       .where(and(eq(commits.organization_id, ctx.orgId), mentions(ctx, s, commits.commit_message)))
       .orderBy(desc(commits.id))
@@ -159,11 +240,17 @@ const CLASSES: Record<string, string> = {
 };
 
 async function requireEntity(ctx: RequestContext, id: number) {
-  const [row] = await ctx.tx.select({ id: entities.id }).from(entities).where(and(eq(entities.organization_id, ctx.orgId), eq(entities.id, id)));
+  const [row] = await ctx.tx
+    .select({ id: entities.id })
+    .from(entities)
+    .where(and(eq(entities.organization_id, ctx.orgId), eq(entities.id, id)));
   if (!row) throw notFound('Entity', id);
 }
 async function requireType(ctx: RequestContext, id: number) {
-  const [row] = await ctx.tx.select().from(entityTypes).where(and(eq(entityTypes.organization_id, ctx.orgId), eq(entityTypes.id, id)));
+  const [row] = await ctx.tx
+    .select()
+    .from(entityTypes)
+    .where(and(eq(entityTypes.organization_id, ctx.orgId), eq(entityTypes.id, id)));
   if (!row) throw notFound('Entity type', id);
   return row;
 }
@@ -172,7 +259,15 @@ async function requireType(ctx: RequestContext, id: number) {
 const instancesOfType = (ctx: RequestContext, type: typeof entityTypes.$inferSelect) =>
   and(
     eq(signalInstances.organization_id, ctx.orgId),
-    type.scope === 'all' ? undefined : inArray(signalInstances.signal_id, ctx.tx.select({ id: signals.id }).from(signals).where(and(eq(signals.organization_id, ctx.orgId), sql`${type.id} = any(${signals.entity_type_ids})`))),
+    type.scope === 'all'
+      ? undefined
+      : inArray(
+          signalInstances.signal_id,
+          ctx.tx
+            .select({ id: signals.id })
+            .from(signals)
+            .where(and(eq(signals.organization_id, ctx.orgId), sql`${type.id} = any(${signals.entity_type_ids})`)),
+        ),
   );
 
 /** How many of `raw`s a type (saved or being edited) finds a value in, with a few of the values. */
@@ -193,7 +288,10 @@ export function backTest(rows: { id: number; raw: unknown }[], type: Extractable
     if (samples.length < 10) samples.push({ instance_id: row.id, values: found.slice(0, 5) });
     for (const v of found) counts.set(v, (counts.get(v) ?? 0) + 1);
   }
-  const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([value, count]) => ({ value, count }));
+  const top = [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([value, count]) => ({ value, count }));
   return { total: rows.length, matched, samples, top_values: top };
 }
 
@@ -218,16 +316,35 @@ export function registerEntityRoutes(scope: FastifyInstance) {
     await requireEntity(ctx, id);
     const s: Scope = { entityIds: sql`(${id})`, since: days ? new Date(Date.now() - days * 86_400_000) : null };
     const items = await SUB_RESOURCES[name]!(ctx, s, q.itemsPerPage, (q.page - 1) * q.itemsPerPage);
-    const extra = name === 'cases' && q.page === 1 && items.length < q.itemsPerPage ? { total: items.length, open: (items as { status: string }[]).filter((c) => c.status !== 'Closed').length } : {};
+    const extra =
+      name === 'cases' && q.page === 1 && items.length < q.itemsPerPage
+        ? { total: items.length, open: (items as { status: string }[]).filter((c) => c.status !== 'Closed').length }
+        : {};
     return { items, page: q.page, itemsPerPage: q.itemsPerPage, ...extra };
   };
 
-  app.get('/entity/:id/:sub', { schema: { tags, summary: 'Where the entity was seen: cases, incidents, signal instances and what hangs off them', params: z.object({ id: idParam.shape.id, sub }), querystring: page } }, (req) =>
-    inTenant(req, listEntitySub(req.params.id, req.params.sub, null, req.query), { readOnly: true }),
+  app.get(
+    '/entity/:id/:sub',
+    {
+      schema: {
+        tags,
+        summary: 'Where the entity was seen: cases, incidents, signal instances and what hangs off them',
+        params: z.object({ id: idParam.shape.id, sub }),
+        querystring: page,
+      },
+    },
+    (req) => inTenant(req, listEntitySub(req.params.id, req.params.sub, null, req.query), { readOnly: true }),
   );
   app.get(
     '/entity/:id/:sub/:days',
-    { schema: { tags, summary: 'The same, over the last {days} days', params: z.object({ id: idParam.shape.id, sub, days: z.coerce.number().int().min(1).max(3650) }), querystring: page } },
+    {
+      schema: {
+        tags,
+        summary: 'The same, over the last {days} days',
+        params: z.object({ id: idParam.shape.id, sub, days: z.coerce.number().int().min(1).max(3650) }),
+        querystring: page,
+      },
+    },
     (req) => inTenant(req, listEntitySub(req.params.id, req.params.sub, req.params.days, req.query), { readOnly: true }),
   );
 
@@ -238,33 +355,68 @@ export function registerEntityRoutes(scope: FastifyInstance) {
     return { items, page: q.page, itemsPerPage: q.itemsPerPage };
   };
   const typeSub = z.enum(ENTITY_TYPE_SUB_RESOURCES);
-  app.get('/entity_type/:id/:sub', { schema: { tags: ['EntityType'], summary: 'Where any entity of the type was seen', params: z.object({ id: idParam.shape.id, sub: typeSub }), querystring: page } }, (req) =>
-    inTenant(req, listTypeSub(req.params.id, req.params.sub, req.query), { readOnly: true }),
+  app.get(
+    '/entity_type/:id/:sub',
+    {
+      schema: {
+        tags: ['EntityType'],
+        summary: 'Where any entity of the type was seen',
+        params: z.object({ id: idParam.shape.id, sub: typeSub }),
+        querystring: page,
+      },
+    },
+    (req) => inTenant(req, listTypeSub(req.params.id, req.params.sub, req.query), { readOnly: true }),
   );
   app.get(
     '/entity_type/:id/:sub/:page',
-    { schema: { tags: ['EntityType'], summary: 'The same, page {page}', params: z.object({ id: idParam.shape.id, sub: typeSub, page: z.coerce.number().int().min(1) }), querystring: page.pick({ itemsPerPage: true }) } },
+    {
+      schema: {
+        tags: ['EntityType'],
+        summary: 'The same, page {page}',
+        params: z.object({ id: idParam.shape.id, sub: typeSub, page: z.coerce.number().int().min(1) }),
+        querystring: page.pick({ itemsPerPage: true }),
+      },
+    },
     (req) => inTenant(req, listTypeSub(req.params.id, req.params.sub, { page: req.params.page, itemsPerPage: req.query.itemsPerPage }), { readOnly: true }),
   );
 
-  app.get('/entity/type/:type', { schema: { tags, summary: 'Entities of one type (by id or name)', params: z.object({ type: z.string().min(1).max(200) }), querystring: page } }, (req) =>
-    inTenant(
-      req,
-      async (ctx) => {
-        const byId = /^\d+$/.test(req.params.type);
-        const [type] = await ctx.tx.select({ id: entityTypes.id }).from(entityTypes).where(and(eq(entityTypes.organization_id, ctx.orgId), byId ? eq(entityTypes.id, Number(req.params.type)) : eq(entityTypes.name, req.params.type)));
-        if (!type) throw notFound('Entity type', req.params.type);
-        const { page: p, itemsPerPage } = req.query;
-        const items = await ctx.tx.select().from(entities).where(and(eq(entities.organization_id, ctx.orgId), eq(entities.entity_type_id, type.id))).orderBy(entities.value, entities.id).limit(itemsPerPage).offset((p - 1) * itemsPerPage);
-        return { items, page: p, itemsPerPage };
-      },
-      { readOnly: true },
-    ),
+  app.get(
+    '/entity/type/:type',
+    { schema: { tags, summary: 'Entities of one type (by id or name)', params: z.object({ type: z.string().min(1).max(200) }), querystring: page } },
+    (req) =>
+      inTenant(
+        req,
+        async (ctx) => {
+          const byId = /^\d+$/.test(req.params.type);
+          const [type] = await ctx.tx
+            .select({ id: entityTypes.id })
+            .from(entityTypes)
+            .where(and(eq(entityTypes.organization_id, ctx.orgId), byId ? eq(entityTypes.id, Number(req.params.type)) : eq(entityTypes.name, req.params.type)));
+          if (!type) throw notFound('Entity type', req.params.type);
+          const { page: p, itemsPerPage } = req.query;
+          const items = await ctx.tx
+            .select()
+            .from(entities)
+            .where(and(eq(entities.organization_id, ctx.orgId), eq(entities.entity_type_id, type.id)))
+            .orderBy(entities.value, entities.id)
+            .limit(itemsPerPage)
+            .offset((p - 1) * itemsPerPage);
+          return { items, page: p, itemsPerPage };
+        },
+        { readOnly: true },
+      ),
   );
 
   app.get(
     '/entity/class/:class',
-    { schema: { tags, summary: `Entities whose value is of one kind (${Object.keys(CLASSES).join(', ')}), whatever their type`, params: z.object({ class: z.enum(Object.keys(CLASSES) as [string, ...string[]]) }), querystring: page } },
+    {
+      schema: {
+        tags,
+        summary: `Entities whose value is of one kind (${Object.keys(CLASSES).join(', ')}), whatever their type`,
+        params: z.object({ class: z.enum(Object.keys(CLASSES) as [string, ...string[]]) }),
+        querystring: page,
+      },
+    },
     (req) =>
       inTenant(
         req,
@@ -294,7 +446,16 @@ export function registerEntityRoutes(scope: FastifyInstance) {
   app.delete('/entity/:id/subscribe', { schema: { tags, summary: 'Stop the e-mails about this entity', params: idParam } }, (req) =>
     inTenant(req, async (ctx) => {
       await requireEntity(ctx, req.params.id);
-      if (ctx.userId !== null) await ctx.tx.delete(entitySubscriptions).where(and(eq(entitySubscriptions.organization_id, ctx.orgId), eq(entitySubscriptions.entity_id, req.params.id), eq(entitySubscriptions.user_id, ctx.userId)));
+      if (ctx.userId !== null)
+        await ctx.tx
+          .delete(entitySubscriptions)
+          .where(
+            and(
+              eq(entitySubscriptions.organization_id, ctx.orgId),
+              eq(entitySubscriptions.entity_id, req.params.id),
+              eq(entitySubscriptions.user_id, ctx.userId),
+            ),
+          );
       return { message: 'Subscription cancelled successfully.' };
     }),
   );
@@ -307,54 +468,104 @@ export function registerEntityRoutes(scope: FastifyInstance) {
     limit: z.number().int().min(1).max(1000).default(1000),
   });
   const lastInstances = (ctx: RequestContext, where: SQL | undefined, limit: number) =>
-    ctx.tx.select({ id: signalInstances.id, raw: signalInstances.raw }).from(signalInstances).where(and(where, linkedRows(ctx, signalInstances))).orderBy(desc(signalInstances.id)).limit(limit);
+    ctx.tx
+      .select({ id: signalInstances.id, raw: signalInstances.raw })
+      .from(signalInstances)
+      .where(and(where, linkedRows(ctx, signalInstances)))
+      .orderBy(desc(signalInstances.id))
+      .limit(limit);
 
-  app.post('/entity_type/backtest', { schema: { tags: ['EntityType'], summary: 'How many of the last instances a pattern (not yet saved) finds a value in', body: backTestBody } }, (req) =>
-    inTenant(
-      req,
-      async (ctx) => {
-        checkType(req.body);
-        const rows = await lastInstances(ctx, and(eq(signalInstances.organization_id, ctx.orgId), req.body.signal_id ? eq(signalInstances.signal_id, req.body.signal_id) : undefined), req.body.limit);
-        return backTest(rows, { id: 0, jpath: req.body.jpath ?? null, regular_expression: req.body.regular_expression ?? null, scope: req.body.scope ?? 'multiple' });
-      },
-      { readOnly: true },
-    ),
+  app.post(
+    '/entity_type/backtest',
+    { schema: { tags: ['EntityType'], summary: 'How many of the last instances a pattern (not yet saved) finds a value in', body: backTestBody } },
+    (req) =>
+      inTenant(
+        req,
+        async (ctx) => {
+          checkType(req.body);
+          const rows = await lastInstances(
+            ctx,
+            and(eq(signalInstances.organization_id, ctx.orgId), req.body.signal_id ? eq(signalInstances.signal_id, req.body.signal_id) : undefined),
+            req.body.limit,
+          );
+          return backTest(rows, {
+            id: 0,
+            jpath: req.body.jpath ?? null,
+            regular_expression: req.body.regular_expression ?? null,
+            scope: req.body.scope ?? 'multiple',
+          });
+        },
+        { readOnly: true },
+      ),
   );
-  app.get('/entity_type/:id/backtest', { schema: { tags: ['EntityType'], summary: "How many of the last 1,000 instances of the type's definitions it finds a value in", params: idParam, querystring: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(1000) }) } }, (req) =>
-    inTenant(
-      req,
-      async (ctx) => {
-        const type = await requireType(ctx, req.params.id);
-        const rows = await lastInstances(ctx, instancesOfType(ctx, type), req.query.limit);
-        return backTest(rows, type);
+  app.get(
+    '/entity_type/:id/backtest',
+    {
+      schema: {
+        tags: ['EntityType'],
+        summary: "How many of the last 1,000 instances of the type's definitions it finds a value in",
+        params: idParam,
+        querystring: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(1000) }),
       },
-      { readOnly: true },
-    ),
+    },
+    (req) =>
+      inTenant(
+        req,
+        async (ctx) => {
+          const type = await requireType(ctx, req.params.id);
+          const rows = await lastInstances(ctx, instancesOfType(ctx, type), req.query.limit);
+          return backTest(rows, type);
+        },
+        { readOnly: true },
+      ),
   );
 
-  app.put('/entity_type/:id/process', { schema: { tags: ['EntityType'], summary: 'Re-extract the type over past instances (a job; progress at GET)', params: idParam } }, async (req, reply) => {
-    const run = await inTenant(req, async (ctx) => {
-      await requireType(ctx, req.params.id);
-      const [open] = await ctx.tx.select().from(entityTypeRuns).where(and(eq(entityTypeRuns.organization_id, ctx.orgId), eq(entityTypeRuns.entity_type_id, req.params.id), inArray(entityTypeRuns.status, ['queued', 'running'])));
-      if (open) return open;
-      const [row] = await ctx.tx.insert(entityTypeRuns).values({ organization_id: ctx.orgId, entity_type_id: req.params.id }).returning();
-      await ctx.asSystem((tx) => req.server.queue.enqueue(REEXTRACT_QUEUE, { orgId: ctx.orgId, orgSlug: ctx.orgSlug, run_id: row!.id }, { db: inTransaction(tx) }));
-      return row!;
-    });
-    req.server.queue.notify(REEXTRACT_QUEUE);
-    return reply.status(202).send(run);
-  });
-  app.get('/entity_type/:id/process', { schema: { tags: ['EntityType'], summary: "The type's latest re-extraction and its progress", params: idParam } }, (req) =>
-    inTenant(
-      req,
-      async (ctx) => {
+  app.put(
+    '/entity_type/:id/process',
+    { schema: { tags: ['EntityType'], summary: 'Re-extract the type over past instances (a job; progress at GET)', params: idParam } },
+    async (req, reply) => {
+      const run = await inTenant(req, async (ctx) => {
         await requireType(ctx, req.params.id);
-        const [run] = await ctx.tx.select().from(entityTypeRuns).where(and(eq(entityTypeRuns.organization_id, ctx.orgId), eq(entityTypeRuns.entity_type_id, req.params.id))).orderBy(desc(entityTypeRuns.id)).limit(1);
-        if (!run) throw httpError(404, 'This entity type was never re-processed.', 'not_found', ['path', 'id']);
-        return { ...run, percent: run.total ? Math.round((100 * run.processed) / run.total) : run.status === 'completed' ? 100 : 0 };
-      },
-      { readOnly: true },
-    ),
+        const [open] = await ctx.tx
+          .select()
+          .from(entityTypeRuns)
+          .where(
+            and(
+              eq(entityTypeRuns.organization_id, ctx.orgId),
+              eq(entityTypeRuns.entity_type_id, req.params.id),
+              inArray(entityTypeRuns.status, ['queued', 'running']),
+            ),
+          );
+        if (open) return open;
+        const [row] = await ctx.tx.insert(entityTypeRuns).values({ organization_id: ctx.orgId, entity_type_id: req.params.id }).returning();
+        await ctx.asSystem((tx) =>
+          req.server.queue.enqueue(REEXTRACT_QUEUE, { orgId: ctx.orgId, orgSlug: ctx.orgSlug, run_id: row!.id }, { db: inTransaction(tx) }),
+        );
+        return row!;
+      });
+      req.server.queue.notify(REEXTRACT_QUEUE);
+      return reply.status(202).send(run);
+    },
+  );
+  app.get(
+    '/entity_type/:id/process',
+    { schema: { tags: ['EntityType'], summary: "The type's latest re-extraction and its progress", params: idParam } },
+    (req) =>
+      inTenant(
+        req,
+        async (ctx) => {
+          await requireType(ctx, req.params.id);
+          const [run] = await ctx.tx
+            .select()
+            .from(entityTypeRuns)
+            .where(and(eq(entityTypeRuns.organization_id, ctx.orgId), eq(entityTypeRuns.entity_type_id, req.params.id)))
+            .orderBy(desc(entityTypeRuns.id))
+            .limit(1);
+          if (!run) throw httpError(404, 'This entity type was never re-processed.', 'not_found', ['path', 'id']);
+          return { ...run, percent: run.total ? Math.round((100 * run.processed) / run.total) : run.status === 'completed' ? 100 : 0 };
+        },
+        { readOnly: true },
+      ),
   );
 }
 
@@ -367,11 +578,17 @@ export async function registerReextractJobs(app: FastifyInstance) {
   await app.queue.work<{ orgId: number; orgSlug: string; run_id: number }>(REEXTRACT_QUEUE, async ({ orgId, orgSlug, run_id }) => {
     const tenant = <T>(fn: (ctx: RequestContext) => Promise<T>) => runInTenant(app.db, app.config, { orgId, orgSlug, userId: null, role: 'Owner' }, fn);
     const start = await tenant(async (ctx) => {
-      const [run] = await ctx.tx.select().from(entityTypeRuns).where(and(eq(entityTypeRuns.organization_id, orgId), eq(entityTypeRuns.id, run_id)));
+      const [run] = await ctx.tx
+        .select()
+        .from(entityTypeRuns)
+        .where(and(eq(entityTypeRuns.organization_id, orgId), eq(entityTypeRuns.id, run_id)));
       if (!run || run.status === 'completed' || run.status === 'failed') return null;
       const type = await requireType(ctx, run.entity_type_id);
       if (run.status === 'queued') {
-        const [c] = await ctx.tx.select({ n: sql<number>`count(*)::int` }).from(signalInstances).where(instancesOfType(ctx, type));
+        const [c] = await ctx.tx
+          .select({ n: sql<number>`count(*)::int` })
+          .from(signalInstances)
+          .where(instancesOfType(ctx, type));
         await ctx.tx.update(entityTypeRuns).set({ status: 'running', total: c!.n, updated_at: new Date() }).where(eq(entityTypeRuns.id, run.id));
       }
       return type;
@@ -380,7 +597,11 @@ export async function registerReextractJobs(app: FastifyInstance) {
     try {
       for (;;) {
         const more = await tenant(async (ctx) => {
-          const [run] = await ctx.tx.select().from(entityTypeRuns).where(and(eq(entityTypeRuns.organization_id, orgId), eq(entityTypeRuns.id, run_id))).for('update');
+          const [run] = await ctx.tx
+            .select()
+            .from(entityTypeRuns)
+            .where(and(eq(entityTypeRuns.organization_id, orgId), eq(entityTypeRuns.id, run_id)))
+            .for('update');
           const type = await requireType(ctx, run!.entity_type_id);
           const rows = await ctx.tx
             .select({ id: signalInstances.id, raw: signalInstances.raw })
@@ -389,7 +610,10 @@ export async function registerReextractJobs(app: FastifyInstance) {
             .orderBy(signalInstances.id)
             .limit(REEXTRACT_CHUNK);
           if (!rows.length) {
-            await ctx.tx.update(entityTypeRuns).set({ status: 'completed', finished_at: new Date(), updated_at: new Date() }).where(eq(entityTypeRuns.id, run_id));
+            await ctx.tx
+              .update(entityTypeRuns)
+              .set({ status: 'completed', finished_at: new Date(), updated_at: new Date() })
+              .where(eq(entityTypeRuns.id, run_id));
             return false;
           }
           const found = rows.map((r) => {
@@ -402,28 +626,67 @@ export async function registerReextractJobs(app: FastifyInstance) {
           const ids = rows.map((r) => r.id);
           await ctx.tx.execute(sql`delete from signal_instance_entities sie using entities e
             where sie.organization_id = ${orgId} and e.organization_id = ${orgId} and e.id = sie.entity_id and e.entity_type_id = ${type.id}
-              and sie.signal_instance_id in ${sql`(${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`}`);
+              and sie.signal_instance_id in ${sql`(${sql.join(
+                ids.map((i) => sql`${i}`),
+                sql`, `,
+              )})`}`);
           const wanted = new Map<string, { value: string; normalized: string }>();
           for (const f of found) for (const v of f.values) wanted.set(v.normalized, v);
           if (wanted.size) {
             const sorted = [...wanted.values()].sort((a, b) => (a.normalized < b.normalized ? -1 : 1));
-            await ctx.tx.insert(entities).values(sorted.map((v) => ({ organization_id: orgId, project_id: type.project_id, entity_type_id: type.id, value: v.value, normalized: v.normalized, source: 'signal' }))).onConflictDoNothing();
-            const rowsFound = await ctx.tx.select({ id: entities.id, normalized: entities.normalized }).from(entities).where(and(eq(entities.organization_id, orgId), eq(entities.entity_type_id, type.id), inArray(entities.normalized, sorted.map((v) => v.normalized))));
+            await ctx.tx
+              .insert(entities)
+              .values(
+                sorted.map((v) => ({
+                  organization_id: orgId,
+                  project_id: type.project_id,
+                  entity_type_id: type.id,
+                  value: v.value,
+                  normalized: v.normalized,
+                  source: 'signal',
+                })),
+              )
+              .onConflictDoNothing();
+            const rowsFound = await ctx.tx
+              .select({ id: entities.id, normalized: entities.normalized })
+              .from(entities)
+              .where(
+                and(
+                  eq(entities.organization_id, orgId),
+                  eq(entities.entity_type_id, type.id),
+                  inArray(
+                    entities.normalized,
+                    sorted.map((v) => v.normalized),
+                  ),
+                ),
+              );
             const idOf = new Map(rowsFound.map((e) => [e.normalized, e.id]));
-            const links = found.flatMap((f) => [...new Set(f.values.map((v) => idOf.get(v.normalized)!))].map((entity_id) => ({ organization_id: orgId, signal_instance_id: f.id, entity_id })));
+            const links = found.flatMap((f) =>
+              [...new Set(f.values.map((v) => idOf.get(v.normalized)!))].map((entity_id) => ({ organization_id: orgId, signal_instance_id: f.id, entity_id })),
+            );
             if (links.length) await ctx.tx.insert(signalInstanceEntities).values(links).onConflictDoNothing();
           }
           const matched = found.filter((f) => f.values.length).length;
           await ctx.tx
             .update(entityTypeRuns)
-            .set({ processed: sql`${entityTypeRuns.processed} + ${rows.length}`, matched: sql`${entityTypeRuns.matched} + ${matched}`, cursor: ids[ids.length - 1]!, updated_at: new Date() })
+            .set({
+              processed: sql`${entityTypeRuns.processed} + ${rows.length}`,
+              matched: sql`${entityTypeRuns.matched} + ${matched}`,
+              cursor: ids[ids.length - 1]!,
+              updated_at: new Date(),
+            })
             .where(eq(entityTypeRuns.id, run_id));
           return true;
         });
         if (!more) return;
       }
     } catch (err) {
-      await tenant((ctx) => ctx.tx.update(entityTypeRuns).set({ status: 'failed', error: String((err as Error).message).slice(0, 1000), finished_at: new Date(), updated_at: new Date() }).where(eq(entityTypeRuns.id, run_id)));
+      await tenant((ctx) =>
+        ctx.tx
+          .update(entityTypeRuns)
+          .set({ status: 'failed', error: String((err as Error).message).slice(0, 1000), finished_at: new Date(), updated_at: new Date() })
+          .where(eq(entityTypeRuns.id, run_id)),
+      );
       throw err;
     }
   });

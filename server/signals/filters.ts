@@ -39,7 +39,8 @@ export function checkExpression(expression: unknown) {
     if (!fields.includes(String(leaf.field))) throw invalid(`field must be one of ${fields.join(', ')}.`, [...loc, 'field']);
     if (!OPS.includes(leaf.op as never)) throw invalid(`op must be one of ${OPS.join(', ')}.`, [...loc, 'op']);
     const list = leaf.op === 'in' || leaf.op === 'not_in';
-    if (list ? !Array.isArray(leaf.value) : typeof leaf.value !== 'string' && typeof leaf.value !== 'number') throw invalid(list ? 'value must be a list.' : 'value must be text or a number.', [...loc, 'value']);
+    if (list ? !Array.isArray(leaf.value) : typeof leaf.value !== 'string' && typeof leaf.value !== 'number')
+      throw invalid(list ? 'value must be a list.' : 'value must be text or a number.', [...loc, 'value']);
   };
   walk(expression ?? [], ['body', 'expression'], 0);
 }

@@ -25,7 +25,9 @@ export interface FoundEntity {
   type_name: string;
   value: string;
 }
-type MailJob = { orgId: number; orgSlug: string } & ({ kind: 'engagement'; request_id: number } | { kind: 'subscribers'; case_id: number; entity_ids: number[] });
+type MailJob = { orgId: number; orgSlug: string } & (
+  { kind: 'engagement'; request_id: number } | { kind: 'subscribers'; case_id: number; entity_ids: number[] }
+);
 
 const queues = new WeakMap<object, FastifyInstance['queue']>();
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -40,35 +42,77 @@ async function enqueueMail(ctx: RequestContext, job: MailJob) {
 export async function afterCaseFromSignal(ctx: RequestContext, signal: Signal, caseId: number, instanceId: number, found: FoundEntity[]) {
   const org = { orgId: ctx.orgId, orgSlug: ctx.orgSlug };
   if (signal.workflow_ids.length) {
-    const bound = await ctx.tx.select().from(workflows).where(and(eq(workflows.organization_id, ctx.orgId), inArray(workflows.id, signal.workflow_ids), eq(workflows.enabled, true)));
-    const [kase] = await ctx.tx.select({ name: cases.name }).from(cases).where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, caseId)));
+    const bound = await ctx.tx
+      .select()
+      .from(workflows)
+      .where(and(eq(workflows.organization_id, ctx.orgId), inArray(workflows.id, signal.workflow_ids), eq(workflows.enabled, true)));
+    const [kase] = await ctx.tx
+      .select({ name: cases.name })
+      .from(cases)
+      .where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, caseId)));
     for (const w of bound) {
       // As Dispatch does: a parameter whose value names an entity type takes the value found for it.
-      const parameters = Object.fromEntries(w.parameters.flatMap((p) => {
-        const hit = found.find((e) => e.type_name.toLowerCase() === p.value.toLowerCase());
-        return hit ? [[p.key, hit.value]] : [];
-      }));
-      await startRun(ctx, w, { case_id: caseId, signal_id: signal.id }, { trigger: 'signal', run_reason: `Case ${kase?.name ?? caseId} opened by signal '${signal.name}'`, parameters });
+      const parameters = Object.fromEntries(
+        w.parameters.flatMap((p) => {
+          const hit = found.find((e) => e.type_name.toLowerCase() === p.value.toLowerCase());
+          return hit ? [[p.key, hit.value]] : [];
+        }),
+      );
+      await startRun(
+        ctx,
+        w,
+        { case_id: caseId, signal_id: signal.id },
+        { trigger: 'signal', run_reason: `Case ${kase?.name ?? caseId} opened by signal '${signal.name}'`, parameters },
+      );
     }
   }
   if (signal.engagement_ids.length && found.length) {
-    const engagements = await ctx.tx.select().from(signalEngagements).where(and(eq(signalEngagements.organization_id, ctx.orgId), inArray(signalEngagements.id, signal.engagement_ids)));
+    const engagements = await ctx.tx
+      .select()
+      .from(signalEngagements)
+      .where(and(eq(signalEngagements.organization_id, ctx.orgId), inArray(signalEngagements.id, signal.engagement_ids)));
     for (const engagement of engagements) {
       for (const e of found.filter((f) => f.entity_type_id === engagement.entity_type_id && EMAIL.test(f.value))) {
         const [request] = await ctx.tx
           .insert(signalEngagementRequests)
           // The real token is made when the mail is sent (the job), so it is never stored in clear.
-          .values({ organization_id: ctx.orgId, engagement_id: engagement.id, case_id: caseId, entity_id: e.entity_id, signal_instance_id: instanceId, email: e.value, token_hash: `unsent:${randomBytes(16).toString('hex')}` })
+          .values({
+            organization_id: ctx.orgId,
+            engagement_id: engagement.id,
+            case_id: caseId,
+            entity_id: e.entity_id,
+            signal_instance_id: instanceId,
+            email: e.value,
+            token_hash: `unsent:${randomBytes(16).toString('hex')}`,
+          })
           .onConflictDoNothing()
           .returning({ id: signalEngagementRequests.id });
         if (!request) continue;
-        await addEvent(ctx, { case_id: caseId, type: 'Other', source: 'Signal', description: `Asked ${e.value} to confirm (${engagement.name})`, details: { engagement_id: engagement.id, entity_id: e.entity_id } });
+        await addEvent(ctx, {
+          case_id: caseId,
+          type: 'Other',
+          source: 'Signal',
+          description: `Asked ${e.value} to confirm (${engagement.name})`,
+          details: { engagement_id: engagement.id, entity_id: e.entity_id },
+        });
         await enqueueMail(ctx, { ...org, kind: 'engagement', request_id: request.id });
       }
     }
   }
   if (found.length) {
-    const [subscribed] = await ctx.tx.select({ entity_id: entitySubscriptions.entity_id }).from(entitySubscriptions).where(and(eq(entitySubscriptions.organization_id, ctx.orgId), inArray(entitySubscriptions.entity_id, found.map((f) => f.entity_id)))).limit(1);
+    const [subscribed] = await ctx.tx
+      .select({ entity_id: entitySubscriptions.entity_id })
+      .from(entitySubscriptions)
+      .where(
+        and(
+          eq(entitySubscriptions.organization_id, ctx.orgId),
+          inArray(
+            entitySubscriptions.entity_id,
+            found.map((f) => f.entity_id),
+          ),
+        ),
+      )
+      .limit(1);
     if (subscribed) await enqueueMail(ctx, { ...org, kind: 'subscribers', case_id: caseId, entity_ids: found.map((f) => f.entity_id) });
   }
 }
@@ -80,18 +124,36 @@ export const engagementLink = (publicUrl: string, orgSlug: string, token: string
 export async function registerSignalMail(app: FastifyInstance) {
   queues.set(app.db, app.queue);
   await app.queue.work<MailJob>(SIGNAL_MAIL_QUEUE, async (job) => {
-    const tenant = <T>(fn: (ctx: RequestContext) => Promise<T>) => runInTenant(app.db, app.config, { orgId: job.orgId, orgSlug: job.orgSlug, userId: null, role: 'Owner' }, fn);
+    const tenant = <T>(fn: (ctx: RequestContext) => Promise<T>) =>
+      runInTenant(app.db, app.config, { orgId: job.orgId, orgSlug: job.orgSlug, userId: null, role: 'Owner' }, fn);
     if (job.kind === 'engagement') {
       const token = randomBytes(24).toString('base64url');
       const mail = await tenant(async (ctx) => {
         const [row] = await ctx.tx
-          .select({ id: signalEngagementRequests.id, email: signalEngagementRequests.email, status: signalEngagementRequests.status, message: signalEngagements.message, name: signalEngagements.name, case_name: cases.name, case_title: cases.title })
+          .select({
+            id: signalEngagementRequests.id,
+            email: signalEngagementRequests.email,
+            status: signalEngagementRequests.status,
+            message: signalEngagements.message,
+            name: signalEngagements.name,
+            case_name: cases.name,
+            case_title: cases.title,
+          })
           .from(signalEngagementRequests)
-          .innerJoin(signalEngagements, and(eq(signalEngagements.organization_id, signalEngagementRequests.organization_id), eq(signalEngagements.id, signalEngagementRequests.engagement_id)))
+          .innerJoin(
+            signalEngagements,
+            and(
+              eq(signalEngagements.organization_id, signalEngagementRequests.organization_id),
+              eq(signalEngagements.id, signalEngagementRequests.engagement_id),
+            ),
+          )
           .innerJoin(cases, and(eq(cases.organization_id, signalEngagementRequests.organization_id), eq(cases.id, signalEngagementRequests.case_id)))
           .where(and(eq(signalEngagementRequests.organization_id, ctx.orgId), eq(signalEngagementRequests.id, job.request_id)));
         if (!row || row.status !== 'pending') return null;
-        await ctx.tx.update(signalEngagementRequests).set({ token_hash: hashEngagementToken(token), sent_at: new Date(), updated_at: new Date() }).where(eq(signalEngagementRequests.id, row.id));
+        await ctx.tx
+          .update(signalEngagementRequests)
+          .set({ token_hash: hashEngagementToken(token), sent_at: new Date(), updated_at: new Date() })
+          .where(eq(signalEngagementRequests.id, row.id));
         return row;
       });
       if (!mail) return;
@@ -104,19 +166,36 @@ export async function registerSignalMail(app: FastifyInstance) {
       return;
     }
     const mail = await tenant(async (ctx) => {
-      const [kase] = await ctx.tx.select({ name: cases.name, title: cases.title }).from(cases).where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, job.case_id)));
+      const [kase] = await ctx.tx
+        .select({ name: cases.name, title: cases.title })
+        .from(cases)
+        .where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, job.case_id)));
       const subs = await ctx.tx
         .selectDistinct({ user_id: entitySubscriptions.user_id, value: entities.value })
         .from(entitySubscriptions)
         .innerJoin(entities, and(eq(entities.organization_id, entitySubscriptions.organization_id), eq(entities.id, entitySubscriptions.entity_id)))
         .where(and(eq(entitySubscriptions.organization_id, ctx.orgId), inArray(entitySubscriptions.entity_id, job.entity_ids)));
       if (!kase || !subs.length) return null;
-      const emails = await ctx.asSystem((tx) => tx.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, subs.map((s) => s.user_id))));
+      const emails = await ctx.asSystem((tx) =>
+        tx
+          .select({ id: users.id, email: users.email })
+          .from(users)
+          .where(
+            inArray(
+              users.id,
+              subs.map((s) => s.user_id),
+            ),
+          ),
+      );
       return { kase, to: emails.map((u) => ({ email: u.email, values: subs.filter((s) => s.user_id === u.id).map((s) => s.value) })) };
     });
     if (!mail) return;
     for (const u of mail.to) {
-      await app.mailer({ to: u.email, subject: `${u.values.join(', ')} seen in case ${mail.kase.name}`, text: `${u.values.join(', ')} turned up in a new case: ${mail.kase.title} (${mail.kase.name}).\n${app.config.PUBLIC_URL.replace(/\/$/, '')}/cases/${mail.kase.name}\n` });
+      await app.mailer({
+        to: u.email,
+        subject: `${u.values.join(', ')} seen in case ${mail.kase.name}`,
+        text: `${u.values.join(', ')} turned up in a new case: ${mail.kase.title} (${mail.kase.name}).\n${app.config.PUBLIC_URL.replace(/\/$/, '')}/cases/${mail.kase.name}\n`,
+      });
     }
   });
 }

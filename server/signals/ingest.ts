@@ -12,7 +12,6 @@ import { registerReextractJobs } from './entity-routes.js';
 import { hashIngestKey } from './resources.js';
 import { processPending } from './process.js';
 
-
 const tags = ['Signal ingestion'];
 const publicRoute = { access: 'public' as const };
 
@@ -74,7 +73,8 @@ const pagerDutyEvent = z
   })
   .superRefine((e, ctx) => {
     if (e.event_action === 'trigger' && !e.payload) ctx.addIssue({ code: 'custom', message: 'A trigger event needs a payload.', path: ['payload'] });
-    if (e.event_action !== 'trigger' && !e.dedup_key) ctx.addIssue({ code: 'custom', message: `An ${e.event_action} event needs the dedup_key of its alert.`, path: ['dedup_key'] });
+    if (e.event_action !== 'trigger' && !e.dedup_key)
+      ctx.addIssue({ code: 'custom', message: `An ${e.event_action} event needs the dedup_key of its alert.`, path: ['dedup_key'] });
   });
 
 const amAlert = z.looseObject({
@@ -101,7 +101,9 @@ const alertGroup = z.looseObject({
 
 function groupEvents(body: z.infer<typeof alertGroup>): Event[] {
   const { alerts, ...group } = body;
-  const context = Object.fromEntries(Object.entries(group).filter(([k]) => ['receiver', 'groupKey', 'externalURL', 'groupLabels', 'orgId', 'title'].includes(k)));
+  const context = Object.fromEntries(
+    Object.entries(group).filter(([k]) => ['receiver', 'groupKey', 'externalURL', 'groupLabels', 'orgId', 'title'].includes(k)),
+  );
   return alerts.map((alert) => ({
     raw: { ...alert, ...context },
     dedup_key: alert.fingerprint ?? labelFingerprint(alert.labels),
@@ -118,34 +120,90 @@ function checkGrafanaSignature(req: FastifyRequest, secret: string) {
   if (timestamp) mac.update(`${timestamp}:`);
   const expected = Buffer.from(mac.update(body).digest('hex'));
   const actual = Buffer.from(String(given ?? ''));
-  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) throw unauthorized('The Grafana signature does not match this source.', 'bad_signature');
+  if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
+    throw unauthorized('The Grafana signature does not match this source.', 'bad_signature');
 }
 
 /** Events a source may send a minute when its definition sets no rate_limit_per_minute. */
 export const DEFAULT_RATE_PER_MINUTE = 12_000;
 
+/** A reservation from the shared bucket: tokens granted to this process, and what the bucket held before. */
+export type Reserve = (org: { orgId: number; orgSlug: string }, sourceId: number, perMinute: number, want: number) => Promise<number>;
+
 /**
- * Per-source token buckets (a minute's worth of events, refilled continuously). A request that does
- * not fit gets a 429 before anything is stored, so it can be sent again as it was; nothing accepted is
- * ever dropped. The buckets are per process: N processes allow N times the rate.
+ * Per-source token buckets (a minute's worth of events, refilled continuously), shared by every app
+ * process on the database (signal_rate_buckets). A process reserves tokens in chunks of a tenth of a
+ * second's rate and spends them locally, so the hot path touches the bucket once per chunk, not per
+ * request; N processes overshoot by at most N chunks, never N times the rate. A request that does not
+ * fit gets a 429 before anything is stored, so it can be sent again as it was; nothing accepted is
+ * ever dropped. After a refusal the process answers from memory until the next token is due.
  */
 export class RateLimiter {
-  private buckets = new Map<number, { tokens: number; at: number }>();
-  constructor(private readonly now = () => Date.now()) {}
-  /** Takes `n` tokens, or returns the seconds until they would be there. */
-  take(sourceId: number, perMinute: number, n: number): number {
-    const now = this.now();
-    const rate = perMinute / 60_000;
-    const b = this.buckets.get(sourceId) ?? { tokens: perMinute, at: now };
-    b.tokens = Math.min(perMinute, b.tokens + (now - b.at) * rate);
-    b.at = now;
-    this.buckets.set(sourceId, b);
-    if (n <= b.tokens) {
-      b.tokens -= n;
-      return 0;
-    }
-    return Math.max(1, Math.ceil((Math.min(n, perMinute) - b.tokens) / rate / 1000));
+  private local = new Map<number, { tokens: number; dryUntil: number; dryRate: number; pending: Promise<void> | null }>();
+  constructor(
+    private readonly reserve: Reserve,
+    private readonly now = () => Date.now(),
+  ) {}
+
+  static chunk(perMinute: number) {
+    return Math.max(1, Math.min(500, Math.ceil(perMinute / 600)));
   }
+
+  /** Takes `n` tokens, or returns the seconds until they would be there. */
+  async take(org: { orgId: number; orgSlug: string }, sourceId: number, perMinute: number, n: number): Promise<number> {
+    const rate = perMinute / 60_000;
+    const b = this.local.get(sourceId) ?? { tokens: 0, dryUntil: 0, dryRate: 0, pending: null };
+    this.local.set(sourceId, b);
+    for (;;) {
+      if (n <= b.tokens) {
+        b.tokens -= n;
+        return 0;
+      }
+      const wait = () => Math.max(1, Math.ceil((Math.min(n, perMinute) - b.tokens) / rate / 1000));
+      // (A changed limit asks the bucket again at once.)
+      if (this.now() < b.dryUntil && b.dryRate === perMinute) return wait();
+      if (b.pending) {
+        // Another request of this process is already reserving: share its chunk instead of asking again.
+        await b.pending;
+        continue;
+      }
+      const want = Math.max(Math.ceil(n - b.tokens), RateLimiter.chunk(perMinute));
+      let granted = 0;
+      b.pending = this.reserve(org, sourceId, perMinute, want).then((g) => void (granted = g));
+      try {
+        await b.pending;
+      } finally {
+        b.pending = null;
+      }
+      b.tokens += granted;
+      if (n <= b.tokens) {
+        b.tokens -= n;
+        return 0;
+      }
+      b.dryUntil = this.now() + (Math.min(n, perMinute) - b.tokens) / rate;
+      b.dryRate = perMinute;
+      return wait();
+    }
+  }
+}
+
+/** Takes up to `want` tokens from the source's shared bucket in one transaction (the row lock orders processes). */
+export function databaseReserve(app: Pick<FastifyInstance, 'db' | 'config'>): Reserve {
+  return ({ orgId, orgSlug }, sourceId, perMinute, want) =>
+    runInTenant(app.db, app.config, { orgId, orgSlug, userId: null, role: 'Member' }, async (ctx) => {
+      await ctx.tx.execute(
+        sql`insert into signal_rate_buckets (organization_id, signal_id, tokens) values (${orgId}, ${sourceId}, ${perMinute}) on conflict do nothing`,
+      );
+      const [row] = rowsOf<{ granted: number }>(
+        await ctx.tx
+          .execute(sql`with b as (select tokens, refilled_at, clock_timestamp() as at from signal_rate_buckets where organization_id = ${orgId} and signal_id = ${sourceId} for update),
+            r as (select at, least(${perMinute}::float8, tokens + greatest(0, extract(epoch from at - refilled_at)) * ${perMinute / 60}::float8) as t from b)
+          update signal_rate_buckets u set tokens = r.t - least(${want}::float8, floor(r.t)), refilled_at = r.at
+          from r where u.organization_id = ${orgId} and u.signal_id = ${sourceId}
+          returning least(${want}::float8, floor(r.t))::int as granted`),
+      );
+      return row?.granted ?? 0;
+    });
 }
 
 /** How PagerDuty answers too many events (status and message), with the house `detail` beside them. */
@@ -224,11 +282,19 @@ function groupCommitter(app: Pick<FastifyInstance, 'db' | 'config'>, onCommitted
 /** Ingestion endpoints: the native API and the wire formats monitoring systems already speak. */
 export function registerSignalIngest(scope: FastifyInstance) {
   const lookup = scope.db
-    .select({ id: signals.id, organization_id: signals.organization_id, project_id: signals.project_id, hmac_secret: signals.hmac_secret, rate_limit_per_minute: signals.rate_limit_per_minute })
+    .select({
+      id: signals.id,
+      organization_id: signals.organization_id,
+      project_id: signals.project_id,
+      hmac_secret: signals.hmac_secret,
+      rate_limit_per_minute: signals.rate_limit_per_minute,
+    })
     .from(signals)
-    .where(sql`${signals.ingest_key_hash} = ${sql.placeholder('hash')} or (${signals.previous_ingest_key_hash} = ${sql.placeholder('hash')} and ${signals.previous_key_expires_at} > now())`)
+    .where(
+      sql`${signals.ingest_key_hash} = ${sql.placeholder('hash')} or (${signals.previous_ingest_key_hash} = ${sql.placeholder('hash')} and ${signals.previous_key_expires_at} > now())`,
+    )
     .prepare('signals_ingest_key');
-  const limiter = new RateLimiter();
+  const limiter = new RateLimiter(databaseReserve(scope));
   const submit = groupCommitter(scope, (org) => wakeProcessor(scope.db, org));
 
   /** The source a key opens, in this organization only: a key never ingests into another one. */
@@ -243,8 +309,19 @@ export function registerSignalIngest(scope: FastifyInstance) {
    * Commits the events before the caller gets its 2xx (processed later by the processor); null when
    * the source is over its rate, after the 429 was sent.
    */
-  const accept = async (req: FastifyRequest, reply: FastifyReply, source: Source, kind: (typeof SIGNAL_SOURCES)[number], events: Event[]): Promise<number[] | null> => {
-    const wait = limiter.take(source.id, source.rate_limit_per_minute ?? DEFAULT_RATE_PER_MINUTE, events.length);
+  const accept = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    source: Source,
+    kind: (typeof SIGNAL_SOURCES)[number],
+    events: Event[],
+  ): Promise<number[] | null> => {
+    const wait = await limiter.take(
+      { orgId: source.organization_id, orgSlug: req.org.slug },
+      source.id,
+      source.rate_limit_per_minute ?? DEFAULT_RATE_PER_MINUTE,
+      events.length,
+    );
     if (wait) {
       await throttled(reply, wait);
       return null;
@@ -252,7 +329,14 @@ export function registerSignalIngest(scope: FastifyInstance) {
     return new Promise<number[]>((resolve, reject) =>
       submit(source.organization_id, {
         orgSlug: req.org.slug,
-        rows: events.map((e) => ({ project_id: source.project_id, signal_id: source.id, source: kind, event_action: e.event_action, dedup_key: e.dedup_key, raw: e.raw })),
+        rows: events.map((e) => ({
+          project_id: source.project_id,
+          signal_id: source.id,
+          source: kind,
+          event_action: e.event_action,
+          dedup_key: e.dedup_key,
+          raw: e.raw,
+        })),
         resolve,
         reject,
       }),
@@ -261,40 +345,66 @@ export function registerSignalIngest(scope: FastifyInstance) {
 
   const app = scope.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/signals/instances', { config: publicRoute, schema: { tags, summary: 'Send one signal (ingest key as bearer)', body: nativeEvent } }, async (req, reply) => {
-    const source = await sourceOf(req, bearer(req));
-    const ids = await accept(req, reply, source, 'native', [{ raw: req.body.raw, dedup_key: req.body.dedup_key ?? null, event_action: req.body.event_action ?? 'trigger' }]);
-    if (!ids) return reply;
-    const [id] = ids;
-    return reply.status(202).send({ message: 'Signal accepted.', id, dedup_key: req.body.dedup_key ?? null });
-  });
+  app.post(
+    '/signals/instances',
+    { config: publicRoute, schema: { tags, summary: 'Send one signal (ingest key as bearer)', body: nativeEvent } },
+    async (req, reply) => {
+      const source = await sourceOf(req, bearer(req));
+      const ids = await accept(req, reply, source, 'native', [
+        { raw: req.body.raw, dedup_key: req.body.dedup_key ?? null, event_action: req.body.event_action ?? 'trigger' },
+      ]);
+      if (!ids) return reply;
+      const [id] = ids;
+      return reply.status(202).send({ message: 'Signal accepted.', id, dedup_key: req.body.dedup_key ?? null });
+    },
+  );
 
   app.post(
     '/signals/instances/batch',
-    { config: publicRoute, schema: { tags, summary: 'Send up to 1,000 signals at once', body: z.strictObject({ items: z.array(nativeEvent).min(1).max(1000) }) } },
+    {
+      config: publicRoute,
+      schema: { tags, summary: 'Send up to 1,000 signals at once', body: z.strictObject({ items: z.array(nativeEvent).min(1).max(1000) }) },
+    },
     async (req, reply) => {
       const source = await sourceOf(req, bearer(req));
-      const ids = await accept(req, reply, source, 'native', req.body.items.map((e) => ({ raw: e.raw, dedup_key: e.dedup_key ?? null, event_action: e.event_action ?? 'trigger' })));
+      const ids = await accept(
+        req,
+        reply,
+        source,
+        'native',
+        req.body.items.map((e) => ({ raw: e.raw, dedup_key: e.dedup_key ?? null, event_action: e.event_action ?? 'trigger' })),
+      );
       if (!ids) return reply;
       return reply.status(202).send({ message: 'Signals accepted.', ids });
     },
   );
 
-  app.post('/signals/pagerduty/v2/enqueue', { config: publicRoute, schema: { tags, summary: 'PagerDuty Events API v2 (routing_key is the ingest key)', body: pagerDutyEvent } }, async (req, reply) => {
-    const source = await sourceOf(req, req.body.routing_key);
-    // PagerDuty makes up a key for a trigger without one and returns it, so later events can name the alert.
-    const dedupKey = req.body.dedup_key ?? randomUUID();
-    const { routing_key: _secret, ...raw } = req.body;
-    if (!(await accept(req, reply, source, 'pagerduty', [{ raw: { ...raw, dedup_key: dedupKey }, dedup_key: dedupKey, event_action: req.body.event_action }]))) return reply;
-    return reply.status(202).send({ status: 'success', message: 'Event processed', dedup_key: dedupKey });
-  });
+  app.post(
+    '/signals/pagerduty/v2/enqueue',
+    { config: publicRoute, schema: { tags, summary: 'PagerDuty Events API v2 (routing_key is the ingest key)', body: pagerDutyEvent } },
+    async (req, reply) => {
+      const source = await sourceOf(req, req.body.routing_key);
+      // PagerDuty makes up a key for a trigger without one and returns it, so later events can name the alert.
+      const dedupKey = req.body.dedup_key ?? randomUUID();
+      const { routing_key: _secret, ...raw } = req.body;
+      if (
+        !(await accept(req, reply, source, 'pagerduty', [{ raw: { ...raw, dedup_key: dedupKey }, dedup_key: dedupKey, event_action: req.body.event_action }]))
+      )
+        return reply;
+      return reply.status(202).send({ status: 'success', message: 'Event processed', dedup_key: dedupKey });
+    },
+  );
 
-  app.post('/signals/alertmanager', { config: publicRoute, schema: { tags, summary: 'Prometheus Alertmanager webhook (ingest key as bearer)', body: alertGroup } }, async (req, reply) => {
-    const source = await sourceOf(req, bearer(req));
-    const ids = await accept(req, reply, source, 'alertmanager', groupEvents(req.body));
-    if (!ids) return reply;
-    return reply.status(202).send({ message: 'Alerts accepted.', ids });
-  });
+  app.post(
+    '/signals/alertmanager',
+    { config: publicRoute, schema: { tags, summary: 'Prometheus Alertmanager webhook (ingest key as bearer)', body: alertGroup } },
+    async (req, reply) => {
+      const source = await sourceOf(req, bearer(req));
+      const ids = await accept(req, reply, source, 'alertmanager', groupEvents(req.body));
+      if (!ids) return reply;
+      return reply.status(202).send({ message: 'Alerts accepted.', ids });
+    },
+  );
 
   // Grafana's signature covers the exact bytes sent, so this route keeps the raw body beside the parsed one.
   scope.register(async (child) => {
@@ -308,7 +418,10 @@ export function registerSignalIngest(scope: FastifyInstance) {
     });
     child.withTypeProvider<ZodTypeProvider>().post(
       '/signals/grafana',
-      { config: publicRoute, schema: { tags, summary: 'Grafana alerting webhook (ingest key as bearer; HMAC checked when the signal has a secret)', body: alertGroup } },
+      {
+        config: publicRoute,
+        schema: { tags, summary: 'Grafana alerting webhook (ingest key as bearer; HMAC checked when the signal has a secret)', body: alertGroup },
+      },
       async (req, reply) => {
         const source = await sourceOf(req, bearer(req));
         if (source.hmac_secret) checkGrafanaSignature(req, source.hmac_secret);
@@ -372,13 +485,21 @@ export async function registerSignalJobs(app: FastifyInstance) {
   };
   const sweep = async () => {
     const pending = rowsOf<{ id: number; slug: string }>(
-      await app.db.execute(sql`select o.id, o.slug from organizations o where exists (select 1 from signal_instances i where i.organization_id = o.id and i.processed_at is null)`),
+      await app.db.execute(
+        sql`select o.id, o.slug from organizations o where exists (select 1 from signal_instances i where i.organization_id = o.id and i.processed_at is null)`,
+      ),
     );
     for (const o of pending) run({ orgId: o.id, orgSlug: o.slug });
   };
   let timer: NodeJS.Timeout | null = null;
   const tick = () => {
-    timer = setTimeout(() => sweep().catch((err: unknown) => app.log.warn({ err }, 'signal sweep failed')).finally(() => !closed && tick()), SWEEP_MS);
+    timer = setTimeout(
+      () =>
+        sweep()
+          .catch((err: unknown) => app.log.warn({ err }, 'signal sweep failed'))
+          .finally(() => !closed && tick()),
+      SWEEP_MS,
+    );
     timer.unref();
   };
   processors.set(app.db, { wake: run });
@@ -397,7 +518,10 @@ export async function registerSignalJobs(app: FastifyInstance) {
 export async function drainSignals(app: FastifyInstance, orgId: number, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await app.db.select({ n: sql<number>`count(*)::int` }).from(signalInstances).where(sql`${signalInstances.organization_id} = ${orgId} and ${signalInstances.processed_at} is null`);
+    const [row] = await app.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(signalInstances)
+      .where(sql`${signalInstances.organization_id} = ${orgId} and ${signalInstances.processed_at} is null`);
     if (!row!.n) return;
     if (Date.now() > deadline) throw new Error(`${row!.n} signal instance(s) still unprocessed after ${timeoutMs} ms`);
     const [org] = rowsOf<{ slug: string }>(await app.db.execute(sql`select slug from organizations where id = ${orgId}`));

@@ -36,7 +36,14 @@ const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}
 
 /** The title a case from this event gets: the source's own summary where its format has one. */
 export function summaryOf(instance: Pick<Instance, 'raw' | 'source'>, fallback: string): string {
-  const raw = instance.raw as { payload?: { summary?: unknown }; summary?: unknown; annotations?: { summary?: unknown }; title?: unknown; labels?: { alertname?: unknown }; name?: unknown };
+  const raw = instance.raw as {
+    payload?: { summary?: unknown };
+    summary?: unknown;
+    annotations?: { summary?: unknown };
+    title?: unknown;
+    labels?: { alertname?: unknown };
+    name?: unknown;
+  };
   const candidates = [raw.payload?.summary, raw.summary, raw.annotations?.summary, raw.title, raw.labels?.alertname, raw.name];
   const found = candidates.find((c) => typeof c === 'string' && c.trim());
   return truncate((found as string | undefined)?.trim() ?? fallback, 500);
@@ -59,7 +66,13 @@ function plan(instance: Instance, signal: Signal, types: (typeof entityTypes.$in
     source: instance.source,
     dedup_key: instance.dedup_key,
     event_action: instance.event_action,
-    entities: found.map((e) => ({ id: 0, value: e.value, normalized: e.normalized, entity_type_id: e.entity_type_id, type_name: typeNames.get(e.entity_type_id) ?? '' })),
+    entities: found.map((e) => ({
+      id: 0,
+      value: e.value,
+      normalized: e.normalized,
+      entity_type_id: e.entity_type_id,
+      type_name: typeNames.get(e.entity_type_id) ?? '',
+    })),
   };
   const now = Date.now();
   const live = filters.filter((f) => signal.filter_ids.includes(f.id) && f.mode === 'active' && (!f.expiration || f.expiration.getTime() > now));
@@ -83,12 +96,30 @@ async function upsertEntities(ctx: RequestContext, plans: Plan[]) {
   const ids = new Map<string, number>();
   if (!wanted.size) return ids;
   // Sorted, so two batches inserting the same values take their locks in one order (no deadlock).
-  const rows = [...wanted.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => ({ organization_id: ctx.orgId, project_id: e.project_id, entity_type_id: e.entity_type_id, value: e.value, normalized: e.normalized, source: 'signal' }));
+  const rows = [...wanted.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, e]) => ({
+      organization_id: ctx.orgId,
+      project_id: e.project_id,
+      entity_type_id: e.entity_type_id,
+      value: e.value,
+      normalized: e.normalized,
+      source: 'signal',
+    }));
   await ctx.tx.insert(entities).values(rows).onConflictDoNothing();
   const found = await ctx.tx
     .select({ id: entities.id, entity_type_id: entities.entity_type_id, normalized: entities.normalized })
     .from(entities)
-    .where(and(eq(entities.organization_id, ctx.orgId), inArray(entities.normalized, rows.map((r) => r.normalized)), inArray(entities.entity_type_id, [...new Set(rows.map((r) => r.entity_type_id))])));
+    .where(
+      and(
+        eq(entities.organization_id, ctx.orgId),
+        inArray(
+          entities.normalized,
+          rows.map((r) => r.normalized),
+        ),
+        inArray(entities.entity_type_id, [...new Set(rows.map((r) => r.entity_type_id))]),
+      ),
+    );
   for (const e of found) ids.set(`${e.entity_type_id}\u0000${e.normalized}`, e.id);
   return ids;
 }
@@ -128,7 +159,12 @@ async function joinGroup(ctx: RequestContext, signalId: number, key: string, win
 }
 
 /** The open group of `key`, moved to `status` (acknowledge, resolve); null when none is open. */
-async function moveGroup(ctx: RequestContext, signalId: number, key: string, status: 'acknowledged' | 'resolved'): Promise<{ id: number; case_id: number | null } | null> {
+async function moveGroup(
+  ctx: RequestContext,
+  signalId: number,
+  key: string,
+  status: 'acknowledged' | 'resolved',
+): Promise<{ id: number; case_id: number | null } | null> {
   const [row] = rowsOf<{ id: number; case_id: number | null }>(
     await ctx.tx.execute(sql`update signal_groups set status = ${status}, last_seen = now(), updated_at = now(), count = count + 1
       where organization_id = ${ctx.orgId} and signal_id = ${signalId} and group_key = ${key} and status in ('triggered', 'acknowledged')
@@ -138,12 +174,36 @@ async function moveGroup(ctx: RequestContext, signalId: number, key: string, sta
 }
 
 async function caseStatus(ctx: RequestContext, caseId: number) {
-  const [row] = await ctx.tx.select({ status: cases.status }).from(cases).where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, caseId)));
+  const [row] = await ctx.tx
+    .select({ status: cases.status })
+    .from(cases)
+    .where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, caseId)));
   return row?.status ?? null;
 }
 
+/** The case of a group just opened: the definition's type and priority, the raw event on its timeline, then the follow-ups. */
+async function openCase(ctx: RequestContext, p: Plan, groupId: number, found: FoundEntity[]): Promise<number> {
+  const { instance, signal } = p;
+  const caseId = await createCase(ctx, {
+    title: summaryOf(instance, signal.name),
+    description: signal.description,
+    project_id: signal.project_id,
+    case_type_id: signal.case_type_id,
+    case_priority_id: signal.case_priority_id,
+  });
+  await ctx.tx.execute(sql`update signal_groups set case_id = ${caseId} where organization_id = ${ctx.orgId} and id = ${groupId}`);
+  await addEvent(ctx, {
+    case_id: caseId,
+    type: 'Other',
+    source: 'Signal',
+    description: `Created from signal '${signal.name}' (${instance.source})`,
+    details: { signal_id: signal.id, signal_instance_id: instance.id, entity_ids: [...new Set(found.map((f) => f.entity_id))], raw: instance.raw },
+  });
+  await afterCaseFromSignal(ctx, signal, caseId, instance.id, found);
+  return caseId;
+}
+
 async function apply(ctx: RequestContext, p: Plan, found: FoundEntity[]): Promise<Outcome> {
-  const entityIds = [...new Set(found.map((f) => f.entity_id))];
   const { instance, signal } = p;
   let groupId: number | null = null;
   let caseId: number | null = null;
@@ -153,24 +213,7 @@ async function apply(ctx: RequestContext, p: Plan, found: FoundEntity[]): Promis
     groupId = group.id;
     caseId = group.case_id;
     if (!group.inserted) filterAction = 'deduplicate';
-    else if (signal.create_case) {
-      caseId = await createCase(ctx, {
-        title: summaryOf(instance, signal.name),
-        description: signal.description,
-        project_id: signal.project_id,
-        case_type_id: signal.case_type_id,
-        case_priority_id: signal.case_priority_id,
-      });
-      await ctx.tx.execute(sql`update signal_groups set case_id = ${caseId} where organization_id = ${ctx.orgId} and id = ${group.id}`);
-      await addEvent(ctx, {
-        case_id: caseId,
-        type: 'Other',
-        source: 'Signal',
-        description: `Created from signal '${signal.name}' (${instance.source})`,
-        details: { signal_id: signal.id, signal_instance_id: instance.id, entity_ids: entityIds, raw: instance.raw },
-      });
-      await afterCaseFromSignal(ctx, signal, caseId, instance.id, found);
-    }
+    else if (signal.create_case) caseId = await openCase(ctx, p, group.id, found);
   } else if (p.group && instance.event_action !== 'trigger') {
     const status = instance.event_action === 'resolve' ? 'resolved' : 'acknowledged';
     const group = await moveGroup(ctx, signal.id, p.group.key, status);
@@ -181,11 +224,79 @@ async function apply(ctx: RequestContext, p: Plan, found: FoundEntity[]): Promis
       const next = status === 'resolved' ? 'Closed' : 'Triage';
       if (current && current !== 'Closed' && current !== next && (status === 'resolved' || current === 'New')) {
         await updateCase(ctx, caseId, { status: next });
-        await addEvent(ctx, { case_id: caseId, type: 'Other', source: 'Signal', description: `${status === 'resolved' ? 'Resolved' : 'Acknowledged'} by ${instance.source}`, details: { signal_instance_id: instance.id, raw: instance.raw } });
+        await addEvent(ctx, {
+          case_id: caseId,
+          type: 'Other',
+          source: 'Signal',
+          description: `${status === 'resolved' ? 'Resolved' : 'Acknowledged'} by ${instance.source}`,
+          details: { signal_instance_id: instance.id, raw: instance.raw },
+        });
       }
     }
   }
   return { id: instance.id, filter_action: filterAction, filter_id: p.filter_id, group_id: groupId, case_id: caseId };
+}
+
+/**
+ * Every trigger of the batch whose group sees no acknowledge or resolve in the same batch, set-based:
+ * windows expired in one statement, then every group joined or opened in one insert (events of one
+ * key counted together, keys in one order so concurrent batches lock alike). The partial unique index
+ * on the open group still decides: a batch that loses the race to open a group waits for the winner's
+ * commit and joins it. Cases are created only for the groups this statement opened.
+ */
+async function applyTriggers(ctx: RequestContext, plans: Plan[], entityOf: (p: Plan) => FoundEntity[]): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const byKey = new Map<string, Plan[]>();
+  for (const p of plans) {
+    if (!p.group) {
+      outcomes.push({ id: p.instance.id, filter_action: p.filter_action, filter_id: p.filter_id, group_id: null, case_id: null });
+      continue;
+    }
+    const k = `${p.signal.id}\u0000${p.group.key}`;
+    byKey.set(k, [...(byKey.get(k) ?? []), p]);
+  }
+  if (!byKey.size) return outcomes;
+  const keys = [...byKey.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const rows = keys.map((k) => {
+    const ps = byKey.get(k)!;
+    return { signal_id: ps[0]!.signal.id, group_key: ps[0]!.group!.key, window: ps[0]!.group!.window, n: ps.length };
+  });
+  const windowed = rows.filter((r) => r.window !== null);
+  if (windowed.length) {
+    await ctx.tx.execute(sql`update signal_groups g set status = 'expired', updated_at = now()
+      from jsonb_to_recordset(${JSON.stringify(windowed)}::jsonb) as r(signal_id int, group_key text)
+      where g.organization_id = ${ctx.orgId} and g.signal_id = r.signal_id and g.group_key = r.group_key and g.status in ('triggered', 'acknowledged')
+        and g."window" is not null and g.last_seen < now() - make_interval(secs => g."window")`);
+  }
+  const groups = rowsOf<{ signal_id: number; group_key: string; id: number; case_id: number | null; inserted: boolean }>(
+    await ctx.tx.execute(sql`insert into signal_groups (organization_id, signal_id, group_key, "window", count)
+      select ${ctx.orgId}, r.signal_id, r.group_key, r."window", r.n
+      from rows from (jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as (signal_id int, group_key text, "window" int, n int)) with ordinality as r(signal_id, group_key, "window", n, o)
+      order by r.o
+      on conflict (organization_id, signal_id, group_key) where status in ('triggered', 'acknowledged')
+      do update set count = signal_groups.count + excluded.count, last_seen = now(), updated_at = now()
+      returning signal_id, group_key, id, case_id, (xmax = 0) as inserted`),
+  );
+  const found = new Map(groups.map((g) => [`${g.signal_id}\u0000${g.group_key}`, g]));
+  for (const k of keys) {
+    const ps = byKey.get(k)!.sort((a, b) => a.instance.id - b.instance.id);
+    const g = found.get(k)!;
+    let caseId = g.case_id;
+    const first = ps[0]!;
+    if (g.inserted && first.signal.create_case) {
+      caseId = await openCase(ctx, first, g.id, entityOf(first));
+    }
+    ps.forEach((p, i) =>
+      outcomes.push({
+        id: p.instance.id,
+        filter_action: g.inserted && i === 0 ? p.filter_action : 'deduplicate',
+        filter_id: p.filter_id,
+        group_id: g.id,
+        case_id: caseId,
+      }),
+    );
+  }
+  return outcomes;
 }
 
 /** One batch of the organization's unprocessed instances; returns how many it processed. */
@@ -199,36 +310,61 @@ export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH): 
     .for('update', { skipLocked: true });
   if (!batch.length) return 0;
   const signalIds = [...new Set(batch.map((i) => i.signal_id))];
-  const defs = await ctx.tx.select().from(signals).where(and(eq(signals.organization_id, ctx.orgId), inArray(signals.id, signalIds)));
+  const defs = await ctx.tx
+    .select()
+    .from(signals)
+    .where(and(eq(signals.organization_id, ctx.orgId), inArray(signals.id, signalIds)));
   const byId = new Map(defs.map((s) => [s.id, s]));
   const types = await ctx.tx.select().from(entityTypes).where(eq(entityTypes.organization_id, ctx.orgId));
   const filterIds = [...new Set(defs.flatMap((s) => s.filter_ids))];
-  const filters = filterIds.length ? await ctx.tx.select().from(signalFilters).where(and(eq(signalFilters.organization_id, ctx.orgId), inArray(signalFilters.id, filterIds))) : [];
+  const filters = filterIds.length
+    ? await ctx.tx
+        .select()
+        .from(signalFilters)
+        .where(and(eq(signalFilters.organization_id, ctx.orgId), inArray(signalFilters.id, filterIds)))
+    : [];
   const typeNames = new Map(types.map((t) => [t.id, t.name]));
   const plans = batch.map((i) => plan(i, byId.get(i.signal_id)!, types, filters, typeNames));
   const entityIds = await upsertEntities(ctx, plans);
-  const links = plans.flatMap((p) => [...new Set(p.found.map((e) => entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!))].map((entity_id) => ({ organization_id: ctx.orgId, signal_instance_id: p.instance.id, entity_id })));
+  const links = plans.flatMap((p) =>
+    [...new Set(p.found.map((e) => entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!))].map((entity_id) => ({
+      organization_id: ctx.orgId,
+      signal_instance_id: p.instance.id,
+      entity_id,
+    })),
+  );
   if (links.length) await ctx.tx.insert(signalInstanceEntities).values(links).onConflictDoNothing();
+  const entityOf = (p: Plan): FoundEntity[] =>
+    p.found.map((e) => ({
+      entity_id: entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!,
+      entity_type_id: e.entity_type_id,
+      type_name: typeNames.get(e.entity_type_id) ?? '',
+      value: e.value,
+    }));
+  // A key acknowledged or resolved within this batch keeps the one-by-one path, in arrival order (a
+  // trigger after a resolve opens a new group); every other trigger goes through the set-based one.
+  const moved = new Set(plans.filter((p) => p.group && p.instance.event_action !== 'trigger').map((p) => `${p.signal.id}\u0000${p.group!.key}`));
+  const isTrigger = (p: Plan) => p.instance.event_action === 'trigger' && p.signal.enabled && !(p.group && moved.has(`${p.signal.id}\u0000${p.group.key}`));
+  const outcomes = await applyTriggers(ctx, plans.filter(isTrigger), entityOf);
   // Groups in one order across batches (no deadlock); a key's events keep their arrival order.
-  const ordered = [...plans].sort((a, b) => {
-    const ka = `${a.signal.id}\u0000${a.group?.key ?? ''}`;
-    const kb = `${b.signal.id}\u0000${b.group?.key ?? ''}`;
-    return ka < kb ? -1 : ka > kb ? 1 : a.instance.id - b.instance.id;
-  });
-  const outcomes: Outcome[] = [];
-  for (const p of ordered) {
-    const found = p.found.map((e) => ({ entity_id: entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!, entity_type_id: e.entity_type_id, type_name: typeNames.get(e.entity_type_id) ?? '', value: e.value }));
-    outcomes.push(await apply(ctx, p, found));
-  }
+  const ordered = plans
+    .filter((p) => !isTrigger(p))
+    .sort((a, b) => {
+      const ka = `${a.signal.id}\u0000${a.group?.key ?? ''}`;
+      const kb = `${b.signal.id}\u0000${b.group?.key ?? ''}`;
+      return ka < kb ? -1 : ka > kb ? 1 : a.instance.id - b.instance.id;
+    });
+  for (const p of ordered) outcomes.push(await apply(ctx, p, entityOf(p)));
   // Every instance of the batch marked processed in one statement.
-  await ctx.tx.execute(sql`update signal_instances s set filter_action = o.filter_action, filter_id = o.filter_id, group_id = o.group_id, case_id = o.case_id, processed_at = now(), updated_at = now()
+  await ctx.tx
+    .execute(sql`update signal_instances s set filter_action = o.filter_action, filter_id = o.filter_id, group_id = o.group_id, case_id = o.case_id, processed_at = now(), updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as o(id int, filter_action text, filter_id int, group_id int, case_id int)
     where s.organization_id = ${ctx.orgId} and s.id = o.id`);
   return batch.length;
 }
 
 const RETRYABLE = new Set(['40P01', '40001']);
-const codeOf = (err: unknown): string | undefined => (err as { code?: string }).code ?? ((err as { cause?: { code?: string } }).cause?.code);
+const codeOf = (err: unknown): string | undefined => (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
 
 /** Processes the organization's pending instances, batch after batch, until none is left. */
 export async function processPending(db: Db, config: Config, org: { orgId: number; orgSlug: string }, batchSize = PROCESS_BATCH): Promise<number> {

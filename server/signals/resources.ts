@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { invalid } from '../core/errors.js';
-import { fieldsOf, idList, projectField } from '../engine/definition-kit.js';
+import { fieldsOf, idList, outer, projectField } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
 import { flag, ref, requiredRef, requiredText, text, url } from '../engine/fields.js';
 import { checkExpression } from './filters.js';
@@ -47,6 +48,12 @@ export const entityTypeResource = defineResource({
   sort: [['name', 'asc']],
   search: ['name', 'description'],
   fields: fieldsOf(entityTypes),
+  // Spec §3: an entity type lists its signals (the definitions that extract it; every one for scope 'all').
+  computed: () => ({
+    signals: sql`(select coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'name', s.name) order by s.name), '[]'::jsonb) from signals s
+      where s.organization_id = ${outer(entityTypes, 'organization_id')} and (${outer(entityTypes, 'scope')} = 'all' or ${outer(entityTypes, 'id')} = any(s.entity_type_ids)))`,
+  }),
+  answerOnly: ['signals'],
   references: { project_id: 'Project' },
   hooks: {
     beforeCreate: (_ctx, data) => checkPatterns(data),
@@ -65,6 +72,14 @@ export const entityResource = defineResource({
   sort: [['value', 'asc']],
   search: ['value'],
   fields: fieldsOf(entities),
+  // Spec §3: an entity's name (its value) and its signal instances (the latest 25 here; all at /entity/{id}/signal_instances).
+  computed: () => ({
+    name: sql<string>`${outer(entities, 'value')}`,
+    signal_instances: sql`(select coalesce(jsonb_agg(jsonb_build_object('id', i.id, 'signal_id', i.signal_id, 'case_id', i.case_id, 'created_at', i.created_at) order by i.id desc), '[]'::jsonb)
+      from (select si.id, si.signal_id, si.case_id, si.created_at from signal_instance_entities l join signal_instances si on si.organization_id = l.organization_id and si.id = l.signal_instance_id
+        where l.organization_id = ${outer(entities, 'organization_id')} and l.entity_id = ${outer(entities, 'id')} order by si.id desc limit 25) i)`,
+  }),
+  answerOnly: ['name', 'signal_instances'],
   references: { project_id: 'Project', entity_type_id: 'EntityType' },
   hooks: {
     beforeCreate: (_ctx, data) => ({ ...data, normalized: normalize(String(data.value)) }),
@@ -79,7 +94,12 @@ const filterBody = {
   action: z.enum(FILTER_ACTIONS).optional(),
   expiration: z.coerce.date().nullish(),
   /** Seconds. */
-  window: z.number().int().min(1).max(30 * 24 * 3600).optional(),
+  window: z
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24 * 3600)
+    .optional(),
   ...projectField,
 };
 
@@ -111,7 +131,14 @@ export const signalEngagementResource = defineResource({
   label: 'Signal engagement',
   path: '/signals/engagements',
   table: signalEngagements,
-  create: z.strictObject({ name: requiredText(200), description: text(5000), message: text(10_000), require_mfa: flag().optional(), entity_type_id: ref().nullish(), ...projectField }),
+  create: z.strictObject({
+    name: requiredText(200),
+    description: text(5000),
+    message: text(10_000),
+    require_mfa: flag().optional(),
+    entity_type_id: ref().nullish(),
+    ...projectField,
+  }),
   pageSize: 10,
   sort: [['name', 'asc']],
   search: ['name', 'description'],
@@ -171,7 +198,10 @@ export const signalResource = defineResource({
     },
     async create(ctx, data) {
       const { ingest_key: _key, ...values } = data;
-      const [row] = await ctx.tx.insert(signals).values({ ...(values as typeof signals.$inferInsert), organization_id: ctx.orgId }).returning({ id: signals.id });
+      const [row] = await ctx.tx
+        .insert(signals)
+        .values({ ...(values as typeof signals.$inferInsert), organization_id: ctx.orgId })
+        .returning({ id: signals.id });
       return row!.id;
     },
     /** The ingest key is in the create response only; only its hash is stored. */

@@ -16,7 +16,10 @@ const page = z.object({ page: z.coerce.number().int().min(1).default(1), itemsPe
 
 /** One instance with the entities extracted from it. */
 async function instanceWithEntities(ctx: RequestContext, where: ReturnType<typeof and>) {
-  const [instance] = await ctx.tx.select().from(signalInstances).where(and(eq(signalInstances.organization_id, ctx.orgId), where, linkedRows(ctx, signalInstances)));
+  const [instance] = await ctx.tx
+    .select()
+    .from(signalInstances)
+    .where(and(eq(signalInstances.organization_id, ctx.orgId), where, linkedRows(ctx, signalInstances)));
   if (!instance) return null;
   const found = await ctx.tx
     .select({ id: entities.id, value: entities.value, entity_type_id: entities.entity_type_id, entity_type: entityTypes.name })
@@ -35,20 +38,36 @@ export function registerSignalRoutes(scope: FastifyInstance) {
   const tags = ['Signal'];
 
   app.get('/signals/instances/:id', { schema: { tags, summary: 'One signal instance: raw payload, entities, filter action, case', params: idParam } }, (req) =>
-    inTenant(req, async (ctx) => (await instanceWithEntities(ctx, eq(signalInstances.id, req.params.id))) ?? Promise.reject(notFound('Signal instance', req.params.id)), { readOnly: true }),
+    inTenant(
+      req,
+      async (ctx) => (await instanceWithEntities(ctx, eq(signalInstances.id, req.params.id))) ?? Promise.reject(notFound('Signal instance', req.params.id)),
+      { readOnly: true },
+    ),
   );
 
   app.get('/signals/:id/instances', { schema: { tags, summary: "A signal definition's instances, newest first", params: idParam, querystring: page } }, (req) =>
     inTenant(
       req,
       async (ctx) => {
-        const [signal] = await ctx.tx.select({ id: signals.id }).from(signals).where(and(eq(signals.organization_id, ctx.orgId), eq(signals.id, req.params.id)));
+        const [signal] = await ctx.tx
+          .select({ id: signals.id })
+          .from(signals)
+          .where(and(eq(signals.organization_id, ctx.orgId), eq(signals.id, req.params.id)));
         if (!signal) throw notFound('Signal', req.params.id);
         const where = and(eq(signalInstances.organization_id, ctx.orgId), eq(signalInstances.signal_id, signal.id), linkedRows(ctx, signalInstances));
         const { page: p, itemsPerPage } = req.query;
         const [items, [count]] = await Promise.all([
-          ctx.tx.select().from(signalInstances).where(where).orderBy(desc(signalInstances.id)).limit(itemsPerPage).offset((p - 1) * itemsPerPage),
-          ctx.tx.select({ n: sql<number>`count(*)::int` }).from(signalInstances).where(where),
+          ctx.tx
+            .select()
+            .from(signalInstances)
+            .where(where)
+            .orderBy(desc(signalInstances.id))
+            .limit(itemsPerPage)
+            .offset((p - 1) * itemsPerPage),
+          ctx.tx
+            .select({ n: sql<number>`count(*)::int` })
+            .from(signalInstances)
+            .where(where),
         ]);
         return { items, total: count!.n, page: p, itemsPerPage };
       },
@@ -62,7 +81,9 @@ export function registerSignalRoutes(scope: FastifyInstance) {
     (req) =>
       inTenant(
         req,
-        async (ctx) => (await instanceWithEntities(ctx, and(eq(signalInstances.signal_id, req.params.id), eq(signalInstances.id, req.params.instanceId)))) ?? Promise.reject(notFound('Signal instance', req.params.instanceId)),
+        async (ctx) =>
+          (await instanceWithEntities(ctx, and(eq(signalInstances.signal_id, req.params.id), eq(signalInstances.id, req.params.instanceId)))) ??
+          Promise.reject(notFound('Signal instance', req.params.instanceId)),
         { readOnly: true },
       ),
   );

@@ -1,5 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { atLeast } from '../core/context.js';
@@ -12,13 +12,18 @@ import { newIngestKey } from './resources.js';
 import { extract } from './extract.js';
 import { summaryOf } from './process.js';
 import { hashEngagementToken } from './follow-up.js';
+import { users } from '../core/db/tables.js';
+import { hitRateLimit } from '../accounts/rate-limit.js';
+import { dummyPasswordHash, normalizeEmail, verifyPassword } from '../accounts/service.js';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const page = (reply: FastifyReply, status: number, title: string, body: string) =>
   reply
     .status(status)
     .type('text/html; charset=utf-8')
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head><body style="font-family:sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem"><h1>${escapeHtml(title)}</h1>${body}</body></html>`);
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head><body style="font-family:sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem"><h1>${escapeHtml(title)}</h1>${body}</body></html>`,
+    );
 
 /** Signal routes beside CRUD: key rotation, the editor's live preview, and the answer to an engagement. */
 export function registerSignalExtras(scope: FastifyInstance) {
@@ -38,7 +43,10 @@ export function registerSignalExtras(scope: FastifyInstance) {
     (req) =>
       inTenant(req, async (ctx) => {
         if (!atLeast(ctx.role, 'Admin')) throw forbidden();
-        const [signal] = await ctx.tx.select({ id: signals.id, hash: signals.ingest_key_hash }).from(signals).where(and(eq(signals.organization_id, ctx.orgId), eq(signals.id, req.params.id)));
+        const [signal] = await ctx.tx
+          .select({ id: signals.id, hash: signals.ingest_key_hash })
+          .from(signals)
+          .where(and(eq(signals.organization_id, ctx.orgId), eq(signals.id, req.params.id)));
         if (!signal) throw notFound('Signal', req.params.id);
         const key = newIngestKey();
         const expires = req.body.grace_hours > 0 ? new Date(Date.now() + req.body.grace_hours * 3_600_000) : null;
@@ -63,7 +71,10 @@ export function registerSignalExtras(scope: FastifyInstance) {
       inTenant(
         req,
         async (ctx) => {
-          const types = await ctx.tx.select().from(entityTypes).where(and(eq(entityTypes.organization_id, ctx.orgId), eq(entityTypes.enabled, true)));
+          const types = await ctx.tx
+            .select()
+            .from(entityTypes)
+            .where(and(eq(entityTypes.organization_id, ctx.orgId), eq(entityTypes.enabled, true)));
           const used = types.filter((t) => t.scope === 'all' || req.body.entity_type_ids.includes(t.id));
           const entities = used.flatMap((t): { entity_type_id: number; entity_type: string; value: string | null; error?: string }[] => {
             try {
@@ -80,52 +91,108 @@ export function registerSignalExtras(scope: FastifyInstance) {
 
   // The links in the e-mail open a page with a button; only the POST it sends records the answer.
   scope.register(async (child) => {
-    child.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, _body, done) => done(null, {}));
+    // The form's only field is the password a require_mfa engagement asks for.
+    child.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
+      done(null, { password: new URLSearchParams(body as string).get('password') ?? undefined }),
+    );
     const respond = child.withTypeProvider<ZodTypeProvider>();
     const query = z.object({ token: z.string().min(10).max(200), answer: z.enum(['approve', 'deny']) });
     const find = (orgId: number, token: string) => async (ctx: Parameters<Parameters<typeof inTenant>[1]>[0]) => {
       const [row] = await ctx.tx
-        .select({ id: signalEngagementRequests.id, status: signalEngagementRequests.status, case_id: signalEngagementRequests.case_id, email: signalEngagementRequests.email, engagement: signalEngagements.name })
+        .select({
+          id: signalEngagementRequests.id,
+          status: signalEngagementRequests.status,
+          case_id: signalEngagementRequests.case_id,
+          email: signalEngagementRequests.email,
+          engagement: signalEngagements.name,
+          require_mfa: signalEngagements.require_mfa,
+        })
         .from(signalEngagementRequests)
-        .innerJoin(signalEngagements, and(eq(signalEngagements.organization_id, signalEngagementRequests.organization_id), eq(signalEngagements.id, signalEngagementRequests.engagement_id)))
+        .innerJoin(
+          signalEngagements,
+          and(
+            eq(signalEngagements.organization_id, signalEngagementRequests.organization_id),
+            eq(signalEngagements.id, signalEngagementRequests.engagement_id),
+          ),
+        )
         .where(and(eq(signalEngagementRequests.organization_id, orgId), eq(signalEngagementRequests.token_hash, hashEngagementToken(token))));
       return row ?? null;
     };
     const tenant = <T>(req: { server: FastifyInstance; org: { id: number; slug: string } }, fn: Parameters<typeof runInTenant<T>>[3]) =>
       runInTenant(req.server.db, req.server.config, { orgId: req.org.id, orgSlug: req.org.slug, userId: null, role: 'Owner' }, fn);
 
-    respond.get('/signals/engagements/respond', { config: { access: 'public' }, schema: { tags, summary: 'The page an engagement e-mail links to', querystring: query } }, async (req, reply) => {
-      const row = await tenant(req, find(req.org.id, req.query.token));
-      if (!row) return page(reply, 404, 'This link is not valid', '<p>It may have been replaced by a newer e-mail.</p>');
-      if (row.status !== 'pending') return page(reply, 200, 'Already answered', `<p>You answered: ${row.status}. Thank you.</p>`);
-      const verb = req.query.answer === 'approve' ? 'Yes, this was me / expected' : 'No, I do not recognize this';
-      return page(reply, 200, row.engagement, `<form method="post"><p>Confirm your answer for ${escapeHtml(row.email)}:</p><button type="submit">${verb}</button></form>`);
-    });
-    respond.post('/signals/engagements/respond', { config: { access: 'public' }, schema: { tags, summary: 'Records the answer on the case timeline', querystring: query } }, async (req, reply) => {
-      const answered = await tenant(req, async (ctx) => {
-        const row = await find(req.org.id, req.query.token)(ctx);
-        if (!row) return null;
-        if (row.status !== 'pending') return row;
-        const status = req.query.answer === 'approve' ? 'approved' : 'denied';
-        // Only a pending request moves: two clicks at once record one answer.
-        const moved = await ctx.tx
-          .update(signalEngagementRequests)
-          .set({ status, answered_at: new Date(), updated_at: new Date() })
-          .where(and(eq(signalEngagementRequests.id, row.id), inArray(signalEngagementRequests.status, ['pending'])))
-          .returning({ id: signalEngagementRequests.id });
-        if (moved.length) {
-          await addEvent(ctx, {
-            case_id: row.case_id,
-            type: 'Other',
-            source: 'Signal',
-            description: `${row.email} ${status === 'approved' ? 'confirmed the alert (approved)' : 'did not recognize the alert (denied)'}: ${row.engagement}`,
-            details: { engagement_request_id: row.id, answer: status },
-          });
+    respond.get(
+      '/signals/engagements/respond',
+      { config: { access: 'public' }, schema: { tags, summary: 'The page an engagement e-mail links to', querystring: query } },
+      async (req, reply) => {
+        const row = await tenant(req, find(req.org.id, req.query.token));
+        if (!row) return page(reply, 404, 'This link is not valid', '<p>It may have been replaced by a newer e-mail.</p>');
+        if (row.status !== 'pending') return page(reply, 200, 'Already answered', `<p>You answered: ${row.status}. Thank you.</p>`);
+        const verb = req.query.answer === 'approve' ? 'Yes, this was me / expected' : 'No, I do not recognize this';
+        const factor = row.require_mfa
+          ? `<p><label>Your Firewatch password <input type="password" name="password" autocomplete="current-password" required></label></p>`
+          : '';
+        return page(
+          reply,
+          200,
+          row.engagement,
+          `<form method="post"><p>Confirm your answer for ${escapeHtml(row.email)}:</p>${factor}<button type="submit">${verb}</button></form>`,
+        );
+      },
+    );
+    /**
+     * require_mfa: the link proves the mailbox; the answer also needs a second factor, the Firewatch
+     * password of the account with that e-mail (checked like a sign-in: argon2, a dummy hash when there
+     * is none, and a limit of LOGIN_RATE_LIMIT tries per request within the sign-in window).
+     */
+    const secondFactor = async (req: FastifyRequest, row: { id: number; email: string }) => {
+      const password = (req.body as { password?: string } | undefined)?.password;
+      await hitRateLimit(req.server.db, [[`engage:${req.org.id}:${row.id}`, req.server.config.LOGIN_RATE_LIMIT]], req.server.config.LOGIN_RATE_WINDOW_SECONDS);
+      const [user] = await req.server.db
+        .select({ hash: users.password_hash })
+        .from(users)
+        .where(eq(users.email, normalizeEmail(row.email)));
+      const valid = await verifyPassword(user?.hash ?? (await dummyPasswordHash()), password ?? '');
+      return valid && !!user?.hash && !!password;
+    };
+    respond.post(
+      '/signals/engagements/respond',
+      { config: { access: 'public' }, schema: { tags, summary: 'Records the answer on the case timeline', querystring: query } },
+      async (req, reply) => {
+        const pending = await tenant(req, find(req.org.id, req.query.token));
+        if (pending?.require_mfa && pending.status === 'pending' && !(await secondFactor(req, pending))) {
+          return page(
+            reply,
+            401,
+            'Not confirmed',
+            '<p>This confirmation needs the Firewatch password of the account with this e-mail address (a second factor beside the e-mail link). Go back and try again.</p>',
+          );
         }
-        return { ...row, status };
-      });
-      if (!answered) return page(reply, 404, 'This link is not valid', '<p>It may have been replaced by a newer e-mail.</p>');
-      return page(reply, 200, 'Thank you', `<p>Your answer was recorded: ${answered.status}.</p>`);
-    });
+        const answered = await tenant(req, async (ctx) => {
+          const row = await find(req.org.id, req.query.token)(ctx);
+          if (!row) return null;
+          if (row.status !== 'pending') return row;
+          const status = req.query.answer === 'approve' ? 'approved' : 'denied';
+          // Only a pending request moves: two clicks at once record one answer.
+          const moved = await ctx.tx
+            .update(signalEngagementRequests)
+            .set({ status, answered_at: new Date(), updated_at: new Date() })
+            .where(and(eq(signalEngagementRequests.id, row.id), inArray(signalEngagementRequests.status, ['pending'])))
+            .returning({ id: signalEngagementRequests.id });
+          if (moved.length) {
+            await addEvent(ctx, {
+              case_id: row.case_id,
+              type: 'Other',
+              source: 'Signal',
+              description: `${row.email} ${status === 'approved' ? 'confirmed the alert (approved)' : 'did not recognize the alert (denied)'}: ${row.engagement}`,
+              details: { engagement_request_id: row.id, answer: status },
+            });
+          }
+          return { ...row, status };
+        });
+        if (!answered) return page(reply, 404, 'This link is not valid', '<p>It may have been replaced by a newer e-mail.</p>');
+        return page(reply, 200, 'Thank you', `<p>Your answer was recorded: ${answered.status}.</p>`);
+      },
+    );
   });
 }

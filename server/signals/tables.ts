@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex } from 'drizzle-orm/pg-core';
 import { id, organizationId, tenantPolicy, timestamps } from '../core/db/columns.js';
 import { organizations } from '../core/db/tables.js';
 import { tenantExtras, tenantFk } from '../core/db/mixins.js';
@@ -111,11 +111,26 @@ export const signals = pgTable(
     create_case: boolean().notNull().default(true),
     enabled: boolean().notNull().default(true),
     source: text(),
-    entity_type_ids: integer().array().notNull().default(sql`'{}'::integer[]`),
-    filter_ids: integer().array().notNull().default(sql`'{}'::integer[]`),
-    engagement_ids: integer().array().notNull().default(sql`'{}'::integer[]`),
-    tag_ids: integer().array().notNull().default(sql`'{}'::integer[]`),
-    workflow_ids: integer().array().notNull().default(sql`'{}'::integer[]`),
+    entity_type_ids: integer()
+      .array()
+      .notNull()
+      .default(sql`'{}'::integer[]`),
+    filter_ids: integer()
+      .array()
+      .notNull()
+      .default(sql`'{}'::integer[]`),
+    engagement_ids: integer()
+      .array()
+      .notNull()
+      .default(sql`'{}'::integer[]`),
+    tag_ids: integer()
+      .array()
+      .notNull()
+      .default(sql`'{}'::integer[]`),
+    workflow_ids: integer()
+      .array()
+      .notNull()
+      .default(sql`'{}'::integer[]`),
     /** SHA-256 of the source's ingest key (shown once at creation); it opens ingestion only. */
     ingest_key_hash: text().notNull(),
     /** The key before the last rotation, still accepted until previous_key_expires_at (sources move over). */
@@ -129,8 +144,29 @@ export const signals = pgTable(
   },
   (t) => [
     unique('signals_ingest_key_hash_unique').on(t.ingest_key_hash),
-    index('signals_previous_ingest_key_idx').on(t.previous_ingest_key_hash).where(sql`previous_ingest_key_hash is not null`),
+    index('signals_previous_ingest_key_idx')
+      .on(t.previous_ingest_key_hash)
+      .where(sql`previous_ingest_key_hash is not null`),
     ...tenantExtras('signals', t, [t.name]),
+  ],
+);
+
+/**
+ * A source's token bucket, shared by every app process on the database: a process reserves tokens
+ * in chunks (one statement per chunk, not per request), so N processes still allow the source's rate once.
+ */
+export const signalRateBuckets = pgTable(
+  'signal_rate_buckets',
+  {
+    organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
+    signal_id: integer().notNull(),
+    tokens: doublePrecision().notNull(),
+    refilled_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organization_id, t.signal_id] }),
+    tenantFk('signal_rate_buckets_signal_fk', t.organization_id, t.signal_id, signals).onDelete('cascade'),
+    tenantPolicy('signal_rate_buckets'),
   ],
 );
 
@@ -145,7 +181,9 @@ export const signalGroups = pgTable(
     organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
     signal_id: integer().notNull(),
     group_key: text().notNull(),
-    status: text({ enum: ['triggered', 'acknowledged', 'resolved', 'expired'] }).notNull().default('triggered'),
+    status: text({ enum: ['triggered', 'acknowledged', 'resolved', 'expired'] })
+      .notNull()
+      .default('triggered'),
     /** Seconds after last_seen that the group stays open to duplicates; null: until resolved. */
     window: integer(),
     case_id: integer(),
@@ -155,7 +193,9 @@ export const signalGroups = pgTable(
     ...timestamps(),
   },
   (t) => [
-    uniqueIndex('signal_groups_open_key_unique').on(t.organization_id, t.signal_id, t.group_key).where(sql`status in ('triggered', 'acknowledged')`),
+    uniqueIndex('signal_groups_open_key_unique')
+      .on(t.organization_id, t.signal_id, t.group_key)
+      .where(sql`status in ('triggered', 'acknowledged')`),
     tenantFk('signal_groups_signal_fk', t.organization_id, t.signal_id, signals).onDelete('cascade'),
     unique('signal_groups_org_id_unique').on(t.organization_id, t.id),
     tenantPolicy('signal_groups'),
@@ -184,7 +224,9 @@ export const signalInstances = pgTable(
   },
   (t) => [
     tenantFk('signal_instances_signal_fk', t.organization_id, t.signal_id, signals).onDelete('cascade'),
-    index('signal_instances_unprocessed_idx').on(t.organization_id, t.id).where(sql`processed_at is null`),
+    index('signal_instances_unprocessed_idx')
+      .on(t.organization_id, t.id)
+      .where(sql`processed_at is null`),
     index('signal_instances_signal_idx').on(t.organization_id, t.signal_id, t.id),
     index('signal_instances_case_idx').on(t.organization_id, t.case_id),
     ...tenantExtras('signal_instances', t, [t.created_at]),
@@ -207,7 +249,6 @@ export const signalInstanceEntities = pgTable(
   ],
 );
 
-
 /** A re-extraction of one entity type over past instances (PUT /entity_type/{id}/process), with its progress. */
 export const entityTypeRuns = pgTable(
   'entity_type_runs',
@@ -215,7 +256,9 @@ export const entityTypeRuns = pgTable(
     id: id(),
     organization_id: organizationId().references(() => organizations.id, { onDelete: 'cascade' }),
     entity_type_id: integer().notNull(),
-    status: text({ enum: ['queued', 'running', 'completed', 'failed'] }).notNull().default('queued'),
+    status: text({ enum: ['queued', 'running', 'completed', 'failed'] })
+      .notNull()
+      .default('queued'),
     /** Instances to look at (counted when the run starts), looked at so far, and those the type found a value in. */
     total: integer().notNull().default(0),
     processed: integer().notNull().default(0),
@@ -247,7 +290,9 @@ export const signalEngagementRequests = pgTable(
     email: text().notNull(),
     /** SHA-256 of the secret in the approve/deny links. */
     token_hash: text().notNull(),
-    status: text({ enum: ['pending', 'approved', 'denied'] }).notNull().default('pending'),
+    status: text({ enum: ['pending', 'approved', 'denied'] })
+      .notNull()
+      .default('pending'),
     sent_at: timestamp({ withTimezone: true }),
     answered_at: timestamp({ withTimezone: true }),
     ...timestamps(),

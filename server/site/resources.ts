@@ -7,10 +7,18 @@ import { flag, requiredText } from '../engine/fields.js';
 export const sitePageResource = defineResource({
   model: 'SitePage',
   label: 'Public page',
-  fieldMeta: { kind: { label: 'Page', help: 'Terms of service, privacy policy and FAQ show their latest published entry; blog shows every published post.' }, body: { help: 'Plain text; a blank line starts a new paragraph.' } },
+  fieldMeta: {
+    kind: { label: 'Page', help: 'Terms of service, privacy policy and FAQ show their latest published entry; blog shows every published post.' },
+    body: { help: 'Plain text; a blank line starts a new paragraph.' },
+  },
   path: '/site/pages',
   table: sitePages,
-  create: z.strictObject({ kind: z.enum(SITE_PAGE_KINDS, 'Must be one of terms, privacy, faq, blog'), title: requiredText(200), body: z.string().max(100_000).optional(), published: flag().optional() }),
+  create: z.strictObject({
+    kind: z.enum(SITE_PAGE_KINDS, 'Must be one of terms, privacy, faq, blog'),
+    title: requiredText(200),
+    body: z.string().max(100_000).optional(),
+    published: flag().optional(),
+  }),
   pageSize: 25,
   sort: [['created_at', 'desc']],
   search: ['title'],

@@ -11,12 +11,27 @@ import { email, text, url } from '../engine/fields.js';
 import type { Tx } from '../core/db/client.js';
 
 const tags = ['Public site'];
-const SETTINGS_FIELDS = ['contact_email', 'contact_phone', 'slack_url', 'slack_install_url', 'demo_url', 'oncall_url', 'dfir_url', 'status_page_url', 'temporary_message'] as const;
+const SETTINGS_FIELDS = [
+  'contact_email',
+  'contact_phone',
+  'slack_url',
+  'slack_install_url',
+  'demo_url',
+  'oncall_url',
+  'dfir_url',
+  'status_page_url',
+  'temporary_message',
+] as const;
 type SiteSettings = Record<(typeof SETTINGS_FIELDS)[number], string | null>;
 
 const settingsBody = z.strictObject({
   contact_email: email().nullish(),
-  contact_phone: z.string().trim().max(40).regex(/^[+0-9 ().-]*$/, 'Must be a phone number').nullish(),
+  contact_phone: z
+    .string()
+    .trim()
+    .max(40)
+    .regex(/^[+0-9 ().-]*$/, 'Must be a phone number')
+    .nullish(),
   slack_url: url(),
   slack_install_url: url(),
   demo_url: url(),
@@ -37,30 +52,55 @@ async function readSettings(tx: Tx, orgId: number): Promise<SiteSettings> {
  * The organization's public site: what visitors see on the legal, FAQ and blog pages, the contact
  * menu and the sibling product links (GET, no sign-in), and the settings an Admin edits (PUT).
  */
-export function registerSiteRoutes(scope: FastifyInstance) {
+export function registerSiteRoutes(scope: FastifyInstance, screens: string[] = []) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/site', { config: { access: 'public' }, schema: { tags, summary: "The organization's public pages (published ones) and its contact and product links" } }, async (req) =>
-    withTenant(scope.db, { orgId: req.org.id, userId: null }, async (tx) => {
-      const pages = await tx
-        .select({ id: sitePages.id, kind: sitePages.kind, title: sitePages.title, body: sitePages.body, created_at: sitePages.created_at, updated_at: sitePages.updated_at })
-        .from(sitePages)
-        .where(and(eq(sitePages.organization_id, req.org.id), eq(sitePages.published, true)))
-        .orderBy(desc(sitePages.created_at), asc(sitePages.id))
-        .limit(500);
-      return { organization: req.org.slug, settings: await readSettings(tx, req.org.id), pages };
-    }),
+  // The admin app tells a signed-out visitor's unknown address (the not-found page) from a screen
+  // that needs a sign-in (the landing page) by these; they are the API's paths, public in its OpenAPI.
+  const listed = { screens: [...new Set(screens)].sort() };
+  app.get(
+    '/site/screens',
+    {
+      config: { access: 'public' },
+      schema: { tags, summary: 'The addresses of the screens behind the sign-in (resource lists), for telling them from unknown ones' },
+    },
+    async () => listed,
   );
 
-  app.put('/site/settings', { schema: { tags, summary: 'Change the contact menu, product links and temporary message (Admin and above)', body: settingsBody } }, async (req) =>
-    inTenant(req, async (ctx) => {
-      if (!atLeast(ctx.role, 'Admin')) throw forbidden('Only an Admin or above may change the organization settings.');
-      const values = Object.fromEntries(Object.entries(req.body).map(([k, v]) => [k, v === '' ? null : v]));
-      await ctx.tx
-        .insert(siteSettings)
-        .values({ organization_id: ctx.orgId, ...values })
-        .onConflictDoUpdate({ target: siteSettings.organization_id, set: { ...values, updated_at: sql`now()` } });
-      return readSettings(ctx.tx, ctx.orgId);
-    }),
+  app.get(
+    '/site',
+    { config: { access: 'public' }, schema: { tags, summary: "The organization's public pages (published ones) and its contact and product links" } },
+    async (req) =>
+      withTenant(scope.db, { orgId: req.org.id, userId: null }, async (tx) => {
+        const pages = await tx
+          .select({
+            id: sitePages.id,
+            kind: sitePages.kind,
+            title: sitePages.title,
+            body: sitePages.body,
+            created_at: sitePages.created_at,
+            updated_at: sitePages.updated_at,
+          })
+          .from(sitePages)
+          .where(and(eq(sitePages.organization_id, req.org.id), eq(sitePages.published, true)))
+          .orderBy(desc(sitePages.created_at), asc(sitePages.id))
+          .limit(500);
+        return { organization: req.org.slug, settings: await readSettings(tx, req.org.id), pages };
+      }),
+  );
+
+  app.put(
+    '/site/settings',
+    { schema: { tags, summary: 'Change the contact menu, product links and temporary message (Admin and above)', body: settingsBody } },
+    async (req) =>
+      inTenant(req, async (ctx) => {
+        if (!atLeast(ctx.role, 'Admin')) throw forbidden('Only an Admin or above may change the organization settings.');
+        const values = Object.fromEntries(Object.entries(req.body).map(([k, v]) => [k, v === '' ? null : v]));
+        await ctx.tx
+          .insert(siteSettings)
+          .values({ organization_id: ctx.orgId, ...values })
+          .onConflictDoUpdate({ target: siteSettings.organization_id, set: { ...values, updated_at: sql`now()` } });
+        return readSettings(ctx.tx, ctx.orgId);
+      }),
   );
 }

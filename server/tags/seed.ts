@@ -9,5 +9,8 @@ export const TAG_TYPES = [
 ];
 
 export async function seedTagTypes({ tx, orgId, projectId }: SeedContext) {
-  await tx.insert(tagTypes).values(TAG_TYPES.map((t) => ({ organization_id: orgId, project_id: projectId, ...t }))).onConflictDoNothing();
+  await tx
+    .insert(tagTypes)
+    .values(TAG_TYPES.map((t) => ({ organization_id: orgId, project_id: projectId, ...t })))
+    .onConflictDoNothing();
 }

@@ -19,7 +19,9 @@ export const tagTypes = pgTable(
   (t) => [
     unique('tag_types_org_id_unique').on(t.organization_id, t.id),
     unique('tag_types_org_name_unique').on(t.organization_id, t.name),
-    foreignKey({ name: 'tag_types_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
+    foreignKey({ name: 'tag_types_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete(
+      'cascade',
+    ),
     tenantPolicy('tag_types'),
   ],
 );
@@ -54,7 +56,9 @@ export const tags = pgTable(
     index('tags_org_count_idx').on(t.organization_id, t.count.desc().nullsFirst(), t.id),
     index('tags_org_terms_idx').using('gin', t.organization_id, t.terms),
     index('tags_org_name_trgm_idx').using('gin', t.organization_id, t.name.op('gin_trgm_ops')),
-    foreignKey({ name: 'tags_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
+    foreignKey({ name: 'tags_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete(
+      'cascade',
+    ),
     foreignKey({ name: 'tags_tag_type_fk', columns: [t.organization_id, t.tag_type_id], foreignColumns: [tagTypes.organization_id, tagTypes.id] }),
     tenantPolicy('tags'),
   ],

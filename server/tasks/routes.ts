@@ -12,20 +12,30 @@ import { sendReminderMails, setTaskStatus, taskReminders } from './service.js';
 export function registerTaskRoutes(scope: FastifyInstance, deps?: { mailer: Mailer }) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   // Sends this organization's due reminders now; the job queue does so for all on a schedule (server/app-jobs.ts).
-  app.post('/tasks/reminders/send', { schema: { tags: ['Task'], summary: 'E-mail the owners and assignees of overdue open tasks (once a day per task)' } }, async (req) => {
-    const mails = await inTenant(req, async (ctx) => {
-      if (!may(ctx.role, 'webhooks')) throw forbidden('Only an Admin or above may send task reminders.');
-      return taskReminders(ctx);
-    });
-    const sent = deps ? await sendReminderMails(deps.mailer, mails, req.log) : 0;
-    return { message: `${sent} reminder(s) sent.`, sent };
-  });
-  for (const [path, status] of [['mark-resolved', 'Resolved'], ['mark-open', 'Open']] as const) {
-    app.post(`/tasks/:id/${path}`, { schema: { tags: ['Task'], summary: status === 'Resolved' ? 'Resolve a task' : 'Reopen a task', params: idParam } }, (req) =>
-      inTenant(req, async (ctx) => {
-        const message = await setTaskStatus(ctx, req.params.id, status);
-        return { message, task: await getRecord(taskResource, ctx, req.params.id) };
-      }),
+  app.post(
+    '/tasks/reminders/send',
+    { schema: { tags: ['Task'], summary: 'E-mail the owners and assignees of overdue open tasks (once a day per task)' } },
+    async (req) => {
+      const mails = await inTenant(req, async (ctx) => {
+        if (!may(ctx.role, 'webhooks')) throw forbidden('Only an Admin or above may send task reminders.');
+        return taskReminders(ctx);
+      });
+      const sent = deps ? await sendReminderMails(deps.mailer, mails, req.log) : 0;
+      return { message: `${sent} reminder(s) sent.`, sent };
+    },
+  );
+  for (const [path, status] of [
+    ['mark-resolved', 'Resolved'],
+    ['mark-open', 'Open'],
+  ] as const) {
+    app.post(
+      `/tasks/:id/${path}`,
+      { schema: { tags: ['Task'], summary: status === 'Resolved' ? 'Resolve a task' : 'Reopen a task', params: idParam } },
+      (req) =>
+        inTenant(req, async (ctx) => {
+          const message = await setTaskStatus(ctx, req.params.id, status);
+          return { message, task: await getRecord(taskResource, ctx, req.params.id) };
+        }),
     );
   }
 }

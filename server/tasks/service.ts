@@ -16,7 +16,10 @@ type TaskRow = typeof tasks.$inferSelect;
 const timelineOf = (t: Pick<TaskRow, 'incident_id' | 'case_id'>) => ({ incident_id: t.incident_id, case_id: t.case_id });
 
 async function loadTask(ctx: RequestContext, id: number, lock = false) {
-  const q = ctx.tx.select().from(tasks).where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id), linkedScope(ctx, tasks)));
+  const q = ctx.tx
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id), linkedScope(ctx, tasks)));
   const [row] = lock ? await q.for('update') : await q;
   if (!row) throw notFound('Task', id);
   return row;
@@ -37,7 +40,13 @@ export async function createTask(ctx: RequestContext, data: Record<string, unkno
     } as typeof tasks.$inferInsert)
     .returning();
   if (row!.incident_id || row!.case_id) {
-    await addEvent(ctx, { ...timelineOf(row!), type: 'Task updated', description: `Task created by ${await actorOf(ctx)}: ${row!.description}`, owner: me, details: { task_id: row!.id } });
+    await addEvent(ctx, {
+      ...timelineOf(row!),
+      type: 'Task updated',
+      description: `Task created by ${await actorOf(ctx)}: ${row!.description}`,
+      owner: me,
+      details: { task_id: row!.id },
+    });
   }
   await publish(ctx, { type: 'task.created', id: row!.id });
   return row!.id;
@@ -48,20 +57,41 @@ export async function updateTask(ctx: RequestContext, id: number, data: Record<s
   const statusChanged = data.status !== undefined && data.status !== current.status;
   const set: Record<string, unknown> = { ...data, updated_at: sql`now()` };
   if (statusChanged) set.resolved_at = data.status === 'Resolved' ? sql`now()` : null;
-  await ctx.tx.update(tasks).set(set).where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id)));
-  const target = { incident_id: (data.incident_id as number | undefined) ?? current.incident_id, case_id: (data.case_id as number | undefined) ?? current.case_id };
+  await ctx.tx
+    .update(tasks)
+    .set(set)
+    .where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id)));
+  const target = {
+    incident_id: (data.incident_id as number | undefined) ?? current.incident_id,
+    case_id: (data.case_id as number | undefined) ?? current.case_id,
+  };
   if (target.incident_id || target.case_id) {
     const what = statusChanged ? (data.status === 'Resolved' ? 'resolved' : 'reopened') : 'updated';
-    await addEvent(ctx, { ...target, type: 'Task updated', description: `Task ${what} by ${await actorOf(ctx)}: ${(data.description as string | undefined) ?? current.description}`, owner: await callerEmail(ctx), details: { task_id: id, fields: Object.keys(data) } });
+    await addEvent(ctx, {
+      ...target,
+      type: 'Task updated',
+      description: `Task ${what} by ${await actorOf(ctx)}: ${(data.description as string | undefined) ?? current.description}`,
+      owner: await callerEmail(ctx),
+      details: { task_id: id, fields: Object.keys(data) },
+    });
   }
   await publish(ctx, { type: 'task.updated', id });
   return true;
 }
 
 export async function deleteTask(ctx: RequestContext, id: number) {
-  const [row] = await ctx.tx.delete(tasks).where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id), linkedScope(ctx, tasks))).returning();
+  const [row] = await ctx.tx
+    .delete(tasks)
+    .where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id), linkedScope(ctx, tasks)))
+    .returning();
   if (!row) return false;
-  if (row.incident_id || row.case_id) await addEvent(ctx, { ...timelineOf(row), type: 'Task updated', description: `Task deleted by ${await actorOf(ctx)}: ${row.description}`, owner: await callerEmail(ctx) });
+  if (row.incident_id || row.case_id)
+    await addEvent(ctx, {
+      ...timelineOf(row),
+      type: 'Task updated',
+      description: `Task deleted by ${await actorOf(ctx)}: ${row.description}`,
+      owner: await callerEmail(ctx),
+    });
   return true;
 }
 
@@ -99,7 +129,18 @@ export async function dueReminders(ctx: RequestContext, now = new Date()) {
 export async function taskReminders(ctx: RequestContext, now = new Date()): Promise<Mail[]> {
   const due = await dueReminders(ctx, now);
   if (!due.length) return [];
-  await ctx.tx.update(tasks).set({ last_reminder_at: now }).where(and(eq(tasks.organization_id, ctx.orgId), inArray(tasks.id, due.map((t) => t.id))));
+  await ctx.tx
+    .update(tasks)
+    .set({ last_reminder_at: now })
+    .where(
+      and(
+        eq(tasks.organization_id, ctx.orgId),
+        inArray(
+          tasks.id,
+          due.map((t) => t.id),
+        ),
+      ),
+    );
   return due.flatMap((t) =>
     [...new Set([t.owner_email, ...t.assignees].filter((e): e is string => !!e))].map((to) => ({
       to,

@@ -34,11 +34,24 @@ subscribe(async (ctx: RequestContext, event: DomainEvent) => {
   const endpoints = await ctx.tx
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.organization_id, ctx.orgId), eq(webhookEndpoints.enabled, true), sql`${webhookEndpoints.events} @> ${JSON.stringify([event.type])}::jsonb`));
+    .where(
+      and(
+        eq(webhookEndpoints.organization_id, ctx.orgId),
+        eq(webhookEndpoints.enabled, true),
+        sql`${webhookEndpoints.events} @> ${JSON.stringify([event.type])}::jsonb`,
+      ),
+    );
   if (!endpoints.length) return;
   const table = tableOf[event.type.split('.')[0] as keyof typeof tableOf];
-  const [row] = await ctx.tx.select().from(table).where(and(eq(table.organization_id, ctx.orgId), eq(table.id, event.id)));
-  const payload = { type: event.type, timestamp: new Date().toISOString(), data: { ...(row ?? { id: event.id }), ...(event.incident_id ? { escalated_to_incident_id: event.incident_id } : {}) } };
+  const [row] = await ctx.tx
+    .select()
+    .from(table)
+    .where(and(eq(table.organization_id, ctx.orgId), eq(table.id, event.id)));
+  const payload = {
+    type: event.type,
+    timestamp: new Date().toISOString(),
+    data: { ...(row ?? { id: event.id }), ...(event.incident_id ? { escalated_to_incident_id: event.incident_id } : {}) },
+  };
   const rows = await ctx.tx
     .insert(webhookDeliveries)
     .values(endpoints.map((e) => ({ organization_id: ctx.orgId, endpoint_id: e.id, message_id: `msg_${randomUUID()}`, event_type: event.type, payload })))
@@ -50,7 +63,9 @@ export async function enqueueDelivery(ctx: RequestContext, deliveryId: number) {
   const queue = queues.get(ctx.system);
   if (!queue) throw new Error('Webhook delivery is not registered for this database (registerWebhookJobs).');
   const job: Job = { orgId: ctx.orgId, orgSlug: ctx.orgSlug, deliveryId };
-  await ctx.asSystem((tx) => queue.enqueue(WEBHOOK_QUEUE, job, { db: inTransaction(tx), retryLimit: MAX_ATTEMPTS - 1, retryDelaySeconds: ctx.config.WEBHOOK_RETRY_SECONDS }));
+  await ctx.asSystem((tx) =>
+    queue.enqueue(WEBHOOK_QUEUE, job, { db: inTransaction(tx), retryLimit: MAX_ATTEMPTS - 1, retryDelaySeconds: ctx.config.WEBHOOK_RETRY_SECONDS }),
+  );
   queued.add(ctx.system);
 }
 
@@ -70,11 +85,20 @@ export function wakeDeliveries(db: Db) {
 async function deliver(app: FastifyInstance, { orgId, orgSlug, deliveryId }: Job) {
   const tenant = <T>(fn: (ctx: RequestContext) => Promise<T>) => runInTenant(app.db, app.config, { orgId, orgSlug, userId: null, role: 'Owner' }, fn);
   const target = await tenant(async (ctx) => {
-    const [delivery] = await ctx.tx.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.organization_id, orgId), eq(webhookDeliveries.id, deliveryId)));
+    const [delivery] = await ctx.tx
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.organization_id, orgId), eq(webhookDeliveries.id, deliveryId)));
     if (!delivery || delivery.status !== 'Pending') return null;
-    const [endpoint] = await ctx.tx.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.organization_id, orgId), eq(webhookEndpoints.id, delivery.endpoint_id)));
+    const [endpoint] = await ctx.tx
+      .select()
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.organization_id, orgId), eq(webhookEndpoints.id, delivery.endpoint_id)));
     if (!endpoint || !endpoint.enabled) {
-      await ctx.tx.update(webhookDeliveries).set({ status: 'Failed', updated_at: sql`now()` }).where(eq(webhookDeliveries.id, deliveryId));
+      await ctx.tx
+        .update(webhookDeliveries)
+        .set({ status: 'Failed', updated_at: sql`now()` })
+        .where(eq(webhookDeliveries.id, deliveryId));
       return null;
     }
     return { delivery, url: endpoint.url, secret: decryptSecret(ctx.system, endpoint.secret) };
@@ -85,7 +109,13 @@ async function deliver(app: FastifyInstance, { orgId, orgSlug, deliveryId }: Job
   let status: number | null = null;
   let error: string | undefined;
   try {
-    const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'Firewatch-Webhooks/1', ...signedHeaders(target.secret, body, target.delivery.message_id) }, body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const res = await fetch(target.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'Firewatch-Webhooks/1', ...signedHeaders(target.secret, body, target.delivery.message_id) },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
     status = res.status;
     await res.arrayBuffer().catch(() => undefined);
     if (!res.ok) error = `answered ${res.status}`;
@@ -96,7 +126,10 @@ async function deliver(app: FastifyInstance, { orgId, orgSlug, deliveryId }: Job
   const retry = await tenant(async (ctx) => {
     const attempts = [...target.delivery.attempts, attempt];
     if (!error) {
-      await ctx.tx.update(webhookDeliveries).set({ status: 'Delivered', attempts, delivered_at: sql`now()`, updated_at: sql`now()` }).where(eq(webhookDeliveries.id, deliveryId));
+      await ctx.tx
+        .update(webhookDeliveries)
+        .set({ status: 'Delivered', attempts, delivered_at: sql`now()`, updated_at: sql`now()` })
+        .where(eq(webhookDeliveries.id, deliveryId));
       await ctx.tx.update(webhookEndpoints).set({ failing_since: null }).where(eq(webhookEndpoints.id, target.delivery.endpoint_id));
       return false;
     }
@@ -115,7 +148,10 @@ async function deliver(app: FastifyInstance, { orgId, orgSlug, deliveryId }: Job
     const round = target.delivery.round_started_at;
     const thisRound = attempts.filter((a) => new Date(a.at) >= round).length;
     const givingUp = failingFor >= DISABLE_AFTER_MS || Date.now() - round.getTime() >= RETRY_WINDOW_MS || thisRound >= MAX_ATTEMPTS;
-    await ctx.tx.update(webhookDeliveries).set({ attempts, ...(givingUp ? { status: 'Failed' } : {}), updated_at: sql`now()` }).where(eq(webhookDeliveries.id, deliveryId));
+    await ctx.tx
+      .update(webhookDeliveries)
+      .set({ attempts, ...(givingUp ? { status: 'Failed' } : {}), updated_at: sql`now()` })
+      .where(eq(webhookDeliveries.id, deliveryId));
     return !givingUp;
   });
   if (retry) throw new Error(`Webhook delivery ${deliveryId} ${error}; retried with backoff`);

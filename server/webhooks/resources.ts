@@ -1,4 +1,3 @@
-
 import { RIGHTS } from '../core/rights.js';
 import { z } from 'zod';
 import { webhookDeliveries, webhookEndpoints } from './tables.js';
@@ -9,7 +8,15 @@ import { flag, text } from '../engine/fields.js';
 import { encryptSecret } from '../plugins/secrets.js';
 import { newSigningSecret } from '../plugins/signing.js';
 
-export const WEBHOOK_EVENTS = ['incident.created', 'incident.updated', 'case.created', 'case.updated', 'case.escalated', 'task.created', 'task.updated'] as const;
+export const WEBHOOK_EVENTS = [
+  'incident.created',
+  'incident.updated',
+  'case.created',
+  'case.updated',
+  'case.escalated',
+  'task.created',
+  'task.updated',
+] as const;
 
 const endpointUrl = z.url('Must be a URL').refine((u) => /^https?:\/\//i.test(u), 'Must be an http or https URL');
 
@@ -25,7 +32,10 @@ export const webhookEndpointResource = defineResource({
   create: z.strictObject({
     url: endpointUrl,
     description: text(2000),
-    events: z.array(z.enum(WEBHOOK_EVENTS, { error: `Event must be one of ${WEBHOOK_EVENTS.join(', ')}` })).min(1, 'Subscribe to at least one event').max(WEBHOOK_EVENTS.length),
+    events: z
+      .array(z.enum(WEBHOOK_EVENTS, { error: `Event must be one of ${WEBHOOK_EVENTS.join(', ')}` }))
+      .min(1, 'Subscribe to at least one event')
+      .max(WEBHOOK_EVENTS.length),
     enabled: flag().optional(),
   }),
   pageSize: 25,
@@ -41,7 +51,10 @@ export const webhookEndpointResource = defineResource({
     },
     async create(ctx, data) {
       const { __secret: _s, ...values } = data;
-      const [row] = await ctx.tx.insert(webhookEndpoints).values({ ...(values as typeof webhookEndpoints.$inferInsert), organization_id: ctx.orgId }).returning({ id: webhookEndpoints.id });
+      const [row] = await ctx.tx
+        .insert(webhookEndpoints)
+        .values({ ...(values as typeof webhookEndpoints.$inferInsert), organization_id: ctx.orgId })
+        .returning({ id: webhookEndpoints.id });
       return row!.id;
     },
     afterCreate(_ctx, record, data) {
@@ -67,4 +80,3 @@ export const webhookDeliveryResource = defineResource({
   fields: fieldsOf(webhookDeliveries, ['payload', 'attempts']),
   routes: { create: false, update: false, delete: false },
 });
-

@@ -15,17 +15,30 @@ export function registerWebhookRoutes(scope: FastifyInstance) {
   app.addHook('onResponse', async (req) => {
     if (req.method !== 'GET') wakeDeliveries(req.server.db);
   });
-  app.post('/webhooks/deliveries/:id/replay', { schema: { tags: ['Webhook delivery'], summary: 'Send a delivery again (same webhook-id)', params: idParam } }, async (req) =>
-    inTenant(req, async (ctx) => {
-      if (!may(ctx.role, 'webhooks')) throw forbidden();
-      const [delivery] = await ctx.tx.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.organization_id, ctx.orgId), eq(webhookDeliveries.id, req.params.id))).for('update');
-      if (!delivery) throw notFound('Webhook delivery', req.params.id);
-      if (delivery.status === 'Pending') throw httpError(409, 'This delivery is still being attempted.', 'conflict');
-      const [endpoint] = await ctx.tx.select({ enabled: webhookEndpoints.enabled }).from(webhookEndpoints).where(and(eq(webhookEndpoints.organization_id, ctx.orgId), eq(webhookEndpoints.id, delivery.endpoint_id)));
-      if (!endpoint?.enabled) throw httpError(409, 'Its endpoint is disabled; enable it first.', 'conflict');
-      await ctx.tx.update(webhookDeliveries).set({ status: 'Pending', round_started_at: sql`now()`, updated_at: sql`now()` }).where(eq(webhookDeliveries.id, delivery.id));
-      await enqueueDelivery(ctx, delivery.id);
-      return getRecord(webhookDeliveryResource, ctx, delivery.id);
-    }),
+  app.post(
+    '/webhooks/deliveries/:id/replay',
+    { schema: { tags: ['Webhook delivery'], summary: 'Send a delivery again (same webhook-id)', params: idParam } },
+    async (req) =>
+      inTenant(req, async (ctx) => {
+        if (!may(ctx.role, 'webhooks')) throw forbidden();
+        const [delivery] = await ctx.tx
+          .select()
+          .from(webhookDeliveries)
+          .where(and(eq(webhookDeliveries.organization_id, ctx.orgId), eq(webhookDeliveries.id, req.params.id)))
+          .for('update');
+        if (!delivery) throw notFound('Webhook delivery', req.params.id);
+        if (delivery.status === 'Pending') throw httpError(409, 'This delivery is still being attempted.', 'conflict');
+        const [endpoint] = await ctx.tx
+          .select({ enabled: webhookEndpoints.enabled })
+          .from(webhookEndpoints)
+          .where(and(eq(webhookEndpoints.organization_id, ctx.orgId), eq(webhookEndpoints.id, delivery.endpoint_id)));
+        if (!endpoint?.enabled) throw httpError(409, 'Its endpoint is disabled; enable it first.', 'conflict');
+        await ctx.tx
+          .update(webhookDeliveries)
+          .set({ status: 'Pending', round_started_at: sql`now()`, updated_at: sql`now()` })
+          .where(eq(webhookDeliveries.id, delivery.id));
+        await enqueueDelivery(ctx, delivery.id);
+        return getRecord(webhookDeliveryResource, ctx, delivery.id);
+      }),
   );
 }

@@ -35,7 +35,9 @@ export const webhookDeliveries = pgTable(
     message_id: text().notNull(),
     event_type: text().notNull(),
     payload: jsonb().$type<Record<string, unknown>>().notNull(),
-    status: text({ enum: ['Pending', 'Delivered', 'Failed'] }).notNull().default('Pending'),
+    status: text({ enum: ['Pending', 'Delivered', 'Failed'] })
+      .notNull()
+      .default('Pending'),
     attempts: jsonb().$type<{ at: string; status: number | null; error?: string; ms: number }[]>().notNull().default([]),
     delivered_at: timestamp({ withTimezone: true }),
     /** When the current series of attempts began (creation, or the last replay): retries last 24 hours from it. */

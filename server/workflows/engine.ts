@@ -56,7 +56,12 @@ export async function startRun(
   return instance!;
 }
 
-async function timeline(ctx: RequestContext, instance: Pick<InstanceRow, 'id' | 'incident_id' | 'case_id'>, description: string, details: Record<string, unknown> = {}) {
+async function timeline(
+  ctx: RequestContext,
+  instance: Pick<InstanceRow, 'id' | 'incident_id' | 'case_id'>,
+  description: string,
+  details: Record<string, unknown> = {},
+) {
   for (const target of [{ incident_id: instance.incident_id }, { case_id: instance.case_id }]) {
     if (!Object.values(target)[0]) continue;
     await addEvent(ctx, { ...target, type: 'Other', source: 'Workflow', description, details: { workflow_instance_id: instance.id, ...details } });
@@ -64,10 +69,16 @@ async function timeline(ctx: RequestContext, instance: Pick<InstanceRow, 'id' | 
 }
 
 async function load(ctx: RequestContext, id: number, lock = false) {
-  const q = ctx.tx.select().from(workflowInstances).where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
+  const q = ctx.tx
+    .select()
+    .from(workflowInstances)
+    .where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
   const [instance] = lock ? await q.for('update') : await q;
   if (!instance) return null;
-  const [workflow] = await ctx.tx.select().from(workflows).where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.id, instance.workflow_id)));
+  const [workflow] = await ctx.tx
+    .select()
+    .from(workflows)
+    .where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.id, instance.workflow_id)));
   return workflow ? { instance, workflow } : null;
 }
 
@@ -100,8 +111,27 @@ async function subjectOf(ctx: RequestContext, instance: InstanceRow, workflow: W
   const incident = instance.incident_id ? await loadIncident(ctx, instance.incident_id).catch(() => null) : null;
   const kase = instance.case_id ? await loadCase(ctx, instance.case_id).catch(() => null) : null;
   return {
-    incident: incident && { id: incident.id, name: incident.name, title: incident.title, description: incident.description, status: incident.status, commander_email: incident.commander_email, reporter_email: incident.reporter_email, incident_type_id: incident.incident_type_id, incident_priority_id: incident.incident_priority_id, project_id: incident.project_id },
-    case: kase && { id: kase.id, name: kase.name, title: kase.title, description: kase.description, status: kase.status, assignee_email: kase.assignee_email, project_id: kase.project_id },
+    incident: incident && {
+      id: incident.id,
+      name: incident.name,
+      title: incident.title,
+      description: incident.description,
+      status: incident.status,
+      commander_email: incident.commander_email,
+      reporter_email: incident.reporter_email,
+      incident_type_id: incident.incident_type_id,
+      incident_priority_id: incident.incident_priority_id,
+      project_id: incident.project_id,
+    },
+    case: kase && {
+      id: kase.id,
+      name: kase.name,
+      title: kase.title,
+      description: kase.description,
+      status: kase.status,
+      assignee_email: kase.assignee_email,
+      project_id: kase.project_id,
+    },
     parameters: instance.parameters,
     workflow: { id: workflow.id, name: workflow.name, resource_id: workflow.resource_id },
     run: { id: instance.id, reason: instance.run_reason, trigger: instance.trigger },
@@ -151,17 +181,30 @@ registerWorkflowJob('start', async (deps, data) => {
 /** The HTTP engine contract: POST {url}/runs, signed; the answer is {id, status?, status_url?, artifacts?}. */
 async function startOnEngine(deps: WorkflowDeps, plugin: LoadedPlugin, instance: InstanceRow, subject: Awaited<ReturnType<typeof subjectOf>>) {
   const base = String(plugin.config.url).replace(/\/+$/, '');
-  const callback_url = `${deps.config.PUBLIC_URL.replace(/\/+$/, '')}/api/v1/${encodeURIComponent((await deps.tenant(async (ctx) => ctx.orgSlug)))}/workflows/instances/${instance.id}/callback`;
+  const callback_url = `${deps.config.PUBLIC_URL.replace(/\/+$/, '')}/api/v1/${encodeURIComponent(await deps.tenant(async (ctx) => ctx.orgSlug))}/workflows/instances/${instance.id}/callback`;
   const body = JSON.stringify({ instance_id: instance.id, ...subject, callback_url });
   let answer: { id?: unknown; status?: unknown; status_url?: unknown; reason?: unknown; artifacts?: unknown };
   try {
-    const res = await fetch(`${base}/runs`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(String(plugin.config.signing_secret), body, `run_${instance.id}`) }, body, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    const res = await fetch(`${base}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signedHeaders(String(plugin.config.signing_secret), body, `run_${instance.id}`) },
+      body,
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
     const text = await res.text();
     if (!res.ok) throw new Error(`The engine answered ${res.status}: ${text.slice(0, 200)}`);
     answer = text ? JSON.parse(text) : {};
   } catch (err) {
     // The job is retried (the same webhook-id, so the engine can tell); the timeout ends it otherwise.
-    await deps.tenant((ctx) => recordPluginEvent(ctx, plugin, { name: 'Run request failed', description: errorText(err), incident_id: instance.incident_id, case_id: instance.case_id, workflow_instance_id: instance.id }));
+    await deps.tenant((ctx) =>
+      recordPluginEvent(ctx, plugin, {
+        name: 'Run request failed',
+        description: errorText(err),
+        incident_id: instance.incident_id,
+        case_id: instance.case_id,
+        workflow_instance_id: instance.id,
+      }),
+    );
     throw err;
   }
   const statusUrl = typeof answer.status_url === 'string' ? new URL(answer.status_url, `${base}/`).toString() : null;
@@ -170,7 +213,13 @@ async function startOnEngine(deps: WorkflowDeps, plugin: LoadedPlugin, instance:
       .update(workflowInstances)
       .set({ external_id: answer.id === undefined ? null : String(answer.id), status_url: statusUrl })
       .where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, instance.id)));
-    await recordPluginEvent(ctx, plugin, { name: 'Run started', description: `Engine run ${answer.id ?? '(no id)'}`, incident_id: instance.incident_id, case_id: instance.case_id, workflow_instance_id: instance.id });
+    await recordPluginEvent(ctx, plugin, {
+      name: 'Run started',
+      description: `Engine run ${answer.id ?? '(no id)'}`,
+      incident_id: instance.incident_id,
+      case_id: instance.case_id,
+      workflow_instance_id: instance.id,
+    });
     await applyReport(ctx, instance.id, { status: answer.status ?? 'Running', reason: answer.reason, artifacts: answer.artifacts });
     if (statusUrl) await enqueueWorkflowJob(ctx, 'poll', { instance_id: instance.id }, deps.config.WORKFLOW_POLL_SECONDS);
   });
@@ -179,11 +228,24 @@ async function startOnEngine(deps: WorkflowDeps, plugin: LoadedPlugin, instance:
 /** An engine's report (callback body or status answer): {status, reason?, artifacts?}. */
 export async function applyReport(ctx: RequestContext, id: number, report: { status?: unknown; reason?: unknown; artifacts?: unknown }) {
   const status = String(report.status ?? '');
-  if (!['Running', 'Completed', 'Failed'].includes(status)) throw httpError(422, 'status must be Running, Completed or Failed.', 'value_error', ['body', 'status']);
+  if (!['Running', 'Completed', 'Failed'].includes(status))
+    throw httpError(422, 'status must be Running, Completed or Failed.', 'value_error', ['body', 'status']);
   const artifacts = Array.isArray(report.artifacts)
-    ? report.artifacts.filter((a): a is Artifact => !!a && typeof a === 'object' && typeof (a as Artifact).name === 'string').map((a) => ({ name: a.name.slice(0, 200), ...(typeof a.url === 'string' ? { url: a.url.slice(0, 2000) } : {}), ...(typeof a.description === 'string' ? { description: a.description.slice(0, 2000) } : {}) }))
+    ? report.artifacts
+        .filter((a): a is Artifact => !!a && typeof a === 'object' && typeof (a as Artifact).name === 'string')
+        .map((a) => ({
+          name: a.name.slice(0, 200),
+          ...(typeof a.url === 'string' ? { url: a.url.slice(0, 2000) } : {}),
+          ...(typeof a.description === 'string' ? { description: a.description.slice(0, 2000) } : {}),
+        }))
     : undefined;
-  return advance(ctx, id, status as RunStatus, typeof report.reason === 'string' ? report.reason.slice(0, 2000) : status === 'Failed' ? 'The engine reported a failure.' : null, artifacts);
+  return advance(
+    ctx,
+    id,
+    status as RunStatus,
+    typeof report.reason === 'string' ? report.reason.slice(0, 2000) : status === 'Failed' ? 'The engine reported a failure.' : null,
+    artifacts,
+  );
 }
 
 registerWorkflowJob('poll', async (deps, data) => {
@@ -196,14 +258,20 @@ registerWorkflowJob('poll', async (deps, data) => {
   if (!found?.plugin) return;
   let report: Record<string, unknown> | null = null;
   try {
-    const res = await fetch(found.instance.status_url!, { headers: signedHeaders(String(found.plugin.config.signing_secret), ''), signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    const res = await fetch(found.instance.status_url!, {
+      headers: signedHeaders(String(found.plugin.config.signing_secret), ''),
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
     if (res.ok) report = (await res.json()) as Record<string, unknown>;
   } catch {
     // Asked again at the next poll; the deadline ends it.
   }
   await deps.tenant(async (ctx) => {
     if (report && report.status !== undefined) await applyReport(ctx, id, report).catch(() => false);
-    const [now] = await ctx.tx.select({ status: workflowInstances.status }).from(workflowInstances).where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
+    const [now] = await ctx.tx
+      .select({ status: workflowInstances.status })
+      .from(workflowInstances)
+      .where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
     if (now && !TERMINAL.has(now.status)) await enqueueWorkflowJob(ctx, 'poll', { instance_id: id }, deps.config.WORKFLOW_POLL_SECONDS);
   });
 });
@@ -214,7 +282,10 @@ registerWorkflowJob('timeout', async (deps, data) => {
     const found = await load(ctx, id);
     if (!found || TERMINAL.has(found.instance.status)) return;
     const waited = found.workflow.timeout_seconds;
-    const reason = found.instance.status === 'Submitted' ? `Timed out after ${waited} s: the engine never accepted the run.` : `Timed out after ${waited} s without a result.`;
+    const reason =
+      found.instance.status === 'Submitted'
+        ? `Timed out after ${waited} s: the engine never accepted the run.`
+        : `Timed out after ${waited} s without a result.`;
     await advance(ctx, id, 'Failed', reason);
   });
 });
@@ -243,7 +314,10 @@ async function runSteps(deps: WorkflowDeps, id: number) {
       return;
     }
     await deps.tenant(async (ctx) => {
-      await ctx.tx.update(workflowInstances).set({ next_step: instance.next_step + 1, updated_at: sql`now()` }).where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
+      await ctx.tx
+        .update(workflowInstances)
+        .set({ next_step: instance.next_step + 1, updated_at: sql`now()` })
+        .where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
       if (waitSeconds) await enqueueWorkflowJob(ctx, 'steps', { instance_id: id }, waitSeconds);
     });
     if (waitSeconds) return;
@@ -271,13 +345,25 @@ async function runStep(deps: WorkflowDeps, instance: InstanceRow, step: Workflow
       return 0;
     }
     case 'webhook': {
-      const res = await fetch(String(args.url), { method: String(args.method ?? 'POST'), headers: { 'content-type': 'application/json' }, body: JSON.stringify(args.body ?? {}), signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+      const res = await fetch(String(args.url), {
+        method: String(args.method ?? 'POST'),
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(args.body ?? {}),
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      });
       await res.arrayBuffer();
       if (!res.ok) throw new Error(`${String(args.url)} answered ${res.status}`);
       return 0;
     }
     case 'task':
-      await deps.tenant((ctx) => createTask(ctx, { description: String(args.description ?? 'Follow-up'), incident_id: instance.incident_id, case_id: instance.case_id, ...(typeof args.owner_email === 'string' && args.owner_email ? { owner_email: args.owner_email } : {}) }));
+      await deps.tenant((ctx) =>
+        createTask(ctx, {
+          description: String(args.description ?? 'Follow-up'),
+          incident_id: instance.incident_id,
+          case_id: instance.case_id,
+          ...(typeof args.owner_email === 'string' && args.owner_email ? { owner_email: args.owner_email } : {}),
+        }),
+      );
       return 0;
     case 'timeline':
       await deps.tenant((ctx) => timeline(ctx, instance, String(args.description ?? '')));
@@ -300,30 +386,51 @@ async function runStep(deps: WorkflowDeps, instance: InstanceRow, step: Workflow
 /** Incident status triggers: enabled workflows bound to the status, filtered by type and priority. */
 setWorkflowRunner(async (ctx, target, status) => {
   if (!target.incident_id) return 0;
-  const [incident] = await ctx.tx.select().from(incidents).where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, target.incident_id)));
+  const [incident] = await ctx.tx
+    .select()
+    .from(incidents)
+    .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, target.incident_id)));
   if (!incident) return 0;
   const bound = await ctx.tx
     .select()
     .from(workflows)
-    .where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.enabled, true), sql`${workflows.incident_statuses} @> ${JSON.stringify([status])}::jsonb`));
+    .where(
+      and(eq(workflows.organization_id, ctx.orgId), eq(workflows.enabled, true), sql`${workflows.incident_statuses} @> ${JSON.stringify([status])}::jsonb`),
+    );
   const matching = bound.filter(
     (w) =>
       (!w.project_id || w.project_id === incident.project_id) &&
       (!w.incident_type_ids.length || (incident.incident_type_id !== null && w.incident_type_ids.includes(incident.incident_type_id))) &&
       (!w.incident_priority_ids.length || (incident.incident_priority_id !== null && w.incident_priority_ids.includes(incident.incident_priority_id))),
   );
-  for (const w of matching) await startRun(ctx, w, { incident_id: incident.id }, { trigger: `incident ${status.toLowerCase()}`, run_reason: `Incident ${incident.name} marked ${status.toLowerCase()}` });
+  for (const w of matching)
+    await startRun(
+      ctx,
+      w,
+      { incident_id: incident.id },
+      { trigger: `incident ${status.toLowerCase()}`, run_reason: `Incident ${incident.name} marked ${status.toLowerCase()}` },
+    );
   return matching.length;
 });
 
 /** Case escalation trigger. */
 subscribe(async (ctx, event) => {
   if (event.type !== 'case.escalated') return;
-  const bound = await ctx.tx.select().from(workflows).where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.enabled, true), eq(workflows.on_case_escalation, true)));
+  const bound = await ctx.tx
+    .select()
+    .from(workflows)
+    .where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.enabled, true), eq(workflows.on_case_escalation, true)));
   if (!bound.length) return;
-  const [kase] = await ctx.tx.select({ name: cases.name, project_id: cases.project_id }).from(cases).where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, event.id)));
+  const [kase] = await ctx.tx
+    .select({ name: cases.name, project_id: cases.project_id })
+    .from(cases)
+    .where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, event.id)));
   for (const w of bound.filter((w) => !w.project_id || w.project_id === kase?.project_id)) {
-    await startRun(ctx, w, { case_id: event.id, incident_id: event.incident_id }, { trigger: 'case escalation', run_reason: `Case ${kase?.name ?? event.id} escalated` });
+    await startRun(
+      ctx,
+      w,
+      { case_id: event.id, incident_id: event.incident_id },
+      { trigger: 'case escalation', run_reason: `Case ${kase?.name ?? event.id} escalated` },
+    );
   }
 });
-

@@ -10,16 +10,22 @@ import { pluginBySlug, PLUGINS } from '../plugins/catalog.js';
 import { pluginInstances } from '../plugins/tables.js';
 
 const step = z.strictObject({
-  kind: z.enum(['message', 'email', 'webhook', 'task', 'timeline', 'set_field', 'wait'], { error: 'Step kind must be one of message, email, webhook, task, timeline, set_field, wait' }),
+  kind: z.enum(['message', 'email', 'webhook', 'task', 'timeline', 'set_field', 'wait'], {
+    error: 'Step kind must be one of message, email, webhook, task, timeline, set_field, wait',
+  }),
   with: z.record(z.string(), z.unknown()).default({}),
 });
 
 /** A workflow runs through a plugin instance of type workflow (the HTTP engine or the step engine). */
 async function checkEngine(ctx: RequestContext, pluginInstanceId: unknown) {
   if (pluginInstanceId === undefined) return;
-  const [row] = await ctx.tx.select({ slug: pluginInstances.plugin_slug }).from(pluginInstances).where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.id, Number(pluginInstanceId))));
+  const [row] = await ctx.tx
+    .select({ slug: pluginInstances.plugin_slug })
+    .from(pluginInstances)
+    .where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.id, Number(pluginInstanceId))));
   if (!row) throw invalid(`Plugin instance '${String(pluginInstanceId)}' could not be found.`, ['body', 'plugin_instance_id'], 'not_found');
-  if (pluginBySlug(row.slug)?.type !== 'workflow') throw invalid('The plugin instance must be a workflow engine (http-workflow-engine or step-engine).', ['body', 'plugin_instance_id'], 'value_error');
+  if (pluginBySlug(row.slug)?.type !== 'workflow')
+    throw invalid('The plugin instance must be a workflow engine (http-workflow-engine or step-engine).', ['body', 'plugin_instance_id'], 'value_error');
 }
 
 export const workflowResource = defineResource({
@@ -32,14 +38,25 @@ export const workflowResource = defineResource({
     description: text(5000),
     enabled: flag().optional(),
     resource_id: text(500),
-    parameters: z.array(z.strictObject({ key: requiredText(100), value: z.string().max(5000) })).max(100).optional(),
+    parameters: z
+      .array(z.strictObject({ key: requiredText(100), value: z.string().max(5000) }))
+      .max(100)
+      .optional(),
     plugin_instance_id: requiredRef(),
     steps: z.array(step).max(50).optional(),
-    incident_statuses: z.array(z.enum(['Stable', 'Closed'], { error: 'Status must be Stable or Closed' })).max(2).optional(),
+    incident_statuses: z
+      .array(z.enum(['Stable', 'Closed'], { error: 'Status must be Stable or Closed' }))
+      .max(2)
+      .optional(),
     incident_type_ids: idList().optional(),
     incident_priority_ids: idList().optional(),
     on_case_escalation: flag().optional(),
-    timeout_seconds: z.number().int().min(1).max(7 * 24 * 3600).optional(),
+    timeout_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 24 * 3600)
+      .optional(),
     ...projectField,
   }),
   pageSize: 10,
@@ -47,7 +64,10 @@ export const workflowResource = defineResource({
   search: ['name', 'description'],
   fields: fieldsOf(workflows, ['parameters', 'steps', 'incident_statuses', 'incident_type_ids', 'incident_priority_ids']),
   references: { project_id: 'Project', plugin_instance_id: 'PluginInstance', incident_type_ids: 'IncidentType', incident_priority_ids: 'IncidentPriority' },
-  fieldMeta: { plugin_instance_id: { label: 'Engine', referenceFilter: { plugin_slug: PLUGINS.filter((p) => p.type === 'workflow').map((p) => p.slug) } } },
+  fieldMeta: {
+    incident_priority_ids: { label: 'Incident priorities' },
+    plugin_instance_id: { label: 'Engine', referenceFilter: { plugin_slug: PLUGINS.filter((p) => p.type === 'workflow').map((p) => p.slug) } },
+  },
   computed: () => ({
     plugin_instance: sql`(select jsonb_build_object('id', p.id, 'title', p.title, 'slug', p.plugin_slug) from ${pluginInstances} p where p.organization_id = ${outer(workflows, 'organization_id')} and p.id = ${outer(workflows, 'plugin_instance_id')})`,
   }),
@@ -73,6 +93,8 @@ export const workflowInstanceResource = defineResource({
   sort: [['created_at', 'desc']],
   search: ['run_reason', 'status_reason'],
   fields: fieldsOf(workflowInstances, ['parameters', 'artifacts']),
+  // Spec §3: an instance answers its incident, case and signal as {id, name}.
+  references: { incident_id: 'Incident', case_id: 'Case', signal_id: 'Signal' },
   computed: () => ({
     workflow: sql`(select jsonb_build_object('id', w.id, 'name', w.name) from ${workflows} w where w.organization_id = ${outer(workflowInstances, 'organization_id')} and w.id = ${outer(workflowInstances, 'workflow_id')})`,
   }),

@@ -31,7 +31,12 @@ export function registerWorkflowRoutes(scope: FastifyInstance) {
         params: idParam,
         body: z.strictObject({
           run_reason: text(2000),
-          parameters: z.union([z.record(z.string(), z.string().max(5000)), z.array(z.strictObject({ key: z.string().min(1).max(100), value: z.string().max(5000) })).max(100)]).optional(),
+          parameters: z
+            .union([
+              z.record(z.string(), z.string().max(5000)),
+              z.array(z.strictObject({ key: z.string().min(1).max(100), value: z.string().max(5000) })).max(100),
+            ])
+            .optional(),
           incident_id: ref().nullish(),
           case_id: ref().nullish(),
           signal_id: ref().nullish(),
@@ -45,15 +50,27 @@ export function registerWorkflowRoutes(scope: FastifyInstance) {
     async (req, reply) => {
       const b = req.body;
       const instance = await inTenant(req, async (ctx) => {
-        const [workflow] = await ctx.tx.select().from(workflows).where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.id, req.params.id)));
+        const [workflow] = await ctx.tx
+          .select()
+          .from(workflows)
+          .where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.id, req.params.id)));
         if (!workflow) throw notFound('Workflow', req.params.id);
         if (!workflow.enabled) throw httpError(409, `Workflow ${workflow.name} is disabled.`, 'conflict');
         const incident_id = b.incident_id ?? idOf(b.incident);
         const case_id = b.case_id ?? idOf(b.case);
-        if (incident_id) await loadIncident(ctx, incident_id).catch(() => Promise.reject(invalid(`Incident '${incident_id}' could not be found.`, ['body', 'incident_id'], 'not_found')));
-        if (case_id) await loadCase(ctx, case_id).catch(() => Promise.reject(invalid(`Case '${case_id}' could not be found.`, ['body', 'case_id'], 'not_found')));
+        if (incident_id)
+          await loadIncident(ctx, incident_id).catch(() =>
+            Promise.reject(invalid(`Incident '${incident_id}' could not be found.`, ['body', 'incident_id'], 'not_found')),
+          );
+        if (case_id)
+          await loadCase(ctx, case_id).catch(() => Promise.reject(invalid(`Case '${case_id}' could not be found.`, ['body', 'case_id'], 'not_found')));
         const parameters = Array.isArray(b.parameters) ? Object.fromEntries(b.parameters.map((p) => [p.key, p.value])) : b.parameters;
-        const row = await startRun(ctx, workflow, { incident_id, case_id, signal_id: b.signal_id ?? idOf(b.signal) }, { run_reason: b.run_reason, parameters, trigger: 'manual', creator: await callerEmail(ctx) });
+        const row = await startRun(
+          ctx,
+          workflow,
+          { incident_id, case_id, signal_id: b.signal_id ?? idOf(b.signal) },
+          { run_reason: b.run_reason, parameters, trigger: 'manual', creator: await callerEmail(ctx) },
+        );
         return getRecord(workflowInstanceResource, ctx, row.id);
       });
       nudgeWorkflows(req.server.db);
@@ -66,29 +83,51 @@ export function registerWorkflowRoutes(scope: FastifyInstance) {
     raw.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
     raw.post(
       '/workflows/instances/:id/callback',
-      { config: { access: 'public' }, schema: { tags, summary: 'HTTP engine callback: {status, reason?, artifacts?}, signed as Standard Webhooks with the engine secret' } },
+      {
+        config: { access: 'public' },
+        schema: { tags, summary: 'HTTP engine callback: {status, reason?, artifacts?}, signed as Standard Webhooks with the engine secret' },
+      },
       async (req) => {
         const id = Number((req.params as { id: string }).id);
         const body = typeof req.body === 'string' ? req.body : '';
         if (!Number.isInteger(id) || id <= 0) throw invalid('The id must be a whole number.', ['path', 'id']);
-        const result = await runInTenant(req.server.db, req.server.config, { orgId: req.org.id, orgSlug: req.org.slug, userId: null, role: 'Owner' }, async (ctx) => {
-          const [instance] = await ctx.tx.select().from(workflowInstances).where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
-          const [workflow] = instance ? await ctx.tx.select().from(workflows).where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.id, instance.workflow_id))) : [];
-          const plugin = workflow ? await loadPlugin(ctx, workflow.plugin_instance_id) : null;
-          // Unknown run and bad signature answer alike, so the route tells nothing to a stranger.
-          if (!instance || !plugin || plugin.slug !== 'http-workflow-engine' || !verifySigned(String(plugin.config.signing_secret), req.headers, body)) {
-            throw httpError(401, 'The callback signature does not match.', 'unauthorized');
-          }
-          let report: Record<string, unknown>;
-          try {
-            report = JSON.parse(body) as Record<string, unknown>;
-          } catch {
-            throw invalid('The body must be JSON.', ['body']);
-          }
-          const changed = await applyReport(ctx, id, report);
-          await recordPluginEvent(ctx, plugin, { name: 'Callback received', description: `Status ${String(report.status)}`, incident_id: instance.incident_id, case_id: instance.case_id, workflow_instance_id: id });
-          return changed;
-        });
+        const result = await runInTenant(
+          req.server.db,
+          req.server.config,
+          { orgId: req.org.id, orgSlug: req.org.slug, userId: null, role: 'Owner' },
+          async (ctx) => {
+            const [instance] = await ctx.tx
+              .select()
+              .from(workflowInstances)
+              .where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
+            const [workflow] = instance
+              ? await ctx.tx
+                  .select()
+                  .from(workflows)
+                  .where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.id, instance.workflow_id)))
+              : [];
+            const plugin = workflow ? await loadPlugin(ctx, workflow.plugin_instance_id) : null;
+            // Unknown run and bad signature answer alike, so the route tells nothing to a stranger.
+            if (!instance || !plugin || plugin.slug !== 'http-workflow-engine' || !verifySigned(String(plugin.config.signing_secret), req.headers, body)) {
+              throw httpError(401, 'The callback signature does not match.', 'unauthorized');
+            }
+            let report: Record<string, unknown>;
+            try {
+              report = JSON.parse(body) as Record<string, unknown>;
+            } catch {
+              throw invalid('The body must be JSON.', ['body']);
+            }
+            const changed = await applyReport(ctx, id, report);
+            await recordPluginEvent(ctx, plugin, {
+              name: 'Callback received',
+              description: `Status ${String(report.status)}`,
+              incident_id: instance.incident_id,
+              case_id: instance.case_id,
+              workflow_instance_id: id,
+            });
+            return changed;
+          },
+        );
         return { accepted: result };
       },
     );

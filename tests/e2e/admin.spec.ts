@@ -17,7 +17,6 @@ async function signIn(page: Page, email = E2E.adminEmail, password = E2E.adminPa
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-
 /** Opens a list from the side menu and waits until it is that list (clicks must not race the navigation). */
 async function openFromMenu(page: Page, label: string, path: string) {
   await page.locator('.RaMenu-open, .RaMenu-closed').getByRole('menuitem', { name: label, exact: true }).click();
@@ -26,7 +25,10 @@ async function openFromMenu(page: Page, label: string, path: string) {
 
 /** The list's Create button (by its target: right after a navigation the previous list may still be on screen). */
 async function openCreate(page: Page, path: string) {
-  await page.getByRole('link', { name: 'Create' }).and(page.locator(`a[href$="/${path}/create"]`)).click();
+  await page
+    .getByRole('link', { name: 'Create' })
+    .and(page.locator(`a[href$="/${path}/create"]`))
+    .click();
   await expect(page).toHaveURL(new RegExp(`/${path}/create$`));
 }
 
@@ -50,7 +52,12 @@ test('a protected page leads to the landing page and on to sign-in; a wrong pass
 
   await signIn(admin);
   await expect(admin).toHaveURL(/\/default\/tags$/);
-  await expect(admin.getByRole('heading', { name: 'Tags' }).or(admin.locator('#react-admin-title', { hasText: 'Tags' })).first()).toBeVisible();
+  await expect(
+    admin
+      .getByRole('heading', { name: 'Tags' })
+      .or(admin.locator('#react-admin-title', { hasText: 'Tags' }))
+      .first(),
+  ).toBeVisible();
   await expect(admin.getByTestId('organization-banner')).toContainText('Default');
   await expect(admin.getByTestId('organization-banner')).toContainText(/Trial: \d+ days? left/);
 });
@@ -155,22 +162,61 @@ test('a new API key is shown once and works against the API', async () => {
   await expect(admin.locator('tbody tr', { hasText: 'CI pipeline' })).toContainText(key.slice(0, 10));
 });
 
+test('forms start from the remembered project, and its picker still finds every project by name', async () => {
+  const token = await admin.evaluate(() => localStorage.getItem('token'));
+  const headers = { authorization: `Bearer ${token}` };
+  expect((await admin.request.post('/api/v1/default/projects', { headers, data: { name: 'Payments EU' } })).status()).toBe(201);
+
+  // The project created last from the screens ("Payments") is remembered (spec §4: kept for many entities).
+  await openFromMenu(admin, 'Cases', 'cases');
+  await openCreate(admin, 'cases');
+  const picker = admin.getByRole('combobox', { name: 'Project' });
+  await expect(picker).toHaveValue('Payments');
+  // Typing over it finds the others by name: one whose name starts with the chosen one's, then another.
+  await picker.fill('Payments');
+  await expect(admin.getByRole('option', { name: 'Payments', exact: true })).toBeVisible();
+  await admin.getByRole('option', { name: 'Payments EU' }).click();
+  await expect(picker).toHaveValue('Payments EU');
+  await picker.fill('Defa');
+  await admin.getByRole('option', { name: 'Default', exact: true }).click();
+  await expect(picker).toHaveValue('Default');
+  await admin.getByRole('textbox', { name: 'Title' }).fill('Phishing report');
+  await admin.getByRole('button', { name: 'Save' }).click();
+  await expect(admin.getByText('Case created successfully.')).toBeVisible();
+  const cases = await (await admin.request.get('/api/v1/default/cases?q=Phishing', { headers })).json();
+  expect(cases.items.map((c: { project: { name: string } }) => c.project.name)).toEqual(['Default']);
+
+  // The choice is remembered for the next form.
+  await openFromMenu(admin, 'Incidents', 'iaos');
+  await openCreate(admin, 'iaos');
+  await expect(picker).toHaveValue('Default');
+  await picker.fill('Pay');
+  await admin.getByRole('option', { name: 'Payments', exact: true }).click();
+  await expect(picker).toHaveValue('Payments');
+});
+
 test('an incident moves through its lifecycle from its own screen', async () => {
   await openFromMenu(admin, 'Incidents', 'iaos');
   await openCreate(admin, 'iaos');
   await admin.getByRole('textbox', { name: 'Title' }).fill('Checkout is down');
-  await admin.getByLabel('Project').fill('Pay');
-  await admin.getByRole('option', { name: 'Payments' }).click();
+  const picker = admin.getByRole('combobox', { name: 'Project' });
+  await expect(picker).toHaveValue('Payments');
   await admin.getByRole('button', { name: 'Save' }).click();
   await expect(admin.getByText('Incident created successfully.')).toBeVisible();
 
   await admin.locator('tbody tr', { hasText: 'Checkout is down' }).click();
   await admin.getByRole('button', { name: 'Mark stable' }).click();
-  await admin.getByRole('dialog', { name: /stable\?$/ }).getByRole('button', { name: 'Confirm' }).click();
+  await admin
+    .getByRole('dialog', { name: /stable\?$/ })
+    .getByRole('button', { name: 'Confirm' })
+    .click();
   await expect(admin.getByText('Incident marked as stable. Running stable status workflows.')).toBeVisible();
   await expect(admin.getByRole('button', { name: 'Mark stable' })).toHaveCount(0);
   await admin.getByRole('button', { name: 'Mark closed' }).click();
-  await admin.getByRole('dialog', { name: /^Close / }).getByRole('button', { name: 'Confirm' }).click();
+  await admin
+    .getByRole('dialog', { name: /^Close / })
+    .getByRole('button', { name: 'Confirm' })
+    .click();
   await expect(admin.getByText('Incident marked as closed. Running closed status workflows.')).toBeVisible();
   await expect(admin.getByRole('button', { name: 'Reopen' })).toBeVisible();
   await expect(admin.getByRole('button', { name: 'Mark closed' })).toHaveCount(0);

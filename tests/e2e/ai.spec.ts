@@ -20,7 +20,10 @@ let shareLink = '';
 async function makePdf(path: string) {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
-  const pages = [['Security handbook', 'This handbook covers key management.'], ['To rotate the kraken API keys, run keyctl rotate --all', 'and then restart the edge proxies one at a time.']];
+  const pages = [
+    ['Security handbook', 'This handbook covers key management.'],
+    ['To rotate the kraken API keys, run keyctl rotate --all', 'and then restart the edge proxies one at a time.'],
+  ];
   for (const lines of pages) {
     const page = doc.addPage([600, 800]);
     lines.forEach((line, i) => page.drawText(line, { x: 40, y: 750 - i * 18, size: 12, font }));
@@ -38,7 +41,11 @@ test('a signed-in user uploads a PDF, asks about it, opens the citation, likes a
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).not.toHaveURL(/auth\/login/);
   const created = await page.evaluate(async (name) => {
-    const res = await fetch('/api/v1/default/projects', { method: 'POST', headers: { authorization: `Bearer ${localStorage.getItem('token')}`, 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+    const res = await fetch('/api/v1/default/projects', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${localStorage.getItem('token')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
     return res.status;
   }, projectName);
   expect(created).toBe(201);
@@ -122,6 +129,8 @@ test('a visitor on the landing page asks a question and gets a cited answer', as
   await expect(answer.getByRole('button', { name: /^Open source \d: keys\.pdf$/ }).first()).toBeVisible();
   await shot(page, '5-landing');
   // The visitor's key opens nothing private.
-  const status = await page.evaluate(async () => (await fetch('/api/v1/default/chats', { headers: { authorization: `Bearer ${localStorage.getItem('anonymous_key')}` } })).status);
+  const status = await page.evaluate(
+    async () => (await fetch('/api/v1/default/chats', { headers: { authorization: `Bearer ${localStorage.getItem('anonymous_key')}` } })).status,
+  );
   expect(status).toBe(401);
 });

@@ -30,7 +30,11 @@ export async function expectNoSeriousAxeViolations(page: Page, where: string) {
   const violations = await page.evaluate(() =>
     (window as unknown as { axe: { run(context: Document, options: object): Promise<AxeResults> } }).axe
       .run(document, { resultTypes: ['violations'] })
-      .then((results) => results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)),
+      .then((results) =>
+        results.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      ),
   );
   expect(violations.map((v) => `${where}: ${v}`)).toEqual([]);
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { E2E } from './playwright.config.js';
 import { useMailbox } from './mailbox.js';
+import { RIGHTS, type Right } from '../../server/core/rights.js';
 
 /**
  * The first run of a fresh installation (a second server of its own: the shared one starts with an
@@ -40,7 +41,14 @@ test.beforeAll(async () => {
     },
   });
   await expect
-    .poll(async () => fetch(`${baseURL}/api/v1/healthcheck`).then((r) => r.status, () => 0), { timeout: 120_000, intervals: [500] })
+    .poll(
+      async () =>
+        fetch(`${baseURL}/api/v1/healthcheck`).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      { timeout: 120_000, intervals: [500] },
+    )
     .toBe(200);
 });
 
@@ -77,7 +85,11 @@ test('the first user owns default, uploads, reports from the seeded types and in
   await page.goto('/default/chat');
   await expect(page.getByText('Connected')).toBeVisible();
   await expect(page.getByLabel('Project')).toContainText('Default');
-  await page.getByTestId('upload-input').setInputFiles({ name: 'failover.md', mimeType: 'text/markdown', buffer: Buffer.from('# Failover\n\nRun `patronictl failover --candidate pg-2` to promote the replica.\n') });
+  await page.getByTestId('upload-input').setInputFiles({
+    name: 'failover.md',
+    mimeType: 'text/markdown',
+    buffer: Buffer.from('# Failover\n\nRun `patronictl failover --candidate pg-2` to promote the replica.\n'),
+  });
   const row = page.getByTestId('submission').filter({ hasText: 'failover.md' });
   await expect(row.getByTestId('submission-status')).toHaveText('indexed', { timeout: 60_000 });
 
@@ -93,7 +105,12 @@ test('the first user owns default, uploads, reports from the seeded types and in
   await expect(page.getByText(/Incident IAO-1 has been reported/)).toBeVisible();
   const token = await page.evaluate(() => localStorage.getItem('token'));
   const incidents = await (await page.request.get('/api/v1/default/iaos', { headers: { authorization: `Bearer ${token}` } })).json();
-  expect(incidents.items[0]).toMatchObject({ name: 'IAO-1', incident_type_name: 'Outage', incident_priority_name: 'Medium', incident_severity_name: 'Undetermined' });
+  expect(incidents.items[0]).toMatchObject({
+    name: 'IAO-1',
+    incident_type_name: 'Outage',
+    incident_priority_name: 'Medium',
+    incident_severity_name: 'Undetermined',
+  });
 
   // Invite a teammate; they accept by signing in with the e-mailed code.
   await page.goto('/default/users');
@@ -104,10 +121,37 @@ test('the first user owns default, uploads, reports from the seeded types and in
   const mate = await signInWithCode(browser, teammate);
   await mate.goto('/default/overview');
   await expect(mate.getByText(`Signed in as ${teammate} (Member)`)).toBeVisible();
-  // A Member is not offered what they may not do.
-  await mate.goto('/default/users');
-  await expect(mate.getByRole('link', { name: 'Invite' })).toHaveCount(0);
-  await expect(mate.getByRole('link', { name: 'Create' })).toHaveCount(0);
+  // Each role is offered what the rights table (server/core/rights.ts) lets it do, and nothing more.
+  const organization = (await (await page.request.get('/api/v1/organizations', { headers: { authorization: `Bearer ${token}` } })).json()).items.find(
+    (o: { slug: string }) => o.slug === 'default',
+  );
+  const controls: { right: Right; path: string; control: (p: Page) => ReturnType<Page['getByRole']> }[] = [
+    { right: 'invite', path: '/default/users', control: (p) => p.getByRole('link', { name: 'Invite' }) },
+    { right: 'apiKeys', path: '/default/apikeys', control: (p) => p.getByRole('link', { name: 'Create' }) },
+    { right: 'webhooks', path: '/default/webhooks/endpoints', control: (p) => p.getByRole('link', { name: 'Create' }) },
+    { right: 'editOrganization', path: `/default/organizations/${organization.id}`, control: (p) => p.getByRole('button', { name: 'Save' }) },
+  ];
+  const RANK = { Member: 0, Admin: 1, Manager: 2, Owner: 3 } as const;
+  for (const [role, who] of [
+    ['Owner', page],
+    ['Member', mate],
+  ] as const) {
+    for (const { right, path, control } of controls) {
+      await who.goto(path);
+      await expect(who.locator('#main-content')).toBeVisible();
+      // Wait for the screen itself (its title), then count the control.
+      await expect(who.locator('.RaList-main, .RaEdit-main').first()).toBeVisible();
+      const allowed = RANK[role] >= RANK[RIGHTS[right].least];
+      await expect(control(who), `${role} on ${path} (${right})`).toHaveCount(allowed ? 1 : 0);
+    }
+    // Members never get a Create on Members (people join by invitation).
+    await who.goto('/default/users');
+    await expect(who.locator('.RaList-main')).toBeVisible();
+    await expect(who.getByRole('link', { name: 'Create' })).toHaveCount(0);
+  }
+  // The organization's form is shown to a Member, but locked.
+  await mate.goto(`/default/organizations/${organization.id}`);
+  await expect(mate.getByRole('textbox', { name: /^Description/ })).toBeDisabled();
   await mate.context().close();
   await page.context().close();
 });

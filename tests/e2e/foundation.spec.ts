@@ -179,7 +179,13 @@ test('preferences live under the spec’s localStorage keys: dark_theme, mini_na
   await page.goto('/default/tags');
   await signInWithCode(page, `prefs-${stamp}@firewatch.test`);
   await expect(page).toHaveURL(/\/default\/tags$/);
-  const stored = () => page.evaluate(() => ({ dark_theme: localStorage.getItem('dark_theme'), mini_nav: localStorage.getItem('mini_nav'), organization: localStorage.getItem('organization'), token: !!localStorage.getItem('token') }));
+  const stored = () =>
+    page.evaluate(() => ({
+      dark_theme: localStorage.getItem('dark_theme'),
+      mini_nav: localStorage.getItem('mini_nav'),
+      organization: localStorage.getItem('organization'),
+      token: !!localStorage.getItem('token'),
+    }));
   const drawer = () => page.locator('.RaSidebar-paper').evaluate((el) => el.getBoundingClientRect().width);
 
   expect(await stored()).toEqual({ dark_theme: 'false', mini_nav: 'true', organization: 'default', token: true });

@@ -83,7 +83,10 @@ test('joins, adds a timeline event, adds and resolves a task', async () => {
 
 test('marks it stable, sends a tactical report, closes it and sees it on the incident dashboard', async () => {
   await page.getByRole('button', { name: 'Mark stable' }).click();
-  await page.getByRole('dialog', { name: /stable\?$/ }).getByRole('button', { name: 'Confirm' }).click();
+  await page
+    .getByRole('dialog', { name: /stable\?$/ })
+    .getByRole('button', { name: 'Confirm' })
+    .click();
   await expect(page.getByText('Incident marked as stable. Running stable status workflows.')).toBeVisible();
   await expect(page.getByLabel('Status Stable')).toBeVisible();
 
@@ -99,7 +102,10 @@ test('marks it stable, sends a tactical report, closes it and sees it on the inc
   await expect(page.getByRole('table', { name: 'Timeline' })).toContainText(`Tactical report created by ${E2E.adminEmail}`);
 
   await page.getByRole('button', { name: 'Mark closed' }).click();
-  await page.getByRole('dialog', { name: /^Close / }).getByRole('button', { name: 'Confirm' }).click();
+  await page
+    .getByRole('dialog', { name: /^Close / })
+    .getByRole('button', { name: 'Confirm' })
+    .click();
   await expect(page.getByText('Incident marked as closed. Running closed status workflows.')).toBeVisible();
   await expect(page.getByLabel('Status Closed')).toBeVisible();
   await shot(page, '04-closed');

@@ -41,7 +41,13 @@ test.beforeAll(async () => {
   });
   for (;;) {
     if (server.exitCode !== null) throw new Error(`the Firewatch server exited (${server.exitCode})`);
-    if (await fetch(`${base}/api/v1/healthcheck`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${base}/api/v1/healthcheck`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 250));
   }
 });
@@ -77,7 +83,9 @@ test('a refused Google sign-in shows the server message on the post-oauth-login 
   await page.goto(`${base}/default/auth/login`);
   await page.getByRole('link', { name: 'Sign in with Google' }).click();
   await expect(page).toHaveURL(/\/default\/auth\/post-oauth-login$/);
-  await expect(page.getByRole('alert')).toHaveText('Your e-mail address unverified@example.com is not verified at Google. Verify it there, then sign in again.');
+  await expect(page.getByRole('alert')).toHaveText(
+    'Your e-mail address unverified@example.com is not verified at Google. Verify it there, then sign in again.',
+  );
   await page.getByRole('link', { name: 'Back to sign-in' }).click();
   await expect(page).toHaveURL(/\/default\/auth\/login$/);
 });

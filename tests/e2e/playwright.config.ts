@@ -73,6 +73,8 @@ export default defineConfig({
       FIREWATCH_ADMIN_PASSWORD: E2E.adminPassword,
       SMTP_URL: `smtp://127.0.0.1:${env.FW_E2E_SMTP_PORT}`,
       LOG_LEVEL: 'warn',
+      // Where a workflow engine calls back (workflows.spec's local engine).
+      PUBLIC_URL: `http://127.0.0.1:${env.FW_E2E_PORT}`,
       // Every sign-in in the run comes from 127.0.0.1; keep the limiter out of the way.
       LOGIN_RATE_LIMIT: '1000',
     },

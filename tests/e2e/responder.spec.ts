@@ -93,7 +93,9 @@ test('a case is reported from cases/report and shows on cases/status; its view e
   await expect(page.getByRole('table', { name: 'Timeline' })).toContainText(`Case ${name} created by ${E2E.adminEmail}`);
 
   await page.getByRole('button', { name: 'Probable cause' }).click();
-  await expect(page.getByRole('heading', { name: 'Probable cause' }).locator('xpath=ancestor::div[contains(@class,"MuiCard-root")]')).toContainText(/payroll|lookalike/);
+  await expect(page.getByRole('heading', { name: 'Probable cause' }).locator('xpath=ancestor::div[contains(@class,"MuiCard-root")]')).toContainText(
+    /payroll|lookalike/,
+  );
 
   await page.getByLabel('New comment').fill('Blocked the lookalike domain at the mail gateway.');
   await page.getByRole('button', { name: 'Add comment' }).click();
@@ -110,7 +112,10 @@ test('a case is reported from cases/report and shows on cases/status; its view e
   await noSeriousAxeViolations('cases/{name}/view');
 
   await page.getByRole('button', { name: 'Escalate to incident' }).click();
-  await page.getByRole('dialog', { name: /^Escalate .* to an incident\?$/ }).getByRole('button', { name: 'Confirm' }).click();
+  await page
+    .getByRole('dialog', { name: /^Escalate .* to an incident\?$/ })
+    .getByRole('button', { name: 'Confirm' })
+    .click();
   await expect(page.getByText('Case escalated successfully.')).toBeVisible();
   await expect(page.getByLabel('Status Escalated')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Escalate to incident' })).toHaveCount(0);
@@ -124,7 +129,8 @@ test('a case is reported from cases/report and shows on cases/status; its view e
 });
 
 test('the incident list exports the rows of its current filter as CSV', async () => {
-  for (const title of [`Export alpha ${stamp}`, `Export beta ${stamp}`, `Other gamma ${stamp}`]) expect((await api('POST', '/iaos', { title, project_id: project.id })).status).toBe(201);
+  for (const title of [`Export alpha ${stamp}`, `Export beta ${stamp}`, `Other gamma ${stamp}`])
+    expect((await api('POST', '/iaos', { title, project_id: project.id })).status).toBe(201);
   await page.goto(`/default/iaos?filter=${encodeURIComponent(JSON.stringify({ q: `Export` }))}`);
   await expect(page.locator('tbody tr', { hasText: `Export alpha ${stamp}` })).toBeVisible();
   await expect(page.locator('tbody tr', { hasText: `Other gamma ${stamp}` })).toHaveCount(0);
@@ -136,11 +142,18 @@ test('the incident list exports the rows of its current filter as CSV', async ()
   await shot('06-export');
   const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download CSV' }).click()]);
   expect(download.suggestedFilename()).toMatch(/^iaos-\d{4}-\d{2}-\d{2}\.csv$/);
-  const csv = readFileSync((await download.path())!, 'utf8').trim().split('\n');
+  const csv = readFileSync((await download.path())!, 'utf8')
+    .trim()
+    .split('\n');
   expect(csv[0]).toContain('Name');
   expect(csv[0]).toContain('Title');
   expect(csv[0]).not.toContain('Visibility');
-  expect(csv.slice(1).map((l) => l.match(/Export (alpha|beta) \w+|Other gamma \w+/)?.[0]).sort()).toEqual([`Export alpha ${stamp}`, `Export beta ${stamp}`]);
+  expect(
+    csv
+      .slice(1)
+      .map((l) => l.match(/Export (alpha|beta) \w+|Other gamma \w+/)?.[0])
+      .sort(),
+  ).toEqual([`Export alpha ${stamp}`, `Export beta ${stamp}`]);
   await expect(page.getByText('Exported 2 rows.')).toBeVisible();
 });
 
@@ -160,7 +173,9 @@ test('a handoff from an incident and one from the shift are recorded and listed'
   await shot('07-handoff');
   await dialog.getByRole('button', { name: 'Hand off' }).click();
   await expect(page.getByText('Handoff created successfully.')).toBeVisible();
-  await expect(page.getByRole('table', { name: 'Timeline' })).toContainText(`On-call handoff from ${E2E.adminEmail} to night-${stamp}@firewatch.test recorded by ${E2E.adminEmail}`);
+  await expect(page.getByRole('table', { name: 'Timeline' })).toContainText(
+    `On-call handoff from ${E2E.adminEmail} to night-${stamp}@firewatch.test recorded by ${E2E.adminEmail}`,
+  );
 
   await page.goto('/default/oncall/handoffs');
   await expect(page.locator('tbody tr', { hasText: `night-${stamp}@firewatch.test` })).toBeVisible();
@@ -177,9 +192,23 @@ test('a handoff from an incident and one from the shift are recorded and listed'
 
 test('the data and feedback dashboards chart sources and ratings, filtered by project', async () => {
   const type = (await api('POST', '/data/sources/types', { name: `Logs ${stamp}` })).json.id;
-  expect((await api('POST', '/data/sources', { name: `nginx-${stamp}`, source_type_id: type, size: 2_000_000, cost: 40, data_last_loaded_at: new Date().toISOString(), project_id: project.id })).status).toBe(201);
+  expect(
+    (
+      await api('POST', '/data/sources', {
+        name: `nginx-${stamp}`,
+        source_type_id: type,
+        size: 2_000_000,
+        cost: 40,
+        data_last_loaded_at: new Date().toISOString(),
+        project_id: project.id,
+      })
+    ).status,
+  ).toBe(201);
   const incident = (await api('POST', '/iaos', { title: `Feedback target ${stamp}`, project_id: project.id })).json;
-  expect((await api('POST', '/feedback', { rating: 'Very satisfied', feedback: `Calm and clear ${stamp}`, incident_id: incident.id, project_id: project.id })).status).toBe(201);
+  expect(
+    (await api('POST', '/feedback', { rating: 'Very satisfied', feedback: `Calm and clear ${stamp}`, incident_id: incident.id, project_id: project.id }))
+      .status,
+  ).toBe(201);
   expect((await api('POST', '/servicefeedback', { rating: 'Little effort', project_id: project.id })).status).toBe(201);
 
   await page.goto('/default/dashboards/data');
@@ -202,6 +231,9 @@ test('the data and feedback dashboards chart sources and ratings, filtered by pr
   await expect(page.getByRole('img', { name: /Incident feedback ratings: .*Very satisfied 1/ })).toBeVisible();
   await expect(page.getByRole('list', { name: 'Latest comments' })).toContainText(`Very satisfied · ${incident.name}: Calm and clear ${stamp}`);
   await expect(page.getByLabel('Mean effort score')).toHaveText('4 of 5');
+  // No model is configured here: the summary quotes the comments themselves.
+  await page.getByRole('button', { name: 'Summarize feedback' }).click();
+  await expect(page.getByLabel('What the feedback says')).toContainText(`Calm and clear ${stamp}`);
   await noSeriousAxeViolations('dashboards/feedback');
   await shot('10-dashboard-feedback');
 });

@@ -25,6 +25,7 @@ let sam: Page;
 let token: string;
 let incident: { id: number; name: string };
 let projectId: number;
+let samEmail: string;
 
 test.beforeAll(async ({ browser }) => {
   maya = await (await browser.newContext()).newPage();
@@ -33,12 +34,16 @@ test.beforeAll(async ({ browser }) => {
   const project = await api(maya, token, 'POST', '/projects', { name: `Room ${stamp}` });
   expect(project.status).toBe(201);
   projectId = project.json.id;
-  const created = await api(maya, token, 'POST', '/iaos', { title: `Checkout errors ${stamp}`, description: 'Payments fail with 502 since 14:05.', project_id: projectId });
+  const created = await api(maya, token, 'POST', '/iaos', {
+    title: `Checkout errors ${stamp}`,
+    description: 'Payments fail with 502 since 14:05.',
+    project_id: projectId,
+  });
   expect(created.status).toBe(201);
   incident = created.json;
 
   // Sam signs himself up with an e-mailed code: a plain Member of the organization.
-  const email = `sam-${stamp}@firewatch.test`;
+  const email = (samEmail = `sam-${stamp}@firewatch.test`);
   sam = await (await browser.newContext()).newPage();
   sam.setDefaultTimeout(20_000);
   await sam.goto('/default/auth/login');
@@ -93,6 +98,38 @@ test("one person's join, status, event and task show on the other's open page at
   await maya.screenshot({ path: join(shots, '01-incident-room-live.png'), fullPage: true });
 });
 
+test('roles are given and taken back from the incident page, and both pages show it', async () => {
+  const roles = maya.locator('form[aria-label="Give a person a role"]');
+  await roles.getByLabel("Person's e-mail").fill('not an address');
+  await expect(roles.getByRole('button', { name: 'Assign role' })).toBeDisabled();
+  await roles.getByLabel("Person's e-mail").fill(samEmail);
+  await roles.getByRole('combobox', { name: 'Role' }).click();
+  await maya.getByRole('option', { name: 'Scribe', exact: true }).click();
+  await roles.getByRole('button', { name: 'Assign role' }).click();
+  await expect(maya.getByText(`${samEmail} is now scribe.`)).toBeVisible();
+  const samScribe = (page: Page) => page.getByRole('table', { name: 'Roles' }).getByRole('row', { name: new RegExp(`${samEmail}.*scribe.*Active`) });
+  await expect(samScribe(maya)).toBeVisible();
+  await expect(samScribe(sam)).toBeVisible(LIVE);
+  await expectNoSeriousAxeViolations(maya, 'incident room, roles');
+
+  // The commander changes hands: the previous one's entry stays, Inactive.
+  await roles.getByLabel("Person's e-mail").fill(samEmail);
+  await roles.getByRole('combobox', { name: 'Role' }).click();
+  await maya.getByRole('option', { name: 'Commander', exact: true }).click();
+  await roles.getByRole('button', { name: 'Assign role' }).click();
+  await expect(maya.getByRole('table', { name: 'Details' })).toContainText(`Commander ${samEmail}`);
+  await expect(sam.getByRole('table', { name: 'Details' })).toContainText(`Commander ${samEmail}`, LIVE);
+  await expect(maya.getByRole('table', { name: 'Roles' }).getByRole('row', { name: /admin@firewatch\.test.*commander.*Inactive/ })).toBeVisible();
+
+  await samScribe(maya).getByRole('button', { name: 'Remove', exact: true }).click();
+  const confirm = maya.getByRole('dialog', { name: `Remove the scribe role from ${samEmail}?` });
+  await expectNoSeriousAxeViolations(maya, 'remove role confirmation');
+  await confirm.getByRole('button', { name: 'Confirm' }).click();
+  await expect(maya.getByText('Role renounced.')).toBeVisible();
+  await expect(samScribe(maya)).toHaveCount(0);
+  await expect(sam.getByRole('table', { name: 'Roles' }).getByRole('row', { name: new RegExp(`${samEmail}.*scribe.*Inactive`) })).toBeVisible(LIVE);
+});
+
 test('a stale edit is refused and the page shows the fresh record', async () => {
   // Maya opens the details from the version she sees; Sam saves a new title meanwhile.
   await maya.getByRole('button', { name: 'Edit details' }).click();
@@ -107,7 +144,9 @@ test('a stale edit is refused and the page shows the fresh record', async () => 
   await expect(maya.locator('#main-content h1')).toContainText(`Checkout errors at the gateway ${stamp}`, LIVE);
 
   await mine.getByRole('button', { name: 'Save' }).click();
-  await expect(maya.getByText('Someone else changed this incident while you were editing; the page now shows their version. Review it and save again.')).toBeVisible();
+  await expect(
+    maya.getByText('Someone else changed this incident while you were editing; the page now shows their version. Review it and save again.'),
+  ).toBeVisible();
   await expect(mine).toHaveCount(0);
   await expect(maya.getByText('Payments fail with 502 since 14:05.')).toBeVisible();
   await expect(maya.getByRole('heading', { level: 1, name: new RegExp(`${incident.name}: Checkout errors at the gateway ${stamp}`) })).toBeVisible();
@@ -138,6 +177,18 @@ test('system events stay; one’s own event is deleted after a confirmation, wit
   await expect(timeline.getByText(`Failover to the replica started ${stamp}`)).toBeVisible();
   await expect(maya.getByRole('table', { name: 'Timeline' }).getByText(`Failover to the replica started ${stamp}`)).toBeVisible(LIVE);
 
+  // One's own event can be edited in its dialog; the other page follows.
+  await timeline
+    .getByRole('row', { name: new RegExp(`Failover to the replica started ${stamp}`) })
+    .getByRole('button', { name: 'Edit event' })
+    .click();
+  const edit = sam.getByRole('dialog', { name: 'Edit timeline event' });
+  await edit.getByLabel('Description').fill(`Failover to the replica finished ${stamp}`);
+  await expectNoSeriousAxeViolations(sam, 'edit event dialog');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(timeline.getByText(`Failover to the replica finished ${stamp}`)).toBeVisible();
+  await expect(maya.getByRole('table', { name: 'Timeline' }).getByText(`Failover to the replica finished ${stamp}`)).toBeVisible(LIVE);
+
   // Filters are remembered across a reload.
   await sam.getByRole('button', { name: /Field updates/ }).click();
   await expect(timeline.getByText(/Title changed by/)).toBeVisible();
@@ -146,13 +197,79 @@ test('system events stay; one’s own event is deleted after a confirmation, wit
   await expectNoSeriousAxeViolations(sam, 'incident room as a participant');
 });
 
+test("a resource the server refuses says 'Failed to add resource.' with the reason; a good one shows on both pages", async () => {
+  await maya.getByRole('button', { name: 'Add resource' }).click();
+  const dialog = maya.getByRole('dialog', { name: 'Add resource' });
+  await dialog.getByLabel('Name').fill(`Gateway dashboard ${stamp}`);
+  await dialog.getByLabel('Link').fill('not a link');
+  await dialog.getByRole('button', { name: 'Add' }).click();
+  await expect(maya.getByText('Failed to add resource. Must be a URL')).toBeVisible();
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel('Link').fill('https://grafana.example.test/d/gateway');
+  await dialog.getByRole('button', { name: 'Add' }).click();
+  await expect(dialog).toHaveCount(0);
+  // One notification at a time: the error gives way to the success.
+  await expect(maya.getByText('Resource added successfully.')).toBeVisible();
+  await expect(maya.getByText('Failed to add resource. Must be a URL')).toHaveCount(0);
+  await expect(sam.getByRole('link', { name: `Gateway dashboard ${stamp}` })).toHaveAttribute('href', 'https://grafana.example.test/d/gateway', LIVE);
+});
+
+test('the page keeps what responders need: reports read back as sent, the postmortem opens, comments reach the other page, subscribe has unsubscribe', async () => {
+  await maya.getByRole('button', { name: 'Subscribe', exact: true }).click();
+  await expect(maya.getByText(/subscribed to tactical report emails/)).toBeVisible();
+  await maya.getByRole('button', { name: 'Unsubscribe' }).click();
+  await expect(maya.getByText('You will no longer receive tactical report emails for this incident.')).toBeVisible();
+  await expect(maya.getByRole('button', { name: 'Subscribe', exact: true })).toBeVisible();
+
+  await maya.getByRole('button', { name: 'Report', exact: true }).click();
+  const report = maya.getByRole('dialog', { name: 'Report' });
+  await report.getByLabel('Conditions').fill(`Gateway pool drained ${stamp}`);
+  await report.getByRole('button', { name: 'Send report' }).click();
+  await expect(maya.getByText('Tactical report created successfully.')).toBeVisible();
+  // On Sam's page too, and readable there as it was sent.
+  await sam.getByRole('button', { name: /^Read the tactical report of / }).click();
+  const reading = sam.getByRole('dialog', { name: /^Tactical report of .* by admin@firewatch\.test$/ });
+  await expect(reading).toContainText(`Gateway pool drained ${stamp}`);
+  await expectNoSeriousAxeViolations(sam, 'report read back');
+  await reading.getByRole('button', { name: 'Close' }).click();
+
+  await maya.getByRole('button', { name: 'Create postmortem' }).click();
+  await maya
+    .getByRole('dialog', { name: `Create the postmortem of ${incident.name}?` })
+    .getByRole('button', { name: 'Confirm' })
+    .click();
+  // Written by a background job; the page shows it when it lands.
+  await maya.getByRole('button', { name: `Open ${incident.name} post-incident review` }).click({ timeout: 30_000 });
+  const review = maya.getByRole('dialog', { name: `${incident.name} post-incident review` });
+  await expect(review).toContainText(`Post-incident review: ${incident.name}`);
+  await expect(review).toContainText('Follow-ups');
+  await review.getByRole('button', { name: 'Close' }).click();
+
+  // Money in en-US, at most 6 significant digits (spec §9).
+  await expect(maya.getByText(/^Response cost \$[\d,]+(\.\d{1,2})? \([\d.]+ h at \$[\d.]+\/h/)).toBeVisible();
+
+  await maya.getByLabel('New comment').fill(`Customers notified ${stamp}`);
+  await maya.getByRole('button', { name: 'Add comment' }).click();
+  await expect(sam.getByText(`Customers notified ${stamp}`)).toBeVisible(LIVE);
+  await expect(maya.getByLabel('New comment')).toHaveValue('');
+  // From the top: the app bar hides while the page is scrolled down.
+  await maya.evaluate(() => window.scrollTo(0, 0));
+  await maya.screenshot({ path: join(shots, '03-incident-room-documents.png'), fullPage: true });
+});
+
 test('the incident list opens the incident page; a bulk edit of 30 tasks shows progress and a summary', async () => {
   await maya.goto('/default/iaos');
+  await expect(maya.getByRole('cell', { name: `Checkout errors at the gateway ${stamp}` })).toBeVisible();
+  await expectNoSeriousAxeViolations(maya, 'incident list');
   await maya.getByRole('cell', { name: `Checkout errors at the gateway ${stamp}` }).click();
   await expect(maya).toHaveURL(new RegExp(`/default/iaos/${incident.name}/view$`));
 
   for (let i = 1; i <= 30; i++) {
-    const made = await api(maya, token, 'POST', '/tasks', { description: `Bulk ${stamp} #${String(i).padStart(2, '0')}`, incident_id: incident.id, priority: 'Low' });
+    const made = await api(maya, token, 'POST', '/tasks', {
+      description: `Bulk ${stamp} #${String(i).padStart(2, '0')}`,
+      incident_id: incident.id,
+      priority: 'Low',
+    });
     expect(made.status).toBe(201);
   }
   await maya.goto(`/default/tasks?filter=${encodeURIComponent(JSON.stringify({ q: `Bulk ${stamp}` }))}&perPage=50`);
@@ -169,6 +286,7 @@ test('the incident list opens the incident page; a bulk edit of 30 tasks shows p
   await expect(dialog.getByRole('progressbar')).toBeVisible();
   await expect(dialog.getByTestId('bulk-summary')).toHaveText('30 updated, 0 failed.', { timeout: 60_000 });
   await expect(dialog.getByText('30 of 30 done')).toBeVisible();
+  await expect(maya.getByText('Task(s) updated successfully.')).toBeVisible();
   await maya.screenshot({ path: join(shots, '02-bulk-edit-summary.png') });
   await dialog.getByRole('button', { name: 'Close' }).click();
   const tasks = await api(maya, token, 'GET', `/tasks?itemsPerPage=100&q=${encodeURIComponent(`Bulk ${stamp}`)}`);
@@ -179,10 +297,16 @@ test('the incident list opens the incident page; a bulk edit of 30 tasks shows p
 test('a case shows Escalated after a confirmed escalation', async () => {
   const kase = await api(maya, token, 'POST', '/cases', { title: `Card testing ${stamp}`, project_id: projectId });
   expect(kase.status).toBe(201);
-  await maya.goto(`/default/cases/${kase.json.name}/view`);
+  // The case list's row opens the case page too.
+  await maya.goto('/default/cases');
+  await maya.getByRole('cell', { name: `Card testing ${stamp}` }).click();
+  await expect(maya).toHaveURL(new RegExp(`/default/cases/${kase.json.name}/view$`));
   await expect(maya.getByTestId('live-state')).toHaveText('Live');
   await maya.getByRole('button', { name: 'Escalate to incident' }).click();
-  await maya.getByRole('dialog', { name: `Escalate ${kase.json.name} to an incident?` }).getByRole('button', { name: 'Confirm' }).click();
+  await maya
+    .getByRole('dialog', { name: `Escalate ${kase.json.name} to an incident?` })
+    .getByRole('button', { name: 'Confirm' })
+    .click();
   await expect(maya.getByLabel('Status Escalated')).toBeVisible();
   await expect(maya.getByRole('combobox', { name: 'Status' })).toHaveText('Escalated');
   await expectNoSeriousAxeViolations(maya, 'case page');

@@ -13,12 +13,14 @@ let token: string;
 const stamp = `pangolin${Date.now().toString(36)}`;
 const api = <T = any>(method: string, path: string, body?: unknown) => apiAs<T>(page, token, method, path, body);
 let incidentName = '';
+let projectName = '';
 
 test.beforeAll(async ({ browser }) => {
   page = await (await browser.newContext()).newPage();
   page.setDefaultTimeout(20_000);
   token = await signInAsAdmin(page);
-  const project = await api('POST', '/projects', { name: `Search ${stamp}` });
+  projectName = `Search ${stamp}`;
+  const project = await api('POST', '/projects', { name: projectName });
   expect(project.status).toBe(201);
   const incident = await api('POST', '/iaos', { title: `Checkout ${stamp} latency`, description: 'p99 above two seconds', project_id: project.json.id });
   expect(incident.status).toBe(201);
@@ -57,7 +59,10 @@ test('Enter with nothing chosen opens search/results: groups with counts, a chip
   await expectNoSeriousAxeViolations(page, 'search/results');
   await page.getByRole('button', { name: 'Services (1)' }).click();
   await expect(page.getByRole('region', { name: 'Incidents' })).toHaveCount(0);
-  await page.getByRole('region', { name: 'Services' }).getByRole('link', { name: `${stamp}-payments` }).click();
+  await page
+    .getByRole('region', { name: 'Services' })
+    .getByRole('link', { name: `${stamp}-payments` })
+    .click();
   await expect(page).toHaveURL(/\/default\/services\/\d+$/);
 });
 
@@ -74,4 +79,39 @@ test('iaos/old_school_search: a form, a Search button, a table', async () => {
   await page.getByRole('option', { name: 'Closed' }).click();
   await page.getByRole('button', { name: 'Search', exact: true }).click();
   await expect(page.getByText('No incident matches.')).toBeVisible();
+});
+
+test('an upload found by search opens on the chat page as the active object; closing it clears it', async () => {
+  await page.goto('/default/chat');
+  await expect(page.getByText('Connected')).toBeVisible();
+  await page.getByLabel('Project').click();
+  await page.getByRole('option', { name: projectName }).click();
+  await page.getByTestId('upload-input').setInputFiles({
+    name: `runbook-${stamp}.txt`,
+    mimeType: 'text/plain',
+    buffer: Buffer.from(`Failover for ${stamp}: promote the replica with pg_ctl promote, then repoint the pooler.`),
+  });
+  await expect(
+    page
+      .getByTestId('submission')
+      .filter({ hasText: `runbook-${stamp}.txt` })
+      .getByTestId('submission-status'),
+  ).toHaveText('indexed', { timeout: 60_000 });
+
+  await page.goto(`/default/search/results?q=${stamp}`);
+  await page
+    .getByRole('region', { name: 'File submissions' })
+    .getByRole('button', { name: `runbook-${stamp}.txt` })
+    .click();
+  await expect(page).toHaveURL(/\/default\/chat$/);
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByRole('heading')).toContainText(`runbook-${stamp}.txt`);
+  await expect(dialog.getByTestId('source-passage')).toContainText('pg_ctl promote');
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(dialog).toHaveCount(0);
+  // Reset: coming back to the chat page does not reopen it.
+  await page.goto('/default/overview');
+  await page.goto('/default/chat');
+  await expect(page.getByText('Connected')).toBeVisible();
+  await expect(page.getByRole('dialog')).toHaveCount(0);
 });

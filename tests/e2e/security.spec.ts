@@ -16,7 +16,9 @@ async function watchViolations(page: Page) {
   await page.exposeFunction('reportCspViolation', (text: string) => void seen.push(`event: ${text}`));
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) =>
-      (window as unknown as { reportCspViolation(t: string): void }).reportCspViolation(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`),
+      (window as unknown as { reportCspViolation(t: string): void }).reportCspViolation(
+        `${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`,
+      ),
     );
   });
   return seen;

@@ -99,7 +99,8 @@ test.beforeAll(async ({ browser }) => {
   await page.addInitScript(() => {
     const seen: string[] = ((window as unknown as { fwNotifications: string[] }).fwNotifications = []);
     new MutationObserver((records) => {
-      for (const record of records) for (const node of record.addedNodes) if (node instanceof HTMLElement && node.matches('.MuiSnackbar-root')) seen.push(node.innerText);
+      for (const record of records)
+        for (const node of record.addedNodes) if (node instanceof HTMLElement && node.matches('.MuiSnackbar-root')) seen.push(node.innerText);
     }).observe(document, { childList: true, subtree: true });
   });
   token = await signInAsAdmin(page);
@@ -160,7 +161,26 @@ test('every settings and data-catalog screen: list, create, edit, delete and a m
   test.setTimeout(screens.length * 90_000);
   // The screens this issue must offer are among them (a renamed path would silently drop one).
   expect(all.map((m) => m.name)).toEqual(
-    expect.arrayContaining(['incident_priorities', 'incident_roles', 'case_types', 'services', 'teams', 'individuals', 'runbooks', 'templates', 'references', 'terms', 'data/sources', 'data/sources/dataFormats', 'data/commands', 'cost_models', 'forms', 'okrs', 'search/filters', 'notifications']),
+    expect.arrayContaining([
+      'incident_priorities',
+      'incident_roles',
+      'case_types',
+      'services',
+      'teams',
+      'individuals',
+      'runbooks',
+      'templates',
+      'references',
+      'terms',
+      'data/sources',
+      'data/sources/dataFormats',
+      'data/commands',
+      'cost_models',
+      'forms',
+      'okrs',
+      'search/filters',
+      'notifications',
+    ]),
   );
 
   // One record of every table a required reference points at (a form needs its form type).
@@ -182,7 +202,10 @@ test('every settings and data-catalog screen: list, create, edit, delete and a m
       } catch (error) {
         // Keep walking: one report names every screen that failed.
         // The notifications on screen say what the person would have seen.
-        const shown = await page.locator('.MuiSnackbar-root').allInnerTexts().catch(() => []);
+        const shown = await page
+          .locator('.MuiSnackbar-root')
+          .allInnerTexts()
+          .catch(() => []);
         const appeared = await page.evaluate(() => (window as unknown as { fwNotifications: string[] }).fwNotifications).catch(() => []);
         failures.push(
           `${meta.name}: ${(error as Error).message.split('\n').slice(0, 12).join(' ')} [notifications shown: ${JSON.stringify(shown)}; appeared since the page loaded: ${JSON.stringify(appeared)}]`,
@@ -228,7 +251,12 @@ async function walk(meta: ResourceMeta) {
     expect(query.get('descending')).toBe(String(meta.sort[0][1] === 'desc'));
   }
   // Loaded: rows, or react-admin's "No … found".
-  await expect(page.getByRole('table').or(page.getByText(/^No .+ found$/)).first()).toBeVisible();
+  await expect(
+    page
+      .getByRole('table')
+      .or(page.getByText(/^No .+ found$/))
+      .first(),
+  ).toBeVisible();
   await noSeriousAxeViolations(`${meta.name} list`);
   await shot(page, `${meta.name}-list`);
   if (!meta.routes.create) return;
@@ -319,12 +347,18 @@ test('no create form shows a raw identifier: labels are words, JSON boxes are la
     await expect(page.getByRole('button', { name: 'Save' })).toBeVisible();
     // Read in one go: inputs of a form come and go as it settles (pickers load their options).
     const { labels, boxes } = await page.evaluate(() => ({
-      labels: [...document.querySelectorAll('main form label, main form legend')].map((l) => (l as HTMLElement).innerText.replace(/\s*\*$/, '').trim()).filter(Boolean),
-      boxes: [...document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('main form textarea, main form input[type="text"]')].map((b) => [b.value, b.placeholder]),
+      labels: [...document.querySelectorAll('main form label, main form legend')]
+        .map((l) => (l as HTMLElement).innerText.replace(/\s*\*$/, '').trim())
+        .filter(Boolean),
+      boxes: [...document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('main form textarea, main form input[type="text"]')].map((b) => [
+        b.value,
+        b.placeholder,
+      ]),
     }));
     expect(labels.length, `${meta.name} has labelled inputs`).toBeGreaterThan(0);
     for (const label of labels) if (/_/.test(label) || /^[a-z]/.test(label)) raw.push(`${meta.name}: label '${label}'`);
-    for (const [value, placeholder] of boxes) if (/^\s*(\{\}|\[\])\s*$/.test(value!) || /^\s*(\{\}|\[\])\s*$/.test(placeholder!)) raw.push(`${meta.name}: a bare ${value || placeholder} in a box`);
+    for (const [value, placeholder] of boxes)
+      if (/^\s*(\{\}|\[\])\s*$/.test(value!) || /^\s*(\{\}|\[\])\s*$/.test(placeholder!)) raw.push(`${meta.name}: a bare ${value || placeholder} in a box`);
     // Enum options read as words, never as the slugs the API stores.
     for (const field of meta.fields.filter((f) => f.form && f.choices)) {
       for (const c of field.choices!) if (/^[a-z0-9]+(-[a-z0-9]+)+$/.test(c.name)) raw.push(`${meta.name}.${field.name}: option '${c.name}'`);
@@ -367,7 +401,12 @@ test('the settings pane lists runbooks, templates and references apart, each sho
 });
 
 test('a source page has its tabs: details, schema, sample log, queries, incidents and alerts', async () => {
-  const source = await api('POST', '/data/sources', { name: `auth-logs-${stamp}`, owner: 'secops', schema: 'user_id: string\nip: inet', sample_log: '2026-01-01T00:00:00Z login ok user=42' });
+  const source = await api('POST', '/data/sources', {
+    name: `auth-logs-${stamp}`,
+    owner: 'secops',
+    schema: 'user_id: string\nip: inet',
+    sample_log: '2026-01-01T00:00:00Z login ok user=42',
+  });
   expect(source.status, JSON.stringify(source.json)).toBeLessThan(300);
   const query = await api('POST', '/data/queries', { name: `Failed logins ${stamp}`, text: 'status = "failed"', source_id: source.json.id, language: 'kql' });
   expect(query.status, JSON.stringify(query.json)).toBeLessThan(300);
@@ -401,7 +440,14 @@ test('a source page has its tabs: details, schema, sample log, queries, incident
   await expect(page.getByRole('tab', { name: 'Schema' })).toHaveAttribute('aria-selected', 'true');
   await page.getByRole('link', { name: 'Edit' }).click();
   await expect(page).toHaveURL(new RegExp(`/default/data/sources/${source.json.id}$`));
-  await expect(page.getByRole('textbox', { name: labelOf(metas.find((m) => m.name === 'data/sources')!, 'name') })).toHaveValue(`auth-logs-${stamp}`);
+  await expect(
+    page.getByRole('textbox', {
+      name: labelOf(
+        metas.find((m) => m.name === 'data/sources')!,
+        'name',
+      ),
+    }),
+  ).toHaveValue(`auth-logs-${stamp}`);
 
   await page.goto('/default/data/sources/no-such-source/details');
   await expect(notification("Source 'no-such-source' could not be found.")).toBeVisible();
@@ -415,22 +461,98 @@ test('a source page has its tabs: details, schema, sample log, queries, incident
  * e.g. signals before they exist, are not expected).
  */
 const SPEC_SETTINGS: [string, [string, ...string[]][]][] = [
-  ['Organization', [['Projects', 'projects'], ['Members', 'users'], ['Invitations', 'invitations']]],
-  ['General', [['Plugins', 'plugins/instances', 'plugins'], ['Notifications', 'notifications'], ['Search filters', 'search/filters'], ['Workflows', 'workflows'], ['API keys', 'apikeys']]],
-  ['Incident', [['Incident types', 'incident_types'], ['Incident priorities', 'incident_priorities'], ['Incident severities', 'incident_severities'], ['Incident cost types', 'incident_cost_types'], ['Cost models', 'cost_models'], ['Incident roles', 'incident_roles']]],
-  ['Case', [['Case types', 'case_types'], ['Case priorities', 'case_priorities'], ['Case severities', 'case_severities']]],
-  ['Signal', [['Signals', 'signals/definitions', 'signals'], ['Entity types', 'entity_type', 'entity_types', 'entity/types']]],
-  ['Contact', [['Services', 'services'], ['Individuals', 'individuals'], ['Teams', 'teams']]],
-  ['Documentation', [['Templates', 'templates'], ['References', 'references'], ['Runbooks', 'runbooks']]],
-  ['Knowledge', [['Tag types', 'tag_types'], ['Tags', 'tags'], ['Definitions', 'definitions'], ['Terms', 'terms']]],
-  ['Data', [['Weblinks', 'weblinks'], ['Commands', 'data/commands'], ['Source types', 'data/sources/types'], ['Source environments', 'data/sources/environments'], ['Source statuses', 'data/sources/statuses'], ['Source transports', 'data/sources/transports'], ['Source data formats', 'data/sources/dataFormats']]],
+  [
+    'Organization',
+    [
+      ['Projects', 'projects'],
+      ['Members', 'users'],
+      ['Invitations', 'invitations'],
+    ],
+  ],
+  [
+    'General',
+    [
+      ['Plugins', 'plugins/instances', 'plugins'],
+      ['Notifications', 'notifications'],
+      ['Search filters', 'search/filters'],
+      ['Workflows', 'workflows'],
+      ['API keys', 'apikeys'],
+    ],
+  ],
+  [
+    'Incident',
+    [
+      ['Incident types', 'incident_types'],
+      ['Incident priorities', 'incident_priorities'],
+      ['Incident severities', 'incident_severities'],
+      ['Incident cost types', 'incident_cost_types'],
+      ['Cost models', 'cost_models'],
+      ['Incident roles', 'incident_roles'],
+    ],
+  ],
+  [
+    'Case',
+    [
+      ['Case types', 'case_types'],
+      ['Case priorities', 'case_priorities'],
+      ['Case severities', 'case_severities'],
+    ],
+  ],
+  [
+    'Signal',
+    [
+      ['Signals', 'signals/definitions', 'signals'],
+      ['Entity types', 'entity_type', 'entity_types', 'entity/types'],
+    ],
+  ],
+  [
+    'Contact',
+    [
+      ['Services', 'services'],
+      ['Individuals', 'individuals'],
+      ['Teams', 'teams'],
+    ],
+  ],
+  [
+    'Documentation',
+    [
+      ['Templates', 'templates'],
+      ['References', 'references'],
+      ['Runbooks', 'runbooks'],
+    ],
+  ],
+  [
+    'Knowledge',
+    [
+      ['Tag types', 'tag_types'],
+      ['Tags', 'tags'],
+      ['Definitions', 'definitions'],
+      ['Terms', 'terms'],
+    ],
+  ],
+  [
+    'Data',
+    [
+      ['Weblinks', 'weblinks'],
+      ['Commands', 'data/commands'],
+      ['Source types', 'data/sources/types'],
+      ['Source environments', 'data/sources/environments'],
+      ['Source statuses', 'data/sources/statuses'],
+      ['Source transports', 'data/sources/transports'],
+      ['Source data formats', 'data/sources/dataFormats'],
+    ],
+  ],
 ];
 
 test('the settings pane groups its entries as spec §2 lists them, in its order, with a filter box', async () => {
   const served = new Set(metas.map((m) => m.name));
-  const expected = SPEC_SETTINGS.map(([group, entries]) => [group, entries.filter(([, ...names]) => names.some((n) => served.has(n))).map(([label]) => label)] as const).filter(([, labels]) => labels.length);
+  const expected = SPEC_SETTINGS.map(
+    ([group, entries]) => [group, entries.filter(([, ...names]) => names.some((n) => served.has(n))).map(([label]) => label)] as const,
+  ).filter(([, labels]) => labels.length);
   // What this issue serves is there whatever else exists: nothing in the middle may go missing unnoticed.
-  expect(expected.map(([group]) => group)).toEqual(expect.arrayContaining(['Organization', 'General', 'Incident', 'Case', 'Contact', 'Documentation', 'Knowledge', 'Data']));
+  expect(expected.map(([group]) => group)).toEqual(
+    expect.arrayContaining(['Organization', 'General', 'Incident', 'Case', 'Contact', 'Documentation', 'Knowledge', 'Data']),
+  );
 
   await page.goto('/default/tags');
   await openDrawer();
@@ -438,13 +560,15 @@ test('the settings pane groups its entries as spec §2 lists them, in its order,
   await expect(pane.getByRole('heading', { name: 'Settings', level: 2 })).toBeVisible();
   await page.getByLabel('Filter menu').fill('');
   // The shell's own pages (Administration) come first and unplaced tables (Other) last, around the spec's groups.
-  await expect.poll(async () => (await pane.getByRole('heading', { level: 3 }).allTextContents()).filter((g) => g !== 'Administration' && g !== 'Other')).toEqual(expected.map(([group]) => group));
+  await expect
+    .poll(async () => (await pane.getByRole('heading', { level: 3 }).allTextContents()).filter((g) => g !== 'Administration' && g !== 'Other'))
+    .toEqual(expected.map(([group]) => group));
   for (const [group, labels] of expected) {
     expect(await pane.getByRole('menu', { name: group, exact: true }).getByRole('menuitem').allTextContents(), group).toEqual(labels);
   }
   // The menu routes come before the pane: the lists and the data catalog, in the spec's order.
   const drawer = page.locator('.RaSidebar-fixed');
-  expect(await drawer.getByRole('heading', { level: 2 }).allTextContents()).toEqual(expect.arrayContaining(['Respond', 'Data catalog', 'Settings']));
+  expect(await drawer.getByRole('heading', { level: 2 }).allTextContents()).toEqual(expect.arrayContaining(['Menu', 'Data catalog', 'Settings']));
   const catalog = await drawer.getByRole('menu', { name: 'Data catalog', exact: true }).getByRole('menuitem').allTextContents();
   expect(catalog).toEqual(['Sources', 'Queries', 'Commands', 'Weblinks', 'Best Practices'].filter((l) => catalog.includes(l)));
   expect(catalog.slice(0, 3)).toEqual(['Sources', 'Queries', 'Commands']);
@@ -482,7 +606,14 @@ test("incident roles: an entry with renounced_at shows 'Inactive', the others 'A
 
   // Renouncing through the edit sheet turns the row Inactive.
   await currentRow.click();
-  await page.getByLabel(labelOf(metas.find((m) => m.name === 'incident_roles')!, 'renounced_at')).fill('2026-02-01T08:00');
+  await page
+    .getByLabel(
+      labelOf(
+        metas.find((m) => m.name === 'incident_roles')!,
+        'renounced_at',
+      ),
+    )
+    .fill('2026-02-01T08:00');
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(notification('Incident role updated successfully.')).toBeVisible();
   await expect(currentRow.getByText('Inactive', { exact: true })).toBeVisible();

@@ -35,7 +35,7 @@ test.beforeAll(async ({ browser }) => {
 test('the drawer: most used first with their own icons, settings in the second pane, minimized and open', async () => {
   await page.goto('/default/chat');
   const drawer = page.locator('.RaSidebar-fixed');
-  const respond = drawer.getByRole('menu', { name: 'Respond', exact: true });
+  const respond = drawer.getByRole('menu', { name: 'Menu', exact: true });
   // Minimized by default (spec §9): names are in tooltips and for screen readers, not on screen.
   await expect(page.locator('.RaSidebar-paper')).toHaveCSS('width', '80px');
   const labels = await respond.getByRole('menuitem').allTextContents();
@@ -60,11 +60,16 @@ test('the drawer: most used first with their own icons, settings in the second p
   await expect(pane.getByRole('menuitem', { name: 'Case types' })).toBeVisible();
   // Internal names stay out of the drawer.
   expect(await drawer.getByRole('menuitem').allTextContents()).not.toContain('IAOs');
+  // The toggle's tooltip ("Close menu") would cover the first heading in the picture.
+  await page.mouse.move(640, 600);
+  await expect(page.getByRole('tooltip')).toHaveCount(0);
   await shot(page, 'drawer-open');
   await expectNoSeriousAxeViolations(page, 'drawer open');
 
   await respond.getByRole('menuitem', { name: 'Dashboards' }).click();
   await expect(page).toHaveURL(/\/default\/dashboards/);
+  await expect(page.getByRole('tab', { name: 'Incidents' })).toBeVisible();
+  await expectNoSeriousAxeViolations(page, 'dashboards');
 });
 
 test('the shell in light and dark', async () => {
@@ -74,6 +79,9 @@ test('the shell in light and dark', async () => {
   await expectNoSeriousAxeViolations(page, 'light');
   await page.getByRole('button', { name: 'Toggle light/dark mode' }).click();
   await expect.poll(() => page.evaluate(() => localStorage.getItem('dark_theme'))).toBe('true');
+  // Away from the toggle, whose tooltip would cover the chat's Share button in the picture.
+  await page.mouse.move(640, 600);
+  await expect(page.getByRole('tooltip')).toHaveCount(0);
   await shot(page, 'shell-dark');
   await expectNoSeriousAxeViolations(page, 'dark');
   await page.getByRole('button', { name: 'Toggle light/dark mode' }).click();
@@ -88,7 +96,14 @@ test("every public page, with the organization's content, its contact menu and p
     post: await api(page, token, 'POST', '/site/pages', { kind: 'blog', title: `Launch ${stamp}`, body: 'Firewatch is out.\n\nRead on.' }),
   };
   for (const created of Object.values(pages)) expect(created.status, JSON.stringify(created.json)).toBe(201);
-  const settings = await api(page, token, 'PUT', '/site/settings', { contact_email: 'help@firewatch.test', contact_phone: '+1 555 0100', demo_url: 'https://firewatch.test/demo', slack_install_url: 'https://slack.com/oauth/v2/authorize?client_id=1', oncall_url: 'https://oncall.firewatch.test', status_page_url: 'https://status.firewatch.test' });
+  const settings = await api(page, token, 'PUT', '/site/settings', {
+    contact_email: 'help@firewatch.test',
+    contact_phone: '+1 555 0100',
+    demo_url: 'https://firewatch.test/demo',
+    slack_install_url: 'https://slack.com/oauth/v2/authorize?client_id=1',
+    oncall_url: 'https://oncall.firewatch.test',
+    status_page_url: 'https://status.firewatch.test',
+  });
   expect(settings.status).toBe(200);
 
   const visitor = await signedOut(browser);
@@ -124,16 +139,34 @@ test("every public page, with the organization's content, its contact menu and p
   await visitor.getByRole('button', { name: 'Other products' }).click();
   await expect(visitor.getByRole('menuitem', { name: 'On-call' })).toHaveAttribute('href', 'https://oncall.firewatch.test');
   await expect(visitor.getByRole('menuitem', { name: 'Status page' })).toBeVisible();
+  await expectNoSeriousAxeViolations(visitor, 'products menu');
   await expect(visitor.getByRole('menuitem', { name: 'DFIR and SOC' })).toHaveCount(0);
   await visitor.context().close();
 
   // Signed in, an unknown screen is the not-found page inside the shell.
   await page.goto('/default/no-such-screen');
   await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  await expectNoSeriousAxeViolations(page, 'not found, signed in');
   // The toolbar has the same links.
   await page.getByRole('button', { name: 'Other products' }).click();
   await expect(page.getByRole('menuitem', { name: 'On-call' })).toBeVisible();
   await page.keyboard.press('Escape');
+});
+
+test('signed out, an unknown address shows the not-found page where it was typed; a screen behind the sign-in leads to the landing page', async ({
+  browser,
+}) => {
+  const visitor = await signedOut(browser);
+  await visitor.goto('/default/no-such-screen');
+  await expect(visitor.getByRole('heading', { level: 1, name: 'Page not found' })).toBeVisible();
+  await expect(visitor).toHaveURL(/\/default\/no-such-screen$/);
+  await shot(visitor, 'public-unknown-signed-out');
+  await expectNoSeriousAxeViolations(visitor, 'unknown address, signed out');
+  for (const screen of ['/default/iaos', '/default/oncall/handoffs/3', '/default/dashboards/People', '/default/projects/tagTypes']) {
+    await visitor.goto(screen);
+    await expect(visitor, screen).toHaveURL(/\/default\/landing$/);
+  }
+  await visitor.context().close();
 });
 
 test('admin/settings from the account menu: the organization dialog, contact links; admin/content_manager lists the pages', async () => {
@@ -177,10 +210,12 @@ test('an error notification goes when the page changes', async () => {
   await page.goto('/default/tags/99999999');
   const notification = page.locator('.MuiSnackbar-root', { hasText: "Tag '99999999' could not be found." });
   await expect(notification).toBeVisible();
+  await expectNoSeriousAxeViolations(page, 'tags list with an error');
   // The list it was sent back to still shows it; moving on to another screen takes it away.
   await page.locator('.RaSidebar-fixed').getByRole('menuitem', { name: 'Tag types', exact: true }).click();
   await expect(page).toHaveURL(/\/default\/tag_types/);
   await expect(notification).toHaveCount(0);
+  await expectNoSeriousAxeViolations(page, 'tag types list');
 });
 
 test('the temporary message shows on load and hides; a page last visited over 24 h ago reloads to the latest version', async () => {
@@ -188,6 +223,7 @@ test('the temporary message shows on load and hides; a page last visited over 24
   await page.goto('/default/chat');
   const banner = page.getByTestId('temporary-message');
   await expect(banner).toContainText(`Maintenance tonight ${stamp}`);
+  await expectNoSeriousAxeViolations(page, 'temporary message');
   await banner.getByRole('button', { name: 'Close' }).click();
   await expect(banner).toHaveCount(0);
   expect((await api(page, token, 'PUT', '/site/settings', { temporary_message: null })).status).toBe(200);
@@ -267,12 +303,14 @@ test('chat: sharing shows what becomes public and can be stopped; the sources pa
   const row = page.getByTestId('submission').filter({ hasText: 'failover-runbook.md' });
   await expect(row.getByTestId('submission-status')).toHaveText('indexed', { timeout: 60_000 });
   await expect(row.getByTestId('submission-level')).toHaveText('Internal (members)');
+  await expectNoSeriousAxeViolations(page, 'chat with a source');
 
   await page.getByLabel('Your question').fill('How do I fail over Redis by hand, and how long do writes fail when the failover of the cache happens?');
   await page.getByRole('button', { name: 'Ask' }).click();
   await expect(page.getByTestId('message-assistant').last()).toContainText('SENTINEL FAILOVER', { timeout: 30_000 });
   // The title keeps whole words.
   await expect(page.getByRole('list', { name: 'Chats' })).toContainText('How do I fail over Redis by hand, and how long do writes fail when the…');
+  await expectNoSeriousAxeViolations(page, 'chat with an answer');
 
   await page.getByRole('button', { name: 'Share' }).click();
   const dialog = page.getByRole('dialog', { name: 'Share this chat publicly?' });
@@ -290,6 +328,7 @@ test('chat: sharing shows what becomes public and can be stopped; the sources pa
 
   await page.getByRole('button', { name: 'Stop sharing' }).click();
   await expect(page.getByText('The chat is no longer shared: its link stops working.')).toBeVisible();
+  await expectNoSeriousAxeViolations(page, 'chat after sharing stopped');
   await expect(link).toHaveCount(0);
   expect((await page.request.get(`/api/v1/default/chats/shared/${chatId}`)).status()).toBe(404);
 
@@ -307,6 +346,7 @@ test('a visitor on the landing page creates a project and uploads into it, withi
   await visitor.goto('/default/landing');
   const own = visitor.getByRole('heading', { name: 'Your own material' }).locator('..');
   await expect(own).toContainText(/up to \d+ files of [\d.]+ MB a project, \d+ questions a day/);
+  await expectNoSeriousAxeViolations(visitor, 'landing');
   await visitor.getByLabel('Project name').fill(`Visitor notes ${stamp}`);
   await visitor.getByRole('button', { name: 'Create project' }).click();
   await expect(visitor.getByText(`Project 'Visitor notes ${stamp}' created.`)).toBeVisible();
@@ -320,15 +360,28 @@ test('a visitor on the landing page creates a project and uploads into it, withi
   await visitor.context().close();
 });
 
-test('with an update waiting, fifteen minutes without activity reload the page to the new build', async ({ browser }) => {
+test('a temporary message hides after its 30 seconds; with an update waiting, fifteen minutes without activity reload the page to the new build', async ({
+  browser,
+}) => {
   const file = join(root, 'dist', 'admin', 'version.json');
   const original = readFileSync(file, 'utf8');
   const person = await (await browser.newContext()).newPage();
   // The page's timers run on Playwright's clock, so the test decides how much time passes.
   await person.clock.install();
-  await signInAsAdmin(person);
+  const own = await signInAsAdmin(person);
+  // A temporary message stays its default 30 seconds (spec §9), then hides by itself.
+  expect((await api(person, own, 'PUT', '/site/settings', { temporary_message: `Deploy at noon ${stamp}` })).status).toBe(200);
   await person.goto('/default/chat');
   await expect(person.getByTestId('organization-banner')).toBeVisible();
+  await expect(person.getByTestId('temporary-message')).toContainText(`Deploy at noon ${stamp}`);
+  // The page's time stands still from here (however slow the machine), moving only as the test says.
+  await person.clock.pauseAt((await person.evaluate(() => Date.now())) + 1_000);
+  await person.clock.fastForward(24_000);
+  await expect(person.getByTestId('temporary-message')).toBeVisible();
+  await person.clock.fastForward(6_000);
+  await expect(person.getByTestId('temporary-message')).toHaveCount(0);
+  await person.clock.resume();
+  expect((await api(person, own, 'PUT', '/site/settings', { temporary_message: null })).status).toBe(200);
   try {
     writeFileSync(file, JSON.stringify({ build: `idle-${stamp}` }));
     await person.locator('.RaSidebar-fixed').getByRole('menuitem', { name: 'Tasks' }).click();
@@ -346,4 +399,68 @@ test('with an update waiting, fifteen minutes without activity reload the page t
     writeFileSync(file, original);
     await person.context().close();
   }
+});
+
+/** Makes the page believe its tab went to the background (or came back), as a browser tells it. */
+const setHidden = (person: Page, hidden: boolean) =>
+  person.evaluate((h) => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (h ? 'hidden' : 'visible') });
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => h });
+    document.dispatchEvent(new Event('visibilitychange'));
+  }, hidden);
+
+test('with an update waiting, a tab in the background reloads to the new build after thirty minutes hidden, not fifteen', async ({ browser }) => {
+  const file = join(root, 'dist', 'admin', 'version.json');
+  const original = readFileSync(file, 'utf8');
+  const person = await (await browser.newContext()).newPage();
+  await person.clock.install();
+  await signInAsAdmin(person);
+  await person.goto('/default/chat');
+  await expect(person.getByTestId('organization-banner')).toBeVisible();
+  try {
+    writeFileSync(file, JSON.stringify({ build: `hidden-${stamp}` }));
+    await person.locator('.RaSidebar-fixed').getByRole('menuitem', { name: 'Tasks' }).click();
+    await expect(person.getByTestId('update-snackbar')).toContainText('Software update is available');
+    await setHidden(person, true);
+    // Twenty minutes in the background: past the fifteen of a visible idle page, yet no reload.
+    await person.clock.fastForward('20:00');
+    await expect(person.getByTestId('temporary-message')).toHaveCount(0);
+    // Back for a moment, then away again: returning counts as activity, and the hidden time restarts.
+    await setHidden(person, false);
+    await setHidden(person, true);
+    await person.clock.fastForward('25:00');
+    await expect(person.getByTestId('temporary-message')).toHaveCount(0);
+    // Past thirty minutes hidden: the page updates itself in the background.
+    const reloaded = person.waitForEvent('load');
+    await person.clock.fastForward('06:00');
+    await expect(person.getByTestId('temporary-message')).toHaveText('Updating to latest version...');
+    await person.clock.fastForward(2000);
+    await reloaded;
+  } finally {
+    writeFileSync(file, original);
+    await person.context().close();
+  }
+});
+
+test("chat without its live socket says 'WebSocket is not connected' and offers no upload until it is back", async ({ browser }) => {
+  const person = await (await browser.newContext()).newPage();
+  const own = await signInAsAdmin(person);
+  const projectName = `Offline project ${stamp}`;
+  expect((await api(person, own, 'POST', '/projects', { name: projectName })).status).toBe(201);
+  // The server's socket refuses every connection (a proxy dropping WebSockets), until the route goes.
+  const socket = /\/api\/v1\/default\/ws/;
+  let refuse = true;
+  await person.routeWebSocket(socket, (ws) => (refuse ? ws.close({ code: 1011, reason: 'unavailable' }) : ws.connectToServer()));
+  await person.goto('/default/chat');
+  await expect(person.getByText('WebSocket is not connected')).toBeVisible();
+  await person.getByLabel('Project').click();
+  await person.getByRole('option', { name: projectName }).click();
+  await expect(person.getByRole('button', { name: 'Upload files' })).toBeDisabled();
+  await expectNoSeriousAxeViolations(person, 'chat without its socket');
+  // The page keeps trying; once connections go through again it is live without a reload.
+  refuse = false;
+  await expect(person.getByText('Connected')).toBeVisible({ timeout: 40_000 });
+  await expect(person.getByText('WebSocket is not connected')).toHaveCount(0);
+  await expect(person.getByRole('button', { name: 'Upload files' })).toBeEnabled();
+  await person.context().close();
 });

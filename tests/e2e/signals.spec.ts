@@ -18,14 +18,21 @@ let key: string;
 let signalId: number;
 const call = (method: string, path: string, body?: unknown) => api(page, token, method, path, body);
 const send = (body: unknown) =>
-  page.request.post('/api/v1/default/signals/alertmanager', { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, data: JSON.stringify(body) });
+  page.request.post('/api/v1/default/signals/alertmanager', {
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    data: JSON.stringify(body),
+  });
 
 test('an Alertmanager group sent to the endpoint shows up as cases', async ({ browser }) => {
   page = await (await browser.newContext()).newPage();
   token = await signInAsAdmin(page);
   const project = (await call('POST', '/projects', { name: `Signals ${Date.now() % 100000}` })).json;
-  const email = (await call('POST', '/entity_type', { name: 'Email', regular_expression: '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}', project_id: project.id })).json;
-  const host = (await call('POST', '/entity_type', { name: 'Host', jpath: '$.labels.instance', regular_expression: '^([a-z0-9.-]+?)(?::\\d+)?$', project_id: project.id })).json;
+  const email = (
+    await call('POST', '/entity_type', { name: 'Email', regular_expression: '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}', project_id: project.id })
+  ).json;
+  const host = (
+    await call('POST', '/entity_type', { name: 'Host', jpath: '$.labels.instance', regular_expression: '^([a-z0-9.-]+?)(?::\\d+)?$', project_id: project.id })
+  ).json;
   const signal = await call('POST', '/signals', { name: 'Prometheus', project_id: project.id, entity_type_ids: [email.id, host.id] });
   expect(signal.status).toBe(201);
   key = signal.json.ingest_key;
@@ -41,7 +48,7 @@ test('an Alertmanager group sent to the endpoint shows up as cases', async ({ br
   await expect(page.getByText('Error rate above 5% on api-2.prod.example.com')).toBeVisible();
 });
 
-test('the raw signal, its entity and the entity\'s other cases', async () => {
+test("the raw signal, its entity and the entity's other cases", async () => {
   await page.goto('/default/iaos/other_ados');
   await expect(page).toHaveURL(/\/default\/signals\/instances/);
   await page.getByRole('button', { name: 'Raw' }).first().click();

@@ -1,5 +1,19 @@
 import { useEffect, useState } from 'react';
-import { Box, Button, Chip, Dialog, IconButton, Tooltip, DialogActions, DialogContent, DialogTitle, ListItemIcon, ListItemText, MenuItem, Typography } from '@mui/material';
+import {
+  Box,
+  Button,
+  Chip,
+  Dialog,
+  IconButton,
+  Tooltip,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  ListItemIcon,
+  ListItemText,
+  MenuItem,
+  Typography,
+} from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import CheckIcon from '@mui/icons-material/Check';
 import FullscreenIcon from '@mui/icons-material/Fullscreen';
@@ -59,7 +73,11 @@ function OrganizationItems({ organizations, onNew }: { organizations: Organizati
         Organizations
       </Typography>
       {organizations.map((o) => (
-        <MenuItem key={o.id} onClick={() => (o.slug === organization ? onClose() : (setSwitching(o.name), switchOrganization(o.slug)))} selected={o.slug === organization}>
+        <MenuItem
+          key={o.id}
+          onClick={() => (o.slug === organization ? onClose() : (setSwitching(o.name), switchOrganization(o.slug)))}
+          selected={o.slug === organization}
+        >
           <ListItemIcon>{o.slug === organization ? <CheckIcon fontSize="small" /> : null}</ListItemIcon>
           <ListItemText primary={o.name} secondary={o.slug} />
         </MenuItem>
@@ -191,7 +209,7 @@ export function AppBar() {
         }
       >
         {/* The page title is the one h1 of each screen. */}
-        <TitlePortal {...({ component: "h1" } as object)} />
+        <TitlePortal {...({ component: 'h1' } as object)} />
       </RaAppBar>
       <OrganizationDialog open={dialog === 'organization'} onClose={() => setDialog(null)} />
       <PasswordDialog open={dialog === 'password'} onClose={() => setDialog(null)} />

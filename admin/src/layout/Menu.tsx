@@ -30,9 +30,15 @@ export function Menu() {
   const [filter, setFilter] = useState('');
   const { menu, settings } = useMemo(() => {
     const listed = Object.values(resources).filter((def) => def.hasList);
-    const labelOf = new Map<string, string>([...listed.map((def) => [def.name, MENU_LABELS[def.name] ?? String(def.options?.menuLabel ?? def.name)] as const), ...Object.entries(PAGES)]);
+    const labelOf = new Map<string, string>([
+      ...listed.map((def) => [def.name, MENU_LABELS[def.name] ?? String(def.options?.menuLabel ?? def.name)] as const),
+      ...Object.entries(PAGES),
+    ]);
     const available = new Set(listed.map((def) => def.name));
-    const withLabels = ({ group, names }: { group: MenuGroup; names: string[] }) => ({ group, items: names.map((name) => ({ name, label: labelOf.get(name)! })) });
+    const withLabels = ({ group, names }: { group: MenuGroup; names: string[] }) => ({
+      group,
+      items: names.map((name) => ({ name, label: labelOf.get(name)! })),
+    });
     const rest = others(available).sort((a, b) => labelOf.get(a)!.localeCompare(labelOf.get(b)!));
     const needle = filter.trim().toLowerCase();
     return {
@@ -47,7 +53,13 @@ export function Menu() {
   const title = (group: MenuGroup) => translate(`fw.shell.groups.${group.key}`);
   const item = (entry: Entry, group: MenuGroup) =>
     entry.name.startsWith('/') ? (
-      <RaMenu.Item key={entry.name} to={`/${organization}${entry.name}`} primaryText={entry.label} leftIcon={iconFor(entry.name, group)} tooltipProps={tooltip} />
+      <RaMenu.Item
+        key={entry.name}
+        to={`/${organization}${entry.name}`}
+        primaryText={entry.label}
+        leftIcon={iconFor(entry.name, group)}
+        tooltipProps={tooltip}
+      />
     ) : (
       <RaMenu.ResourceItem key={entry.name} name={entry.name} primaryText={entry.label} leftIcon={iconFor(entry.name, group)} tooltipProps={tooltip} />
     );
@@ -56,7 +68,12 @@ export function Menu() {
   const groupList = ({ group, items }: { group: MenuGroup; items: Entry[] }, heading: 'h2' | 'h3', pane: string) => (
     <Fragment key={`${pane}-${group.key}`}>
       {open ? (
-        <Typography variant="overline" component={heading} id={`${pane}-${group.key}`} sx={{ display: 'block', px: 2, pt: 1, color: 'text.secondary', lineHeight: '24px' }}>
+        <Typography
+          variant="overline"
+          component={heading}
+          id={`${pane}-${group.key}`}
+          sx={{ display: 'block', px: 2, pt: 1, color: 'text.secondary', lineHeight: '24px' }}
+        >
           {title(group)}
         </Typography>
       ) : null}
@@ -68,7 +85,12 @@ export function Menu() {
 
   return (
     // Minimized (80 px), entries show their icons only: the names stay in the page for screen readers, and in tooltips.
-    <Box component="nav" aria-label="Main" data-testid="drawer" sx={{ pb: 2, ...(open ? {} : { '& .RaMenuItemLink-root .MuiTypography-root': visuallyHidden }) }}>
+    <Box
+      component="nav"
+      aria-label="Main"
+      data-testid="drawer"
+      sx={{ pb: 2, ...(open ? {} : { '& .RaMenuItemLink-root .MuiTypography-root': visuallyHidden }) }}
+    >
       {menu.map((g, i) => (
         <Box key={g.group.key} sx={i ? { borderTop: 1, borderColor: 'divider' } : undefined}>
           {groupList(g, 'h2', 'menu')}
@@ -102,7 +124,11 @@ export function Menu() {
           </>
         ) : (
           // Minimized: each settings group in its own icon (the entry's name is its tooltip), a line between groups.
-          settings.map((g, i) => <Box key={g.group.key} sx={i ? { borderTop: 1, borderColor: 'divider' } : undefined}>{groupList(g, 'h3', 'settings')}</Box>)
+          settings.map((g, i) => (
+            <Box key={g.group.key} sx={i ? { borderTop: 1, borderColor: 'divider' } : undefined}>
+              {groupList(g, 'h3', 'settings')}
+            </Box>
+          ))
         )}
       </Box>
     </Box>

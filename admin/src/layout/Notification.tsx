@@ -2,7 +2,14 @@ import { useEffect, useMemo, useRef } from 'react';
 import { useLocation } from 'react-router-dom';
 import { IconButton } from '@mui/material';
 import CloseIcon from '@mui/icons-material/Close';
-import { Notification as RaNotification, NotificationContext, useCloseNotification, useNotificationContext, useTranslate, type NotificationProps } from 'react-admin';
+import {
+  Notification as RaNotification,
+  NotificationContext,
+  useCloseNotification,
+  useNotificationContext,
+  useTranslate,
+  type NotificationProps,
+} from 'react-admin';
 
 /**
  * react-admin shows one notification at a time and queues the rest: the one on screen closes as soon as

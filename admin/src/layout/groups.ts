@@ -27,7 +27,7 @@ export const PAGES: Record<string, string> = {
 };
 
 export const MENU_GROUPS: MenuGroup[] = [
-  { key: 'respond', entries: ['/chat', 'iaos', 'cases', 'signals', 'tasks', '/dashboards', 'oncall/handoffs', 'oncall/preshift_preps'] },
+  { key: 'menu', entries: ['/chat', 'iaos', 'cases', 'signals', 'tasks', '/dashboards', 'oncall/handoffs', 'oncall/preshift_preps'] },
   { key: 'work', entries: ['/overview', 'commits', 'forms', 'feedback', 'servicefeedback'] },
   { key: 'data_catalog', entries: ['data/sources', 'data/queries', 'data/commands', 'weblinks', 'bestpractices'] },
 ];
@@ -39,13 +39,27 @@ export const SETTINGS_GROUPS: MenuGroup[] = [
   { key: 'general', entries: [['plugins/instances', 'plugins'], 'notifications', 'search/filters', 'workflows', 'apikeys'] },
   { key: 'incident', entries: ['incident_types', 'incident_priorities', 'incident_severities', 'incident_cost_types', 'cost_models', 'incident_roles'] },
   { key: 'case', entries: ['case_types', 'case_priorities', 'case_severities'] },
-  { key: 'signal', entries: [['signals/definitions', 'signals'], ['entity_type', 'entity_types', 'entity/types']] },
+  {
+    key: 'signal',
+    entries: [
+      ['signals/definitions', 'signals'],
+      ['entity_type', 'entity_types', 'entity/types'],
+    ],
+  },
   { key: 'contact', entries: ['services', 'individuals', 'teams'] },
   { key: 'documentation', entries: ['templates', 'references', 'runbooks'] },
   { key: 'knowledge', entries: ['tag_types', 'tags', 'definitions', 'terms'] },
   {
     key: 'data',
-    entries: ['weblinks', 'data/commands', 'data/sources/types', 'data/sources/environments', 'data/sources/statuses', 'data/sources/transports', 'data/sources/dataFormats'],
+    entries: [
+      'weblinks',
+      'data/commands',
+      'data/sources/types',
+      'data/sources/environments',
+      'data/sources/statuses',
+      'data/sources/transports',
+      'data/sources/dataFormats',
+    ],
   },
 ];
 
@@ -80,7 +94,10 @@ const isPage = (entry: string) => entry.startsWith('/');
 export function arrange(groups: MenuGroup[], available: Set<string>): { group: MenuGroup; names: string[] }[] {
   const offered = (n: string) => isPage(n) || available.has(n);
   return groups
-    .map((group) => ({ group, names: group.entries.map((e) => (Array.isArray(e) ? e.find(offered) : offered(e) ? e : undefined)).filter((n): n is string => !!n) }))
+    .map((group) => ({
+      group,
+      names: group.entries.map((e) => (Array.isArray(e) ? e.find(offered) : offered(e) ? e : undefined)).filter((n): n is string => !!n),
+    }))
     .filter((g) => g.names.length);
 }
 

@@ -64,7 +64,7 @@ const ENTRY_ICONS: Record<string, () => ReactElement> = {
 
 /** Settings entries share their group's icon (the group's heading names them when the drawer is open). */
 const GROUP_ICONS: Record<MenuGroup['key'], () => ReactElement> = {
-  respond: () => <ReportProblemIcon />,
+  menu: () => <ReportProblemIcon />,
   work: () => <DashboardIcon />,
   data_catalog: () => <StorageIcon />,
   administration: () => <SettingsIcon />,

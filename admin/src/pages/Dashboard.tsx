@@ -11,7 +11,9 @@ export function Dashboard() {
   const resources = useResourceDefinitions();
   const createPath = useCreatePath();
   const days = current ? trialDaysLeft(current) : null;
-  const groups = GROUP_ORDER.map((g) => ({ group: g, items: Object.values(resources).filter((r) => r.hasList && groupOf(r.name) === g) })).filter((g) => g.items.length);
+  const groups = GROUP_ORDER.map((g) => ({ group: g, items: Object.values(resources).filter((r) => r.hasList && groupOf(r.name) === g) })).filter(
+    (g) => g.items.length,
+  );
   return (
     <>
       <Title title="Overview" />

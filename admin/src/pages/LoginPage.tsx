@@ -15,7 +15,10 @@ export function LoginPage() {
   const login = async (params: { email: string; password?: string; code?: string }) => {
     await authProvider.login(params);
     const next = (location.state as { nextPathname?: string; nextSearch?: string } | null)?.nextPathname;
-    const target = next && next.startsWith(`/${organization}/`) && !next.includes('/auth/') ? next + ((location.state as { nextSearch?: string }).nextSearch ?? '') : `/${organization}/`;
+    const target =
+      next && next.startsWith(`/${organization}/`) && !next.includes('/auth/')
+        ? next + ((location.state as { nextSearch?: string }).nextSearch ?? '')
+        : `/${organization}/`;
     window.location.replace(target);
   };
   const [mode, setMode] = useState<Mode>('password');
@@ -119,9 +122,25 @@ export function LoginPage() {
           ) : null}
           <form onSubmit={submit} noValidate>
             <Stack spacing={2}>
-              <TextField label="E-mail" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} disabled={codeSent} autoFocus fullWidth />
+              <TextField
+                label="E-mail"
+                type="email"
+                autoComplete="email"
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+                disabled={codeSent}
+                autoFocus
+                fullWidth
+              />
               {mode === 'password' ? (
-                <TextField label="Password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} fullWidth />
+                <TextField
+                  label="Password"
+                  type="password"
+                  autoComplete="current-password"
+                  value={password}
+                  onChange={(e) => setPassword(e.target.value)}
+                  fullWidth
+                />
               ) : null}
               {mode === 'code' && codeSent ? (
                 <TextField

@@ -1,5 +1,18 @@
 import { useEffect, useState } from 'react';
-import { Alert, Box, Card, CardContent, CircularProgress, createTheme, CssBaseline, Link, Stack, ThemeProvider, Typography, type ThemeOptions } from '@mui/material';
+import {
+  Alert,
+  Box,
+  Card,
+  CardContent,
+  CircularProgress,
+  createTheme,
+  CssBaseline,
+  Link,
+  Stack,
+  ThemeProvider,
+  Typography,
+  type ThemeOptions,
+} from '@mui/material';
 import { organization } from '../org.js';
 import { signInWithProviderTicket } from '../providers/authProvider.js';
 import { lightTheme } from '../theme.js';

@@ -124,7 +124,13 @@ export const authProvider: AuthProvider = {
   },
   async getIdentity() {
     const user = await currentUser();
-    return { id: user.id ?? 'api-key', fullName: user.display_name || user.email || 'API key', email: user.email, role: user.role, is_pro_team: !!user.is_pro_team };
+    return {
+      id: user.id ?? 'api-key',
+      fullName: user.display_name || user.email || 'API key',
+      email: user.email,
+      role: user.role,
+      is_pro_team: !!user.is_pro_team,
+    };
   },
   async getPermissions() {
     if (!storage.token) return null;

@@ -101,7 +101,10 @@ export const dataProvider: DataProvider = {
     } catch (error) {
       const detail = (error as { body?: { detail?: { msg: string }[] } }).body?.detail?.[0]?.msg ?? '';
       if ((error as { status?: number }).status !== 404 || !detail.startsWith('Nothing at')) throw error;
-      const page = await api<Page>(`${pathOf(resource)}?${listQuery({ pagination: { page: 1, perPage: 1 }, extra: [{ field: 'id', op: '==', value: params.id }] })}`, { signal: params.signal });
+      const page = await api<Page>(
+        `${pathOf(resource)}?${listQuery({ pagination: { page: 1, perPage: 1 }, extra: [{ field: 'id', op: '==', value: params.id }] })}`,
+        { signal: params.signal },
+      );
       if (!page.items[0]) throw new HttpError(`${metaOf(resource)?.label ?? 'Record'} '${String(params.id)}' could not be found.`, 404);
       return { data: page.items[0] };
     }
@@ -114,7 +117,9 @@ export const dataProvider: DataProvider = {
     return { data: page.items };
   },
   async getManyReference(resource, params) {
-    const page = await api<Page>(`${pathOf(resource)}?${listQuery({ ...params, extra: [{ field: params.target, op: '==', value: params.id }] })}`, { signal: params.signal });
+    const page = await api<Page>(`${pathOf(resource)}?${listQuery({ ...params, extra: [{ field: params.target, op: '==', value: params.id }] })}`, {
+      signal: params.signal,
+    });
     return { data: page.items, total: page.total };
   },
   async create(resource, params) {

@@ -5,6 +5,7 @@ import { FunctionField, useGetIdentity, useNotify, useRedirect, useTranslate, ty
 import { GenericCreate, GenericEdit, GenericList } from './generic/screens.js';
 import { catalogOverrides } from './catalog/overrides.js';
 import { signalOverrides } from './signals/screens.js';
+import { IncidentWorkflows, workflowOverrides } from './workflows/screens.js';
 import type { Screens } from './screens.js';
 import { CaseList, HandoffList, IncidentList, TaskList } from './iaos/lists.js';
 import { MemberList } from './members.js';
@@ -40,7 +41,10 @@ function ApiKeyCreate() {
         <DialogActions>
           <Button
             onClick={() => {
-              void navigator.clipboard?.writeText(key ?? '').then(() => notify('Copied to clipboard.', { type: 'info' }), () => undefined);
+              void navigator.clipboard?.writeText(key ?? '').then(
+                () => notify('Copied to clipboard.', { type: 'info' }),
+                () => undefined,
+              );
             }}
           >
             Copy
@@ -65,7 +69,10 @@ function OrganizationCreate() {
   return <GenericCreate tweaks={{ locked: identity?.is_pro_team ? [] : PLAN_GATED }} />;
 }
 
-const status = (...values: string[]) => (record: RaRecord) => values.includes(String(record.status));
+const status =
+  (...values: string[]) =>
+  (record: RaRecord) =>
+    values.includes(String(record.status));
 
 /** Incident lifecycle (spec §4): the server answers with the spec's messages, e.g. "Incident marked as stable. …". */
 const IncidentEdit = () => (
@@ -77,6 +84,7 @@ const IncidentEdit = () => (
       { label: 'Mark closed', action: 'closed', when: status('Active', 'Stable'), confirm: 'Close this incident and its linked cases?' },
       { label: 'Reopen', action: 'active', when: status('Stable', 'Closed'), confirm: 'Reopen this incident?' },
     ]}
+    aside={<IncidentWorkflows />}
   />
 );
 const TaskEdit = () => (
@@ -91,7 +99,13 @@ const CaseEdit = () => (
   <GenericEdit
     actions={[
       { label: 'Open view', action: 'view', to: (r) => `/cases/${encodeURIComponent(String(r.name))}/view` },
-      { label: 'Escalate to incident', action: 'escalate', method: 'PUT', when: status('New', 'Triage', 'Stable'), confirm: 'Escalate this case to a new incident?' },
+      {
+        label: 'Escalate to incident',
+        action: 'escalate',
+        method: 'PUT',
+        when: status('New', 'Triage', 'Stable'),
+        confirm: 'Escalate this case to a new incident?',
+      },
     ]}
   />
 );
@@ -131,6 +145,7 @@ const overrides: Record<string, Partial<Screens>> = {
   weblinks: { menuLabel: 'Weblinks' },
   ...catalogOverrides,
   ...signalOverrides,
+  ...workflowOverrides,
 };
 
 export const screensFor = (resource: string): Screens => ({ ...generic, ...overrides[resource] });

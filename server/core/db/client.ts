@@ -81,9 +81,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const inMemory = options.dataDir.startsWith('memory://');
   if (!inMemory) mkdirSync(options.dataDir, { recursive: true });
   // A folder on disk syncs every commit (see pglite-sync.ts); memory:// has nothing to sync.
-  const client = await PGlite.create(options.dataDir, { extensions: { pg_trgm, btree_gin }, loadDataDir: options.snapshot, ...(inMemory || options.sync === false ? {} : durablePglite(options.dataDir)) });
+  const client = await PGlite.create(options.dataDir, {
+    extensions: { pg_trgm, btree_gin },
+    loadDataDir: options.snapshot,
+    ...(inMemory || options.sync === false ? {} : durablePglite(options.dataDir)),
+  });
   const db = drizzlePglite({ client }) as unknown as Db;
-  return migrated({ db, kind: 'pglite', close: () => client.close(), dump: () => client.dumpDataDir('none') }, () => migratePglite(db as never, { migrationsFolder }));
+  return migrated({ db, kind: 'pglite', close: () => client.close(), dump: () => client.dumpDataDir('none') }, () =>
+    migratePglite(db as never, { migrationsFolder }),
+  );
 }
 
 /** The opened database once migrated; if migrating fails it is closed first (an open pool would keep the process alive). */

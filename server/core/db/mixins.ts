@@ -22,11 +22,7 @@ export function tenantFk(name: string, organizationId: PgColumn, column: PgColum
  * What every tenant table of the catalog shares: unique (organization_id, id) for composite foreign
  * keys, the row level security policy, the project foreign key, and an index for its default sort.
  */
-export function tenantExtras(
-  table: string,
-  t: { organization_id: PgColumn; id: PgColumn; project_id?: PgColumn },
-  sortColumns: IndexPart[] = [],
-) {
+export function tenantExtras(table: string, t: { organization_id: PgColumn; id: PgColumn; project_id?: PgColumn }, sortColumns: IndexPart[] = []) {
   return [
     unique(`${table}_org_id_unique`).on(t.organization_id, t.id),
     ...(t.project_id ? [tenantFk(`${table}_project_fk`, t.organization_id, t.project_id, projects).onDelete('cascade')] : []),

@@ -41,7 +41,9 @@ export const apiKeys = pgTable(
   (t) => [
     unique('api_keys_org_hash_unique').on(t.organization_id, t.key_hash),
     index('api_keys_org_project_idx').on(t.organization_id, t.project_id),
-    foreignKey({ name: 'api_keys_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete('cascade'),
+    foreignKey({ name: 'api_keys_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete(
+      'cascade',
+    ),
     tenantPolicy('api_keys'),
   ],
 );

@@ -44,8 +44,12 @@ export const users = pgTable('users', {
 export const memberships = pgTable(
   'memberships',
   {
-    organization_id: integer().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
-    user_id: integer().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    organization_id: integer()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    user_id: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     role: text({ enum: ROLES }).notNull().default('Member'),
     ...timestamps(),
   },
@@ -73,7 +77,9 @@ export const loginCodes = pgTable(
   'login_codes',
   {
     id: id(),
-    organization_id: integer().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: integer()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     email: text().notNull(),
     code_hash: text().notNull(),
     attempts: integer().notNull().default(0),
@@ -94,7 +100,6 @@ export const rateLimits = pgTable(
   (t) => [primaryKey({ columns: [t.key, t.window_start] })],
 );
 
-
 /**
  * Signed-in sessions: every session token names one in its `sid` claim, and a token whose row is gone
  * (signed out, password changed) or expired is refused. Shared like users; the application role never reads it.
@@ -103,7 +108,9 @@ export const sessions = pgTable(
   'sessions',
   {
     id: text().primaryKey(),
-    user_id: integer().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     expires_at: timestamp({ withTimezone: true }).notNull(),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -115,9 +122,15 @@ export const socketTickets = pgTable(
   'socket_tickets',
   {
     ticket_hash: text().primaryKey(),
-    session_id: text().notNull().references(() => sessions.id, { onDelete: 'cascade' }),
-    organization_id: integer().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
-    user_id: integer().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    session_id: text()
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    organization_id: integer()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    user_id: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     expires_at: timestamp({ withTimezone: true }).notNull(),
   },
   (t) => [index('socket_tickets_expires_idx').on(t.expires_at)],

@@ -102,7 +102,10 @@ async function pipelinedTenant<T>(root: RootSession, params: string[], fn: (tx: 
     // from a setImmediate): COMMIT joins BEGIN, the scope and `fn`'s queries in one write.
     setImmediate(() => {
       if (finished) return;
-      committed = reserved.unsafe('commit').execute().catch(() => {});
+      committed = reserved
+        .unsafe('commit')
+        .execute()
+        .catch(() => {});
     });
   }
   const begin = reserved.unsafe(readOnly ? 'begin read only' : 'begin').execute();
@@ -114,7 +117,10 @@ async function pipelinedTenant<T>(root: RootSession, params: string[], fn: (tx: 
   const release = () => {
     finished = true;
     if (!committed) return reserved.release();
-    trackCommit(client, committed.then(() => reserved.release()));
+    trackCommit(
+      client,
+      committed.then(() => reserved.release()),
+    );
   };
   let result: T;
   try {
@@ -131,7 +137,11 @@ async function pipelinedTenant<T>(root: RootSession, params: string[], fn: (tx: 
   }
   if (readOnly) {
     // Nothing to make durable: answer now, hand the connection back once COMMIT is through.
-    if (!committed) committed = reserved.unsafe('commit').execute().catch(() => {});
+    if (!committed)
+      committed = reserved
+        .unsafe('commit')
+        .execute()
+        .catch(() => {});
     release();
     return result;
   }

@@ -82,7 +82,9 @@ export function registerMetrics(app: FastifyInstance, database: Database) {
     // postgres.js does not expose its pool's busy and idle counts; its size, and the server's own view
     // of the sessions on this database, are what there is.
     const client = (database.db as unknown as { $client: { options: { max: number } } }).$client;
-    new Gauge({ name: 'firewatch_db_pool_max', help: 'Largest number of connections this process opens to PostgreSQL', registers: [registry] }).set(client.options.max);
+    new Gauge({ name: 'firewatch_db_pool_max', help: 'Largest number of connections this process opens to PostgreSQL', registers: [registry] }).set(
+      client.options.max,
+    );
     new Gauge({
       name: 'firewatch_db_sessions',
       help: 'Sessions on this PostgreSQL database (all processes), by state',
@@ -91,7 +93,9 @@ export function registerMetrics(app: FastifyInstance, database: Database) {
       async collect() {
         this.reset();
         const rows = await database.db
-          .execute(sql`select coalesce(state, 'unknown') as state, count(*)::int as n from pg_stat_activity where datname = current_database() and backend_type = 'client backend' group by 1`)
+          .execute(
+            sql`select coalesce(state, 'unknown') as state, count(*)::int as n from pg_stat_activity where datname = current_database() and backend_type = 'client backend' group by 1`,
+          )
           .then((r) => rowsOf<{ state: string; n: number }>(r))
           .catch(() => []);
         for (const row of rows) this.set({ state: row.state }, Number(row.n));

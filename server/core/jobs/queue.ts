@@ -6,7 +6,6 @@ import { settle } from '../db/tenant.js';
 import { startWorker, type SqlExecutor, type SqlResult, type Worker } from './worker.js';
 import { JOBS_CHANNEL, listen } from './wakeup.js';
 
-
 export interface JobOptions {
   /** Attempts after the first failure (default 2). */
   retryLimit?: number;
@@ -47,7 +46,6 @@ export interface Queue {
   events: EventEmitter;
 }
 
-
 /**
  * pg-boss talks to the database through this adapter, so it shares the app's pool (postgres.js) or
  * the embedded PGlite instead of opening its own connections. Parameterless text may hold several
@@ -57,7 +55,9 @@ export interface Queue {
  */
 /** Objects as JSON text, as node-postgres (what pg-boss expects) sends them. */
 const jsonParams = (values: unknown[]) =>
-  values.map((v) => (v === undefined ? null : v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) && !Buffer.isBuffer(v) ? JSON.stringify(v) : v));
+  values.map((v) =>
+    v === undefined ? null : v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) && !Buffer.isBuffer(v) ? JSON.stringify(v) : v,
+  );
 
 function adapter(database: Database): SqlExecutor {
   const client = (database.db as unknown as { $client: unknown }).$client;
@@ -221,7 +221,13 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
       return started;
     },
     async enqueue(name, data, o = {}) {
-      const options = { retryLimit: o.retryLimit ?? 2, retryDelay: o.retryDelaySeconds ?? 5, retryBackoff: true, singletonKey: o.singletonKey, expireInSeconds: lease };
+      const options = {
+        retryLimit: o.retryLimit ?? 2,
+        retryDelay: o.retryDelaySeconds ?? 5,
+        retryBackoff: true,
+        singletonKey: o.singletonKey,
+        expireInSeconds: lease,
+      };
       if (o.db) {
         // Inside the caller's transaction nothing else may touch the database (PGlite would wait
         // for that transaction forever), so the queue must exist already.
@@ -233,7 +239,12 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
         const [id] = await settle([sent, notified] as const);
         // pg-boss binds startAfter as both a timestamp and an interval, which one statement inside a
         // transaction cannot take (each placeholder is bound separately): a delayed job is moved on instead.
-        if (id && o.startAfterSeconds) await o.db.executeSql(`update pgboss.job set start_after = now() + make_interval(secs => $1) where name = $2 and id = $3`, [o.startAfterSeconds, name, id]);
+        if (id && o.startAfterSeconds)
+          await o.db.executeSql(`update pgboss.job set start_after = now() + make_interval(secs => $1) where name = $2 and id = $3`, [
+            o.startAfterSeconds,
+            name,
+            id,
+          ]);
         return id;
       }
       await queue.start();

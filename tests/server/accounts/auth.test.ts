@@ -44,7 +44,11 @@ t.test('e-mail code: sign-up into an open organization, wrong code, five tries, 
   const stored = await database.db.select().from(loginCodes);
   t.not(stored[0]!.code_hash, code, 'codes are stored hashed');
 
-  const bad = await request({ method: 'POST', url: '/api/v1/default/auth/verify', payload: { email: 'new@example.com', code: code === '000000' ? '111111' : '000000' } });
+  const bad = await request({
+    method: 'POST',
+    url: '/api/v1/default/auth/verify',
+    payload: { email: 'new@example.com', code: code === '000000' ? '111111' : '000000' },
+  });
   t.equal(bad.status, 400);
   t.equal(bad.body.detail[0].msg, INVALID);
 
@@ -53,7 +57,11 @@ t.test('e-mail code: sign-up into an open organization, wrong code, five tries, 
   const me = await request({ method: 'GET', url: '/api/v1/default/auth/me', token: good.body.token });
   t.equal(me.body.role, 'Owner', 'the first person to sign in to a fresh installation owns default');
   await request({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email: 'second@example.com' } });
-  const second = await request({ method: 'POST', url: '/api/v1/default/auth/verify', payload: { email: 'second@example.com', code: codeIn(outbox.at(-1)!.text) } });
+  const second = await request({
+    method: 'POST',
+    url: '/api/v1/default/auth/verify',
+    payload: { email: 'second@example.com', code: codeIn(outbox.at(-1)!.text) },
+  });
   const secondMe = await request({ method: 'GET', url: '/api/v1/default/auth/me', token: second.body.token });
   t.equal(secondMe.body.role, 'Member', 'everyone after them becomes a Member');
   const reuse = await request({ method: 'POST', url: '/api/v1/default/auth/verify', payload: { email: 'new@example.com', code } });
@@ -70,7 +78,10 @@ t.test('e-mail code: sign-up into an open organization, wrong code, five tries, 
   // An expired code is refused with the same message.
   await request({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email: 'late@example.com' } });
   const late = codeIn(outbox.at(-1)!.text);
-  await database.db.update(loginCodes).set({ expires_at: sql`now() - interval '1 minute'` }).where(eq(loginCodes.email, 'late@example.com'));
+  await database.db
+    .update(loginCodes)
+    .set({ expires_at: sql`now() - interval '1 minute'` })
+    .where(eq(loginCodes.email, 'late@example.com'));
   const expired = await request({ method: 'POST', url: '/api/v1/default/auth/verify', payload: { email: 'late@example.com', code: late } });
   t.equal(expired.status, 400);
   t.equal(expired.body.detail[0].msg, INVALID);
@@ -82,7 +93,11 @@ t.test('sign-up is refused where the organization does not allow it', async (t) 
   const [org] = await database.db.select().from(organizations).where(eq(organizations.slug, 'closed'));
   t.equal(org!.allow_signup, false, 'new organizations are closed by default');
   await request({ method: 'POST', url: '/api/v1/closed/auth/login', payload: { email: 'stranger@example.com' } });
-  const res = await request({ method: 'POST', url: '/api/v1/closed/auth/verify', payload: { email: 'stranger@example.com', code: codeIn(outbox.at(-1)!.text) } });
+  const res = await request({
+    method: 'POST',
+    url: '/api/v1/closed/auth/verify',
+    payload: { email: 'stranger@example.com', code: codeIn(outbox.at(-1)!.text) },
+  });
   t.equal(res.status, 403);
   t.match(res.body.detail[0].msg, /Sign-up is closed/);
 });
@@ -114,7 +129,13 @@ t.test('sign-in limits: per e-mail and address, per address, an e-mail ceiling; 
 
 t.test('the sign-in window slides: attempts count for the window length after they were made, wherever the clock is', async (t) => {
   const { request, database } = await testApp(t, { LOGIN_RATE_LIMIT: '3', LOGIN_RATE_WINDOW_SECONDS: '900' });
-  const attempt = () => request({ method: 'POST', url: '/api/v1/default/auth/login', remoteAddress: '10.3.3.3', payload: { email: 'slide@example.com', password: 'wrong-password' } });
+  const attempt = () =>
+    request({
+      method: 'POST',
+      url: '/api/v1/default/auth/login',
+      remoteAddress: '10.3.3.3',
+      payload: { email: 'slide@example.com', password: 'wrong-password' },
+    });
   for (let i = 0; i < 3; i++) t.equal((await attempt()).status, 401);
   const older = (minutes: number) => database.db.update(rateLimits).set({ window_start: sql`${rateLimits.window_start} - make_interval(mins => ${minutes})` });
   await older(10);
@@ -129,11 +150,21 @@ t.test('X-Forwarded-For names the caller only when it comes from a proxy in TRUS
   const spray = (request: Awaited<ReturnType<typeof testApp>>['request'], peer: string) =>
     Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        request({ method: 'POST', url: '/api/v1/default/auth/login', remoteAddress: peer, headers: { 'x-forwarded-for': `10.54.0.${i}` }, payload: { email: `spray${i}@example.com`, password: 'Summer2026!' } }),
+        request({
+          method: 'POST',
+          url: '/api/v1/default/auth/login',
+          remoteAddress: peer,
+          headers: { 'x-forwarded-for': `10.54.0.${i}` },
+          payload: { email: `spray${i}@example.com`, password: 'Summer2026!' },
+        }),
       ),
     ).then((all) => all.map((r) => r.status).sort());
   const direct = await testApp(t, { LOGIN_RATE_LIMIT: '1' });
-  t.same(await spray(direct.request, '203.0.113.9'), [401, 401, 401, 401, 401, 429], 'by default a made-up X-Forwarded-For does not escape the per-address limit');
+  t.same(
+    await spray(direct.request, '203.0.113.9'),
+    [401, 401, 401, 401, 401, 429],
+    'by default a made-up X-Forwarded-For does not escape the per-address limit',
+  );
   const proxied = await testApp(t, { LOGIN_RATE_LIMIT: '1', TRUST_PROXY: '127.0.0.1, 192.168.10.0/24' });
   t.same(await spray(proxied.request, '192.168.10.5'), [401, 401, 401, 401, 401, 401], 'behind a trusted proxy each forwarded address counts for itself');
   t.same(await spray(proxied.request, '203.0.113.9'), [401, 401, 401, 401, 401, 429], 'from anywhere else the header is ignored');

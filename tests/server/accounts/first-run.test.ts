@@ -11,19 +11,39 @@ t.test("a new organization starts with a team's day-one settings", async (t) => 
   const org = await app.organization('newco');
   const get = (path: string) => app.request({ method: 'GET', url: `/api/v1/newco${path}`, token: org.token });
   const projects = (await get('/projects')).body.items;
-  t.same(projects.map((p: { name: string }) => p.name), ['Default'], 'one project, Default');
+  t.same(
+    projects.map((p: { name: string }) => p.name),
+    ['Default'],
+    'one project, Default',
+  );
   for (const path of [...LADDERS, ...TYPES]) {
-    const items = (await get(`/${path}?itemsPerPage=100`)).body.items as { name: string; enabled: boolean; default: boolean; color?: string; view_order?: number; project_id: number }[];
+    const items = (await get(`/${path}?itemsPerPage=100`)).body.items as {
+      name: string;
+      enabled: boolean;
+      default: boolean;
+      color?: string;
+      view_order?: number;
+      project_id: number;
+    }[];
     t.ok(items.length >= 3, `${path}: several`);
     t.equal(items.filter((i) => i.default).length, 1, `${path}: exactly one default`);
-    t.ok(items.every((i) => i.enabled && i.project_id === projects[0].id), `${path}: enabled, in the default project`);
+    t.ok(
+      items.every((i) => i.enabled && i.project_id === projects[0].id),
+      `${path}: enabled, in the default project`,
+    );
     if (LADDERS.includes(path)) {
-      t.ok(items.every((i) => /^#[0-9A-F]{6}$/.test(i.color!)), `${path}: each has a colour`);
+      t.ok(
+        items.every((i) => /^#[0-9A-F]{6}$/.test(i.color!)),
+        `${path}: each has a colour`,
+      );
       t.equal(new Set(items.map((i) => i.view_order)).size, items.length, `${path}: a distinct view order each`);
     }
   }
-  for (const path of ['/incident_cost_types', '/incident_roles', '/tag_types', '/cost_models']) t.ok((await get(path)).body.items.length >= 1, `${path}: seeded`);
-  const templates = (await get('/documents?itemsPerPage=100')).body.items.filter((d: { resource_type: string }) => d.resource_type?.endsWith('-document-template'));
+  for (const path of ['/incident_cost_types', '/incident_roles', '/tag_types', '/cost_models'])
+    t.ok((await get(path)).body.items.length >= 1, `${path}: seeded`);
+  const templates = (await get('/documents?itemsPerPage=100')).body.items.filter((d: { resource_type: string }) =>
+    d.resource_type?.endsWith('-document-template'),
+  );
   t.equal(templates.length, 8, 'one document of each template type');
   const other = await app.organization('otherco');
   const theirs = await app.request({ method: 'GET', url: '/api/v1/otherco/incident_types', token: other.token });
@@ -33,9 +53,11 @@ t.test("a new organization starts with a team's day-one settings", async (t) => 
 t.test('incidents and cases created without a type, priority or severity get the defaults', async (t) => {
   const app = await testApp(t);
   const token = await app.login('owner@example.com');
-  const call = (method: string, path: string, payload?: unknown) => app.request({ method: method as never, url: `/api/v1/default${path}`, token, payload: payload as never });
+  const call = (method: string, path: string, payload?: unknown) =>
+    app.request({ method: method as never, url: `/api/v1/default${path}`, token, payload: payload as never });
   const project = (await call('GET', '/projects')).body.items[0];
-  const byName = async (path: string) => Object.fromEntries(((await call('GET', `${path}?itemsPerPage=100`)).body.items as { name: string; id: number }[]).map((i) => [i.name, i.id]));
+  const byName = async (path: string) =>
+    Object.fromEntries(((await call('GET', `${path}?itemsPerPage=100`)).body.items as { name: string; id: number }[]).map((i) => [i.name, i.id]));
   const [types, priorities, severities] = await Promise.all([byName('/incident_types'), byName('/incident_priorities'), byName('/incident_severities')]);
 
   const made = await call('POST', '/iaos', { title: 'Checkout is slow', project_id: project.id });
@@ -45,7 +67,12 @@ t.test('incidents and cases created without a type, priority or severity get the
   t.equal(incident.incident_priority_id, priorities.Medium);
   t.equal(incident.incident_severity_id, severities.Undetermined);
 
-  const chosen = await call('POST', '/iaos', { title: 'Login down', project_id: project.id, incident_priority_id: priorities.Critical, incident_severity_id: null });
+  const chosen = await call('POST', '/iaos', {
+    title: 'Login down',
+    project_id: project.id,
+    incident_priority_id: priorities.Critical,
+    incident_severity_id: null,
+  });
   const second = (await call('GET', `/iaos/${chosen.body.id}`)).body;
   t.equal(second.incident_priority_id, priorities.Critical, 'a given value is kept');
   t.equal(second.incident_severity_id, null, 'an explicit null stays null');

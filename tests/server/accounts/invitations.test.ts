@@ -10,11 +10,12 @@ const tokenIn = (text: string) => /[?&]invitation=([A-Za-z0-9_-]+)/.exec(text)?.
  * `users` is shared by organizations: an Owner or Admin of one organization invites people (who accept),
  * changes only their role there, and never another person's name or password.
  */
-t.test("adding a user of another organization invites them; their profile stays theirs", async (t) => {
+t.test('adding a user of another organization invites them; their profile stays theirs', async (t) => {
   const { request, organization, outbox, database } = await testApp(t);
   const a = await organization('alpha', 'owner@alpha.test');
   const b = await organization('bravo', 'owner@bravo.test');
-  const api = (method: string, url: string, token?: string, payload?: unknown) => request({ method: method as never, url, token, ...(payload === undefined ? {} : { payload: payload as never }) });
+  const api = (method: string, url: string, token?: string, payload?: unknown) =>
+    request({ method: method as never, url, token, ...(payload === undefined ? {} : { payload: payload as never }) });
   const bOwner = (await api('GET', '/api/v1/bravo/auth/me', b.token)).body;
   t.equal((await api('PUT', `/api/v1/bravo/users/${bOwner.id}`, b.token, { display_name: 'Bravo Boss' })).status, 200, 'a person names themself');
   const bCreated = (await api('GET', `/api/v1/bravo/users/${bOwner.id}`, b.token)).body.created_at;
@@ -30,11 +31,21 @@ t.test("adding a user of another organization invites them; their profile stays 
   t.notOk('token_hash' in invited.body.invitation, 'nor the token');
   const fresh = await api('POST', '/api/v1/alpha/users', a.token, { email: 'newcomer@example.com', role: 'Member', display_name: 'Newcomer' });
   t.equal(fresh.status, 201);
-  t.same(Object.keys(fresh.body.invitation).sort(), Object.keys(invited.body.invitation).sort(), 'a new e-mail gets the same answer: nothing tells whether the person exists');
+  t.same(
+    Object.keys(fresh.body.invitation).sort(),
+    Object.keys(invited.body.invitation).sort(),
+    'a new e-mail gets the same answer: nothing tells whether the person exists',
+  );
 
-  t.notOk((await api('GET', '/api/v1/alpha/users?itemsPerPage=-1', a.token)).body.items.some((u: { email: string }) => u.email === 'owner@bravo.test'), 'not a member yet');
+  t.notOk(
+    (await api('GET', '/api/v1/alpha/users?itemsPerPage=-1', a.token)).body.items.some((u: { email: string }) => u.email === 'owner@bravo.test'),
+    'not a member yet',
+  );
   t.equal((await api('GET', '/api/v1/alpha/auth/me', b.token)).status, 403, 'no access to A yet');
-  t.notOk((await api('GET', '/api/v1/bravo/organizations', b.token)).body.items.some((o: { slug: string }) => o.slug === 'alpha'), "A is not in B's Owner's organizations");
+  t.notOk(
+    (await api('GET', '/api/v1/bravo/organizations', b.token)).body.items.some((o: { slug: string }) => o.slug === 'alpha'),
+    "A is not in B's Owner's organizations",
+  );
 
   // The e-mail carries the link; the token is stored only as a hash.
   const mail = outbox.find((m) => m.to === 'owner@bravo.test')!;
@@ -43,7 +54,10 @@ t.test("adding a user of another organization invites them; their profile stays 
   const token = tokenIn(mail.text);
   t.ok(token.length >= 40, 'a long random token');
   const stored = await database.db.select().from(invitations);
-  t.notOk(stored.some((i) => i.token_hash === token), 'stored hashed');
+  t.notOk(
+    stored.some((i) => i.token_hash === token),
+    'stored hashed',
+  );
 
   // Invitations are listed for Admins (the Members screen's pending list).
   const pending = await api('GET', '/api/v1/alpha/invitations', a.token);
@@ -58,7 +72,10 @@ t.test("adding a user of another organization invites them; their profile stays 
   const again = await api('POST', '/api/v1/alpha/auth/invitations/accept', undefined, { token });
   t.equal(again.status, 400, 'a token works once');
   t.same(again.body.detail, [{ msg: 'This invitation is invalid, used or expired. Ask for a new one.', loc: ['body', 'token'], type: 'invalid_invitation' }]);
-  t.same((await api('GET', '/api/v1/alpha/invitations', a.token)).body.items.map((i: { email: string }) => i.email), ['newcomer@example.com']);
+  t.same(
+    (await api('GET', '/api/v1/alpha/invitations', a.token)).body.items.map((i: { email: string }) => i.email),
+    ['newcomer@example.com'],
+  );
 
   // A's Owner may change the role in A, never the person's name or password.
   const renamed = await api('PUT', `/api/v1/alpha/users/${bOwner.id}`, a.token, { display_name: 'Renamed by org A' });
@@ -80,7 +97,8 @@ t.test("adding a user of another organization invites them; their profile stays 
 t.test('a new person accepts by signing in with the e-mail code; rules and bad input', async (t) => {
   const { request, organization, outbox, login, database } = await testApp(t);
   const a = await organization('alpha', 'owner@alpha.test');
-  const api = (method: string, url: string, token?: string, payload?: unknown) => request({ method: method as never, url, token, ...(payload === undefined ? {} : { payload: payload as never }) });
+  const api = (method: string, url: string, token?: string, payload?: unknown) =>
+    request({ method: method as never, url, token, ...(payload === undefined ? {} : { payload: payload as never }) });
   const signIn = async (email: string) => {
     await api('POST', '/api/v1/alpha/auth/login', undefined, { email });
     return api('POST', '/api/v1/alpha/auth/verify', undefined, { email, code: codeIn(outbox.at(-1)!.text) });
@@ -120,7 +138,10 @@ t.test('a new person accepts by signing in with the e-mail code; rules and bad i
   // A revoked or expired invitation cannot be accepted; inviting again renews it with a new link.
   await api('POST', '/api/v1/alpha/users', a.token, { email: 'late@example.com' });
   const first = tokenIn(outbox.at(-1)!.text);
-  await database.db.update(invitations).set({ expires_at: sql`now() - interval '1 minute'` }).where(eq(invitations.email, 'late@example.com'));
+  await database.db
+    .update(invitations)
+    .set({ expires_at: sql`now() - interval '1 minute'` })
+    .where(eq(invitations.email, 'late@example.com'));
   t.equal((await api('POST', '/api/v1/alpha/auth/invitations/accept', undefined, { token: first })).status, 400, 'expired');
   t.equal((await signIn('late@example.com')).status, 403, 'an expired invitation does not open sign-up');
   await api('POST', '/api/v1/alpha/users', a.token, { email: 'late@example.com' });

@@ -25,7 +25,11 @@ t.test('a removed member loses access at once on every route; a role change show
 
   t.equal((await request({ method: 'PUT', url: `/api/v1/default/users/${idOf('admin@example.com')}`, token: owner, payload: { role: 'Member' } })).status, 200);
   t.equal((await get('/auth/me', admin)).body.role, 'Member', '/auth/me tells the new role at once');
-  t.equal((await request({ method: 'POST', url: '/api/v1/default/users', token: admin, payload: { email: 'x@example.com' } })).status, 403, 'and it acts on it');
+  t.equal(
+    (await request({ method: 'POST', url: '/api/v1/default/users', token: admin, payload: { email: 'x@example.com' } })).status,
+    403,
+    'and it acts on it',
+  );
 
   // Leaving by oneself too.
   const leaver = await login('leaver@example.com', { role: 'Member' });

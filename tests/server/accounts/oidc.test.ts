@@ -1,4 +1,6 @@
+import { createServer, type AddressInfo } from 'node:net';
 import t from 'tap';
+import { RETRY_GAP_MS } from '../../../server/accounts/oidc.js';
 import { oidcLogins } from '../../../server/schema.js';
 import { startOidcProvider } from '../../oidc-provider.js';
 import { testApp, type TestApp } from '../../helpers.js';
@@ -49,7 +51,9 @@ t.test('the login page learns which providers there are; without configuration t
   t.equal(bare.headers.location, '/');
 
   const on = await testApp(t, env);
-  t.same((await on.request({ method: 'GET', url: '/api/v1/default/auth/providers' })).body, { providers: [{ id: 'google', name: 'Google', url: '/api/v1/default/auth/google' }] });
+  t.same((await on.request({ method: 'GET', url: '/api/v1/default/auth/providers' })).body, {
+    providers: [{ id: 'google', name: 'Google', url: '/api/v1/default/auth/google' }],
+  });
 });
 
 t.test('a verified Google identity signs up to an open organization and lands signed in', async (t) => {
@@ -90,7 +94,10 @@ t.test('a closed organization admits its members and invited people, and no one 
   t.equal(owner.result.status, 200);
   t.equal((await fw.request({ method: 'GET', url: '/api/v1/acme/auth/me', token: owner.result.body.token })).body.role, 'Owner');
 
-  t.equal((await fw.request({ method: 'POST', url: '/api/v1/acme/invitations', token: acme.token, payload: { email: 'guest@example.com', role: 'Admin' } })).status, 201);
+  t.equal(
+    (await fw.request({ method: 'POST', url: '/api/v1/acme/invitations', token: acme.token, payload: { email: 'guest@example.com', role: 'Admin' } })).status,
+    201,
+  );
   provider.claims = { ...defaults(), email: 'guest@example.com' };
   const guest = await walk(fw, 'acme');
   t.equal(guest.result.status, 200, 'the invitation is accepted');
@@ -101,12 +108,32 @@ t.test('refused, each with its message: wrong audience, issuer, nonce, expiry, u
   const fw = await testApp(t, env);
   const now = Math.floor(Date.now() / 1000);
   const cases: [string, Record<string, unknown>, number, string][] = [
-    ['a token for another client', { aud: 'someone-elses-client' }, 401, 'The sign-in token was issued to another application, not to this Firewatch (audience firewatch-client).'],
-    ['a token for several audiences without us as azp', { aud: ['firewatch-client', 'other'], azp: 'other' }, 401, 'The sign-in token was issued to another application, not to this Firewatch (azp).'],
+    [
+      'a token for another client',
+      { aud: 'someone-elses-client' },
+      401,
+      'The sign-in token was issued to another application, not to this Firewatch (audience firewatch-client).',
+    ],
+    [
+      'a token for several audiences without us as azp',
+      { aud: ['firewatch-client', 'other'], azp: 'other' },
+      401,
+      'The sign-in token was issued to another application, not to this Firewatch (azp).',
+    ],
     ['another issuer', { iss: 'https://accounts.example.net' }, 401, `The sign-in token was not issued by ${provider.issuer}.`],
-    ['a wrong nonce', { nonce: 'not-the-one-sent' }, 401, 'The sign-in token does not belong to this sign-in (its nonce does not match). Please sign in again.'],
+    [
+      'a wrong nonce',
+      { nonce: 'not-the-one-sent' },
+      401,
+      'The sign-in token does not belong to this sign-in (its nonce does not match). Please sign in again.',
+    ],
     ['an expired token', { iat: now - 7200, exp: now - 3600 }, 401, 'The sign-in token has expired. Please sign in again.'],
-    ['an unverified e-mail', { email_verified: false }, 403, 'Your e-mail address person@example.com is not verified at Google. Verify it there, then sign in again.'],
+    [
+      'an unverified e-mail',
+      { email_verified: false },
+      403,
+      'Your e-mail address person@example.com is not verified at Google. Verify it there, then sign in again.',
+    ],
     ['no e-mail', { email: undefined }, 401, 'Google did not share your e-mail address, which Firewatch needs to sign you in.'],
   ];
   for (const [what, claims, status, message] of cases) {
@@ -125,7 +152,10 @@ t.test('refused, each with its message: wrong audience, issuer, nonce, expiry, u
   t.equal(forged.body.detail[0].msg, "The sign-in token's signature could not be verified with Google's keys.");
 
   const users = await fw.request({ method: 'GET', url: '/api/v1/default/users?itemsPerPage=-1', token: await fw.login('boss@example.com') });
-  t.notOk(users.body.items.some((u: { email: string }) => u.email === 'person@example.com'), 'nobody was created by a refused sign-in');
+  t.notOk(
+    users.body.items.some((u: { email: string }) => u.email === 'person@example.com'),
+    'nobody was created by a refused sign-in',
+  );
 });
 
 t.test("the provider's signing keys are fetched once, not on every sign-in", async (t) => {
@@ -161,7 +191,10 @@ t.test('a replayed state, a state from another browser and a used ticket are ref
 
   // A state this server never issued.
   const forged = await fw.app.inject({ method: 'GET', url: `/implicit/callback?code=x&state=forged`, headers: { cookie: first.cookie } });
-  t.equal((await first.exchange(forged.headers.location as string)).body.detail[0].msg, 'This sign-in was not started here, or it has expired. Please sign in again.');
+  t.equal(
+    (await first.exchange(forged.headers.location as string)).body.detail[0].msg,
+    'This sign-in was not started here, or it has expired. Please sign in again.',
+  );
 
   // The ticket from the first sign-in is single-use.
   const used = await first.exchange(first.landed.headers.location as string);
@@ -172,21 +205,37 @@ t.test('a replayed state, a state from another browser and a used ticket are ref
   // The person cancels at the provider: the state is used up, the reason shown.
   const cancel = await fw.app.inject({ method: 'GET', url: '/api/v1/default/auth/google' });
   const cancelState = new URL(cancel.headers.location as string).searchParams.get('state')!;
-  const cancelled = await fw.app.inject({ method: 'GET', url: `/implicit/callback?error=access_denied&state=${cancelState}`, headers: { cookie: cookieHeader(cancel.headers['set-cookie']) } });
-  t.equal((await first.exchange(cancelled.headers.location as string)).body.detail[0].msg, 'Google did not complete the sign-in (access_denied). Please try again.');
+  const cancelled = await fw.app.inject({
+    method: 'GET',
+    url: `/implicit/callback?error=access_denied&state=${cancelState}`,
+    headers: { cookie: cookieHeader(cancel.headers['set-cookie']) },
+  });
+  t.equal(
+    (await first.exchange(cancelled.headers.location as string)).body.detail[0].msg,
+    'Google did not complete the sign-in (access_denied). Please try again.',
+  );
 
   // An expired state (the person took more than ten minutes at the provider).
   const late = await fw.app.inject({ method: 'GET', url: '/api/v1/default/auth/google' });
   const lateBack = new URL((await fetch(late.headers.location as string, { redirect: 'manual' })).headers.get('location')!);
   await fw.database.db.update(oidcLogins).set({ expires_at: new Date(Date.now() - 1000) });
-  const expired = await fw.app.inject({ method: 'GET', url: lateBack.pathname + lateBack.search, headers: { cookie: cookieHeader(late.headers['set-cookie']) } });
+  const expired = await fw.app.inject({
+    method: 'GET',
+    url: lateBack.pathname + lateBack.search,
+    headers: { cookie: cookieHeader(late.headers['set-cookie']) },
+  });
   t.equal((await first.exchange(expired.headers.location as string)).body.detail[0].msg, 'This sign-in took too long and has expired. Please sign in again.');
 });
 
 t.test("an organization's Google Workspace domain: only its accounts get in", async (t) => {
   const fw = await testApp(t, env);
   const acme = await fw.organization('acme', 'owner@acme.test');
-  await fw.request({ method: 'PUT', url: `/api/v1/acme/organizations/${acme.id}`, token: acme.token, payload: { allow_signup: true, sso_domain: 'Acme.TEST' } });
+  await fw.request({
+    method: 'PUT',
+    url: `/api/v1/acme/organizations/${acme.id}`,
+    token: acme.token,
+    payload: { allow_signup: true, sso_domain: 'Acme.TEST' },
+  });
   const bad = await fw.request({ method: 'PUT', url: `/api/v1/acme/organizations/${acme.id}`, token: acme.token, payload: { sso_domain: 'not a domain' } });
   t.equal(bad.status, 422);
   t.equal(bad.body.detail[0].msg, 'Must be a domain like example.com');
@@ -208,19 +257,60 @@ t.test("an organization's Google Workspace domain: only its accounts get in", as
 
 t.test('any OpenID Connect provider by discovery: the same flow under OIDC_ISSUER', async (t) => {
   const fw = await testApp(t, { OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: 'keycloak-client', OIDC_CLIENT_SECRET: 's3cret', OIDC_NAME: 'Keycloak' });
-  t.same((await fw.request({ method: 'GET', url: '/api/v1/default/auth/providers' })).body.providers, [{ id: 'oidc', name: 'Keycloak', url: '/api/v1/default/auth/oidc' }]);
+  t.same((await fw.request({ method: 'GET', url: '/api/v1/default/auth/providers' })).body.providers, [
+    { id: 'oidc', name: 'Keycloak', url: '/api/v1/default/auth/oidc' },
+  ]);
   provider.claims = { ...defaults(), email: 'sso@corp.test' };
   const { result } = await walk(fw, 'default', 'oidc');
   t.equal(result.status, 200);
   t.equal(result.body.user.email, 'sso@corp.test');
   provider.claims = { ...defaults(), aud: 'firewatch-client' };
-  t.equal((await walk(fw, 'default', 'oidc')).result.body.detail[0].msg, 'The sign-in token was issued to another application, not to this Firewatch (audience keycloak-client).');
+  t.equal(
+    (await walk(fw, 'default', 'oidc')).result.body.detail[0].msg,
+    'The sign-in token was issued to another application, not to this Firewatch (audience keycloak-client).',
+  );
 });
 
-t.test('a provider that cannot be discovered at start is off, and says so', async (t) => {
-  const fw = await testApp(t, { ...env, GOOGLE_ISSUER: 'http://127.0.0.1:9/' });
-  t.same((await fw.request({ method: 'GET', url: '/api/v1/default/auth/providers' })).body, { providers: [] });
+t.test('a provider down when the server starts is off and says so; once it answers, sign-in works without a restart', async (t) => {
+  // A port nobody listens on yet, where the provider will come up later.
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  const later = `http://localhost:${port}`; // the local provider names itself so
+  const fw = await testApp(t, { ...env, GOOGLE_ISSUER: later });
+  t.same((await fw.request({ method: 'GET', url: '/api/v1/default/auth/providers' })).body, { providers: [] }, 'no button while it is down');
   const start = await fw.request({ method: 'GET', url: '/api/v1/default/auth/google' });
   t.equal(start.status, 503);
-  t.equal(start.body.detail[0].msg, 'Sign-in with Google is unavailable: its provider could not be reached when the server started.');
+  t.equal(start.body.detail[0].msg, 'Sign-in with Google is unavailable: its provider cannot be reached. Please try again in a minute.');
+
+  const up = await startOidcProvider('127.0.0.1', port);
+  t.teardown(() => up.stop());
+  t.equal(up.issuer, later);
+  // The login page asks again; a retry happens at most every RETRY_GAP_MS.
+  const deadline = Date.now() + 4 * RETRY_GAP_MS;
+  let providers: unknown[] = [];
+  while (!providers.length && Date.now() < deadline) {
+    providers = (await fw.request({ method: 'GET', url: '/api/v1/default/auth/providers' })).body.providers;
+    if (!providers.length) await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  t.same(providers, [{ id: 'google', name: 'Google', url: '/api/v1/default/auth/google' }], 'the button is back once the provider answers');
+  up.claims = { ...defaults(), email: 'late@example.com' };
+  const { authorize, result } = await walk(fw);
+  t.equal(authorize.origin, later, 'the sign-in goes to the provider found late');
+  t.equal(result.status, 200, JSON.stringify(result.body));
+  t.equal(result.body.user.email, 'late@example.com', 'and signs the person in, with no restart');
+});
+
+t.test('a provider whose ID token has no email_verified (Entra ID) is refused, saying why', async (t) => {
+  const fw = await testApp(t, { OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: 'entra-client', OIDC_CLIENT_SECRET: 's3cret', OIDC_NAME: 'Microsoft' });
+  provider.claims = { ...defaults(), email: 'someone@contoso.test', email_verified: undefined };
+  const { result } = await walk(fw, 'default', 'oidc');
+  t.equal(result.status, 403);
+  t.equal(
+    result.body.detail[0].msg,
+    'Microsoft does not say whether your e-mail address someone@contoso.test is verified, so Firewatch cannot sign you in with it. Sign in with an e-mail code instead.',
+  );
+  provider.claims = { ...defaults(), email: 'someone@contoso.test', email_verified: 'true' };
+  t.equal((await walk(fw, 'default', 'oidc')).result.status, 200, 'the flag sent as the string "true" is accepted');
 });

@@ -19,15 +19,34 @@ function readmeTable() {
   const end = lines.findIndex((l, i) => i > start && !l.startsWith('|'));
   const header = lines[start]!;
   const rows = lines.slice(start + 2, end);
-  return { header: header.split('|').map((c) => c.trim()).filter(Boolean), rows: rows.map((l) => l.split('|').slice(1, -1).map((c) => c.trim())) };
+  return {
+    header: header
+      .split('|')
+      .map((c) => c.trim())
+      .filter(Boolean),
+    rows: rows.map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    ),
+  };
 }
 
 t.test('the README states the rights the server defines', async (t) => {
   const { header, rows } = readmeTable();
   t.same(header, ['what', ...ROLES]);
   const stated = rows.map(([what, ...cells]) => ({ what, least: ROLES[cells.indexOf('yes')] }));
-  t.same(stated, Object.values(RIGHTS).map(({ what, least }) => ({ what, least })));
-  for (const [what, ...cells] of rows) t.same(cells, [...cells].sort((a, b) => (a === b ? 0 : a === 'no' ? -1 : 1)), `${what}: once a role has it, every higher role has it`);
+  t.same(
+    stated,
+    Object.values(RIGHTS).map(({ what, least }) => ({ what, least })),
+  );
+  for (const [what, ...cells] of rows)
+    t.same(
+      cells,
+      [...cells].sort((a, b) => (a === b ? 0 : a === 'no' ? -1 : 1)),
+      `${what}: once a role has it, every higher role has it`,
+    );
 });
 
 /** One organization with an Owner, the acting user in `role`, and a Member to act on. */
@@ -35,7 +54,8 @@ async function setup(app: TestApp, role: Role, n: number) {
   const org = await app.organization(`rights-${n}`);
   const actor = role === 'Owner' ? org.token : await app.login(`actor@rights-${n}.test`, { org: org.slug, role });
   await app.login(`target@rights-${n}.test`, { org: org.slug, role: 'Member' });
-  const call = (method: string, path: string, payload?: unknown, token = actor) => app.request({ method: method as never, url: `/api/v1/${org.slug}${path}`, token, payload: payload as never });
+  const call = (method: string, path: string, payload?: unknown, token = actor) =>
+    app.request({ method: method as never, url: `/api/v1/${org.slug}${path}`, token, payload: payload as never });
   const users = await call('GET', '/users?itemsPerPage=50', undefined, org.token);
   const target = users.body.items.find((u: { email: string }) => u.email === `target@rights-${n}.test`).id as number;
   const projects = await call('GET', '/projects', undefined, org.token);

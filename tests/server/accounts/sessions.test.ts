@@ -1,8 +1,10 @@
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import { Writable } from 'node:stream';
 import argon2 from 'argon2';
 import { eq, sql } from 'drizzle-orm';
 import t from 'tap';
+import WebSocket from 'ws';
 import { buildApp } from '../../../server/app.js';
 import { loadConfig } from '../../../server/core/config.js';
 import { loginCodes, sessions, socketTickets } from '../../../server/schema.js';
@@ -14,7 +16,9 @@ const codeIn = (text: string) => /\b(\d{6})\b/.exec(text)?.[1] ?? '';
 
 t.test('signing out ends that session on the server; the user’s other sessions go on', async (t) => {
   const { request, database } = await testApp(t, OWNER);
-  const signIn = async () => (await request({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email: 'owner@example.com', password: 'first-password' } })).body.token as string;
+  const signIn = async () =>
+    (await request({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email: 'owner@example.com', password: 'first-password' } })).body
+      .token as string;
   const laptop = await signIn();
   const phone = await signIn();
   t.equal((await request({ method: 'GET', url: '/api/v1/default/auth/me', token: laptop })).status, 200);
@@ -29,14 +33,20 @@ t.test('signing out ends that session on the server; the user’s other sessions
 
   const tablet = await signIn();
   await database.db.update(sessions).set({ expires_at: sql`now() - interval '1 second'` });
-  t.equal((await request({ method: 'GET', url: '/api/v1/default/tags', token: tablet })).status, 401, 'a session past its end is refused, whatever the token says');
+  t.equal(
+    (await request({ method: 'GET', url: '/api/v1/default/tags', token: tablet })).status,
+    401,
+    'a session past its end is refused, whatever the token says',
+  );
   await signIn();
   t.equal((await database.db.select().from(sessions)).length, 1, 'expired sessions are cleared as a new one starts');
 });
 
 t.test('a password change ends every other session of the user; the one that made it stays signed in', async (t) => {
   const { request } = await testApp(t, OWNER);
-  const signIn = async () => (await request({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email: 'owner@example.com', password: 'first-password' } })).body.token as string;
+  const signIn = async () =>
+    (await request({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email: 'owner@example.com', password: 'first-password' } })).body
+      .token as string;
   const mine = await signIn();
   const stolen = await signIn();
   const me = await request({ method: 'GET', url: '/api/v1/default/auth/me', token: stolen });
@@ -115,6 +125,75 @@ t.test('the socket opens with a single-use ticket for its organization, never wi
   t.match((await visitor.request('fetch_limits', {}, 'limits')).data, { plan: String }, 'a visitor still opens the socket with their anonymous key');
 });
 
+/** The code and reason the socket is closed with by the server, or 'open' if it still is after `ms`. */
+const closedWithin = (client: SocketClient, ms: number) =>
+  new Promise<{ code: number; reason: string } | 'open'>((resolve) => {
+    if (client.ws.readyState === client.ws.CLOSED) return resolve({ code: -1, reason: 'closed before waiting' });
+    const timer = setTimeout(() => resolve('open'), ms);
+    client.ws.once('close', (code, reason) => {
+      clearTimeout(timer);
+      resolve({ code, reason: reason.toString() });
+    });
+  });
+
+t.test("signing out closes that session's open sockets at once; a password change closes every other session's", async (t) => {
+  const { app, request } = await testApp(t, OWNER);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const wsUrl = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws`;
+  const signIn = async (password = 'first-password') =>
+    (await request({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email: 'owner@example.com', password } })).body.token as string;
+  const socketOf = async (token: string) => {
+    const client = await SocketClient.open(`${wsUrl}?ticket=${(await request({ method: 'POST', url: '/api/v1/default/auth/ws-ticket', token })).body.ticket}`);
+    t.teardown(() => client.ws.close());
+    t.match((await client.request('fetch_limits', {}, 'limits')).data, { plan: String }, 'the socket is signed in');
+    return client;
+  };
+  const ended = { code: 4001, reason: 'Your session has ended. Please sign in again.' };
+
+  const laptop = await signIn();
+  const phone = await signIn();
+  const laptopTabs = [await socketOf(laptop), await socketOf(laptop)];
+  const phoneTab = await socketOf(phone);
+  const started = Date.now();
+  t.equal((await request({ method: 'POST', url: '/api/v1/default/auth/logout', token: laptop })).status, 204);
+  t.same(await Promise.all(laptopTabs.map((tab) => closedWithin(tab, 5000))), [ended, ended], 'each socket of the signed-out session is closed, saying why');
+  t.ok(Date.now() - started < 5000, `closed ${Date.now() - started} ms after the sign-out (load ${os.loadavg()[0]!.toFixed(1)})`);
+  t.equal(await closedWithin(phoneTab, 300), 'open', "the user's other session keeps its socket");
+  t.match((await phoneTab.request('fetch_limits', {}, 'limits')).data, { plan: String }, 'and it still answers');
+
+  // A password change made from one session: the others' sockets close, its own stay.
+  const mine = await signIn();
+  const mineTab = await socketOf(mine);
+  const me = (await request({ method: 'GET', url: '/api/v1/default/auth/me', token: mine })).body;
+  t.equal((await request({ method: 'PUT', url: `/api/v1/default/users/${me.id}`, token: mine, payload: { password: 'second-password' } })).status, 200);
+  t.same(await closedWithin(phoneTab, 5000), ended, "the other session's socket is closed by the password change");
+  t.equal(await closedWithin(mineTab, 300), 'open', 'the session that changed the password keeps its socket');
+  t.match((await mineTab.request('fetch_limits', {}, 'limits')).data, { plan: String });
+
+  // An edit that is not a password change closes nothing.
+  const later = await socketOf(await signIn('second-password'));
+  t.equal((await request({ method: 'PUT', url: `/api/v1/default/users/${me.id}`, token: mine, payload: { display_name: 'Owner' } })).status, 200);
+  t.equal(await closedWithin(later, 500), 'open', 'a profile edit leaves sockets open');
+  t.equal(app.live.sessions.size(), 2, 'closed sockets are no longer tracked');
+});
+
+t.test('a ticket used just as its session ends opens a socket that is closed at once', async (t) => {
+  const { app, request, login, database } = await testApp(t);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const token = await login('member@example.com', { role: 'Member' });
+  const { sid } = app.jwt.decode(token) as { sid: string };
+  const ticket = (await request({ method: 'POST', url: '/api/v1/default/auth/ws-ticket', token })).body.ticket;
+  // The session ends with no announcement (it runs out) while its fresh ticket is still unused: only the
+  // check the socket makes once it is registered can see it, as with a sign-out committed in between.
+  await database.db
+    .update(sessions)
+    .set({ expires_at: sql`now() - interval '1 second'` })
+    .where(eq(sessions.id, sid));
+  const client = new WebSocket(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?ticket=${ticket}`);
+  const code = await new Promise<number>((resolve) => client.once('close', (c) => resolve(c)));
+  t.equal(code, 4001, 'the socket of an ended session is closed as soon as it opens');
+});
+
 t.test('session tokens, socket tickets and anonymous keys never reach the log; the logged address is the peer', async (t) => {
   const { database } = await freshDatabase(t);
   let log = '';
@@ -147,7 +226,11 @@ t.test('codes: concurrent guesses share the five tries, and a code signs in once
 
   const a = await sendCode('nine@example.com');
   const nine = await Promise.all(Array.from({ length: 9 }, () => verify('nine@example.com', a.wrong)));
-  t.same(nine.map((r) => r.status), Array(9).fill(400), 'nine wrong guesses at once: all refused');
+  t.same(
+    nine.map((r) => r.status),
+    Array(9).fill(400),
+    'nine wrong guesses at once: all refused',
+  );
   const [row] = await database.db.select().from(loginCodes).where(eq(loginCodes.email, 'nine@example.com'));
   t.equal(row!.attempts, 5, 'each took a try until the five were used; none was compared past them');
   t.equal((await verify('nine@example.com', a.code)).status, 400, 'the right code afterwards is refused');
@@ -155,7 +238,11 @@ t.test('codes: concurrent guesses share the five tries, and a code signs in once
   const b = await sendCode('five@example.com');
   await Promise.all(Array.from({ length: 5 }, () => verify('five@example.com', b.wrong)));
   const late = await Promise.all(Array.from({ length: 3 }, () => verify('five@example.com', b.code)));
-  t.same(late.map((r) => r.status), [400, 400, 400], 'after five wrong guesses in parallel, the right code is refused, in parallel too');
+  t.same(
+    late.map((r) => r.status),
+    [400, 400, 400],
+    'after five wrong guesses in parallel, the right code is refused, in parallel too',
+  );
 
   const c = await sendCode('once@example.com');
   const same = await Promise.all(Array.from({ length: 6 }, () => verify('once@example.com', c.code)));
@@ -182,7 +269,11 @@ t.test('every password sign-in runs one argon2 verification, whether or not the 
     return verify(...args);
   }) as typeof verify;
   t.teardown(() => void (argon2.verify = verify));
-  const cases = { 'an unknown e-mail': 'nobody@example.com', 'an account without a password': 'no-password@example.com', 'an account with one': 'owner@example.com' };
+  const cases = {
+    'an unknown e-mail': 'nobody@example.com',
+    'an account without a password': 'no-password@example.com',
+    'an account with one': 'owner@example.com',
+  };
   for (const [name, email] of Object.entries(cases)) {
     calls = 0;
     const res = await request({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email, password: 'not-the-password' } });

@@ -31,7 +31,8 @@ t.test('anonymous writes (projects over REST, uploads and chat over the socket) 
   const key = (await app.inject({ method: 'POST', url: '/api/v1/default/auth/anonymous', remoteAddress: '127.0.0.1' })).json().key;
   // The organization's own projects (its seeded Default) are not the visitor's writes.
   const seeded = await count(database.db, projects);
-  const project = (name: string) => app.inject({ method: 'POST', url: `/api/v1/default/projects/anonymous/${key}`, payload: { name }, remoteAddress: '127.0.0.1' });
+  const project = (name: string) =>
+    app.inject({ method: 'POST', url: `/api/v1/default/projects/anonymous/${key}`, payload: { name }, remoteAddress: '127.0.0.1' });
   const first = await project('one');
   t.equal(first.statusCode, 201);
   t.equal((await project('two')).statusCode, 201);
@@ -72,7 +73,11 @@ t.test('an Owner switches anonymous access off: no new session, and existing key
   t.equal(byOwner.body.anonymous_access, false);
 
   const start = await request({ method: 'POST', url: '/api/v1/default/auth/anonymous' });
-  t.same(start, { status: 403, body: { detail: [{ msg: 'This organization does not accept anonymous visitors.', loc: [], type: 'anonymous_access_off' }] }, headers: start.headers });
+  t.same(start, {
+    status: 403,
+    body: { detail: [{ msg: 'This organization does not accept anonymous visitors.', loc: [], type: 'anonymous_access_off' }] },
+    headers: start.headers,
+  });
   t.equal((await request({ method: 'GET', url: `/api/v1/default/auth/anonymous/me/${key}` })).status, 401, 'an existing key no longer opens anything');
   t.equal((await request({ method: 'POST', url: `/api/v1/default/projects/anonymous/${key}`, payload: { name: 'x' } })).status, 401);
   const visitor = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?key=${key}`);
@@ -84,7 +89,7 @@ t.test('an Owner switches anonymous access off: no new session, and existing key
   t.equal((await request({ method: 'GET', url: `/api/v1/default/auth/anonymous/me/${key}` })).status, 200, 'switched on again, the key works');
 });
 
-t.test('what an expired session created is removed by the scheduled sweep; members\' work stays', async (t) => {
+t.test("what an expired session created is removed by the scheduled sweep; members' work stays", async (t) => {
   const { app, request, login, database, ticket } = await testApp(t);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const wsBase = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws`;
@@ -92,7 +97,11 @@ t.test('what an expired session created is removed by the scheduled sweep; membe
   const members = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Members' } })).body;
   const member = await SocketClient.open(`${wsBase}?ticket=${await ticket(token)}`);
   t.teardown(() => member.close());
-  const public1 = await member.request('text_submission', { text: 'The status page is status.example.com.', project_id: members.id, sensitivityLevel: 'public' }, 'submit_text_response');
+  const public1 = await member.request(
+    'text_submission',
+    { text: 'The status page is status.example.com.', project_id: members.id, sensitivityLevel: 'public' },
+    'submit_text_response',
+  );
   await member.next((f) => f.type === 'submission_status' && f.data.submission_id === public1.data.submission_id && f.data.status === 'indexed');
 
   const visit = async () => {
@@ -108,23 +117,43 @@ t.test('what an expired session created is removed by the scheduled sweep; membe
   };
   const leaving = await visit();
   const staying = await visit();
-  t.equal(await count(database.db, projects), 4, 'Default, Members and two visitors\' projects');
+  t.equal(await count(database.db, projects), 4, "Default, Members and two visitors' projects");
   t.equal(await count(database.db, chats), 4);
   t.equal(await count(database.db, submissions), 3);
 
-  await database.db.update(anonymousSessions).set({ expires_at: new Date(Date.now() - 1000) }).where(sql`id = (select min(id) from anonymous_sessions)`);
+  await database.db
+    .update(anonymousSessions)
+    .set({ expires_at: new Date(Date.now() - 1000) })
+    .where(sql`id = (select min(id) from anonymous_sessions)`);
   const counts = await removeExpiredAnonymous(database.db);
-  t.same(counts, { sessions: 1, projects: 1, submissions: 0, chats: 1 }, "the expired session, its project (its upload and chat go with it) and its chat in the members' project");
+  t.same(
+    counts,
+    { sessions: 1, projects: 1, submissions: 0, chats: 1 },
+    "the expired session, its project (its upload and chat go with it) and its chat in the members' project",
+  );
   t.equal(await count(database.db, anonymousSessions), 1);
-  t.same((await database.db.select({ name: projects.name }).from(projects).orderBy(projects.name)).map((p) => p.name), ['Default', 'Members', `Visitor ${staying.slice(-4)}`]);
+  t.same(
+    (await database.db.select({ name: projects.name }).from(projects).orderBy(projects.name)).map((p) => p.name),
+    ['Default', 'Members', `Visitor ${staying.slice(-4)}`],
+  );
   t.equal(await count(database.db, chats), 2, "the other visitor's chats stay");
   t.equal(await count(database.db, submissions), 2, "the members' upload and the other visitor's stay");
-  const orphans = rowsOf<{ n: number }>(await database.db.execute(sql`select count(*)::int as n from chunks c where not exists (select 1 from submissions s where s.organization_id = c.organization_id and s.id = c.submission_id)`));
+  const orphans = rowsOf<{ n: number }>(
+    await database.db.execute(
+      sql`select count(*)::int as n from chunks c where not exists (select 1 from submissions s where s.organization_id = c.organization_id and s.id = c.submission_id)`,
+    ),
+  );
   t.equal(Number(orphans[0]!.n), 0, 'no passage is left without its submission');
   t.equal((await request({ method: 'GET', url: `/api/v1/default/auth/anonymous/me/${leaving}` })).status, 401);
   const answer = await member.request('chat', { project_id: members.id, text: 'Where is the status page?' }, 'chat_done');
   t.match(answer.data.answer, /status\.example\.com/, "members' material still answers");
 
-  const schedule = rowsOf<{ name: string; cron: string }>(await database.db.execute(sql`select name, cron from pgboss.schedule where name = 'anonymous-cleanup'`));
-  t.same(schedule.map((s) => ({ ...s })), [{ name: 'anonymous-cleanup', cron: '23 * * * *' }], 'the sweep is on the queue\'s schedule (hourly)');
+  const schedule = rowsOf<{ name: string; cron: string }>(
+    await database.db.execute(sql`select name, cron from pgboss.schedule where name = 'anonymous-cleanup'`),
+  );
+  t.same(
+    schedule.map((s) => ({ ...s })),
+    [{ name: 'anonymous-cleanup', cron: '23 * * * *' }],
+    "the sweep is on the queue's schedule (hourly)",
+  );
 });

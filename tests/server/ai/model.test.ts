@@ -28,19 +28,35 @@ async function fakeModel(t: Test) {
     res.end('data: [DONE]\n\n');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   return { state, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
 }
 
 t.test('an OpenAI-compatible model writes the answer, streamed; its failures fall back to the extractive answer', async (t) => {
   const model = await fakeModel(t);
-  const { app, request, login, ticket } = await testApp(t, { AI_BASE_URL: model.url, AI_API_KEY: 'sk-test', AI_MODEL: 'tiny-model', AI_TIMEOUT_MS: '1500', JOB_POLL_SECONDS: '0.5' });
+  const { app, request, login, ticket } = await testApp(t, {
+    AI_BASE_URL: model.url,
+    AI_API_KEY: 'sk-test',
+    AI_MODEL: 'tiny-model',
+    AI_TIMEOUT_MS: '1500',
+    JOB_POLL_SECONDS: '0.5',
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const token = await login('owner@example.com');
   const project = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Ops' } })).body;
   const ws = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?ticket=${await ticket(token)}`);
   t.teardown(() => ws.close());
-  const up = await ws.request('text_submission', { title: 'Key rotation', text: 'Rotate the kraken keys with keyctl rotate --all.', project_id: project.id }, 'submit_text_response');
+  const up = await ws.request(
+    'text_submission',
+    { title: 'Key rotation', text: 'Rotate the kraken keys with keyctl rotate --all.', project_id: project.id },
+    'submit_text_response',
+  );
   await ws.next((f) => f.type === 'submission_status' && f.data.submission_id === up.data.submission_id && f.data.status === 'indexed');
 
   const ask = async (id: string) => {
@@ -66,7 +82,11 @@ t.test('an OpenAI-compatible model writes the answer, streamed; its failures fal
 
   model.state.mode = 'error';
   const failed = await ask('error');
-  t.match(failed.done.data, { answered_by: 'extractive', notice: /The AI model could not answer \(the model answered 503/, answer: /keyctl rotate --all\. \[1\]/ });
+  t.match(failed.done.data, {
+    answered_by: 'extractive',
+    notice: /The AI model could not answer \(the model answered 503/,
+    answer: /keyctl rotate --all\. \[1\]/,
+  });
 
   model.state.mode = 'break';
   const broken = await ask('break');

@@ -6,7 +6,6 @@ import { retrieve } from '../../../server/ai/retrieve.js';
 import { withTenant } from '../../../server/core/db/tenant.js';
 import { rowsOf, testApp } from '../../helpers.js';
 
-
 t.test('words too frequent for the candidate budget still find passages that hold them, best first', async (t) => {
   const { request, login, database, config } = await testApp(t);
   const token = await login('owner@example.com');
@@ -14,7 +13,13 @@ t.test('words too frequent for the candidate budget still find passages that hol
   const [org] = rowsOf<{ id: number }>(await database.db.execute(sql`select id from organizations where slug = 'default'`));
   const orgId = org!.id;
   const { id: submissionId } = await withTenant(database.db, { orgId, userId: null }, (tx) =>
-    createSubmission(tx, { orgId, userId: 1, sessionId: null }, planLimits(config, 'free'), { kind: 'text', projectId: project.id, title: 'Ospreys', sensitivityLevel: 'internal', content: Buffer.from('placeholder') }),
+    createSubmission(tx, { orgId, userId: 1, sessionId: null }, planLimits(config, 'free'), {
+      kind: 'text',
+      projectId: project.id,
+      title: 'Ospreys',
+      sensitivityLevel: 'internal',
+      content: Buffer.from('placeholder'),
+    }),
   );
   // 1,200 chunks name ospreys (more than the candidate budget of 800), 300 do not; one also names the marsh.
   await database.db.execute(sql`
@@ -25,12 +30,20 @@ t.test('words too frequent for the candidate budget still find passages that hol
     from generate_series(1, 1500) n`);
   await database.db.execute(sql`update submissions set status = 'indexed', chunk_count = 1500 where id = ${submissionId}`);
   await database.db.execute(sql`delete from chunk_lexemes where organization_id = ${orgId}`);
-  await database.db.execute(sql`insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc) select ${orgId}, ${project.id}, word, ndoc from ts_stat('select tsv from chunks')`);
+  await database.db.execute(
+    sql`insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc) select ${orgId}, ${project.id}, word, ndoc from ts_stat('select tsv from chunks')`,
+  );
 
-  const ask = (query: string) => withTenant(database.db, { orgId, userId: 1 }, (tx) => retrieve(tx, { orgId, projectId: project.id, query, access: { kind: 'user', userId: 1, role: 'Owner' }, limit: 5 }));
+  const ask = (query: string) =>
+    withTenant(database.db, { orgId, userId: 1 }, (tx) =>
+      retrieve(tx, { orgId, projectId: project.id, query, access: { kind: 'user', userId: 1, role: 'Owner' }, limit: 5 }),
+    );
   const hits = await ask('osprey');
   t.equal(hits.length, 5, 'a full page of passages');
-  t.ok(hits.every((h) => /osprey/i.test(h.text)), 'every one holds the word');
+  t.ok(
+    hits.every((h) => /osprey/i.test(h.text)),
+    'every one holds the word',
+  );
   const both = await ask('osprey saltmarsh');
   t.match(both[0]!.text, /saltmarsh/, 'the passage with both words comes first');
 });

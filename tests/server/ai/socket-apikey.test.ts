@@ -23,7 +23,12 @@ t.test('an API key opens the live socket with Member rights', async (t) => {
   const ws = (slug: string) => `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/${slug}/ws`;
   const owner = await login('owner@example.com');
   const project = (await request({ method: 'POST', url: '/api/v1/default/projects', token: owner, payload: { name: 'Ops' } })).body;
-  const created = await request({ method: 'POST', url: '/api/v1/default/apikeys', token: owner, payload: { project_id: project.id, description: 'ingest script' } });
+  const created = await request({
+    method: 'POST',
+    url: '/api/v1/default/apikeys',
+    token: owner,
+    payload: { project_id: project.id, description: 'ingest script' },
+  });
   t.equal(created.status, 201);
   const key = created.body.key as string;
 
@@ -37,11 +42,22 @@ t.test('an API key opens the live socket with Member rights', async (t) => {
   const script = await SocketClient.open(ws('default'), bearer(key));
   t.teardown(() => script.close());
   t.match((await script.request('fetch_limits', {}, 'limits')).data, { plan: 'free', messages_per_day: Number }, 'the key reads its limits');
-  const text = await script.request('text_submission', { title: 'Heron runbook', text: 'Page the database team first.', project_id: project.id, buildIndex: false }, 'submit_text_response');
+  const text = await script.request(
+    'text_submission',
+    { title: 'Heron runbook', text: 'Page the database team first.', project_id: project.id, buildIndex: false },
+    'submit_text_response',
+  );
   t.match(text.data, { status: 'success', submission_id: Number }, 'and submits text into its organization');
   const listed = await script.request('fetch_submissions', { project_id: project.id }, 'submissions');
-  t.ok(listed.data.items.some((s: { id: number }) => s.id === text.data.submission_id), 'and lists it');
-  t.match((await script.request('fetch_submissions', { project_id: 9999 }, 'submissions')).data.detail[0].msg, "Project '9999' could not be found.", 'other ids are still refused');
+  t.ok(
+    listed.data.items.some((s: { id: number }) => s.id === text.data.submission_id),
+    'and lists it',
+  );
+  t.match(
+    (await script.request('fetch_submissions', { project_id: 9999 }, 'submissions')).data.detail[0].msg,
+    "Project '9999' could not be found.",
+    'other ids are still refused',
+  );
 
   // A wrong key, or a key of another organization, is no sign-in.
   const other = await organization('other');

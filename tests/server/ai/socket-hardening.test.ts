@@ -15,7 +15,9 @@ async function rawUpgrade(port: number, path: string): Promise<{ sock: Socket; r
   const closed = new Promise<void>((resolve) => sock.on('close', () => resolve()));
   sock.on('error', () => {});
   await new Promise<void>((resolve) => sock.once('connect', () => resolve()));
-  sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+  sock.write(
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  );
   while (!buf.includes('\r\n\r\n')) await new Promise((r) => setTimeout(r, 10));
   const head = buf.indexOf('\r\n\r\n') + 4;
   if (!buf.subarray(0, head).toString().startsWith('HTTP/1.1 101')) throw new Error(`no upgrade: ${buf.toString()}`);
@@ -65,7 +67,11 @@ t.test('socket message types are own names only: inherited names are unknown typ
     t.teardown(() => ws.close());
     for (const type of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf']) {
       const reply = await ws.request(type, {}, 'never');
-      t.match(reply, { type: 'error', data: { detail: [{ msg: `Unknown message type '${type}'.`, type: 'unknown_type' }] } }, `${type} is an unknown type (${query.split('=')[0]})`);
+      t.match(
+        reply,
+        { type: 'error', data: { detail: [{ msg: `Unknown message type '${type}'.`, type: 'unknown_type' }] } },
+        `${type} is an unknown type (${query.split('=')[0]})`,
+      );
     }
     t.match((await ws.request('fetch_limits', {}, 'limits')).data, { plan: String }, 'the socket keeps working');
   }
@@ -73,7 +79,9 @@ t.test('socket message types are own names only: inherited names are unknown typ
 });
 
 t.test('socket frames: 64 KB before anyone is authenticated, the plan limit after, refused before the payload is read', async (t) => {
-  const { app, request, login, ticket } = await testApp(t, { AI_LIMITS: JSON.stringify({ anonymous: { max_file_bytes: 256 * 1024 }, free: { max_file_bytes: 2 * 1024 * 1024 } }) });
+  const { app, request, login, ticket } = await testApp(t, {
+    AI_LIMITS: JSON.stringify({ anonymous: { max_file_bytes: 256 * 1024 }, free: { max_file_bytes: 2 * 1024 * 1024 } }),
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as AddressInfo).port;
   const base = `ws://127.0.0.1:${port}/api/v1/default/ws`;
@@ -117,12 +125,20 @@ t.test('a shared chat opens only the passages it cites, never the rest of a rest
   const owner = await SocketClient.open(`${base}?ticket=${await ticket(token)}`);
   t.teardown(() => owner.close());
 
-  const pages = Array.from({ length: 12 }, (_, i) => (i === 6 ? ['To rotate the kraken API keys, run keyctl rotate --all.'] : [`CONFIDENTIAL payroll section ${i}: salary band ${i} is ${1000 + i} credits.`]));
+  const pages = Array.from({ length: 12 }, (_, i) =>
+    i === 6 ? ['To rotate the kraken API keys, run keyctl rotate --all.'] : [`CONFIDENTIAL payroll section ${i}: salary band ${i} is ${1000 + i} credits.`],
+  );
   const pdf = await makePdf(pages);
-  const up = await owner.request('file_upload', { fileName: 'handbook.pdf', fileContent: pdf.toString('base64'), project_id: project.id, sensitivityLevel: 'restricted' }, 'submit_file_response');
+  const up = await owner.request(
+    'file_upload',
+    { fileName: 'handbook.pdf', fileContent: pdf.toString('base64'), project_id: project.id, sensitivityLevel: 'restricted' },
+    'submit_file_response',
+  );
   await owner.next((f) => f.type === 'submission_status' && f.data.submission_id === up.data.submission_id && f.data.status === 'indexed');
   const done = await owner.request('chat', { project_id: project.id, text: 'How do I rotate the kraken API keys?' }, 'chat_done');
-  const cited = new Set<number>(done.data.sources.filter((s: { object_type: string }) => s.object_type === 'chunk').map((s: { object_id: number }) => s.object_id));
+  const cited = new Set<number>(
+    done.data.sources.filter((s: { object_type: string }) => s.object_type === 'chunk').map((s: { object_id: number }) => s.object_id),
+  );
   t.ok(cited.size >= 1 && cited.size < 12, `the answer cites ${cited.size} of 12 passages`);
   const whole = await owner.request('fetch_object_content', { object_type: 'submission', object_id: up.data.submission_id }, 'object_content');
   t.equal(whole.data.chunks.length, 12, 'the owner opens all 12 passages');
@@ -140,5 +156,9 @@ t.test('a shared chat opens only the passages it cites, never the rest of a rest
     for (const side of [chunk.data.before, chunk.data.after]) t.ok(side === null || !/salary band/.test(side), 'neighbours show only when cited themselves');
   }
   const uncited = whole.data.chunks.find((c: { id: number }) => !cited.has(c.id));
-  t.match((await stranger.request('fetch_object_content', { object_type: 'chunk', object_id: uncited.id, ...shared }, 'object_content')).data.detail[0].msg, /could not be found/, 'an uncited passage is not found');
+  t.match(
+    (await stranger.request('fetch_object_content', { object_type: 'chunk', object_id: uncited.id, ...shared }, 'object_content')).data.detail[0].msg,
+    /could not be found/,
+    'an uncited passage is not found',
+  );
 });

@@ -25,25 +25,55 @@ t.test('live socket: limits, uploads with indexing progress, chat with citations
   ws.send('fetch_submissions', { project_id: 'seven', extra: 1 }, 'r2');
   const bad = await ws.next((f) => f.id === 'r2');
   t.equal(bad.type, 'error');
-  t.ok(bad.data.detail.some((d: { loc: unknown[] }) => d.loc.includes('project_id')), 'names the bad field');
-  t.ok(bad.data.detail.some((d: { msg: string }) => d.msg === "Unknown field 'extra'."), 'names the unknown field');
+  t.ok(
+    bad.data.detail.some((d: { loc: unknown[] }) => d.loc.includes('project_id')),
+    'names the bad field',
+  );
+  t.ok(
+    bad.data.detail.some((d: { msg: string }) => d.msg === "Unknown field 'extra'."),
+    'names the unknown field',
+  );
   ws.ws.send(JSON.stringify([1, 2]));
   t.match((await ws.next((f) => f.type === 'error')).data.detail[0].type, 'frame_invalid');
-  t.match((await ws.request('fetch_submissions', { project_id: 9999 }, 'submissions')).data.detail[0].msg, "Project '9999' could not be found.", 'other ids are refused');
+  t.match(
+    (await ws.request('fetch_submissions', { project_id: 9999 }, 'submissions')).data.detail[0].msg,
+    "Project '9999' could not be found.",
+    'other ids are refused',
+  );
 
   // Upload a PDF and watch it index.
   const pdf = await makePdf([['Intro page.'], ['To rotate the kraken API keys, run keyctl rotate --all and restart the edge proxies.']]);
-  const up = await ws.request('file_upload', { fileName: 'keys.pdf', fileType: 'application/pdf', fileContent: pdf.toString('base64'), buildIndex: true, project_id: project.id, eccs_project_id: 'eccs-1', sensitivityLevel: 'internal' }, 'submit_file_response');
+  const up = await ws.request(
+    'file_upload',
+    {
+      fileName: 'keys.pdf',
+      fileType: 'application/pdf',
+      fileContent: pdf.toString('base64'),
+      buildIndex: true,
+      project_id: project.id,
+      eccs_project_id: 'eccs-1',
+      sensitivityLevel: 'internal',
+    },
+    'submit_file_response',
+  );
   t.match(up.data, { status: 'success', submission_id: Number, fileName: 'keys.pdf' });
   const indexed = await ws.next((f) => f.type === 'submission_status' && f.data.submission_id === up.data.submission_id && f.data.status === 'indexed');
   t.equal(indexed.data.progress, 100, 'progress reaches 100');
   const list = await ws.request('fetch_submissions', { project_id: project.id }, 'submissions');
   t.match(list.data.items[0], { id: up.data.submission_id, status: 'indexed', fileName: 'keys.pdf', eccs_project_id: 'eccs-1', chunk_count: 2 });
 
-  const unsupported = await ws.request('file_upload', { fileName: 'tool.exe', fileContent: Buffer.from('MZ').toString('base64'), project_id: project.id }, 'submit_file_response');
+  const unsupported = await ws.request(
+    'file_upload',
+    { fileName: 'tool.exe', fileContent: Buffer.from('MZ').toString('base64'), project_id: project.id },
+    'submit_file_response',
+  );
   t.match(unsupported.data, { status: 'error', submission_id: null, message: /^Upload failed: Unsupported file type 'tool.exe'/ });
 
-  const text = await ws.request('text_submission', { text: 'The heron runbook says: page the database team first.', project_id: project.id }, 'submit_text_response');
+  const text = await ws.request(
+    'text_submission',
+    { text: 'The heron runbook says: page the database team first.', project_id: project.id },
+    'submit_text_response',
+  );
   t.match(text.data, { status: 'success' });
 
   // Chat: sources, then tokens, then done; the answer cites the PDF page.
@@ -59,14 +89,22 @@ t.test('live socket: limits, uploads with indexing progress, chat with citations
   t.match(done.data, { answered_by: 'extractive', notice: null, chat_id: String, message_id: Number });
 
   // Opening the citation gives the passage at its place.
-  const opened = await ws.request('fetch_object_content', { object_type: 'chunk', object_id: sources.data.sources[0].object_id, chat_id: done.data.chat_id, is_shared_view: false }, 'object_content');
+  const opened = await ws.request(
+    'fetch_object_content',
+    { object_type: 'chunk', object_id: sources.data.sources[0].object_id, chat_id: done.data.chat_id, is_shared_view: false },
+    'object_content',
+  );
   t.match(opened.data, { object_type: 'chunk', place: { page: 2 }, submission: { title: 'keys.pdf' }, text: /kraken/ });
 
   // Follow-up in the same chat, then reopen it over REST.
   const again = await ws.request('chat', { chat_id: done.data.chat_id, text: 'Who do we page for the heron runbook?' }, 'chat_done');
   t.equal(again.data.chat_id, done.data.chat_id);
   const reopened = await request({ method: 'GET', url: `/api/v1/default/chats/${done.data.chat_id}`, token });
-  t.same(reopened.body.messages.map((m: { role: string }) => m.role), ['user', 'assistant', 'user', 'assistant'], 'chat?chat_id= reopens the stored chat');
+  t.same(
+    reopened.body.messages.map((m: { role: string }) => m.role),
+    ['user', 'assistant', 'user', 'assistant'],
+    'chat?chat_id= reopens the stored chat',
+  );
 
   // Like → thanks → processed by the queue's job (liked.test.ts shows the processing state) → off the list.
   const liked = await ws.request('message_feedback', { message_id: done.data.message_id, value: 'like' }, 'message_feedback_response');
@@ -86,9 +124,33 @@ t.test('live socket: limits, uploads with indexing progress, chat with citations
   t.match(shared, { status: 200, body: { read_only: true, title: 'How do I rotate the kraken API keys?' } });
   const stranger = await SocketClient.open(base);
   t.teardown(() => stranger.close());
-  t.match((await stranger.request('fetch_limits', {}, 'limits')).data.detail[0].msg, 'No authentication or temporary session found', 'an unauthenticated socket reaches nothing private');
-  t.match((await stranger.request('fetch_object_content', { object_type: 'chunk', object_id: sources.data.sources[0].object_id, chat_id: done.data.chat_id, is_shared_view: true }, 'object_content')).data, { place: { page: 2 } }, 'but opens a shared chat citation');
+  t.match(
+    (await stranger.request('fetch_limits', {}, 'limits')).data.detail[0].msg,
+    'No authentication or temporary session found',
+    'an unauthenticated socket reaches nothing private',
+  );
+  t.match(
+    (
+      await stranger.request(
+        'fetch_object_content',
+        { object_type: 'chunk', object_id: sources.data.sources[0].object_id, chat_id: done.data.chat_id, is_shared_view: true },
+        'object_content',
+      )
+    ).data,
+    { place: { page: 2 } },
+    'but opens a shared chat citation',
+  );
   await request({ method: 'PUT', url: `/api/v1/default/chats/${done.data.chat_id}`, token, payload: { shared: false } });
-  t.match((await stranger.request('fetch_object_content', { object_type: 'chunk', object_id: sources.data.sources[0].object_id, chat_id: done.data.chat_id, is_shared_view: true }, 'object_content')).data.detail[0].msg, /could not be found/, 'not once unshared');
+  t.match(
+    (
+      await stranger.request(
+        'fetch_object_content',
+        { object_type: 'chunk', object_id: sources.data.sources[0].object_id, chat_id: done.data.chat_id, is_shared_view: true },
+        'object_content',
+      )
+    ).data.detail[0].msg,
+    /could not be found/,
+    'not once unshared',
+  );
   t.equal((await request({ method: 'GET', url: `/api/v1/default/chats/shared/${done.data.chat_id}` })).status, 404);
 });

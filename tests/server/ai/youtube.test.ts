@@ -49,8 +49,19 @@ async function fakeYoutube(t: Test) {
         isTranslatable: true,
         trackName: '',
       });
-      const player: Record<string, unknown> = { responseContext: {}, playabilityStatus: { status: 'OK', playableInEmbed: true }, videoDetails: { videoId: id, title: 'Heron migration walkthrough', lengthSeconds: '900' } };
-      if (id === 'heronTalk01') player.captions = { playerCaptionsTracklistRenderer: { captionTracks: [track('de'), track('en', 'asr')], audioTracks: [{ captionTrackIndices: [0, 1] }], defaultAudioTrackIndex: 0 } };
+      const player: Record<string, unknown> = {
+        responseContext: {},
+        playabilityStatus: { status: 'OK', playableInEmbed: true },
+        videoDetails: { videoId: id, title: 'Heron migration walkthrough', lengthSeconds: '900' },
+      };
+      if (id === 'heronTalk01')
+        player.captions = {
+          playerCaptionsTracklistRenderer: {
+            captionTracks: [track('de'), track('en', 'asr')],
+            audioTracks: [{ captionTrackIndices: [0, 1] }],
+            defaultAudioTrackIndex: 0,
+          },
+        };
       if (id === 'privateVid1') player.playabilityStatus = { status: 'LOGIN_REQUIRED', reason: 'This video is private' };
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       return res.end(html(player, 'Heron migration walkthrough'));
@@ -60,21 +71,34 @@ async function fakeYoutube(t: Test) {
         const events = [{ tStartMs: 0, dDurationMs: 900_000, id: 1, wpWinPosId: 1, wsWinStyleId: 1 }];
         for (const c of HERON) {
           const [first, ...rest] = c.text.split(' ');
-          events.push({ tStartMs: c.ms, dDurationMs: c.dur, wWinId: 1, segs: [{ utf8: first }, ...rest.map((w, i) => ({ utf8: ` ${w}`, tOffsetMs: 200 * (i + 1) }))] } as never);
+          events.push({
+            tStartMs: c.ms,
+            dDurationMs: c.dur,
+            wWinId: 1,
+            segs: [{ utf8: first }, ...rest.map((w, i) => ({ utf8: ` ${w}`, tOffsetMs: 200 * (i + 1) }))],
+          } as never);
           events.push({ tStartMs: c.ms + c.dur - 10, dDurationMs: 10, wWinId: 1, aAppend: 1, segs: [{ utf8: '\n' }] } as never);
         }
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
         return res.end(JSON.stringify({ wireMagic: 'pb3', pens: [{}], wsWinStyles: [{}], wpWinPositions: [{}], events }));
       }
       res.writeHead(200, { 'content-type': 'text/xml; charset=utf-8' });
-      return res.end(`<?xml version="1.0" encoding="utf-8" ?><transcript>${HERON.map((c) => `<text start="${c.ms / 1000}" dur="${c.dur / 1000}">${c.text}</text>`).join('')}</transcript>`);
+      return res.end(
+        `<?xml version="1.0" encoding="utf-8" ?><transcript>${HERON.map((c) => `<text start="${c.ms / 1000}" dur="${c.dur / 1000}">${c.text}</text>`).join('')}</transcript>`,
+      );
     }
     res.writeHead(404);
     res.end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   return { state, base };
 }
 
@@ -88,10 +112,13 @@ async function workspace(t: Test, youtubeBase: string) {
   const submitLink = async (url: string) => {
     const reply = await ws.request('video_transcript_submission', { url, project_id: project.id, sensitivityLevel: 'internal' }, 'submit_video_response');
     if (reply.data.status !== 'success') return { reply, final: null };
-    const final = await ws.next((f) => f.type === 'submission_status' && f.data.submission_id === reply.data.submission_id && (f.data.status === 'indexed' || f.data.status === 'failed'));
+    const final = await ws.next(
+      (f) => f.type === 'submission_status' && f.data.submission_id === reply.data.submission_id && (f.data.status === 'indexed' || f.data.status === 'failed'),
+    );
     return { reply, final };
   };
-  const listed = async (id: number) => (await ws.request('fetch_submissions', { project_id: project.id }, 'submissions')).data.items.find((s: { id: number }) => s.id === id);
+  const listed = async (id: number) =>
+    (await ws.request('fetch_submissions', { project_id: project.id }, 'submissions')).data.items.find((s: { id: number }) => s.id === id);
   return { ws, request, token, project, submitLink, listed };
 }
 
@@ -102,23 +129,43 @@ t.test('a YouTube link is fetched through the watch page and timedtext; citation
   const { reply, final } = await submitLink('https://youtu.be/heronTalk01?si=share');
   t.match(reply.data, { status: 'success', submission_id: Number, message: 'Transcript link received; its captions are being fetched.' });
   t.equal(final!.data.status, 'indexed', `indexed ${final!.data.error ?? ''}`);
-  t.ok(yt.state.requests.some((r) => r.startsWith('/watch?v=heronTalk01')), 'the watch page was read');
+  t.ok(
+    yt.state.requests.some((r) => r.startsWith('/watch?v=heronTalk01')),
+    'the watch page was read',
+  );
   const timedtext = yt.state.requests.find((r) => r.startsWith('/api/timedtext'))!;
   t.match(timedtext, /lang=en/, 'the English track was chosen over the German one');
   t.match(timedtext, /fmt=json3/, 'as json3');
-  t.match(await listed(reply.data.submission_id), { status: 'indexed', title: 'Heron migration walkthrough', fileName: 'heronTalk01.vtt', source_url: 'https://youtu.be/heronTalk01?si=share', kind: 'video_transcript' });
+  t.match(await listed(reply.data.submission_id), {
+    status: 'indexed',
+    title: 'Heron migration walkthrough',
+    fileName: 'heronTalk01.vtt',
+    source_url: 'https://youtu.be/heronTalk01?si=share',
+    kind: 'video_transcript',
+  });
 
   ws.send('chat', { project_id: project.id, text: 'When does the heron migration move the buckets?' }, 'q1');
   const done = await ws.next((f) => f.id === 'q1' && f.type === 'chat_done');
-  t.match(done.data.sources[0], { n: 1, object_type: 'chunk', title: 'Heron migration walkthrough', place: { start: 754.2 } }, 'the citation keeps the cue start');
+  t.match(
+    done.data.sources[0],
+    { n: 1, object_type: 'chunk', title: 'Heron migration walkthrough', place: { start: 754.2 } },
+    'the citation keeps the cue start',
+  );
   t.equal(done.data.sources[0].url, 'https://youtu.be/heronTalk01?si=share&t=754s', 'and links to that moment of the video');
   t.match(done.data.answer, /12:34/, 'the answer names the moment');
-  const opened = await ws.request('fetch_object_content', { object_type: 'chunk', object_id: done.data.sources[0].object_id, chat_id: done.data.chat_id }, 'object_content');
+  const opened = await ws.request(
+    'fetch_object_content',
+    { object_type: 'chunk', object_id: done.data.sources[0].object_id, chat_id: done.data.chat_id },
+    'object_content',
+  );
   t.match(opened.data, { place: { start: 754.2 }, text: /heron migration moves every bucket/ });
 
   // A video without captions, a private one, and YouTube failing: each fails with its reason.
   const none = await submitLink('https://www.youtube.com/watch?v=noCaptions1');
-  t.match(none.final!.data, { status: 'failed', error: "Could not fetch the YouTube transcript (the video has no captions). Upload the video's caption file (WebVTT or SRT) instead." });
+  t.match(none.final!.data, {
+    status: 'failed',
+    error: "Could not fetch the YouTube transcript (the video has no captions). Upload the video's caption file (WebVTT or SRT) instead.",
+  });
   const secret = await submitLink('https://www.youtube.com/shorts/privateVid1');
   t.match(secret.final!.data.error, 'the video is not available: This video is private');
   yt.state.failNext = 1;
@@ -128,11 +175,17 @@ t.test('a YouTube link is fetched through the watch page and timedtext; citation
   // Indexing again fetches again.
   const again = await request({ method: 'POST', url: `/api/v1/default/submissions/${flaky.reply.data.submission_id}/index`, token });
   t.equal(again.status, 202);
-  const retried = await ws.next((f) => f.type === 'submission_status' && f.data.submission_id === flaky.reply.data.submission_id && f.data.status === 'indexed');
+  const retried = await ws.next(
+    (f) => f.type === 'submission_status' && f.data.submission_id === flaky.reply.data.submission_id && f.data.status === 'indexed',
+  );
   t.equal(retried.data.chunk_count, 2, 'the retried fetch indexed the transcript');
 
   const notYoutube = await submitLink('https://vimeo.com/12345');
-  t.match(notYoutube.reply.data, { status: 'error', submission_id: null, message: /^Submission failed\. 'https:\/\/vimeo.com\/12345' is not a YouTube video link/ }, 'other links are refused at once');
+  t.match(
+    notYoutube.reply.data,
+    { status: 'error', submission_id: null, message: /^Submission failed\. 'https:\/\/vimeo.com\/12345' is not a YouTube video link/ },
+    'other links are refused at once',
+  );
 });
 
 t.test('an unreachable YouTube fails the submission with the reason, over the socket too', async (t) => {
@@ -151,10 +204,28 @@ t.test('an unreachable YouTube fails the submission with the reason, over the so
 });
 
 t.test('timedtext formats: json3, srv3 and the legacy XML keep cue start times', async (t) => {
-  t.same(parseTimedText('{"events":[{"tStartMs":0,"dDurationMs":5000},{"tStartMs":1500,"dDurationMs":2000,"segs":[{"utf8":"Hello"},{"utf8":" there","tOffsetMs":300}]},{"tStartMs":3490,"aAppend":1,"segs":[{"utf8":"\\n"}]}]}'), [{ start: 1.5, end: 3.5, text: 'Hello there' }]);
-  t.same(parseTimedText('<?xml version="1.0" encoding="utf-8" ?><timedtext format="3"><body><p t="61000" d="2500">Rock &amp; <s>roll</s></p><p t="70000" d="1000"> </p></body></timedtext>'), [{ start: 61, end: 63.5, text: 'Rock & roll' }]);
-  t.same(parseTimedText('<transcript><text start="3723.5" dur="3.5">It&amp;#39;s the heron &amp;amp; the crane</text></transcript>'), [{ start: 3723.5, end: 3727, text: "It's the heron & the crane" }]);
+  t.same(
+    parseTimedText(
+      '{"events":[{"tStartMs":0,"dDurationMs":5000},{"tStartMs":1500,"dDurationMs":2000,"segs":[{"utf8":"Hello"},{"utf8":" there","tOffsetMs":300}]},{"tStartMs":3490,"aAppend":1,"segs":[{"utf8":"\\n"}]}]}',
+    ),
+    [{ start: 1.5, end: 3.5, text: 'Hello there' }],
+  );
+  t.same(
+    parseTimedText(
+      '<?xml version="1.0" encoding="utf-8" ?><timedtext format="3"><body><p t="61000" d="2500">Rock &amp; <s>roll</s></p><p t="70000" d="1000"> </p></body></timedtext>',
+    ),
+    [{ start: 61, end: 63.5, text: 'Rock & roll' }],
+  );
+  t.same(parseTimedText('<transcript><text start="3723.5" dur="3.5">It&amp;#39;s the heron &amp;amp; the crane</text></transcript>'), [
+    { start: 3723.5, end: 3727, text: "It's the heron & the crane" },
+  ]);
   t.same(parseTimedText('<html>sign in</html>'), [], 'anything else has no cues');
-  const page = readWatchPage(`<script>var ytInitialPlayerResponse = {"videoDetails":{"title":"A {braced} \\"title\\""},"captions":{"playerCaptionsTracklistRenderer":{"captionTracks":[{"baseUrl":"https://www.youtube.com/api/timedtext?v=x\\u0026lang=en","name":{"simpleText":"English"},"languageCode":"en"}]}}};</script>`);
-  t.same(page, { tracks: [{ baseUrl: 'https://www.youtube.com/api/timedtext?v=x&lang=en', name: { simpleText: 'English' }, languageCode: 'en' }], title: 'A {braced} "title"', unplayable: null });
+  const page = readWatchPage(
+    `<script>var ytInitialPlayerResponse = {"videoDetails":{"title":"A {braced} \\"title\\""},"captions":{"playerCaptionsTracklistRenderer":{"captionTracks":[{"baseUrl":"https://www.youtube.com/api/timedtext?v=x\\u0026lang=en","name":{"simpleText":"English"},"languageCode":"en"}]}}};</script>`,
+  );
+  t.same(page, {
+    tracks: [{ baseUrl: 'https://www.youtube.com/api/timedtext?v=x&lang=en', name: { simpleText: 'English' }, languageCode: 'en' }],
+    title: 'A {braced} "title"',
+    unplayable: null,
+  });
 });

@@ -23,7 +23,12 @@ async function setup(t: Test) {
     base.request({ method: method as 'GET', url: `/api/v1/acme${path}`, token, ...(payload !== undefined ? { payload: payload as object } : {}) });
   const webhook = (event: Stripe.Event, opts: { secret?: string; timestamp?: number; tamper?: (payload: string) => string } = {}) => {
     const { payload, signature } = stripe.signed(event, opts.secret, opts.timestamp);
-    return base.request({ method: 'POST', url: '/api/v1/stripe/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, payload: opts.tamper ? opts.tamper(payload) : payload });
+    return base.request({
+      method: 'POST',
+      url: '/api/v1/stripe/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+      payload: opts.tamper ? opts.tamper(payload) : payload,
+    });
   };
   const me = async () => (await api('GET', '/auth/me')).body;
   const orgRow = async () => (await api('GET', `/organizations/${org.id}`)).body;
@@ -53,7 +58,11 @@ t.test('upgrade to team pro: Checkout session, then only the verified webhook un
   t.equal(refused.status, 403, 'a free organization cannot set its banner through the API');
   t.same(refused.body.detail[0].loc, ['body', 'banner_text']);
   t.equal((await orgRow()).banner_text, null, 'and nothing changed');
-  t.equal((await api('PUT', `/organizations/${org.id}`, { description: 'Still free', banner_color: '#1565C0', banner_enabled: false })).status, 200, 'a form repeating the stored values still saves');
+  t.equal(
+    (await api('PUT', `/organizations/${org.id}`, { description: 'Still free', banner_color: '#1565C0', banner_enabled: false })).status,
+    200,
+    'a form repeating the stored values still saves',
+  );
 
   const created = await api('POST', '/organizations', { name: 'Side project', description: 'Another one', banner_enabled: true });
   t.equal(created.status, 403, 'nor create one with its banner on');
@@ -70,7 +79,12 @@ t.test('upgrade to team pro: Checkout session, then only the verified webhook un
   t.ok(customerCall!.idempotencyKey, 'the customer is created with an idempotency key');
   t.match(sessionCall, {
     path: '/v1/checkout/sessions',
-    form: { mode: 'subscription', customer: customerCall && stripe.customers.keys().next().value, line_items: { 0: { price: PRICES.team_pro, quantity: '1' } }, client_reference_id: String(org.id) },
+    form: {
+      mode: 'subscription',
+      customer: customerCall && stripe.customers.keys().next().value,
+      line_items: { 0: { price: PRICES.team_pro, quantity: '1' } },
+      client_reference_id: String(org.id),
+    },
   });
   t.match(sessionCall!.form.success_url, /^http:\/\/firewatch\.test\/acme\/upgrade\?plan=team_pro&session_id=\{CHECKOUT_SESSION_ID\}$/);
   t.match(await me(), { is_pro_team: false }, 'a checkout started is not a plan bought');
@@ -146,7 +160,13 @@ t.test('a failed payment keeps the plan while Stripe retries; an unpaid subscrip
   const { stripe, me, webhook, subscribe } = await setup(t);
   const { subscription } = await subscribe('pro');
   subscription.status = 'past_due';
-  const invoice = { id: 'in_1', object: 'invoice', customer: subscription.customer, status: 'open', parent: { type: 'subscription_details', subscription_details: { subscription: subscription.id } } };
+  const invoice = {
+    id: 'in_1',
+    object: 'invoice',
+    customer: subscription.customer,
+    status: 'open',
+    parent: { type: 'subscription_details', subscription_details: { subscription: subscription.id } },
+  };
   t.equal((await webhook(stripe.event('invoice.payment_failed', invoice))).body.outcome, 'applied');
   t.match(await me(), { is_pro: true, subscription_status: 'past_due' });
 
@@ -189,7 +209,11 @@ t.test('events out of order: an older event arriving late, and a stale event bod
   t.match(await me(), { is_pro: false, subscription_status: 'canceled' });
 
   // A newer event whose body still says active: the subscription's own state (fetched) decides.
-  const paid = stripe.event('invoice.paid', { id: 'in_2', object: 'invoice', customer: subscription.customer, subscription: subscription.id, status: 'paid' }, t0 + 30);
+  const paid = stripe.event(
+    'invoice.paid',
+    { id: 'in_2', object: 'invoice', customer: subscription.customer, subscription: subscription.id, status: 'paid' },
+    t0 + 30,
+  );
   t.equal((await webhook(paid)).body.outcome, 'applied');
   t.match(await me(), { is_pro: false, subscription_status: 'canceled' }, 'a canceled subscription stays canceled');
 });
@@ -205,7 +229,12 @@ t.test('a bad signature, a changed body or an old signature is refused with 400 
   t.match(wrongSecret.body.detail[0], { type: 'invalid_signature', loc: ['header', 'stripe-signature'] });
   t.equal((await webhook(created!, { tamper: (p) => p.replace('"active"', '"trialing"') })).status, 400, 'a changed body');
   t.equal((await webhook(created!, { timestamp: Math.floor(Date.now() / 1000) - 301 })).status, 400, 'signed more than 300 s ago');
-  const unsigned = await request({ method: 'POST', url: '/api/v1/stripe/webhook', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(created) });
+  const unsigned = await request({
+    method: 'POST',
+    url: '/api/v1/stripe/webhook',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(created),
+  });
   t.equal(unsigned.status, 400, 'no signature');
   t.equal(await eventCount(), 0);
   t.match(await me(), { is_pro: false, is_pro_team: false, subscription_status: 'trialing' });
@@ -253,7 +282,16 @@ t.test('without the Stripe settings billing is off and every organization keeps 
   t.equal(res.body.detail[0].type, 'billing_disabled');
   t.equal((await post('/stripe/cancel-subscription')).status, 409);
   t.equal((await request({ method: 'POST', url: '/api/v1/stripe/webhook', headers: { 'content-type': 'application/json' }, payload: '{}' })).status, 404);
-  t.match((await request({ method: 'GET', url: '/api/v1/plain/auth/me', token: org.token })).body, { is_pro: true, is_pro_team: true, subscription_status: 'active', subscription_end_date: null });
+  t.match((await request({ method: 'GET', url: '/api/v1/plain/auth/me', token: org.token })).body, {
+    is_pro: true,
+    is_pro_team: true,
+    subscription_status: 'active',
+    subscription_end_date: null,
+  });
   t.match((await request({ method: 'GET', url: '/api/v1/plain/billing', token: org.token })).body, { enabled: false, plan: 'team_pro' });
-  t.equal((await request({ method: 'PUT', url: `/api/v1/plain/organizations/${org.id}`, token: org.token, payload: banner })).status, 200, 'a plan set by the operator is honoured');
+  t.equal(
+    (await request({ method: 'PUT', url: `/api/v1/plain/organizations/${org.id}`, token: org.token, payload: banner })).status,
+    200,
+    'a plan set by the operator is honoured',
+  );
 });

@@ -13,5 +13,8 @@ t.test('a Stripe key without its webhook secret and prices stops the process wit
   t.equal(code, 1);
   const lines = err.trim().split('\n');
   t.equal(lines.length, 1);
-  t.match(lines[0], /^Invalid configuration: STRIPE_WEBHOOK_SECRET: billing needs STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_PRO, STRIPE_PRICE_TEAM_PRO together$/);
+  t.match(
+    lines[0],
+    /^Invalid configuration: STRIPE_WEBHOOK_SECRET: billing needs STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_PRO, STRIPE_PRICE_TEAM_PRO together$/,
+  );
 });

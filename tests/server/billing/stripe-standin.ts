@@ -130,7 +130,8 @@ export async function startStripeStandin(opts: { webhookSecret: string; webhookU
     }
 
     calls.push({ method: req.method!, path, form, idempotencyKey: req.headers['idempotency-key'] as string | undefined });
-    if (!String(req.headers.authorization ?? '').startsWith('Bearer sk_')) return send(res, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
+    if (!String(req.headers.authorization ?? '').startsWith('Bearer sk_'))
+      return send(res, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
     if (failing.delete(path)) return send(res, 402, { error: { type: 'card_error', code: 'card_declined', message: 'Your card was declined.' } });
     const key = req.headers['idempotency-key'];
     if (typeof key === 'string' && idempotent.has(key)) return send(res, 200, idempotent.get(key));
@@ -140,20 +141,42 @@ export async function startStripeStandin(opts: { webhookSecret: string; webhookU
     };
 
     if (req.method === 'POST' && path === '/v1/customers') {
-      const customer = { id: newId('cus'), object: 'customer', name: form.name ?? null, email: form.email ?? null, metadata: form.metadata ?? {}, created: now() };
+      const customer = {
+        id: newId('cus'),
+        object: 'customer',
+        name: form.name ?? null,
+        email: form.email ?? null,
+        metadata: form.metadata ?? {},
+        created: now(),
+      };
       customers.set(customer.id, customer);
       return remember(customer);
     }
     if (req.method === 'POST' && path === '/v1/checkout/sessions') {
-      if (form.mode !== 'subscription' || !customers.has(form.customer)) return send(res, 400, { error: { type: 'invalid_request_error', message: 'mode subscription and an existing customer are required here' } });
+      if (form.mode !== 'subscription' || !customers.has(form.customer))
+        return send(res, 400, { error: { type: 'invalid_request_error', message: 'mode subscription and an existing customer are required here' } });
       const id = newId('cs_test');
-      const session = { ...form, id, object: 'checkout.session', status: 'open', payment_status: 'unpaid', subscription: null, url: `http://${req.headers.host}/checkout/${id}` };
+      const session = {
+        ...form,
+        id,
+        object: 'checkout.session',
+        status: 'open',
+        payment_status: 'unpaid',
+        subscription: null,
+        url: `http://${req.headers.host}/checkout/${id}`,
+      };
       sessions.set(id, session);
       return remember(session);
     }
     if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
       if (!customers.has(form.customer)) return missing(res, 'customer', form.customer);
-      return remember({ id: newId('bps'), object: 'billing_portal.session', customer: form.customer, return_url: form.return_url, url: `http://${req.headers.host}/portal/${form.customer}` });
+      return remember({
+        id: newId('bps'),
+        object: 'billing_portal.session',
+        customer: form.customer,
+        return_url: form.return_url,
+        url: `http://${req.headers.host}/portal/${form.customer}`,
+      });
     }
     const subMatch = /^\/v1\/subscriptions\/([^/]+)$/.exec(path);
     if (subMatch) {
@@ -196,7 +219,17 @@ export async function startStripeStandin(opts: { webhookSecret: string; webhookU
     failNext: (path) => void failing.add(path),
     completeCheckout,
     event: (type, object, created = now()) =>
-      ({ id: newId('evt'), object: 'event', api_version: '2026-10-28.endive', created, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type, data: { object: structuredClone(object) } }) as unknown as Stripe.Event,
+      ({
+        id: newId('evt'),
+        object: 'event',
+        api_version: '2026-10-28.endive',
+        created,
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: null, idempotency_key: null },
+        type,
+        data: { object: structuredClone(object) },
+      }) as unknown as Stripe.Event,
     signed(event, secret = opts.webhookSecret, timestamp) {
       const payload = JSON.stringify(event, null, 2);
       return { payload, signature: stripe.webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) }) };
@@ -205,7 +238,11 @@ export async function startStripeStandin(opts: { webhookSecret: string; webhookU
       if (!standin.webhookUrl) return;
       for (const event of events) {
         const { payload, signature } = standin.signed(event);
-        const res = await fetch(standin.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+        const res = await fetch(standin.webhookUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+          body: payload,
+        });
         if (!res.ok) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
       }
     },

@@ -12,7 +12,11 @@ t.test('cases: statuses set their timestamps, resolution reasons, list filters',
   t.equal(c.body.reporter_email, 'commander@example.com');
   await api('POST', '/cases', { title: 'Spam wave', project_id: projectId });
 
-  const steps: [string, string][] = [['Triage', 'triage_at'], ['Stable', 'stable_at'], ['Closed', 'closed_at']];
+  const steps: [string, string][] = [
+    ['Triage', 'triage_at'],
+    ['Stable', 'stable_at'],
+    ['Closed', 'closed_at'],
+  ];
   for (const [status, column] of steps) {
     const res = await api('PUT', `/cases/${c.body.id}`, { status });
     t.equal(res.status, 200, status);
@@ -29,7 +33,10 @@ t.test('cases: statuses set their timestamps, resolution reasons, list filters',
   t.equal(badReason.status, 422);
 
   const full = (await api('GET', `/cases/${c.body.id}`)).body;
-  t.same(full.tags.map((x: any) => x.name), ['phishing']);
+  t.same(
+    full.tags.map((x: any) => x.name),
+    ['phishing'],
+  );
   t.same(
     full.events.filter((e: any) => e.type === 'Other').map((e: any) => e.description),
     [
@@ -42,14 +49,30 @@ t.test('cases: statuses set their timestamps, resolution reasons, list filters',
   );
 
   const f = (filter: unknown) => api('GET', `/cases?filter=${encodeURIComponent(JSON.stringify(filter))}`);
-  t.same((await f([{ field: 'assignee_email', op: '==', value: 'analyst@example.com' }])).body.items.map((i: any) => i.name), ['OCO-1']);
-  t.same((await f([{ model: 'Tag', field: 'name', op: '==', value: 'phishing' }])).body.items.map((i: any) => i.name), ['OCO-1']);
-  t.same((await f([{ model: 'TagType', field: 'name', op: '==', value: 'Threat' }])).body.items.map((i: any) => i.name), ['OCO-1']);
-  t.same((await f([{ field: 'status', op: '==', value: 'New' }])).body.items.map((i: any) => i.name), ['OCO-2']);
+  t.same(
+    (await f([{ field: 'assignee_email', op: '==', value: 'analyst@example.com' }])).body.items.map((i: any) => i.name),
+    ['OCO-1'],
+  );
+  t.same(
+    (await f([{ model: 'Tag', field: 'name', op: '==', value: 'phishing' }])).body.items.map((i: any) => i.name),
+    ['OCO-1'],
+  );
+  t.same(
+    (await f([{ model: 'TagType', field: 'name', op: '==', value: 'Threat' }])).body.items.map((i: any) => i.name),
+    ['OCO-1'],
+  );
+  t.same(
+    (await f([{ field: 'status', op: '==', value: 'New' }])).body.items.map((i: any) => i.name),
+    ['OCO-2'],
+  );
   t.equal((await f([{ field: 'closed_at', op: '>=', value: '2000-01-01' }])).body.total, 0, 'closed_at range (reopened: none closed)');
   const list = await api('GET', '/cases');
   t.equal(list.body.itemsPerPage, 25);
-  t.same(list.body.items.map((i: any) => i.name), ['OCO-2', 'OCO-1'], 'reported_at desc');
+  t.same(
+    list.body.items.map((i: any) => i.name),
+    ['OCO-2', 'OCO-1'],
+    'reported_at desc',
+  );
 
   const comment = await api('POST', `/cases/${c.body.id}/comments/add`, { text: 'Checked the VPN logs.' });
   t.equal(comment.status, 201);
@@ -68,7 +91,10 @@ t.test('cases: restricted ones only for their participants and admins', async (t
   const member = await login('member@example.com', { role: 'Member' });
   const helper = await login('helper@example.com', { role: 'Member' });
   const admin = await login('admin@example.com', { role: 'Admin' });
-  t.same((await api('GET', '/cases', undefined, member)).body.items.map((i: any) => i.title), ['Open matter']);
+  t.same(
+    (await api('GET', '/cases', undefined, member)).body.items.map((i: any) => i.title),
+    ['Open matter'],
+  );
   const hidden = await api('GET', `/cases/${restricted.body.id}`, undefined, member);
   t.equal(hidden.status, 404);
   t.equal(hidden.body.detail[0].msg, `Case '${restricted.body.id}' could not be found.`);
@@ -87,7 +113,13 @@ t.test('escalation: creates the incident, copies tags and events, links both', a
   const { api, projectId, drain } = await incidentApp(t);
   const type = await api('POST', '/tag_types', { name: 'Asset' });
   const tag = await api('POST', '/tags', { name: 'laptop-42', tag_type_id: type.body.id });
-  const c = await api('POST', '/cases', { title: 'Malware on laptop', description: 'EDR flagged a trojan.', project_id: projectId, tags: [tag.body.id], assignee_email: 'analyst@example.com' });
+  const c = await api('POST', '/cases', {
+    title: 'Malware on laptop',
+    description: 'EDR flagged a trojan.',
+    project_id: projectId,
+    tags: [tag.body.id],
+    assignee_email: 'analyst@example.com',
+  });
   await api('POST', `/cases/${c.body.id}/comments/add`, { text: 'Isolated the host.' });
 
   const res = await api('PUT', `/cases/${c.body.id}/escalate`);
@@ -100,8 +132,14 @@ t.test('escalation: creates the incident, copies tags and events, links both', a
   t.equal(incident.title, 'Malware on laptop');
   t.equal(incident.description, 'EDR flagged a trojan.');
   t.equal(incident.commander_email, 'analyst@example.com', 'the assignee commands');
-  t.same(incident.tags.map((x: any) => x.name), ['laptop-42']);
-  t.same(incident.cases.map((x: any) => x.name), ['OCO-1']);
+  t.same(
+    incident.tags.map((x: any) => x.name),
+    ['laptop-42'],
+  );
+  t.same(
+    incident.cases.map((x: any) => x.name),
+    ['OCO-1'],
+  );
   const copied = incident.events.filter((e: any) => e.details?.copied_from_case === 'OCO-1').map((e: any) => e.description);
   for (const d of ['Case OCO-1 created by commander@example.com', 'commander@example.com added a comment']) t.ok(copied.includes(d), `copied: ${d}`);
   t.ok(incident.events.some((e: any) => e.description === 'Incident created by escalating case OCO-1'));
@@ -119,9 +157,17 @@ t.test('escalation: creates the incident, copies tags and events, links both', a
 
 t.test("settings: type, priority and severity by name; escalation takes the case type's incident type", async (t) => {
   const { api, projectId, request, organization, drain } = await incidentApp(t);
-  const doc = await api('POST', '/documents', { name: 'Security review template', resource_type: 'dispatch-incident-review-document-template', description: 'Answer the five whys.' });
+  const doc = await api('POST', '/documents', {
+    name: 'Security review template',
+    resource_type: 'dispatch-incident-review-document-template',
+    description: 'Answer the five whys.',
+  });
   t.equal(doc.status, 201, JSON.stringify(doc.body));
-  const itype = await api('POST', '/incident_types', { name: 'Security', review_template_document_id: doc.body.id, custom_checklist: [{ text: 'Preserve evidence', required: true }, { text: 'Rotate credentials' }] });
+  const itype = await api('POST', '/incident_types', {
+    name: 'Security',
+    review_template_document_id: doc.body.id,
+    custom_checklist: [{ text: 'Preserve evidence', required: true }, { text: 'Rotate credentials' }],
+  });
   t.equal(itype.status, 201, JSON.stringify(itype.body));
   const prio = await api('POST', '/incident_priorities', { name: 'High' });
   const ctype = await api('POST', '/case_types', { name: 'Malware', incident_type_id: itype.body.id });
@@ -133,9 +179,16 @@ t.test("settings: type, priority and severity by name; escalation takes the case
   t.equal(incident.incident_type_id, itype.body.id, 'incident type from the case type');
   t.equal(incident.incident_type_name, 'Security');
   t.equal(incident.incident_priority_name, 'High');
-  t.same(incident.steps.map((s: any) => s.name), ['Preserve evidence', 'Rotate credentials'], "steps from the type's checklist");
+  t.same(
+    incident.steps.map((s: any) => s.name),
+    ['Preserve evidence', 'Rotate credentials'],
+    "steps from the type's checklist",
+  );
   const listed = await api('GET', `/iaos?filter=${encodeURIComponent(JSON.stringify([{ field: 'incident_type_name', op: '==', value: 'Security' }]))}`);
-  t.same(listed.body.items.map((i: any) => [i.name, i.incident_type_name, i.incident_priority_name]), [['IAO-1', 'Security', 'High']]);
+  t.same(
+    listed.body.items.map((i: any) => [i.name, i.incident_type_name, i.incident_priority_name]),
+    [['IAO-1', 'Security', 'High']],
+  );
   await api('POST', `/iaos/${esc.body.incident_id}/postmortem/create`);
   await drain();
   const review = (await api('GET', `/iaos/${esc.body.incident_id}`)).body.resources.find((r: any) => r.resource_type === 'dispatch-incident-review-document');

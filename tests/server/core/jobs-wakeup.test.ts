@@ -44,8 +44,18 @@ t.test('a job whose worker process was killed runs again after its lease expires
   const dir = mkdtempSync(join(tmpdir(), 'fw-lease-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const db: Record<string, string> = process.env.DATABASE_URL ? { DATABASE_URL: (await freshDatabase(t)).url! } : { DATABASE_URL: '', DATA_DIR: dir };
-  const env = { ...db, JOB_LEASE_SECONDS: '2', JOB_POLL_SECONDS: '0.5', LOG_LEVEL: 'silent', JWT_SECRET: 'test-secret-test-secret-test-secret-42', ADMIN_DIST: 'dist/no-admin-in-tests' };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'tests/server/core/jobs-child.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = {
+    ...db,
+    JOB_LEASE_SECONDS: '2',
+    JOB_POLL_SECONDS: '0.5',
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: 'test-secret-test-secret-test-secret-42',
+    ADMIN_DIST: 'dist/no-admin-in-tests',
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'tests/server/core/jobs-child.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   t.teardown(() => void child.kill('SIGKILL'));
   let out = '';
   let err = '';

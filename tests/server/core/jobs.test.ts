@@ -101,33 +101,41 @@ t.test('closing the app lets a running job finish', async (t) => {
   base.app.queue.notify(BACKGROUND_QUEUE);
   await started;
   await base.app.close();
-  const rows = await base.database.db.select().from(tagTypes).where(and(eq(tagTypes.organization_id, org), eq(tagTypes.name, 'Written by a slow job')));
+  const rows = await base.database.db
+    .select()
+    .from(tagTypes)
+    .where(and(eq(tagTypes.organization_id, org), eq(tagTypes.name, 'Written by a slow job')));
   t.equal(rows.length, 1, 'the job finished its work before the app closed');
   t.equal((await base.app.queue.countJobs(BACKGROUND_QUEUE)).completed, 1);
 });
 
-t.test("closing the app waits for the queue's statements in flight, so the pool closes at once", { skip: !process.env.DATABASE_URL && 'PGlite has one connection: nothing can hold a lock while the queue polls' }, async (t) => {
-  const base = await testApp(t, { JOB_POLL_SECONDS: '0.5' });
-  await base.app.ready();
-  // A connection of its own holds the job table, so the workers' next poll (every 0.5 s) waits on it.
-  const other = postgres(base.url!, { max: 2, onnotice: () => {} });
-  t.teardown(() => other.end());
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const holding = other.begin(async (tx) => {
-    await tx`lock table pgboss.job in access exclusive mode`;
-    await released;
-  });
-  const count = async (where: string) => (await other.unsafe(`select count(*)::int as n from pg_stat_activity where datname = current_database() and ${where}`))[0]!.n as number;
-  for (let i = 0; i < 100 && !(await count(`wait_event_type = 'Lock'`)); i++) await sleep(100);
-  t.ok(await count(`wait_event_type = 'Lock'`), 'a poll is waiting on the lock');
+t.test(
+  "closing the app waits for the queue's statements in flight, so the pool closes at once",
+  { skip: !process.env.DATABASE_URL && 'PGlite has one connection: nothing can hold a lock while the queue polls' },
+  async (t) => {
+    const base = await testApp(t, { JOB_POLL_SECONDS: '0.5' });
+    await base.app.ready();
+    // A connection of its own holds the job table, so the workers' next poll (every 0.5 s) waits on it.
+    const other = postgres(base.url!, { max: 2, onnotice: () => {} });
+    t.teardown(() => other.end());
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holding = other.begin(async (tx) => {
+      await tx`lock table pgboss.job in access exclusive mode`;
+      await released;
+    });
+    const count = async (where: string) =>
+      (await other.unsafe(`select count(*)::int as n from pg_stat_activity where datname = current_database() and ${where}`))[0]!.n as number;
+    for (let i = 0; i < 100 && !(await count(`wait_event_type = 'Lock'`)); i++) await sleep(100);
+    t.ok(await count(`wait_event_type = 'Lock'`), 'a poll is waiting on the lock');
 
-  let closed = false;
-  const closing = base.app.close().then(() => void (closed = true));
-  await sleep(500);
-  t.notOk(closed, 'the app is still closing while its poll waits');
-  release();
-  await holding;
-  await closing;
-  t.equal(await count(`state = 'active' and pid <> pg_backend_pid()`), 0, 'no statement of the queue is left running once the app has closed');
-});
+    let closed = false;
+    const closing = base.app.close().then(() => void (closed = true));
+    await sleep(500);
+    t.notOk(closed, 'the app is still closing while its poll waits');
+    release();
+    await holding;
+    await closing;
+    t.equal(await count(`state = 'active' and pid <> pg_backend_pid()`), 0, 'no statement of the queue is left running once the app has closed');
+  },
+);

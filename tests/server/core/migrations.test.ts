@@ -14,7 +14,10 @@ const connect = () => postgres(base!, { max: 1, onnotice: () => {} });
 t.test('the app role is created once when two migrations race for it', postgresOnly, async (t) => {
   const role = `fw_race_${randomBytes(4).toString('hex')}`;
   const setup = readFileSync(new URL('../../../migrations/0000_setup.sql', import.meta.url), 'utf8');
-  const createRole = setup.split('--> statement-breakpoint').find((s) => s.includes('CREATE ROLE'))!.replaceAll('firewatch_app', role);
+  const createRole = setup
+    .split('--> statement-breakpoint')
+    .find((s) => s.includes('CREATE ROLE'))!
+    .replaceAll('firewatch_app', role);
   const [first, second, observer] = [connect(), connect(), connect()];
   t.teardown(async () => {
     await observer.unsafe(`drop role if exists ${role}`);
@@ -33,7 +36,7 @@ t.test('the app role is created once when two migrations race for it', postgresO
   // The second finds no committed role, creates it and waits on the role's unique name for the first.
   const pid = (await second<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
   const secondDone = second.unsafe(createRole).then(() => 'created or found');
-  for (let waiting = false; !waiting; ) {
+  for (let waiting = false; !waiting;) {
     const [row] = await observer<{ waiting: boolean }[]>`select wait_event_type = 'Lock' as waiting from pg_stat_activity where pid = ${pid}`;
     waiting = row?.waiting === true;
   }

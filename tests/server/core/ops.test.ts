@@ -66,14 +66,20 @@ t.test('X-Request-Id: kept when sane, generated otherwise, on every answer and e
   t.equal(given.headers['x-request-id'], 'lb-7f3a.9_Z-1', "the caller's id comes back, on an error too");
   const logged = lines.filter((l) => l.reqId === 'lb-7f3a.9_Z-1');
   t.ok(logged.length >= 2, 'its request and answer are logged under it');
-  t.ok(lines.filter((l) => 'req' in l || 'res' in l).every((l) => typeof l.reqId === 'string'), 'every request log line has a reqId');
+  t.ok(
+    lines.filter((l) => 'req' in l || 'res' in l).every((l) => typeof l.reqId === 'string'),
+    'every request log line has a reqId',
+  );
 
   for (const bad of ['has space', 'x'.repeat(129), 'a"}{"level":60', '']) {
     const res = await app.inject({ method: 'GET', url: '/api/v1/healthcheck', headers: { 'x-request-id': bad } });
     const id = String(res.headers['x-request-id']);
     t.not(id, bad, `${JSON.stringify(bad.slice(0, 20))} is replaced`);
     t.match(id, /^[0-9a-f-]{36}$/, 'by a generated one');
-    t.ok(lines.some((l) => l.reqId === id), 'which the log uses');
+    t.ok(
+      lines.some((l) => l.reqId === id),
+      'which the log uses',
+    );
   }
   const a = await app.inject({ method: 'GET', url: '/api/v1/healthcheck' });
   const b = await app.inject({ method: 'GET', url: '/api/v1/healthcheck' });
@@ -104,7 +110,11 @@ t.test('/metrics: Prometheus text for the bearer of METRICS_TOKEN', async (t) =>
   t.equal(res.status, 200);
   t.match(res.headers['content-type'], /^text\/plain; version=0\.0\.4/);
   const text = res.body as string;
-  t.match(text, /firewatch_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/:organization\/tags\/:id",status_code="404"\} 3/, 'latency by route pattern, not by URL');
+  t.match(
+    text,
+    /firewatch_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/:organization\/tags\/:id",status_code="404"\} 3/,
+    'latency by route pattern, not by URL',
+  );
   t.notMatch(text, /tags\/101/, 'no URL becomes a label');
   t.match(text, /route="\(unmatched\)"/, 'unmatched requests share one label');
   t.match(text, /firewatch_job_queue_depth\{queue="ops-test-waiting"\} 1/);
@@ -163,11 +173,13 @@ t.test('/readyz: 503 when the database does not answer, instead of waiting on it
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   let begun = 0;
-  const holders = Array.from({ length: 4 }, () => database.db.transaction(async (tx) => {
-    await tx.execute(sql`select 1`);
-    begun++;
-    await held;
-  }));
+  const holders = Array.from({ length: 4 }, () =>
+    database.db.transaction(async (tx) => {
+      await tx.execute(sql`select 1`);
+      begun++;
+      await held;
+    }),
+  );
   while (begun === 0) await new Promise((r) => setTimeout(r, 10));
   const started = Date.now();
   const res = await request({ method: 'GET', url: '/readyz' });

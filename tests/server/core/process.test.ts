@@ -35,12 +35,23 @@ t.test('a bad configuration value stops the process with one line naming it', as
 t.test('SIGTERM lets an in-flight request finish, then exits cleanly', { skip: process.env.DATABASE_URL ? 'embedded database only' : false }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'fw-sigterm-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const server = startServer({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', FIREWATCH_ADMIN_EMAIL: 'a@example.com', FIREWATCH_ADMIN_PASSWORD: 'password-1' });
+  const server = startServer({
+    DATA_DIR: dir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    FIREWATCH_ADMIN_EMAIL: 'a@example.com',
+    FIREWATCH_ADMIN_PASSWORD: 'password-1',
+  });
   t.teardown(() => server.child.kill('SIGKILL'));
   const listening = await server.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
   const base = listening![1]!;
   // A password sign-in spends a while hashing: long enough to be in flight when the signal lands.
-  const pending = fetch(`${base}/api/v1/default/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'password-1' }) });
+  const pending = fetch(`${base}/api/v1/default/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'a@example.com', password: 'password-1' }),
+  });
   await server.waitFor(/"url":"\/api\/v1\/default\/auth\/login"/);
   server.child.kill('SIGTERM');
   const res = await pending;

@@ -9,12 +9,23 @@ import { loadConfig } from '../../../server/core/config.js';
 t.test('restart keeps data and sessions (embedded database)', { skip: process.env.DATABASE_URL ? 'embedded database only' : false }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'fw-restart-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', FIREWATCH_ADMIN_EMAIL: 'admin@example.com', FIREWATCH_ADMIN_PASSWORD: 'password-1', ADMIN_DIST: 'none' });
+  const config = loadConfig({
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    FIREWATCH_ADMIN_EMAIL: 'admin@example.com',
+    FIREWATCH_ADMIN_PASSWORD: 'password-1',
+    ADMIN_DIST: 'none',
+  });
 
   const first = await buildApp({ config, logger: false });
   const login = await first.inject({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email: 'admin@example.com', password: 'password-1' } });
   const token = login.json().token as string;
-  const created = await first.inject({ method: 'POST', url: '/api/v1/default/tag_types', headers: { authorization: `Bearer ${token}` }, payload: { name: 'Survives' } });
+  const created = await first.inject({
+    method: 'POST',
+    url: '/api/v1/default/tag_types',
+    headers: { authorization: `Bearer ${token}` },
+    payload: { name: 'Survives' },
+  });
   t.equal(created.statusCode, 201);
   await first.close();
 
@@ -22,5 +33,8 @@ t.test('restart keeps data and sessions (embedded database)', { skip: process.en
   t.teardown(() => second.close());
   const list = await second.inject({ method: 'GET', url: '/api/v1/default/tag_types', headers: { authorization: `Bearer ${token}` } });
   t.equal(list.statusCode, 200, 'the token signed before the restart still works');
-  t.ok(list.json().items.some((i: { name: string }) => i.name === 'Survives'), 'the tag type saved before the restart is there');
+  t.ok(
+    list.json().items.some((i: { name: string }) => i.name === 'Survives'),
+    'the tag type saved before the restart is there',
+  );
 });

@@ -55,38 +55,54 @@ function send(socket: Socket, path: string): Promise<{ status: number; headers: 
   });
 }
 
-t.test('a request sent after SIGTERM on a kept-alive connection gets 503 in the error shape, not a reset', { skip: process.env.DATABASE_URL ? 'embedded database only' : false }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'fw-drain-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const server = startServer({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_GRACE_SECONDS: '20', FIREWATCH_ADMIN_EMAIL: 'a@example.com', FIREWATCH_ADMIN_PASSWORD: 'password-1' });
-  t.teardown(() => server.child.kill('SIGKILL'));
-  const base = (await server.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/))![1]!;
-  const port = Number(new URL(base).port);
+t.test(
+  'a request sent after SIGTERM on a kept-alive connection gets 503 in the error shape, not a reset',
+  { skip: process.env.DATABASE_URL ? 'embedded database only' : false },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'fw-drain-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const server = startServer({
+      DATA_DIR: dir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_SECONDS: '20',
+      FIREWATCH_ADMIN_EMAIL: 'a@example.com',
+      FIREWATCH_ADMIN_PASSWORD: 'password-1',
+    });
+    t.teardown(() => server.child.kill('SIGKILL'));
+    const base = (await server.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/))![1]!;
+    const port = Number(new URL(base).port);
 
-  const socket = connect(port, '127.0.0.1');
-  await new Promise((r) => socket.once('connect', r));
-  t.teardown(() => socket.destroy());
-  const first = await send(socket, '/api/v1/healthcheck');
-  t.equal('status' in first && first.status, 200, 'the connection is open and idle, kept alive');
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    t.teardown(() => socket.destroy());
+    const first = await send(socket, '/api/v1/healthcheck');
+    t.equal('status' in first && first.status, 200, 'the connection is open and idle, kept alive');
 
-  // A password sign-in spends a while hashing: in flight when the signal lands.
-  const pending = fetch(`${base}/api/v1/default/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'password-1' }) });
-  await server.waitFor(/"url":"\/api\/v1\/default\/auth\/login"/);
-  server.child.kill('SIGTERM');
-  const signalled = Date.now();
-  await server.waitFor(/shutting down/);
+    // A password sign-in spends a while hashing: in flight when the signal lands.
+    const pending = fetch(`${base}/api/v1/default/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'a@example.com', password: 'password-1' }),
+    });
+    await server.waitFor(/"url":"\/api\/v1\/default\/auth\/login"/);
+    server.child.kill('SIGTERM');
+    const signalled = Date.now();
+    await server.waitFor(/shutting down/);
 
-  const late = await send(socket, '/api/v1/healthcheck');
-  if (!('status' in late)) return t.fail(`the late request got no answer: ${late.ended}`);
-  t.equal(late.status, 503);
-  t.match(late.headers, /\r\nconnection: close/i, 'and the connection is closed after it');
-  t.match(late.headers, /\r\nx-request-id: /i);
-  t.same(JSON.parse(late.body), { detail: [{ msg: 'The server is shutting down. Please retry.', loc: [], type: 'shutting_down' }] });
+    const late = await send(socket, '/api/v1/healthcheck');
+    if (!('status' in late)) return t.fail(`the late request got no answer: ${late.ended}`);
+    t.equal(late.status, 503);
+    t.match(late.headers, /\r\nconnection: close/i, 'and the connection is closed after it');
+    t.match(late.headers, /\r\nx-request-id: /i);
+    t.same(JSON.parse(late.body), { detail: [{ msg: 'The server is shutting down. Please retry.', loc: [], type: 'shutting_down' }] });
 
-  const res = await pending;
-  t.equal(res.status, 200, 'the request in flight at SIGTERM completes');
-  t.type((await res.json()).token, 'string');
-  const code = await server.exited;
-  t.comment(`exited ${Date.now() - signalled} ms after SIGTERM`);
-  t.equal(code, 0, `the process exits cleanly once its connections are closed (exit ${code}: ${server.errors().slice(-500)})`);
-});
+    const res = await pending;
+    t.equal(res.status, 200, 'the request in flight at SIGTERM completes');
+    t.type((await res.json()).token, 'string');
+    const code = await server.exited;
+    t.comment(`exited ${Date.now() - signalled} ms after SIGTERM`);
+    t.equal(code, 0, `the process exits cleanly once its connections are closed (exit ${code}: ${server.errors().slice(-500)})`);
+  },
+);

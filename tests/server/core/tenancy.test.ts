@@ -22,10 +22,18 @@ t.test('organization A never reads, lists, changes or deletes what belongs to B'
   const put = await request({ method: 'PUT', url: `/api/v1/${a.slug}/tags/${tagB.id}`, token: a.token, payload: { name: 'hijacked' } });
   t.equal(put.status, 404);
   t.equal((await request({ method: 'DELETE', url: `/api/v1/${a.slug}/tags/${tagB.id}`, token: a.token })).status, 404);
-  const byFilter = await request({ method: 'GET', url: `/api/v1/${a.slug}/tags`, token: a.token, query: { filter: JSON.stringify({ and: [{ field: 'id', op: 'in', value: [tagB.id] }] }) } });
+  const byFilter = await request({
+    method: 'GET',
+    url: `/api/v1/${a.slug}/tags`,
+    token: a.token,
+    query: { filter: JSON.stringify({ and: [{ field: 'id', op: 'in', value: [tagB.id] }] }) },
+  });
   t.same(byFilter.body.items, [], 'by filter: nothing');
   const list = await request({ method: 'GET', url: `/api/v1/${a.slug}/tags`, token: a.token, query: { itemsPerPage: '-1' } });
-  t.same(list.body.items.map((x: { name: string }) => x.name), ['mine']);
+  t.same(
+    list.body.items.map((x: { name: string }) => x.name),
+    ['mine'],
+  );
 
   const crossRef = await post(a.slug, a.token, '/tags', { name: 'sneaky', tag_type_id: typeB.id });
   t.equal(crossRef.status, 422, "a body naming B's id is refused");
@@ -38,11 +46,19 @@ t.test('organization A never reads, lists, changes or deletes what belongs to B'
   t.equal(count[0]!.n, 2, 'nothing was created by the refused requests');
 
   const orgs = await request({ method: 'GET', url: `/api/v1/${a.slug}/organizations`, token: a.token });
-  t.same(orgs.body.items.map((o: { slug: string }) => o.slug), ['org-a'], 'organizations: only those one belongs to');
+  t.same(
+    orgs.body.items.map((o: { slug: string }) => o.slug),
+    ['org-a'],
+    'organizations: only those one belongs to',
+  );
   const editB = await request({ method: 'PUT', url: `/api/v1/${a.slug}/organizations/${b.id}`, token: a.token, payload: { description: 'mine now' } });
   t.equal(editB.status, 404);
   const members = await request({ method: 'GET', url: `/api/v1/${a.slug}/users`, token: a.token });
-  t.same(members.body.items.map((u: { email: string }) => u.email), ['owner@org-a.test'], "B's members stay hidden");
+  t.same(
+    members.body.items.map((u: { email: string }) => u.email),
+    ['owner@org-a.test'],
+    "B's members stay hidden",
+  );
 });
 
 t.test('row level security: a query without the organization condition sees only its own rows', async (t) => {
@@ -54,7 +70,11 @@ t.test('row level security: a query without the organization condition sees only
     await request({ method: 'POST', url: `/api/v1/${o.slug}/tags`, token: o.token, payload: { name: `tag-of-${o.slug}`, tag_type_id: type.id } });
   }
   const seenByA = await withTenant(database.db, { orgId: a.id, userId: null }, (tx) => tx.select({ name: tags.name }).from(tags));
-  t.same(seenByA.map((r) => r.name), ['tag-of-rls-a'], 'a forgotten WHERE still returns only A');
+  t.same(
+    seenByA.map((r) => r.name),
+    ['tag-of-rls-a'],
+    'a forgotten WHERE still returns only A',
+  );
   const unscoped = await database.db.transaction(async (tx) => {
     await tx.execute(sql`select set_config('role', 'firewatch_app', true)`);
     return tx.select({ name: tags.name }).from(tags);
@@ -132,7 +152,11 @@ t.test('a membership changed after it was looked up applies at once to every ten
   t.equal(gone.status, 403, 'a removed member is refused at once, though the membership was cached');
   t.match(gone.body.detail[0].msg, /not a member of organization 'default'/);
   const keys = await request({ method: 'GET', url: '/api/v1/default/apikeys', token: await login('owner@cache.test') });
-  t.same(keys.body.items.map((k: { description: string }) => k.description), ['first'], 'the refused write left nothing behind');
+  t.same(
+    keys.body.items.map((k: { description: string }) => k.description),
+    ['first'],
+    'the refused write left nothing behind',
+  );
 });
 
 t.test('a one-round transaction refuses a query sent after its COMMIT instead of running it unscoped', async (t) => {
@@ -141,12 +165,22 @@ t.test('a one-round transaction refuses a query sent after its COMMIT instead of
   const a = await organization('one-round');
   const scope = { orgId: a.id, userId: null };
   const oneRound = { oneRound: true };
-  const first = await withTenant(database.db, scope, (tx) => Promise.all([tx.select().from(tags), tx.execute(sql`select current_setting('app.org_id') as org`)]), oneRound);
+  const first = await withTenant(
+    database.db,
+    scope,
+    (tx) => Promise.all([tx.select().from(tags), tx.execute(sql`select current_setting('app.org_id') as org`)]),
+    oneRound,
+  );
   t.same((first[1] as unknown as { org: string }[])[0], { org: String(a.id) }, 'queries sent at once run inside the scoped transaction');
-  const late = await withTenant(database.db, scope, async (tx) => {
-    await tx.select().from(tags);
-    return tx.execute(sql`select current_setting('app.org_id', true) as org`);
-  }, oneRound).catch((err: Error) => err);
+  const late = await withTenant(
+    database.db,
+    scope,
+    async (tx) => {
+      await tx.select().from(tags);
+      return tx.execute(sql`select current_setting('app.org_id', true) as org`);
+    },
+    oneRound,
+  ).catch((err: Error) => err);
   t.match((late as Error & { cause?: Error }).cause?.message, /sent a query after its COMMIT/, 'a second round is refused');
 });
 
@@ -173,23 +207,39 @@ t.test('an unfiltered list page plans once: generic plans for the transaction, i
   const { database, organization, request } = await testApp(t);
   const a = await organization('generic-plans');
   const mode = (opts: { genericPlans?: boolean }) =>
-    withTenant(database.db, { orgId: a.id, userId: null }, async (tx) => rowsOf(await tx.execute(sql`select current_setting('plan_cache_mode') as mode`))[0]!.mode, opts);
+    withTenant(
+      database.db,
+      { orgId: a.id, userId: null },
+      async (tx) => rowsOf(await tx.execute(sql`select current_setting('plan_cache_mode') as mode`))[0]!.mode,
+      opts,
+    );
   t.equal(await mode({ genericPlans: true }), 'force_generic_plan', 'asked for: the transaction runs generic plans');
   t.equal(await mode({}), 'auto', 'otherwise, and after it, PostgreSQL chooses per run');
 
   if (database.kind !== 'postgres') return;
   const type = (await request({ method: 'POST', url: `/api/v1/${a.slug}/tag_types`, token: a.token, payload: { name: 'T' } })).body;
-  await database.db.execute(sql.raw(`insert into tags (organization_id, tag_type_id, name) select ${a.id}, ${type.id}, 'tag-' || i from generate_series(1, 3000) i`));
+  await database.db.execute(
+    sql.raw(`insert into tags (organization_id, tag_type_id, name) select ${a.id}, ${type.id}, 'tag-' || i from generate_series(1, 3000) i`),
+  );
   await database.db.execute(sql`analyze tags`);
   // The page's id window as the list route builds it: what does its generic plan expect to read?
   const window = (limit: number) =>
-    database.db.select({ id: tags.id }).from(tags).where(sql`${tags.organization_id} = ${a.id}`).orderBy(textSortKey(tags.name), tags.id).limit(limit).offset(25).toSQL();
+    database.db
+      .select({ id: tags.id })
+      .from(tags)
+      .where(sql`${tags.organization_id} = ${a.id}`)
+      .orderBy(textSortKey(tags.name), tags.id)
+      .limit(limit)
+      .offset(25)
+      .toSQL();
   const plannedRows = (query: { sql: string; params: unknown[] }) =>
     database.db.transaction(async (tx) => {
       await tx.execute(sql`set local plan_cache_mode = force_generic_plan`);
       await tx.execute(sql.raw(`prepare page_window as ${query.sql}`));
       const args = query.params.map((p) => (typeof p === 'number' ? String(p) : `'${String(p)}'`)).join(', ');
-      const plan = rowsOf(await tx.execute(sql.raw(`explain (format json) execute page_window(${args})`)))[0]!['QUERY PLAN'] as unknown as [{ Plan: { 'Plan Rows': number } }];
+      const plan = rowsOf(await tx.execute(sql.raw(`explain (format json) execute page_window(${args})`)))[0]!['QUERY PLAN'] as unknown as [
+        { Plan: { 'Plan Rows': number } },
+      ];
       await tx.execute(sql.raw('deallocate page_window'));
       return plan[0].Plan['Plan Rows'];
     });
@@ -201,7 +251,9 @@ t.test('searches under row level security can use their indexes (ILIKE and @@ ar
   const { database, organization, request } = await testApp(t);
   const a = await organization('lp-a');
   const type = (await request({ method: 'POST', url: `/api/v1/${a.slug}/tag_types`, token: a.token, payload: { name: 'T' } })).body;
-  await database.db.execute(sql.raw(`insert into tags (organization_id, tag_type_id, name) select ${a.id}, ${type.id}, 'tag-' || md5(i::text) from generate_series(1, 3000) i`));
+  await database.db.execute(
+    sql.raw(`insert into tags (organization_id, tag_type_id, name) select ${a.id}, ${type.id}, 'tag-' || md5(i::text) from generate_series(1, 3000) i`),
+  );
   await database.db.execute(sql`insert into tags (organization_id, tag_type_id, name) values (${a.id}, ${type.id}, 'api-latency')`);
   await database.db.execute(sql`vacuum analyze tags`); // vacuum also empties the GIN pending list
   const plan = (query: string) =>
@@ -212,8 +264,14 @@ t.test('searches under row level security can use their indexes (ILIKE and @@ ar
         .map((r) => Object.values(r)[0])
         .join('\n');
     });
-  t.match(await plan(`select id from tags where organization_id = ${a.id} and name ilike '%latency%'`), /Index Cond: .*~~\*/, 'q on tags: the trigram index takes the ILIKE');
-  const marked = await database.db.execute(sql`select proname from pg_proc where proleakproof and proname in ('ts_match_vq', 'texticlike', 'texticnlike', 'textlike') order by proname`);
+  t.match(
+    await plan(`select id from tags where organization_id = ${a.id} and name ilike '%latency%'`),
+    /Index Cond: .*~~\*/,
+    'q on tags: the trigram index takes the ILIKE',
+  );
+  const marked = await database.db.execute(
+    sql`select proname from pg_proc where proleakproof and proname in ('ts_match_vq', 'texticlike', 'texticnlike', 'textlike') order by proname`,
+  );
   const names = rowsOf<{ proname: string }>(marked).map((r) => r.proname);
   t.same(names, ['texticlike', 'texticnlike', 'textlike', 'ts_match_vq'], 'full-text match (chat retrieval) and LIKE are leakproof too');
 });

@@ -26,7 +26,8 @@ t.test('the demo fills an organization repeatably, once, and the dashboards show
   };
   t.equal((await get('/iaos')).total, 300, 'the incident list has them all');
   t.equal((await get('/cases')).total, 150);
-  for (const path of ['/services', '/teams', '/individuals', '/tasks', '/feedback', '/data/sources', '/documents']) t.ok((await get(path)).total > 0, `${path} is not empty`);
+  for (const path of ['/services', '/teams', '/individuals', '/tasks', '/feedback', '/data/sources', '/documents'])
+    t.ok((await get(path)).total > 0, `${path} is not empty`);
   const summary = await get(`/iaos/metric/summary?since=${new Date(now.getTime() - 120 * 86400_000).toISOString()}`);
   for (const tab of ['incidents', 'cases', 'tasks', 'data', 'feedback']) t.ok(summary[tab].by_month.length > 0, `the ${tab} dashboard has months of figures`);
   t.ok(summary.incidents.by_month.length >= 3, 'incidents over three months or more');
@@ -42,6 +43,11 @@ t.test('the demo fills an organization repeatably, once, and the dashboards show
   await runDemo(other.database.db, { now });
   const { incidents } = await import('../../../server/incidents/tables.js');
   const { asc } = await import('drizzle-orm');
-  const pick = (db: typeof app.database.db) => db.select({ name: incidents.name, title: incidents.title, reported_at: incidents.reported_at, status: incidents.status }).from(incidents).orderBy(asc(incidents.id)).limit(50);
+  const pick = (db: typeof app.database.db) =>
+    db
+      .select({ name: incidents.name, title: incidents.title, reported_at: incidents.reported_at, status: incidents.status })
+      .from(incidents)
+      .orderBy(asc(incidents.id))
+      .limit(50);
   t.same(await pick(other.database.db), await pick(app.database.db), 'repeatable');
 });

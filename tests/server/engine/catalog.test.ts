@@ -13,7 +13,12 @@ async function setup(_t: Test) {
   const app = await shared;
   const org = await app.organization(`catalog-${++orgs}`);
   const api = async (method: string, url: string, payload?: unknown) =>
-    app.request({ method: method as never, url: `/api/v1/${org.slug}${url}`, token: org.token, ...(payload === undefined ? {} : { payload: payload as never }) });
+    app.request({
+      method: method as never,
+      url: `/api/v1/${org.slug}${url}`,
+      token: org.token,
+      ...(payload === undefined ? {} : { payload: payload as never }),
+    });
   const post = async (url: string, payload: unknown) => {
     const res = await api('POST', url, payload);
     if (res.status !== 201) throw new Error(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -24,9 +29,18 @@ async function setup(_t: Test) {
 
 /** An incident with one participant, written straight to the tables (incidents are not this file's subject). */
 async function incidentWithParticipant(db: TestApp['database']['db'], orgId: number, n: number) {
-  const [project] = await db.insert(projects).values({ organization_id: orgId, name: `Feedback project ${n}` }).returning();
-  const [incident] = await db.insert(incidents).values({ organization_id: orgId, project_id: project!.id, name: `IAO-F${n}`, title: `Feedback incident ${n}` }).returning();
-  const [participant] = await db.insert(incidentParticipants).values({ organization_id: orgId, incident_id: incident!.id, email: `p${n}@example.com` }).returning();
+  const [project] = await db
+    .insert(projects)
+    .values({ organization_id: orgId, name: `Feedback project ${n}` })
+    .returning();
+  const [incident] = await db
+    .insert(incidents)
+    .values({ organization_id: orgId, project_id: project!.id, name: `IAO-F${n}`, title: `Feedback incident ${n}` })
+    .returning();
+  const [participant] = await db
+    .insert(incidentParticipants)
+    .values({ organization_id: orgId, incident_id: incident!.id, email: `p${n}@example.com` })
+    .returning();
   return { incident: incident!.id, participant: participant!.id };
 }
 
@@ -34,15 +48,44 @@ t.test('server-side defaults of spec §3, through the API and in the database it
   const { post, database, orgId } = await setup(t);
   t.match(await post('/terms', { text: 'MTTR' }), { discoverable: true, count: 0 });
   t.match(await post('/commits', { commit_id: 'a1b2c3' }), { source: 'GitHub', sync_completed: false, sync_completed_at: null });
-  t.match(await post('/notifications', { name: 'On-call channel', target: '#oncall' }), { type: 'conversation', enabled: true, evergreen: false, evergreen_reminder_interval: 90, filters: [] });
-  t.match(await post('/search/filters', { name: 'Active', expression: { field: 'status', op: '==', value: 'Active' } }), { subject: 'incident', enabled: true });
-  t.match(await post('/incident_priorities', { name: 'P1' }), { enabled: true, default: false, view_order: 1, tactical_report_reminder: 24, executive_report_reminder: 24, page_commander: false, auto_post_to_status_page: false });
-  t.match(await post('/incident_types', { name: 'Security' }), { visibility: 'Open', enabled: true, default: false, exclude_from_metrics: false, custom_fields: [], repo_urls: [] });
+  t.match(await post('/notifications', { name: 'On-call channel', target: '#oncall' }), {
+    type: 'conversation',
+    enabled: true,
+    evergreen: false,
+    evergreen_reminder_interval: 90,
+    filters: [],
+  });
+  t.match(await post('/search/filters', { name: 'Active', expression: { field: 'status', op: '==', value: 'Active' } }), {
+    subject: 'incident',
+    enabled: true,
+  });
+  t.match(await post('/incident_priorities', { name: 'P1' }), {
+    enabled: true,
+    default: false,
+    view_order: 1,
+    tactical_report_reminder: 24,
+    executive_report_reminder: 24,
+    page_commander: false,
+    auto_post_to_status_page: false,
+  });
+  t.match(await post('/incident_types', { name: 'Security' }), {
+    visibility: 'Open',
+    enabled: true,
+    default: false,
+    exclude_from_metrics: false,
+    custom_fields: [],
+    repo_urls: [],
+  });
   t.match(await post('/services', { name: 'Payments' }), { is_active: true, health_metrics: false, type: 'pagerduty-oncall' });
   t.match(await post('/individuals', { name: 'Ann', email: 'Ann@Example.com' }), { email: 'ann@example.com', is_active: true, is_external: false });
   t.match(await post('/incident_cost_types', { name: 'Response' }), { editable: true, default: false, details: {} });
   t.match(await post('/cost_models', { name: 'Default' }), { enabled: true, activities: [] });
-  t.match(await post('/oncall/preshift_preps', { handover_to: 'bob@example.com' }), { sent: false, sent_at: null, accepted: false, handshake_completed: false });
+  t.match(await post('/oncall/preshift_preps', { handover_to: 'bob@example.com' }), {
+    sent: false,
+    sent_at: null,
+    accepted: false,
+    handshake_completed: false,
+  });
 
   // The defaults are the database's, not only the API's: a row written without them gets them too.
   const inserted = await database.db.execute(sql`insert into terms (organization_id, text) values (${orgId}, 'raw') returning discoverable`);
@@ -96,7 +139,7 @@ t.test('feedback and service feedback delete with two ids; the second may be 0',
   t.equal(mismatch.status, 422, 'a participant of another incident');
   t.same(mismatch.body.detail[0].loc, ['body', 'participant_id']);
   const f1 = await post('/feedback', { rating: 'Very satisfied', participant_id: a.participant });
-  t.equal(f1.incident_id, a.incident, "the incident is taken from the participant");
+  t.equal(f1.incident_id, a.incident, 'the incident is taken from the participant');
   const f2 = await post('/feedback', { rating: 'Very dissatisfied', incident_id: a.incident, participant_id: a.participant });
 
   const wrong = await api('DELETE', `/feedback/${f1.id}/${b.participant}`);
@@ -196,7 +239,10 @@ t.test("tag recommendations: a term's occurrence recommends the tags it stands f
   // Unlinking the term stops the recommendation.
   const postgresql = (await api('GET', `/tags?q=PostgreSQL`)).body.items[0];
   await api('PUT', `/tags/${postgresql.id}`, { terms: [] });
-  t.same((await api('GET', `/tags/recommendations/Document/${doc.id}`)).body.items.map((i: { name: string }) => i.name), ['Kubernetes']);
+  t.same(
+    (await api('GET', `/tags/recommendations/Document/${doc.id}`)).body.items.map((i: { name: string }) => i.name),
+    ['Kubernetes'],
+  );
 });
 
 t.test('standing incident roles carry renounced_at; a renounced one reads Inactive', async (t) => {
@@ -208,8 +254,15 @@ t.test('standing incident roles carry renounced_at; a renounced one reads Inacti
   t.equal(renounced.status, 200);
   t.match(renounced.body, { renounced_at: '2026-03-01T10:00:00.000Z', status: 'Inactive' });
   await post('/incident_roles', { role: 'scribe', individual_id: ann.id });
-  const inactive = await api('GET', `/incident_roles?filter=${encodeURIComponent(JSON.stringify({ and: [{ field: 'status', op: '==', value: 'Inactive' }] }))}`);
-  t.same(inactive.body.items.map((r: { role: string }) => r.role), ['liaison'], 'the list filters on the status');
+  const inactive = await api(
+    'GET',
+    `/incident_roles?filter=${encodeURIComponent(JSON.stringify({ and: [{ field: 'status', op: '==', value: 'Inactive' }] }))}`,
+  );
+  t.same(
+    inactive.body.items.map((r: { role: string }) => r.role),
+    ['liaison'],
+    'the list filters on the status',
+  );
   t.equal((await api('PUT', `/incident_roles/${active.id}`, { renounced_at: 'yesterday' })).status, 422);
   t.equal((await api('PUT', `/incident_roles/${active.id}`, { renounced_at: null })).body.status, 'Active', 'taking the role up again');
 });
@@ -230,7 +283,13 @@ t.test("feedback summarize/{projectId}: the project's feedback through the AI la
   const res = await api('GET', `/feedback/summarize/${project.id}`);
   t.equal(res.status, 200);
   t.equal(res.body.total, 4);
-  t.same(res.body.ratings, { 'Very satisfied': 3, 'Somewhat satisfied': 0, 'Neither satisfied nor dissatisfied': 0, 'Somewhat dissatisfied': 1, 'Very dissatisfied': 0 });
+  t.same(res.body.ratings, {
+    'Very satisfied': 3,
+    'Somewhat satisfied': 0,
+    'Neither satisfied nor dissatisfied': 0,
+    'Somewhat dissatisfied': 1,
+    'Very dissatisfied': 0,
+  });
   t.equal(res.body.method, 'extractive', 'no model configured: the summarizer quotes the feedback');
   t.match(res.body.summary, /status updates/);
   t.notMatch(res.body.summary, /pager/, "another project's feedback stays out");
@@ -243,7 +302,12 @@ t.test("feedback summarize/{projectId}: the project's feedback through the AI la
   t.equal((await api('GET', '/feedback/summarize/abc')).status, 422);
 
   const service = await post('/services', { name: 'Payments' });
-  await post('/servicefeedback', { rating: 'Lots of effort', feedback: 'Paging the payments service took three tries.', service_id: service.id, project_id: project.id });
+  await post('/servicefeedback', {
+    rating: 'Lots of effort',
+    feedback: 'Paging the payments service took three tries.',
+    service_id: service.id,
+    project_id: project.id,
+  });
   const services = await api('GET', `/servicefeedback/summarize/${project.id}`);
   t.equal(services.status, 200);
   t.match(services.body, { total: 1, ratings: { 'Lots of effort': 1, 'No effort': 0 }, summary: /three tries/ });
@@ -252,7 +316,14 @@ t.test("feedback summarize/{projectId}: the project's feedback through the AI la
 t.test('OKRs are listed with progress computed from key results', async (t) => {
   const { api, database, orgId } = await setup(t);
   await database.db.insert(okrs).values([
-    { organization_id: orgId, title: 'Faster response', key_results: [{ title: 'MTTA under 5 min', target: 10, current: 5 }, { title: 'Runbooks', target: 4, current: 8 }] },
+    {
+      organization_id: orgId,
+      title: 'Faster response',
+      key_results: [
+        { title: 'MTTA under 5 min', target: 10, current: 5 },
+        { title: 'Runbooks', target: 4, current: 8 },
+      ],
+    },
     { organization_id: orgId, title: 'Nothing measured yet' },
     { organization_id: orgId, title: 'Just started', key_results: [{ title: 'Drills', target: 3, current: 1 }] },
   ]);
@@ -271,8 +342,19 @@ t.test('OKRs are listed with progress computed from key results', async (t) => {
 
 t.test('an OKR is created, read with its progress, changed and deleted through the API', async (t) => {
   const { api, post } = await setup(t);
-  const okr = await post('/okrs', { title: 'Calmer on-call', description: 'Fewer pages at night', key_results: [{ title: 'Night pages under 5 a week', target: 5, current: 2 }, { title: 'Runbooks reviewed', target: 10, current: 10 }] });
-  t.match(okr, { title: 'Calmer on-call', progress: 70, key_results: [{ title: 'Night pages under 5 a week', target: 5, current: 2 }, {}] }, 'mean of 40% and 100%');
+  const okr = await post('/okrs', {
+    title: 'Calmer on-call',
+    description: 'Fewer pages at night',
+    key_results: [
+      { title: 'Night pages under 5 a week', target: 5, current: 2 },
+      { title: 'Runbooks reviewed', target: 10, current: 10 },
+    ],
+  });
+  t.match(
+    okr,
+    { title: 'Calmer on-call', progress: 70, key_results: [{ title: 'Night pages under 5 a week', target: 5, current: 2 }, {}] },
+    'mean of 40% and 100%',
+  );
   t.equal((await api('GET', `/okrs/${okr.id}`)).body.progress, 70, 'get reads the same progress');
   const changed = await api('PUT', `/okrs/${okr.id}`, { key_results: [{ title: 'Night pages under 5 a week', target: 5, current: 5 }] });
   t.equal(changed.body.progress, 100, 'progress follows the key results');
@@ -301,7 +383,15 @@ t.test('search filter expressions are checked with the list filter grammar', asy
   await bad({ subject: 'case', expression: { field: 'commander_email', op: '==', value: 'a@b.c' } }, /Unknown filter field 'commander_email'/);
   t.equal((await api('GET', '/search/filters')).body.total, 0, 'nothing saved');
 
-  const ok = await post('/search/filters', { name: 'Open security', expression: { and: [{ field: 'status', op: 'in', value: ['Active', 'Stable'] }, { field: 'title', op: 'ilike', value: '%security%' }] } });
+  const ok = await post('/search/filters', {
+    name: 'Open security',
+    expression: {
+      and: [
+        { field: 'status', op: 'in', value: ['Active', 'Stable'] },
+        { field: 'title', op: 'ilike', value: '%security%' },
+      ],
+    },
+  });
   t.equal(ok.subject, 'incident');
   const caseFilter = await post('/search/filters', { name: 'Unassigned cases', subject: 'case', expression: { field: 'assignee_email', op: 'is_null' } });
   t.equal(caseFilter.subject, 'case');
@@ -329,7 +419,11 @@ t.test('forms are filled in against their form type JSON schema', async (t) => {
   t.match(invalidSchema.body.detail[0].msg, /not a valid JSON schema/);
   const type = await post('/form_types', {
     name: 'Legal hold',
-    form_schema: { type: 'object', required: ['matter'], properties: { matter: { type: 'string', minLength: 3 }, custodians: { type: 'integer', minimum: 1 } } },
+    form_schema: {
+      type: 'object',
+      required: ['matter'],
+      properties: { matter: { type: 'string', minLength: 3 }, custodians: { type: 'integer', minimum: 1 } },
+    },
   });
   const wrong = await api('POST', '/forms', { form_type_id: type.id, form_data: { matter: 'ab', custodians: 0 } });
   t.equal(wrong.status, 422);
@@ -388,6 +482,16 @@ t.test('a duplicate name in the same project is a 409 that names the fields', as
   t.equal(dup.body.detail[0].msg, 'A record with the same project and name already exists.');
   const project = await post('/projects', { name: 'Elsewhere' });
   t.equal((await api('POST', '/incident_severities', { name: 'Critical', project_id: project.id })).status, 201, 'another project may reuse the name');
-  const named = await api('GET', `/incident_severities?filter=${encodeURIComponent(JSON.stringify({ and: [{ field: 'name', op: '==', value: 'Critical' }] }))}`);
-  t.same(named.body.items.map((i: { project_id: number | null }) => i.project_id).filter((p: number | null) => p === null || p === project.id).sort(), [project.id, null].sort(), 'both are kept');
+  const named = await api(
+    'GET',
+    `/incident_severities?filter=${encodeURIComponent(JSON.stringify({ and: [{ field: 'name', op: '==', value: 'Critical' }] }))}`,
+  );
+  t.same(
+    named.body.items
+      .map((i: { project_id: number | null }) => i.project_id)
+      .filter((p: number | null) => p === null || p === project.id)
+      .sort(),
+    [project.id, null].sort(),
+    'both are kept',
+  );
 });

@@ -41,11 +41,18 @@ t.test("organization B's ids in organization A's paths and bodies", async (t) =>
   ] as const) {
     const msg = `${label} '${record.id}' could not be found.`;
     for (const [method, payload] of [['GET'], ['PUT', { description: 'from A' }], ['DELETE']] as const) {
-      const res = await apiA(method, `${path}/${record.id}`, payload && path === '/terms' ? { text: 'from A' } : payload && path === '/individuals' ? { notes: 'from A' } : payload);
+      const res = await apiA(
+        method,
+        `${path}/${record.id}`,
+        payload && path === '/terms' ? { text: 'from A' } : payload && path === '/individuals' ? { notes: 'from A' } : payload,
+      );
       t.equal(res.status, 404, `${method} ${path}/{B id}`);
       t.equal(res.body.detail[0].msg, msg);
     }
-    t.notOk((await apiA('GET', `${path}?itemsPerPage=-1`)).body.items.some((r: { id: number }) => r.id === record.id), `${path}: not in A's list`);
+    t.notOk(
+      (await apiA('GET', `${path}?itemsPerPage=-1`)).body.items.some((r: { id: number }) => r.id === record.id),
+      `${path}: not in A's list`,
+    );
   }
   t.equal((await apiA('DELETE', `/servicefeedback/${feedbackB.id}/0`)).status, 404, 'two-id delete');
   t.equal((await apiA('GET', `/tags/recommendations/Document/${inB.document.id}`)).status, 404, 'recommendations');

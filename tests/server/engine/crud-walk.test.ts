@@ -43,7 +43,10 @@ const ranked = (): Sample => ({ create: (i) => ({ name: `Walk rank ${i}`, view_o
 const at = (i: number) => (i === 0 ? '2026-01-01T00:00:00.000Z' : '2026-06-01T00:00:00.000Z');
 
 const samples: Record<string, Sample> = {
-  '/organizations': { create: (i) => ({ name: `walk-org-${i === 0 ? 'z' : 'a'}`, description: 'An organization from the walk' }), update: { description: 'changed by the walk' } },
+  '/organizations': {
+    create: (i) => ({ name: `walk-org-${i === 0 ? 'z' : 'a'}`, description: 'An organization from the walk' }),
+    update: { description: 'changed by the walk' },
+  },
   '/invitations': { create: (i) => ({ email: `walk-${i === 0 ? 'a' : 'z'}@example.com`, role: i === 0 ? 'Admin' : 'Member' }), update: {} },
   '/projects': named(),
   '/apikeys': { create: (_i, p) => ({ project_id: p.project, description: 'walk key' }), update: { description: 'changed by the walk' } },
@@ -58,7 +61,10 @@ const samples: Record<string, Sample> = {
   '/case_severities': ranked(),
   '/case_types': named(),
   '/services': named(),
-  '/individuals': { create: (i) => ({ name: i === 0 ? 'Walk zulu' : 'walk alpha', email: `walk-individual-${i}@example.com` }), update: { notes: 'changed by the walk' } },
+  '/individuals': {
+    create: (i) => ({ name: i === 0 ? 'Walk zulu' : 'walk alpha', email: `walk-individual-${i}@example.com` }),
+    update: { notes: 'changed by the walk' },
+  },
   '/teams': { create: (i) => ({ name: i === 0 ? 'Walk zulu' : 'walk alpha' }), update: { notes: 'changed by the walk' } },
   '/documents': named((i) => ({ resource_type: i === 0 ? 'dispatch-incident-runbook' : 'dispatch-case-document-template' })),
   '/terms': { create: (i) => ({ text: i === 0 ? 'Zulu term' : 'alpha term' }), update: { discoverable: false } },
@@ -73,11 +79,20 @@ const samples: Record<string, Sample> = {
   '/data/sources/dataFormats': named(),
   '/data/sources': named(),
   '/data/queries': named((_i, p) => ({ text: 'select 1', source_id: p.source })),
-  '/data/commands': { create: (i) => ({ name: `Command ${i}`, command_text: 'uptime', count: i === 0 ? 1 : 5 }), update: { description: 'changed by the walk' } },
-  '/oncall/handoffs': { create: (i) => ({ handover_from: 'ann@example.com', handover_to: 'bob@example.com', end_time: at(i) }), update: { pending_tasks: 'changed by the walk' } },
+  '/data/commands': {
+    create: (i) => ({ name: `Command ${i}`, command_text: 'uptime', count: i === 0 ? 1 : 5 }),
+    update: { description: 'changed by the walk' },
+  },
+  '/oncall/handoffs': {
+    create: (i) => ({ handover_from: 'ann@example.com', handover_to: 'bob@example.com', end_time: at(i) }),
+    update: { pending_tasks: 'changed by the walk' },
+  },
   '/oncall/preshift_preps': { create: (i) => ({ handover_to: 'bob@example.com', sent: true, sent_at: at(i) }), update: { shift_type: 'night' } },
   '/feedback': { create: () => ({ rating: 'Very satisfied', feedback: 'walk' }), update: { feedback: 'changed by the walk' } },
-  '/servicefeedback': { create: (_i, p) => ({ rating: 'Little effort', service_id: p.service, individual_contact_id: p.individual }), update: { feedback: 'changed by the walk' } },
+  '/servicefeedback': {
+    create: (_i, p) => ({ rating: 'Little effort', service_id: p.service, individual_contact_id: p.individual }),
+    update: { feedback: 'changed by the walk' },
+  },
   '/commits': { create: (i) => ({ commit_id: `abc${i}`, commit_message: 'walk', commit_date: at(i) }), update: { sync_completed: true } },
   '/notifications': named(() => ({ target: '#incidents' })),
   '/search/filters': named(() => ({ expression: { and: [{ field: 'status', op: '==', value: 'Active' }] } })),
@@ -89,7 +104,10 @@ const samples: Record<string, Sample> = {
   '/curated_content': { create: (i) => ({ text: `Walk item ${i}`, link: `https://example.com/item/${i}` }), update: { text: 'Changed by the walk' } },
   '/okrs': { create: (i) => ({ title: i === 0 ? 'Zulu objective' : 'alpha objective' }), update: { description: 'changed by the walk' } },
   '/entity_type': named(),
-  '/entity': { create: (i, p) => ({ value: i === 0 ? 'Walk zulu' : 'walk alpha', entity_type_id: p.entityType }), update: { description: 'changed by the walk' } },
+  '/entity': {
+    create: (i, p) => ({ value: i === 0 ? 'Walk zulu' : 'walk alpha', entity_type_id: p.entityType }),
+    update: { description: 'changed by the walk' },
+  },
   '/signals/filters': named(),
   '/signals/engagements': named(),
   '/signals': named((_i, p) => ({ project_id: p.project })),
@@ -98,9 +116,21 @@ const samples: Record<string, Sample> = {
   '/plugins/plugin_events': { create: (i) => ({ plugin_slug: 'step-engine', name: `Walk event ${i}`, created_at: new Date(at(i)) }), update: {} },
   '/workflows': named((_i, p) => ({ plugin_instance_id: p.pluginInstance })),
   '/workflows/instances': { create: (i, p) => ({ workflow_id: p.workflow, deadline_at: new Date(at(i)), created_at: new Date(at(i)) }), update: {} },
-  '/webhooks/endpoints': { create: (i) => ({ url: i === 0 ? 'https://zulu.example.com/hook' : 'https://alpha.example.com/hook', events: ['incident.created'] }), update: { description: 'changed by the walk' } },
+  '/webhooks/endpoints': {
+    create: (i) => ({ url: i === 0 ? 'https://zulu.example.com/hook' : 'https://alpha.example.com/hook', events: ['incident.created'] }),
+    update: { description: 'changed by the walk' },
+  },
   '/site/pages': { create: (i) => ({ kind: 'blog', title: i === 0 ? 'Walk zulu' : 'walk alpha', published: true }), update: { title: 'Changed by the walk' } },
-  '/webhooks/deliveries': { create: (i, p) => ({ endpoint_id: p.webhookEndpoint, message_id: `msg_walk_${i}`, event_type: 'incident.created', payload: { walk: i }, created_at: new Date(at(i)) }), update: {} },
+  '/webhooks/deliveries': {
+    create: (i, p) => ({
+      endpoint_id: p.webhookEndpoint,
+      message_id: `msg_walk_${i}`,
+      event_type: 'incident.created',
+      payload: { walk: i },
+      created_at: new Date(at(i)),
+    }),
+    update: {},
+  },
 };
 
 /** Where the standard flow does not apply, and why. */
@@ -134,7 +164,8 @@ function sortedBy(items: Record<string, unknown>[], sort: ResourceDefinition['so
 t.test('every definition walks through the standard CRUD flow', async (t) => {
   const { request, login, database } = await testApp(t);
   const token = await login('walker@example.com');
-  const api = (method: string, url: string, payload?: unknown) => request({ method: method as never, url: `/api/v1/default${url}`, token, ...(payload === undefined ? {} : { payload: payload as never }) });
+  const api = (method: string, url: string, payload?: unknown) =>
+    request({ method: method as never, url: `/api/v1/default${url}`, token, ...(payload === undefined ? {} : { payload: payload as never }) });
   const make = async (url: string, payload: unknown) => {
     const res = await api('POST', url, payload);
     if (res.status !== 201) throw new Error(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -177,7 +208,10 @@ t.test('every definition walks through the standard CRUD flow', async (t) => {
           ids.push(created.body.id);
         } else {
           const [org] = await database.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, 'default'));
-          const [row] = (await database.db.insert(def.table).values({ ...body, organization_id: org!.id } as never).returning()) as { id: number }[];
+          const [row] = (await database.db
+            .insert(def.table)
+            .values({ ...body, organization_id: org!.id } as never)
+            .returning()) as { id: number }[];
           ids.push(row!.id);
         }
       }
@@ -189,8 +223,16 @@ t.test('every definition walks through the standard CRUD flow', async (t) => {
       t.equal(list.body.itemsPerPage, def.pageSize, 'page size');
       t.equal(list.body.page, 1);
       const listed = list.body.items as Record<string, unknown>[];
-      for (const id of ids) t.ok(listed.some((r) => r.id === id), `record ${id} is listed`);
-      t.same(listed.map((r) => r.id), sortedBy(listed, def.sort).map((r) => r.id), `default sort ${JSON.stringify(def.sort)}`);
+      for (const id of ids)
+        t.ok(
+          listed.some((r) => r.id === id),
+          `record ${id} is listed`,
+        );
+      t.same(
+        listed.map((r) => r.id),
+        sortedBy(listed, def.sort).map((r) => r.id),
+        `default sort ${JSON.stringify(def.sort)}`,
+      );
       const page2 = await api('GET', `${def.path}?itemsPerPage=1&page=2`);
       t.equal(page2.body.items.length, 1, 'second page of one');
       t.equal(page2.body.items[0].id, listed[1]!.id, 'second page holds the second record');
@@ -234,7 +276,10 @@ t.test('every definition walks through the standard CRUD flow', async (t) => {
       if (on.delete) {
         t.equal((await api('DELETE', `${def.path}/${ids[0]}`)).status, 204);
         if (on.get) t.equal((await api('GET', `${def.path}/${ids[0]}`)).status, 404, 'gone after delete');
-        t.notOk((await api('GET', `${def.path}?itemsPerPage=-1`)).body.items.some((r: { id: number }) => r.id === ids[0]), 'not listed after delete');
+        t.notOk(
+          (await api('GET', `${def.path}?itemsPerPage=-1`)).body.items.some((r: { id: number }) => r.id === ids[0]),
+          'not listed after delete',
+        );
         const again = await api('DELETE', `${def.path}/${ids[0]}`);
         t.equal(again.status, 404);
         t.equal(again.body.detail[0].msg, `${def.label} '${ids[0]}' could not be found.`);

@@ -27,7 +27,7 @@ interface Meta {
   create: { properties: Record<string, unknown> };
 }
 
-t.test('resource metadata names fields, kinds, references and plurals in people\'s words', async (t) => {
+t.test("resource metadata names fields, kinds, references and plurals in people's words", async (t) => {
   const { request, login } = await testApp(t);
   const token = await login('owner@example.com');
   const res = await request({ method: 'GET', url: '/api/v1/default/meta/resources', token });
@@ -50,7 +50,13 @@ t.test('resource metadata names fields, kinds, references and plurals in people\
     t.match(field('individuals', 'email'), { kind: 'email' });
     t.match(field('oncall/handoffs', 'end_time'), { kind: 'date' });
     t.match(field('feedback', 'rating'), { kind: 'enum', choices: [{ id: 'Very satisfied', name: 'Very satisfied' }] });
-    t.match(field('data/sources', 'links'), { kind: 'list', items: [{ name: 'name', kind: 'text' }, { name: 'url', kind: 'url' }] });
+    t.match(field('data/sources', 'links'), {
+      kind: 'list',
+      items: [
+        { name: 'name', kind: 'text' },
+        { name: 'url', kind: 'url' },
+      ],
+    });
     t.match(field('tags', 'created_at'), { form: false }, 'a server-managed column is not a form field');
     t.notOk(meta('tags').create.properties.created_at, 'nor in the body');
     t.ok(meta('tags').fields.filter((f) => f.list).length <= 8, 'a list shows eight columns at most');
@@ -63,7 +69,9 @@ t.test('resource metadata names fields, kinds, references and plurals in people\
     t.match(field('iaos', 'tags'), { kind: 'references', reference: 'Tag', resource: 'tags' }, 'tags are picked, not typed as JSON');
     t.match(field('documents', 'resource_type'), { label: 'Type', kind: 'enum' });
     t.same(
-      field('documents', 'resource_type').choices!.filter((c) => c.id.endsWith('-runbook')).slice(0, 2),
+      field('documents', 'resource_type')
+        .choices!.filter((c) => c.id.endsWith('-runbook'))
+        .slice(0, 2),
       [
         { id: 'dispatch-incident-runbook', name: 'Incident runbook' },
         { id: 'dispatch-investigation-runbook', name: 'Investigation runbook' },
@@ -86,7 +94,9 @@ t.test('resource metadata names fields, kinds, references and plurals in people\
     t.same(lower, [], 'labels start as a sentence');
     const snake = metas.flatMap((m) => m.fields.filter((f) => f.form && /_/.test(f.label)).map((f) => `${m.name}.${f.name}`));
     t.same(snake, [], 'no snake_case label');
-    const machine = metas.flatMap((m) => m.fields.flatMap((f) => (f.choices ?? []).filter((c) => /^[a-z0-9]+(-[a-z0-9]+)+$/.test(c.name)).map((c) => `${m.name}.${f.name}: ${c.name}`)));
+    const machine = metas.flatMap((m) =>
+      m.fields.flatMap((f) => (f.choices ?? []).filter((c) => /^[a-z0-9]+(-[a-z0-9]+)+$/.test(c.name)).map((c) => `${m.name}.${f.name}: ${c.name}`)),
+    );
     t.same(machine, [], 'no enum choice reads as a slug');
   });
 });

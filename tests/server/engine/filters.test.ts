@@ -44,14 +44,53 @@ t.test('every filter operator, nesting, q, paging and sorting', async (t) => {
   t.same(await where({ and: [{ model: 'Tag', field: 'count', op: '==', value: 5 }] }), ['alpha'], 'the model of the list itself');
   t.same(await where({ and: [{ model: 'TagType', field: 'name', op: '==', value: 'Team' }] }), ['Delta', 'gamma'], 'a related model');
   t.same(
-    await where({ or: [{ and: [{ field: 'count', op: '>', value: 12 }, { not: [{ field: 'name', op: '==', value: 'gamma' }] }] }, { field: 'name', op: '==', value: 'alpha' }] }),
+    await where({
+      or: [
+        { and: [{ field: 'count', op: '>', value: 12 }, { not: [{ field: 'name', op: '==', value: 'gamma' }] }] },
+        { field: 'name', op: '==', value: 'alpha' },
+      ],
+    }),
     ['alpha', 'Delta'],
     'or of and with not',
   );
-  t.same(await where({ or: [{ field: 'name', op: '==', value: 'beta' }, { field: 'name', op: '==', value: 'gamma' }] }), ['beta', 'gamma'], 'or of equalities on one field (compiled as in)');
-  t.same(await where({ or: [{ field: 'count', op: '==', value: 5 }, { field: 'count', op: '==', value: '10' }] }), ['alpha', 'beta'], 'the same with numbers, one given as a string');
-  t.same(await where({ or: [{ field: 'name', op: '==', value: 'beta' }, { field: 'count', op: '==', value: 5 }] }), ['alpha', 'beta'], 'or across fields');
-  const mixed = await list({ filter: JSON.stringify({ or: [{ field: 'count', op: '==', value: 5 }, { field: 'count', op: '==', value: 'five' }] }) });
+  t.same(
+    await where({
+      or: [
+        { field: 'name', op: '==', value: 'beta' },
+        { field: 'name', op: '==', value: 'gamma' },
+      ],
+    }),
+    ['beta', 'gamma'],
+    'or of equalities on one field (compiled as in)',
+  );
+  t.same(
+    await where({
+      or: [
+        { field: 'count', op: '==', value: 5 },
+        { field: 'count', op: '==', value: '10' },
+      ],
+    }),
+    ['alpha', 'beta'],
+    'the same with numbers, one given as a string',
+  );
+  t.same(
+    await where({
+      or: [
+        { field: 'name', op: '==', value: 'beta' },
+        { field: 'count', op: '==', value: 5 },
+      ],
+    }),
+    ['alpha', 'beta'],
+    'or across fields',
+  );
+  const mixed = await list({
+    filter: JSON.stringify({
+      or: [
+        { field: 'count', op: '==', value: 5 },
+        { field: 'count', op: '==', value: 'five' },
+      ],
+    }),
+  });
   t.equal(mixed.status, 422, 'a bad value in a merged or is still refused');
   t.same(mixed.body.detail[0].loc, ['query', 'filter', 'or', 1, 'value'], 'naming the condition it came from');
   t.same(await where([{ field: 'name', op: '==', value: 'beta' }]), ['beta'], 'a bare list means and');
@@ -62,7 +101,10 @@ t.test('every filter operator, nesting, q, paging and sorting', async (t) => {
   t.same(names(await list({ sortBy: 'count', descending: 'true' })), ['Delta', 'gamma', 'beta', 'alpha']);
   t.same(names(await list({ 'sortBy[]': 'tag_type_id', 'descending[]': 'true', itemsPerPage: '-1' })).length, 4, 'itemsPerPage -1 returns all');
   const page2 = await list({ itemsPerPage: '3', page: '2' });
-  t.same({ items: names(page2), total: page2.body.total, page: page2.body.page, itemsPerPage: page2.body.itemsPerPage }, { items: ['gamma'], total: 4, page: 2, itemsPerPage: 3 });
+  t.same(
+    { items: names(page2), total: page2.body.total, page: page2.body.page, itemsPerPage: page2.body.itemsPerPage },
+    { items: ['gamma'], total: 4, page: 2, itemsPerPage: 3 },
+  );
 });
 
 t.test('list columns: any and not_any on list fields', async (t) => {
@@ -73,8 +115,17 @@ t.test('list columns: any and not_any on list fields', async (t) => {
   const where = async (filter: unknown) =>
     names(await request({ method: 'GET', url: '/api/v1/default/projects', token, query: { filter: JSON.stringify(filter) } }));
   t.same(await where({ and: [{ field: 'custom_ttp_patterns', op: 'any', value: 'T1003' }] }), ['Red']);
-  t.same(await where({ and: [{ field: 'custom_ttp_patterns', op: 'not_any', value: 'T1003' }] }), ['Blue', 'Default'], 'and the seeded Default project, which has no patterns');
-  const misuse = await request({ method: 'GET', url: '/api/v1/default/projects', token, query: { filter: JSON.stringify({ and: [{ field: 'name', op: 'any', value: 'x' }] }) } });
+  t.same(
+    await where({ and: [{ field: 'custom_ttp_patterns', op: 'not_any', value: 'T1003' }] }),
+    ['Blue', 'Default'],
+    'and the seeded Default project, which has no patterns',
+  );
+  const misuse = await request({
+    method: 'GET',
+    url: '/api/v1/default/projects',
+    token,
+    query: { filter: JSON.stringify({ and: [{ field: 'name', op: 'any', value: 'x' }] }) },
+  });
   t.equal(misuse.status, 422);
   t.match(misuse.body.detail[0].msg, /'name' is not one/);
 });
@@ -111,13 +162,21 @@ t.test('default page sizes and sorts', async (t) => {
   await login('amy@example.com');
   await login('mid@example.com');
   const users = await request({ method: 'GET', url: '/api/v1/default/users', token });
-  t.same(users.body.items.map((u: { email: string }) => u.email), ['zed@example.com', 'mid@example.com', 'amy@example.com'], 'users by e-mail descending');
+  t.same(
+    users.body.items.map((u: { email: string }) => u.email),
+    ['zed@example.com', 'mid@example.com', 'amy@example.com'],
+    'users by e-mail descending',
+  );
   t.equal(users.body.itemsPerPage, 10);
   await organization('beta-org', 'zed@example.com');
   await organization('alpha-org', 'zed@example.com');
   const orgs = await request({ method: 'GET', url: '/api/v1/default/organizations', token });
   t.equal(orgs.body.itemsPerPage, 50);
-  t.same(orgs.body.items.map((o: { name: string }) => o.name), ['alpha-org', 'beta-org', 'Default'], 'organizations by name, ignoring case');
+  t.same(
+    orgs.body.items.map((o: { name: string }) => o.name),
+    ['alpha-org', 'beta-org', 'Default'],
+    'organizations by name, ignoring case',
+  );
   const projects = await request({ method: 'GET', url: '/api/v1/default/projects', token });
   t.equal(projects.body.itemsPerPage, 9999);
 });

@@ -50,7 +50,12 @@ t.test('lists whose statements depend on the caller are not shared: each organiz
   await organization('roles-b');
   await login('both@roles.test', { org: 'roles-b', role: 'Member' });
   const roleIn = async (slug: string) => {
-    const res = await request({ method: 'GET', url: `/api/v1/${slug}/users`, token: a.token, query: { filter: JSON.stringify([{ field: 'email', op: '==', value: 'both@roles.test' }]) } });
+    const res = await request({
+      method: 'GET',
+      url: `/api/v1/${slug}/users`,
+      token: a.token,
+      query: { filter: JSON.stringify([{ field: 'email', op: '==', value: 'both@roles.test' }]) },
+    });
     t.equal(res.status, 200);
     return res.body.items.map((u: { role: string }) => u.role);
   };
@@ -76,11 +81,26 @@ t.test('a list keeps one plan for every run unless a value can change the best o
   const query = (extra: Partial<ListQuery>): ListQuery => ({ page: 1, itemsPerPage: 25, ...extra });
   const filter = (...leaves: { field: string; value: unknown; model?: string }[]) => JSON.stringify({ and: leaves.map((l) => ({ op: '==', ...l })) });
   t.ok(oneListPlan(tagResource, query({})), 'a plain page');
-  t.ok(oneListPlan(tagResource, query({ filter: filter({ field: 'source', value: 'jira' }, { field: 'discoverable', value: true }) })), 'columns no index leads: read along the sort whatever the value');
-  t.notOk(oneListPlan(tagResource, query({ filter: JSON.stringify({ or: [{ field: 'source', op: '==', value: 'jira' }, { not: [{ field: 'count', op: '>', value: 3 }] }] }) })), 'one nested condition on a column that leads an index (count, most used first) is enough');
-  t.notOk(oneListPlan(tagResource, query({ filter: filter({ field: 'tag_type_id', value: 1 }) })), 'tag_type_id leads a unique index: a rare type is read from it');
+  t.ok(
+    oneListPlan(tagResource, query({ filter: filter({ field: 'source', value: 'jira' }, { field: 'discoverable', value: true }) })),
+    'columns no index leads: read along the sort whatever the value',
+  );
+  t.notOk(
+    oneListPlan(
+      tagResource,
+      query({ filter: JSON.stringify({ or: [{ field: 'source', op: '==', value: 'jira' }, { not: [{ field: 'count', op: '>', value: 3 }] }] }) }),
+    ),
+    'one nested condition on a column that leads an index (count, most used first) is enough',
+  );
+  t.notOk(
+    oneListPlan(tagResource, query({ filter: filter({ field: 'tag_type_id', value: 1 }) })),
+    'tag_type_id leads a unique index: a rare type is read from it',
+  );
   t.notOk(oneListPlan(tagResource, query({ filter: filter({ field: 'id', value: 7 }) })), 'ids (getMany) come from the primary key');
-  t.notOk(oneListPlan(tagResource, query({ filter: filter({ model: 'TagType', field: 'name', value: 'Team' }) })), 'a custom filter (a subquery) is planned per value');
+  t.notOk(
+    oneListPlan(tagResource, query({ filter: filter({ model: 'TagType', field: 'name', value: 'Team' }) })),
+    'a custom filter (a subquery) is planned per value',
+  );
   t.notOk(oneListPlan(tagResource, query({ q: 'kafka', sortBy: 'count', descending: 'true' })), 'an ILIKE search pattern is planned per value');
   t.ok(oneListPlan(tagResource, query({ q: 'kafka' })), 'a search from the word index keeps one plan (its values are read in steps of their own)');
   t.notOk(oneListPlan(tagResource, query({ filter: '{"and": [' })), 'text the filter parser refuses');
@@ -95,7 +115,10 @@ t.test('list timestamps are the ISO text a Date gives, read straight from what P
   const tag = (await request({ method: 'POST', url: `/api/v1/${a.slug}/tags`, token: a.token, payload: { name: 'stamped', tag_type_id: type.id } })).body;
   // Microseconds, whole seconds and a tenth: each must print as Date.toJSON does (milliseconds, Z).
   for (const stamp of ['2026-03-01 12:34:56.123456+00', '2026-03-01 12:34:56+00', '2026-03-01 12:34:56.5+00']) {
-    await database.db.update(tags).set({ updated_at: sql`${stamp}::timestamptz` }).where(sql`${tags.id} = ${tag.id}`);
+    await database.db
+      .update(tags)
+      .set({ updated_at: sql`${stamp}::timestamptz` })
+      .where(sql`${tags.id} = ${tag.id}`);
     const listed = (await request({ method: 'GET', url: `/api/v1/${a.slug}/tags`, token: a.token })).body.items[0];
     const single = (await request({ method: 'GET', url: `/api/v1/${a.slug}/tags/${tag.id}`, token: a.token })).body;
     t.equal(listed.updated_at, new Date(stamp.replace('+00', 'Z')).toJSON(), `${stamp} as JSON`);

@@ -10,7 +10,12 @@ t.test('a reference goes in as the spec nests it or as its id, and comes out bot
   const term = await request({ method: 'POST', url: `${api}/terms`, token, payload: { text: 'latency' } });
   t.equal(term.status, 201, JSON.stringify(term.body));
 
-  const nested = await request({ method: 'POST', url: `${api}/tags`, token, payload: { name: 'api', tag_type: { id: service.body.id, name: 'ignored', extra: 1 }, terms: [{ id: term.body.id, text: 'latency' }] } });
+  const nested = await request({
+    method: 'POST',
+    url: `${api}/tags`,
+    token,
+    payload: { name: 'api', tag_type: { id: service.body.id, name: 'ignored', extra: 1 }, terms: [{ id: term.body.id, text: 'latency' }] },
+  });
   const flat = await request({ method: 'POST', url: `${api}/tags`, token, payload: { name: 'api2', tag_type_id: service.body.id, terms: [term.body.id] } });
   t.equal(nested.status, 201, JSON.stringify(nested.body));
   t.equal(flat.status, 201);
@@ -21,11 +26,23 @@ t.test('a reference goes in as the spec nests it or as its id, and comes out bot
   t.same(nested.body.terms, [term.body.id]);
 
   const listed = await request({ method: 'GET', url: `${api}/tags?itemsPerPage=25`, token });
-  t.same(listed.body.items.map((i: { tag_type: unknown }) => i.tag_type), [{ id: service.body.id, name: 'Service' }, { id: service.body.id, name: 'Service' }], 'lists carry it too');
+  t.same(
+    listed.body.items.map((i: { tag_type: unknown }) => i.tag_type),
+    [
+      { id: service.body.id, name: 'Service' },
+      { id: service.body.id, name: 'Service' },
+    ],
+    'lists carry it too',
+  );
 
   // The record as answered, sent back with a change, is accepted; the nested object wins when it is what changed.
   const other = await request({ method: 'POST', url: `${api}/tag_types`, token, payload: { name: 'Team' } });
-  const back = await request({ method: 'PUT', url: `${api}/tags/${nested.body.id}`, token, payload: { ...nested.body, description: 'changed', tag_type: { id: other.body.id, name: 'Team' } } });
+  const back = await request({
+    method: 'PUT',
+    url: `${api}/tags/${nested.body.id}`,
+    token,
+    payload: { ...nested.body, description: 'changed', tag_type: { id: other.body.id, name: 'Team' } },
+  });
   t.equal(back.status, 200, JSON.stringify(back.body));
   t.equal(back.body.description, 'changed');
   t.same(back.body.tag_type, { id: other.body.id, name: 'Team' });
@@ -56,14 +73,25 @@ t.test('filters name a related model and sorts a related field', async (t) => {
   const token = await login('owner@example.com');
   const a = await request({ method: 'POST', url: `${api}/tag_types`, token, payload: { name: 'Alpha' } });
   const z = await request({ method: 'POST', url: `${api}/tag_types`, token, payload: { name: 'Zulu' } });
-  for (const [name, type] of [['one', z], ['two', a], ['three', z]] as const) await request({ method: 'POST', url: `${api}/tags`, token, payload: { name, tag_type_id: type.body.id } });
+  for (const [name, type] of [
+    ['one', z],
+    ['two', a],
+    ['three', z],
+  ] as const)
+    await request({ method: 'POST', url: `${api}/tags`, token, payload: { name, tag_type_id: type.body.id } });
   const filter = JSON.stringify({ and: [{ model: 'TagType', field: 'name', op: '==', value: 'Zulu' }] });
   const byType = await request({ method: 'GET', url: `${api}/tags?filter=${encodeURIComponent(filter)}`, token });
   t.equal(byType.status, 200, JSON.stringify(byType.body));
-  t.same(byType.body.items.map((i: { name: string }) => i.name), ['one', 'three']);
+  t.same(
+    byType.body.items.map((i: { name: string }) => i.name),
+    ['one', 'three'],
+  );
   const sorted = await request({ method: 'GET', url: `${api}/tags?sortBy=tag_type.name&descending=true&sortBy=name`, token });
   t.equal(sorted.status, 200, JSON.stringify(sorted.body));
-  t.same(sorted.body.items.map((i: { name: string }) => i.name), ['one', 'three', 'two']);
+  t.same(
+    sorted.body.items.map((i: { name: string }) => i.name),
+    ['one', 'three', 'two'],
+  );
   const bad = await request({ method: 'GET', url: `${api}/tags?sortBy=tag_type.nope`, token });
   t.equal(bad.status, 422);
 });

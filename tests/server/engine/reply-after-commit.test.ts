@@ -16,7 +16,9 @@ t.test('write routes answer after their transaction committed', async (t) => {
   const count = async (table: string, id: string | number) => Number((await rows(`select count(*)::int as n from ${table} where id = '${id}'`))[0]!.n);
   await rows(`create function slow_commit() returns trigger language plpgsql as $$ begin perform pg_sleep(0.3); return null; end $$`);
   for (const table of ['tag_types', 'tags', 'chats', 'submissions']) {
-    await rows(`create constraint trigger slow_commit after insert or update or delete on ${table} deferrable initially deferred for each row execute function slow_commit()`);
+    await rows(
+      `create constraint trigger slow_commit after insert or update or delete on ${table} deferrable initially deferred for each row execute function slow_commit()`,
+    );
   }
   const project = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Ops' } })).body as { id: number };
   const [org] = await rows(`select id from organizations where slug = 'default'`);
@@ -37,7 +39,13 @@ t.test('write routes answer after their transaction committed', async (t) => {
   t.equal(await count('chats', String(chat!.id)), 0, 'a deleted chat is gone once its 204 arrives');
 
   const submission = await withTenant(database.db, { orgId, userId: null }, (tx) =>
-    createSubmission(tx, { orgId, userId: 1, sessionId: null }, planLimits(config, 'free'), { kind: 'text', projectId: project.id, title: 'note', content: Buffer.from('The pangolin archive.'), sensitivityLevel: 'internal' }),
+    createSubmission(tx, { orgId, userId: 1, sessionId: null }, planLimits(config, 'free'), {
+      kind: 'text',
+      projectId: project.id,
+      title: 'note',
+      content: Buffer.from('The pangolin archive.'),
+      sensitivityLevel: 'internal',
+    }),
   );
   t.equal((await request({ method: 'DELETE', url: `/api/v1/default/submissions/${submission.id}`, token })).status, 204);
   t.equal(await count('submissions', submission.id), 0, 'a deleted submission is gone once its 204 arrives');

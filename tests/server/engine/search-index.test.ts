@@ -16,12 +16,61 @@ import { rowsOf, testApp, type TestApp } from '../../helpers.js';
 // ignoring case, in the same order and with the same total.
 
 const NAMES = [
-  'kafka-latency-1', 'Kafka-Latency-2', 'api-LATENCY spike', 'latency', 'latencylatency-x', 'redis-failover-7', 'redis-fail-8',
-  'Redis fail', 'dns-queue-3', 'dns-quota-4', 'dnsq', 'edge_timeout', 'edge.timeout.9', 'Café résumé', 'timeout (edge)',
-  '100% done', 'under_score', 'ingress-123', 'ingress-1234', 'x-12-y', 'oauth-cert-rotation', 'oauth cert', 'zz latency zz',
+  'kafka-latency-1',
+  'Kafka-Latency-2',
+  'api-LATENCY spike',
+  'latency',
+  'latencylatency-x',
+  'redis-failover-7',
+  'redis-fail-8',
+  'Redis fail',
+  'dns-queue-3',
+  'dns-quota-4',
+  'dnsq',
+  'edge_timeout',
+  'edge.timeout.9',
+  'Café résumé',
+  'timeout (edge)',
+  '100% done',
+  'under_score',
+  'ingress-123',
+  'ingress-1234',
+  'x-12-y',
+  'oauth-cert-rotation',
+  'oauth cert',
+  'zz latency zz',
 ];
-const SEARCHES = ['latency', 'LATENCY', 'tency', 'latencylat', 'redis-fail', 'redis fail', 'dis-fa', 'dns-q', 'dns-qu', 'queue', 'eue-3',
-  'edge_timeout', 'edge.time', 'timeout (', 'Café', 'sumé', '100%', '_score', 'der_sc', '123', '1234', 'x-123', 'oauth-cert', 'cert rot', 'nowhere', 'LATENCY spi', 'pi-latency sp', 'kafka-latency-', 'latency-2'];
+const SEARCHES = [
+  'latency',
+  'LATENCY',
+  'tency',
+  'latencylat',
+  'redis-fail',
+  'redis fail',
+  'dis-fa',
+  'dns-q',
+  'dns-qu',
+  'queue',
+  'eue-3',
+  'edge_timeout',
+  'edge.time',
+  'timeout (',
+  'Café',
+  'sumé',
+  '100%',
+  '_score',
+  'der_sc',
+  '123',
+  '1234',
+  'x-123',
+  'oauth-cert',
+  'cert rot',
+  'nowhere',
+  'LATENCY spi',
+  'pi-latency sp',
+  'kafka-latency-',
+  'latency-2',
+];
 // No run of three letters or digits: these take the ILIKE path, and must agree as well.
 const SHORT_SEARCHES = ['x-12-y', '12-y', 'é', '%', '_'];
 
@@ -67,7 +116,7 @@ t.test('a tag search from the word index finds every name containing the text, a
   t.same(await list({ q: 'latency', itemsPerPage: '4', page: '1' }), { names: all.slice(0, 4), total: 6 });
   t.same(await list({ q: 'latency', itemsPerPage: '4', page: '2' }), { names: all.slice(4), total: 6 });
   t.same(await list({ q: 'latency', itemsPerPage: '4', page: '3' }), { names: [], total: 6 }, 'past the end: no rows, the total still');
-  t.same(await listOf(request, b)({ q: 'latency' }), { names: ['latency-of-b'], total: 1 }, "each organization finds only its own tags");
+  t.same(await listOf(request, b)({ q: 'latency' }), { names: ['latency-of-b'], total: 1 }, 'each organization finds only its own tags');
 });
 
 t.test('the word index follows every write: create, rename, other updates, delete, bulk SQL', async (t) => {
@@ -89,10 +138,24 @@ t.test('the word index follows every write: create, rename, other updates, delet
   t.same(await list({ q: 'ledger' }), { names: [], total: 0 }, 'a deleted tag is not found');
 
   // Writes outside the API (imports, jobs) are indexed too: the triggers belong to the table.
-  await database.db.execute(sql.raw(`insert into tags (organization_id, tag_type_id, name) select ${a.id}, ${typeId}, 'bulk-' || i from generate_series(1, 30) i`));
+  await database.db.execute(
+    sql.raw(`insert into tags (organization_id, tag_type_id, name) select ${a.id}, ${typeId}, 'bulk-' || i from generate_series(1, 30) i`),
+  );
   t.same((await list({ q: 'bulk', itemsPerPage: '5' })).total, 30);
   await database.db.execute(sql.raw(`update tags set name = replace(name, 'bulk', 'mass') where organization_id = ${a.id} and name like 'bulk-1%'`));
-  t.same((await list({ q: 'mass', itemsPerPage: '50' })).names, ['mass-1', 'mass-10', 'mass-11', 'mass-12', 'mass-13', 'mass-14', 'mass-15', 'mass-16', 'mass-17', 'mass-18', 'mass-19']);
+  t.same((await list({ q: 'mass', itemsPerPage: '50' })).names, [
+    'mass-1',
+    'mass-10',
+    'mass-11',
+    'mass-12',
+    'mass-13',
+    'mass-14',
+    'mass-15',
+    'mass-16',
+    'mass-17',
+    'mass-18',
+    'mass-19',
+  ]);
   t.same((await list({ q: 'bulk', itemsPerPage: '5' })).total, 19);
 
   // What the index holds for one tag: each word with the word after it, once, with the tag's sort key.
@@ -154,7 +217,11 @@ t.test('every definition with a search index has its triggers, with its sort and
       select tgname, encode(tgargs, 'escape') as args from pg_trigger where tgrelid = ${table}::regclass and tgname like '%search_words%' order by tgname`);
     const rows = rowsOf<{ tgname: string; args: string }>(result);
     const args = [def.sort[0]![0], ...def.search].map((a) => `${a}\\000`).join('');
-    t.same(rows, ['delete', 'insert', 'update'].map((op) => ({ tgname: `${table}_search_words_${op}`, args })), `${def.model}: insert, update and delete triggers`);
+    t.same(
+      rows,
+      ['delete', 'insert', 'update'].map((op) => ({ tgname: `${table}_search_words_${op}`, args })),
+      `${def.model}: insert, update and delete triggers`,
+    );
   }
 });
 
@@ -162,14 +229,20 @@ t.test('under row level security a search reads its indexes, on the one generic 
   const { database, organization, request } = await testApp(t);
   const a = await organization('plan-a');
   const typeId = await seedTags(request, a, ['redis-failover-1']);
-  await database.db.execute(sql.raw(`insert into tags (organization_id, tag_type_id, name) select ${a.id}, ${typeId}, 'svc-' || md5(i::text) || '-latency' from generate_series(1, 3000) i`));
+  await database.db.execute(
+    sql.raw(
+      `insert into tags (organization_id, tag_type_id, name) select ${a.id}, ${typeId}, 'svc-' || md5(i::text) || '-latency' from generate_series(1, 3000) i`,
+    ),
+  );
   await database.db.execute(sql`vacuum analyze search_words, search_vocabulary`);
   const plan = (q: string) =>
     withTenant(database.db, { orgId: a.id, userId: null }, async (tx) => {
       const query: ListQuery = { page: 1, itemsPerPage: 25, q };
       const fields = readableFields(tagResource, {} as RequestContext);
       const { page } = compileList(tagResource, fields, query, eq(tags.organization_id, sql.placeholder('org')), tx as Tx, sql.placeholder('org'));
-      const values = fillPlaceholders(page.query.params, listValues(query, a.id)).map((v) => (typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`));
+      const values = fillPlaceholders(page.query.params, listValues(query, a.id)).map((v) =>
+        typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`,
+      );
       // The plan the app runs (oneListPlan), without the choice of scanning small tables whole.
       await tx.execute(sql`set local plan_cache_mode = force_generic_plan`);
       await tx.execute(sql`set local enable_seqscan = off`);

@@ -28,11 +28,23 @@ t.test('cost rule: overlapping activity extends the open window, gaps open new o
     3600,
   );
   const a = cost.participants.find((p) => p.email === 'A')!;
-  t.same(a.windows.map((w) => [Date.parse(w.start) / 1000, Date.parse(w.end) / 1000]), [[100, 800], [1000, 1300]]);
+  t.same(
+    a.windows.map((w) => [Date.parse(w.start) / 1000, Date.parse(w.end) / 1000]),
+    [
+      [100, 800],
+      [1000, 1300],
+    ],
+  );
   t.equal(a.hours, 1000 / 3600);
   t.equal(cost.amount, 1300, '(700 + 300 + 300) s at $3600/h');
   // A short response time never pulls a window's end backwards.
-  const shorter = responseCost([{ participant: 'A', at: s(0), responseSeconds: 600 }, { participant: 'A', at: s(60), responseSeconds: 60 }], 3600);
+  const shorter = responseCost(
+    [
+      { participant: 'A', at: s(0), responseSeconds: 600 },
+      { participant: 'A', at: s(60), responseSeconds: 60 },
+    ],
+    3600,
+  );
   t.equal(shorter.amount, 600);
   t.equal(responseCost([], 100).amount, 0);
 });
@@ -70,7 +82,11 @@ t.test('incident response cost from tracked activity at the project rate', async
 
 t.test("the project's cost model sets the response time per activity", async (t) => {
   const { api, createIncident, projectId } = await incidentApp(t);
-  const model = await api('POST', '/cost_models', { name: 'Ops model', project_id: projectId, activities: [{ plugin_event: 'timeline_event', response_time_seconds: 900, enabled: true }] });
+  const model = await api('POST', '/cost_models', {
+    name: 'Ops model',
+    project_id: projectId,
+    activities: [{ plugin_event: 'timeline_event', response_time_seconds: 900, enabled: true }],
+  });
   t.equal(model.status, 201, JSON.stringify(model.body));
   const inc = await createIncident();
   // The creation's system event stays (system events cannot be deleted); one more, months earlier.

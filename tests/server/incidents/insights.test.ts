@@ -6,7 +6,11 @@ t.test('similar incidents: full-text and tags, scored', async (t) => {
   const { api, createIncident } = await incidentApp(t);
   const type = await api('POST', '/tag_types', { name: 'Service' });
   const pg = await api('POST', '/tags', { name: 'postgres', tag_type_id: type.body.id });
-  const base = await createIncident({ title: 'Postgres replication lag', description: 'Replica lag above ten minutes on the billing database.', tags: [pg.body.id] });
+  const base = await createIncident({
+    title: 'Postgres replication lag',
+    description: 'Replica lag above ten minutes on the billing database.',
+    tags: [pg.body.id],
+  });
   const textTwin = await createIncident({ title: 'Replication lag on billing database', description: 'Lag alarms fired for the replica.' });
   const tagOnly = await createIncident({ title: 'Disk full', description: 'Volume out of space.', tags: [pg.body.id] });
   await createIncident({ title: 'Login page typo', description: 'Marketing copy wrong.' });
@@ -27,13 +31,25 @@ t.test('forecast: incidents per month and the next months', async (t) => {
   const { api, createIncident } = await incidentApp(t);
   const now = new Date();
   const monthsAgo = (n: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - n, 10)).toISOString();
-  for (const [ago, count] of [[3, 1], [2, 2], [1, 3], [0, 4]] as const) for (let i = 0; i < count; i++) await createIncident({ reported_at: monthsAgo(ago) });
+  for (const [ago, count] of [
+    [3, 1],
+    [2, 2],
+    [1, 3],
+    [0, 4],
+  ] as const)
+    for (let i = 0; i < count; i++) await createIncident({ reported_at: monthsAgo(ago) });
   const res = await api('GET', '/iaos/metric/forecast?months=6&ahead=2');
   t.equal(res.status, 200);
   t.match(res.body.method, /Holt/);
-  t.same(res.body.history.map((h: any) => h.count), [1, 2, 3, 4]);
+  t.same(
+    res.body.history.map((h: any) => h.count),
+    [1, 2, 3, 4],
+  );
   t.equal(res.body.forecast.length, 2);
-  t.same(res.body.forecast.map((f: any) => f.count), [5, 6]);
+  t.same(
+    res.body.forecast.map((f: any) => f.count),
+    [5, 6],
+  );
   t.equal((await api('GET', '/iaos/metric/forecast?months=0')).status, 422);
 });
 
@@ -42,7 +58,9 @@ t.test('steps, step AI summary, resources, postmortem, comments', async (t) => {
   const inc = await createIncident();
   const steps = (await api('GET', `/incident_steps/${inc.id}/steps`)).body.items;
   t.equal(steps.length, 6);
-  const put = await api('PUT', `/incident_steps/${inc.id}/${steps[2].id}`, { step: { status: 'Done', notes: 'Traffic drained from the primary. Replica promoted.' } });
+  const put = await api('PUT', `/incident_steps/${inc.id}/${steps[2].id}`, {
+    step: { status: 'Done', notes: 'Traffic drained from the primary. Replica promoted.' },
+  });
   t.equal(put.status, 200);
   t.equal(put.body.status, 'Done');
   t.equal(put.body.updated_by, 'commander@example.com');
@@ -53,7 +71,11 @@ t.test('steps, step AI summary, resources, postmortem, comments', async (t) => {
   t.equal(summary.body.method, 'extractive');
   t.match(summary.body.summary, /Replica promoted|Traffic drained/);
 
-  const resource = await api('POST', `/iaos/${inc.id}/add-resource`, { resource_type: 'weblink', name: 'Grafana', weblink: 'https://grafana.example.com/d/db' });
+  const resource = await api('POST', `/iaos/${inc.id}/add-resource`, {
+    resource_type: 'weblink',
+    name: 'Grafana',
+    weblink: 'https://grafana.example.com/d/db',
+  });
   t.equal(resource.status, 201);
   t.equal((await api('POST', `/iaos/${inc.id}/add-resource`, { resource_type: 'weblink', name: 'x', weblink: 'not a url' })).status, 422);
   const comment = await api('POST', `/iaos/${inc.id}/comments/add`, { text: 'Replica is healthy.' });
@@ -75,8 +97,12 @@ t.test('steps, step AI summary, resources, postmortem, comments', async (t) => {
     'Other: commander@example.com added a comment',
     'Resource updated: Postmortem requested by commander@example.com',
     'Resource updated: Post-incident review document created',
-  ]) t.ok(descriptions.includes(expected), expected);
-  t.same(full.comments.map((c: any) => c.text), ['Replica is healthy.']);
+  ])
+    t.ok(descriptions.includes(expected), expected);
+  t.same(
+    full.comments.map((c: any) => c.text),
+    ['Replica is healthy.'],
+  );
 });
 
 t.test('dashboard summary: counts per month, times to stable and close, tasks, people', async (t) => {
@@ -92,7 +118,10 @@ t.test('dashboard summary: counts per month, times to stable and close, tasks, p
   t.equal(res.status, 200);
   t.equal(res.body.incidents.total, 2);
   const month = now.toISOString().slice(0, 7);
-  t.same(res.body.incidents.by_month.map((r: any) => [r.month, r.status, r.count]).sort(), [[month, 'Active', 1], [month, 'Closed', 1]]);
+  t.same(res.body.incidents.by_month.map((r: any) => [r.month, r.status, r.count]).sort(), [
+    [month, 'Active', 1],
+    [month, 'Closed', 1],
+  ]);
   t.ok(res.body.incidents.hours_to_stable >= 3.9 && res.body.incidents.hours_to_stable < 5, 'about four hours to stable');
   t.equal(res.body.cases.total, 1);
   t.match(res.body.tasks, { total: 1, open: 1, overdue: 1 });

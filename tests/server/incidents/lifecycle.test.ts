@@ -23,7 +23,10 @@ t.test('incidents: names, transitions, roles and the timeline entries they write
   t.ok(full.conversation_id, 'conversation created in the background');
   t.equal(full.conference_url, 'https://meet.jit.si/firewatch-default-IAO-1');
   t.equal(full.steps.length, 6, 'default checklist');
-  t.match(types(full.events), ['Other: Incident IAO-1 created by commander@example.com', 'Resource updated: Conversation and conference created (https://meet.jit.si/firewatch-default-IAO-1)']);
+  t.match(types(full.events), [
+    'Other: Incident IAO-1 created by commander@example.com',
+    'Resource updated: Conversation and conference created (https://meet.jit.si/firewatch-default-IAO-1)',
+  ]);
 
   // Stable.
   const stable = await api('POST', `/iaos/${first.id}/stable`);
@@ -75,7 +78,13 @@ t.test('incidents: names, transitions, roles and the timeline entries they write
   t.ok(commanderRole.renounced_at, 'previous commander renounced');
   t.equal(commanderRole.status, 'Inactive');
   const now = full.participants.find((p: any) => p.email === 'responder@example.com');
-  t.same(now.roles.map((r: any) => [r.role, r.status]), [['participant', 'Active'], ['commander', 'Active']]);
+  t.same(
+    now.roles.map((r: any) => [r.role, r.status]),
+    [
+      ['participant', 'Active'],
+      ['commander', 'Active'],
+    ],
+  );
   t.ok(full.events.some((e: any) => e.type === 'Participant updated' && e.description === 'responder@example.com joined the incident'));
   t.ok(full.events.some((e: any) => e.type === 'Participant updated' && e.description === 'responder@example.com has been assigned the commander role'));
 
@@ -115,7 +124,14 @@ t.test('incidents: list, filters, slim record, bad input', async (t) => {
   const web = await api('POST', '/tags', { name: 'web', tag_type_id: type.body.id });
   const made = [];
   for (let i = 0; i < 27; i++) {
-    made.push(await createIncident({ title: `Incident ${i}`, reported_at: new Date(Date.UTC(2026, 0, 1 + i)).toISOString(), tags: i % 3 === 0 ? [db.body.id] : [web.body.id], ...(i === 5 ? { commander_email: 'alice@example.com' } : {}) }));
+    made.push(
+      await createIncident({
+        title: `Incident ${i}`,
+        reported_at: new Date(Date.UTC(2026, 0, 1 + i)).toISOString(),
+        tags: i % 3 === 0 ? [db.body.id] : [web.body.id],
+        ...(i === 5 ? { commander_email: 'alice@example.com' } : {}),
+      }),
+    );
   }
   await api('POST', `/iaos/${made[1]!.id}/stable`);
 
@@ -126,17 +142,34 @@ t.test('incidents: list, filters, slim record, bad input', async (t) => {
   t.notOk('description' in page1.body.items[0], 'slim list record');
   t.notOk('search' in page1.body.items[0]);
   const page2 = await api('GET', '/iaos?page=2');
-  t.same(page2.body.items.map((i: any) => i.title), ['Incident 1', 'Incident 0']);
+  t.same(
+    page2.body.items.map((i: any) => i.title),
+    ['Incident 1', 'Incident 0'],
+  );
 
   const f = (filter: unknown) => api('GET', `/iaos?itemsPerPage=-1&filter=${encodeURIComponent(JSON.stringify(filter))}`);
-  t.same((await f({ and: [{ field: 'status', op: '==', value: 'Stable' }] })).body.items.map((i: any) => i.title), ['Incident 1']);
+  t.same(
+    (await f({ and: [{ field: 'status', op: '==', value: 'Stable' }] })).body.items.map((i: any) => i.title),
+    ['Incident 1'],
+  );
   t.equal((await f({ and: [{ model: 'Tag', field: 'name', op: '==', value: 'database' }] })).body.total, 9);
   t.equal((await f({ and: [{ model: 'Tag', field: 'id', op: 'in', value: [db.body.id, web.body.id] }] })).body.total, 27);
-  t.same((await f({ and: [{ field: 'commander_email', op: '==', value: 'alice@example.com' }] })).body.items.map((i: any) => i.title), ['Incident 5']);
+  t.same(
+    (await f({ and: [{ field: 'commander_email', op: '==', value: 'alice@example.com' }] })).body.items.map((i: any) => i.title),
+    ['Incident 5'],
+  );
   t.equal((await f({ and: [{ model: 'Participant', field: 'email', op: '==', value: 'alice@example.com' }] })).body.total, 1);
   t.equal((await f({ and: [{ field: 'project_id', op: '==', value: projectId }] })).body.total, 27);
-  const range = await f({ and: [{ field: 'reported_at', op: '>=', value: '2026-01-10' }, { field: 'reported_at', op: '<=', value: '2026-01-12T23:59:59Z' }] });
-  t.same(range.body.items.map((i: any) => i.title), ['Incident 11', 'Incident 10', 'Incident 9']);
+  const range = await f({
+    and: [
+      { field: 'reported_at', op: '>=', value: '2026-01-10' },
+      { field: 'reported_at', op: '<=', value: '2026-01-12T23:59:59Z' },
+    ],
+  });
+  t.same(
+    range.body.items.map((i: any) => i.title),
+    ['Incident 11', 'Incident 10', 'Incident 9'],
+  );
   const q = await api('GET', '/iaos?q=Incident%202');
   t.equal(q.body.total, 8, 'q searches the title');
 
@@ -157,7 +190,13 @@ t.test('incidents: list, filters, slim record, bad input', async (t) => {
   t.equal(wrongType.status, 422);
   const badStatus = await api('PUT', `/iaos/${made[0]!.id}`, { status: 'Done' });
   t.equal(badStatus.status, 422);
-  const malformed = await request({ method: 'POST', url: '/api/v1/default/iaos', token, headers: { 'content-type': 'application/json' }, payload: '{"title": ' });
+  const malformed = await request({
+    method: 'POST',
+    url: '/api/v1/default/iaos',
+    token,
+    headers: { 'content-type': 'application/json' },
+    payload: '{"title": ',
+  });
   t.equal(malformed.status, 400);
   t.equal(malformed.body.detail[0].msg, 'The request body is not valid JSON.');
   t.equal((await request({ method: 'GET', url: '/api/v1/default/iaos' })).status, 401, 'no token, no entry');
@@ -170,7 +209,12 @@ t.test('incidents: list, filters, slim record, bad input', async (t) => {
   t.equal(foreignTag.status, 422);
   t.equal(foreignTag.body.detail[0].msg, "Tag '999999' could not be found.");
   t.equal((await api('GET', '/iaos')).body.total, before, 'nothing was created');
-  const theirIncident = await request({ method: 'POST', url: '/api/v1/acme/iaos', token: other.token, payload: { title: 'Theirs', project_id: foreignProject } });
+  const theirIncident = await request({
+    method: 'POST',
+    url: '/api/v1/acme/iaos',
+    token: other.token,
+    payload: { title: 'Theirs', project_id: foreignProject },
+  });
   t.equal((await api('GET', `/iaos/${theirIncident.body.id}`)).status, 404, "another organization's incident is not found");
   t.equal((await api('POST', `/iaos/${theirIncident.body.id}/stable`)).status, 404);
   t.equal((await api('GET', '/iaos/abc')).status, 422);
@@ -182,7 +226,10 @@ t.test('restricted incidents: participants and admins only', async (t) => {
   await createIncident({ title: 'Public' });
   const member = await login('member@example.com', { role: 'Member' });
   const admin = await login('admin@example.com', { role: 'Admin' });
-  t.same((await api('GET', '/iaos', undefined, member)).body.items.map((i: any) => i.title), ['Public']);
+  t.same(
+    (await api('GET', '/iaos', undefined, member)).body.items.map((i: any) => i.title),
+    ['Public'],
+  );
   t.equal((await api('GET', `/iaos/${secret.id}`, undefined, member)).status, 404);
   t.equal((await api('POST', `/iaos/${secret.id}/join`, undefined, member)).status, 404, 'cannot join what one cannot see');
   t.equal((await api('GET', `/iaos/${secret.id}`, undefined, admin)).status, 200);

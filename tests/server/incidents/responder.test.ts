@@ -23,9 +23,25 @@ t.test('dashboards: project filter, data sources and feedback ratings', async (t
   // Data: sources by type and status, freshness of their data, volume, cost, most queried.
   const logs = (await api('POST', '/data/sources/types', { name: 'Logs' })).body.id;
   const live = (await api('POST', '/data/sources/statuses', { name: 'Live' })).body.id;
-  const nginx = await api('POST', '/data/sources', { name: 'nginx', source_type_id: logs, source_status_id: live, size: 1000, cost: 12.5, delay: 4, data_last_loaded_at: new Date().toISOString(), project_id: projectId });
+  const nginx = await api('POST', '/data/sources', {
+    name: 'nginx',
+    source_type_id: logs,
+    source_status_id: live,
+    size: 1000,
+    cost: 12.5,
+    delay: 4,
+    data_last_loaded_at: new Date().toISOString(),
+    project_id: projectId,
+  });
   t.equal(nginx.status, 201);
-  await api('POST', '/data/sources', { name: 'edr', size: 500, cost: 7.5, delay: 10, data_last_loaded_at: new Date(Date.now() - 3 * 86400_000).toISOString(), project_id: projectId });
+  await api('POST', '/data/sources', {
+    name: 'edr',
+    size: 500,
+    cost: 7.5,
+    delay: 10,
+    data_last_loaded_at: new Date(Date.now() - 3 * 86400_000).toISOString(),
+    project_id: projectId,
+  });
   await api('POST', '/data/sources', { name: 'legacy', project_id: other });
   await api('POST', '/data/queries', { name: '5xx', text: 'status >= 500', source_id: nginx.body.id });
   await api('POST', '/data/queries', { name: 'slow', text: 'latency > 1s', source_id: nginx.body.id });
@@ -43,17 +59,40 @@ t.test('dashboards: project filter, data sources and feedback ratings', async (t
 
   // Feedback: ratings per month, mean score (5 = very satisfied), latest comments; service effort too.
   const participant = (await api('GET', `/iaos/${a.id}`)).body.participants[0].id;
-  await api('POST', '/feedback', { rating: 'Very satisfied', feedback: 'Clear updates every hour.', incident_id: a.id, participant_id: participant, project_id: projectId });
+  await api('POST', '/feedback', {
+    rating: 'Very satisfied',
+    feedback: 'Clear updates every hour.',
+    incident_id: a.id,
+    participant_id: participant,
+    project_id: projectId,
+  });
   await api('POST', '/feedback', { rating: 'Somewhat dissatisfied', incident_id: a.id, project_id: projectId });
   const secretParticipant = (await api('GET', `/iaos/${secret.id}`)).body.participants[0].id;
-  await api('POST', '/feedback', { rating: 'Very dissatisfied', feedback: 'Nobody told us.', incident_id: secret.id, participant_id: secretParticipant, project_id: projectId });
+  await api('POST', '/feedback', {
+    rating: 'Very dissatisfied',
+    feedback: 'Nobody told us.',
+    incident_id: secret.id,
+    participant_id: secretParticipant,
+    project_id: projectId,
+  });
   await api('POST', '/servicefeedback', { rating: 'Little effort', project_id: projectId });
   await api('POST', '/servicefeedback', { rating: 'Lots of effort', project_id: projectId });
   const owner = (await api('GET', '/iaos/metric/summary')).body.feedback;
   t.equal(owner.total, 3);
   t.equal(owner.mean_score, 2.67, '(5 + 2 + 1) / 3');
-  t.same(owner.latest.map((l: any) => [l.rating, l.incident]), [['Very dissatisfied', secret.name], ['Very satisfied', a.name]], 'newest first, comments only');
-  t.same(owner.by_month.map((r: any) => [r.month, r.rating, r.count]).sort(), [[month, 'Somewhat dissatisfied', 1], [month, 'Very dissatisfied', 1], [month, 'Very satisfied', 1]]);
+  t.same(
+    owner.latest.map((l: any) => [l.rating, l.incident]),
+    [
+      ['Very dissatisfied', secret.name],
+      ['Very satisfied', a.name],
+    ],
+    'newest first, comments only',
+  );
+  t.same(owner.by_month.map((r: any) => [r.month, r.rating, r.count]).sort(), [
+    [month, 'Somewhat dissatisfied', 1],
+    [month, 'Very dissatisfied', 1],
+    [month, 'Very satisfied', 1],
+  ]);
   t.match(owner.service, { total: 2, mean_score: 3 });
 
   // A member who cannot see the restricted incident does not see its feedback either.
@@ -82,7 +121,11 @@ t.test('handoff: prefill from the shift and from an incident, recorded from the 
   t.equal(shift.status, 200);
   t.equal(shift.body.handover_from, 'commander@example.com');
   t.same(shift.body.incidents, [checkout.name], 'ongoing incidents the caller takes part in, not closed or others');
-  t.match(shift.body.critical_ongoing_issues, new RegExp(`^${checkout.name} Checkout errors: Active, priority Medium, commander commander@example.com$`), 'with the default priority it was given');
+  t.match(
+    shift.body.critical_ongoing_issues,
+    new RegExp(`^${checkout.name} Checkout errors: Active, priority Medium, commander commander@example.com$`),
+    'with the default priority it was given',
+  );
   t.equal(shift.body.pending_tasks, `- Roll back deploy (${checkout.name}, due 2030-01-01 10:00 UTC)\n- Review alert thresholds`);
   t.equal(shift.body.tasks_completed, `- Page payments team (${checkout.name})`);
   t.equal(shift.body.mentions, 'scribe@example.com');
@@ -94,7 +137,14 @@ t.test('handoff: prefill from the shift and from an incident, recorded from the 
   t.equal(fromIncident.body.pending_tasks, `- Not mine (${unrelated.name})`, "one incident: its tasks, not the caller's others");
   t.equal((await api('GET', '/oncall/handoffs/prefill?incident_id=99999')).status, 404);
 
-  const body = { handover_from: 'commander@example.com', handover_to: 'next@example.com', start_time: shift.body.start_time, end_time: shift.body.end_time, critical_ongoing_issues: shift.body.critical_ongoing_issues, pending_tasks: shift.body.pending_tasks };
+  const body = {
+    handover_from: 'commander@example.com',
+    handover_to: 'next@example.com',
+    start_time: shift.body.start_time,
+    end_time: shift.body.end_time,
+    critical_ongoing_issues: shift.body.critical_ongoing_issues,
+    pending_tasks: shift.body.pending_tasks,
+  };
   const bad = await api('POST', `/iaos/${checkout.id}/handoff`, { ...body, handover_to: '' });
   t.equal(bad.status, 422);
   t.equal((await api('POST', `/iaos/${checkout.id}/handoff`, { ...body, end_time: 'tonight' })).status, 422);
@@ -106,7 +156,10 @@ t.test('handoff: prefill from the shift and from an incident, recorded from the 
   t.equal(made.body.message, 'Handoff created successfully.');
   t.equal(made.body.handoff.project_id, checkout.project_id, "in the incident's project");
   const listed = (await api('GET', '/oncall/handoffs')).body.items;
-  t.same(listed.map((h: any) => [h.handover_from, h.handover_to, h.pending_tasks]), [['commander@example.com', 'next@example.com', body.pending_tasks]]);
+  t.same(
+    listed.map((h: any) => [h.handover_from, h.handover_to, h.pending_tasks]),
+    [['commander@example.com', 'next@example.com', body.pending_tasks]],
+  );
   const events = (await api('GET', `/iaos/${checkout.id}`)).body.events.map((e: any) => e.description);
   t.ok(events.includes('On-call handoff from commander@example.com to next@example.com recorded by commander@example.com'), 'on the timeline');
 
@@ -115,4 +168,3 @@ t.test('handoff: prefill from the shift and from an incident, recorded from the 
   const theirs = await api('GET', '/oncall/handoffs/prefill', undefined, next);
   t.equal(theirs.body.start_time, new Date(body.end_time).toISOString());
 });
-

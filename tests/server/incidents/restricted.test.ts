@@ -85,17 +85,29 @@ t.test('rows and sub-routes of a restricted incident or case: only participants 
   // Rows the API only lists (workflow runs, plugin events, signal instances) go straight into their tables.
   const insert = async (model: string, values: Record<string, unknown>, onCase = false) => {
     const def = resources.find((d) => d.model === model)!;
-    const [row] = (await app.database.db.insert(def.table).values({ organization_id: secret.organization_id, ...values } as never).returning()) as { id: number }[];
+    const [row] = (await app.database.db
+      .insert(def.table)
+      .values({ organization_id: secret.organization_id, ...values } as never)
+      .returning()) as { id: number }[];
     (seeded[model] ??= []).push({ path: def.path, id: row!.id, update: {}, onCase });
   };
   const steps = (await api('POST', '/plugins/instances', { plugin_slug: 'step-engine', title: 'Steps' })).body;
   const workflow = (await api('POST', '/workflows', { name: 'Page the owners', plugin_instance_id: steps.id })).body;
-  await insert('WorkflowInstance', { workflow_id: workflow.id, incident_id: secret.id, run_reason: `${MARK} run`, deadline_at: new Date(Date.now() + 3_600_000) });
+  await insert('WorkflowInstance', {
+    workflow_id: workflow.id,
+    incident_id: secret.id,
+    run_reason: `${MARK} run`,
+    deadline_at: new Date(Date.now() + 3_600_000),
+  });
   await insert('PluginEvent', { plugin_slug: 'step-engine', name: `${MARK} message posted`, incident_id: secret.id });
   const signal = (await api('POST', '/signals', { name: 'Disk alerts', project_id: projectId })).body;
   // Already processed: the signal processor would otherwise give it a case of its own.
   await insert('SignalInstance', { signal_id: signal.id, source: 'native', raw: { host: MARK }, case_id: secretCase.id, processed_at: new Date() }, true);
-  t.same(linkedResources.map((d) => d.model).filter((m) => !seeded[m]), [], 'every resource with an incident_id or case_id is walked');
+  t.same(
+    linkedResources.map((d) => d.model).filter((m) => !seeded[m]),
+    [],
+    'every resource with an incident_id or case_id is walked',
+  );
   // Rows of the open incident and case stay visible to everyone.
   const openTask = (await api('POST', '/tasks', { description: 'clean the disk', incident_id: open.id })).body;
   const openCaseTask = (await api('POST', '/tasks', { description: 'clear the jam', case_id: openCase.id })).body;
@@ -106,10 +118,17 @@ t.test('rows and sub-routes of a restricted incident or case: only participants 
   t.equal((await api('POST', `/iaos/${secret.id}/report/tactical`, { conditions: `${MARK} conditions` })).status, 201);
   t.equal((await api('POST', `/iaos/${secret.id}/conversation/messages`, { text: `${MARK} message` })).status, 201);
 
-  const linkedOf = (def: (typeof linkedResources)[number]) => ({ incident: 'incident_id' in getTableColumns(def.table), case: 'case_id' in getTableColumns(def.table) });
-  const hidden = (rows: Record<string, unknown>[]) => rows.filter((r) => r.incident_id === secret.id || r.case_id === secretCase.id || JSON.stringify(r).includes(MARK));
+  const linkedOf = (def: (typeof linkedResources)[number]) => ({
+    incident: 'incident_id' in getTableColumns(def.table),
+    case: 'case_id' in getTableColumns(def.table),
+  });
+  const hidden = (rows: Record<string, unknown>[]) =>
+    rows.filter((r) => r.incident_id === secret.id || r.case_id === secretCase.id || JSON.stringify(r).includes(MARK));
 
-  for (const [who, token] of [['a Member who takes no part', outsider], ['an API key', key]] as const) {
+  for (const [who, token] of [
+    ['a Member who takes no part', outsider],
+    ['an API key', key],
+  ] as const) {
     await t.test(`${who} never sees nor changes them`, async (t) => {
       for (const def of linkedResources) {
         const list = await api('GET', `${def.path}?itemsPerPage=-1`, undefined, token);
@@ -118,7 +137,12 @@ t.test('rows and sub-routes of a restricted incident or case: only participants 
         const searched = await api('GET', `${def.path}?q=${MARK}`, undefined, token);
         t.equal(searched.body.total, 0, `${def.path}?q= finds nothing`);
         if (linkedOf(def).incident) {
-          const byId = await api('GET', `${def.path}?filter=${encodeURIComponent(JSON.stringify([{ field: 'incident_id', op: '==', value: secret.id }]))}`, undefined, token);
+          const byId = await api(
+            'GET',
+            `${def.path}?filter=${encodeURIComponent(JSON.stringify([{ field: 'incident_id', op: '==', value: secret.id }]))}`,
+            undefined,
+            token,
+          );
           t.equal(byId.body.total, 0, `${def.path} filtered by incident_id`);
         }
         for (const row of seeded[def.model]!) {
@@ -127,10 +151,23 @@ t.test('rows and sub-routes of a restricted incident or case: only participants 
           t.equal((await api('DELETE', `${row.path}/${row.id}`, undefined, token)).status, 404, `${row.path}/${row.id} cannot be deleted`);
         }
       }
-      const byName = await api('GET', `/tasks?filter=${encodeURIComponent(JSON.stringify([{ model: 'Incident', field: 'name', op: '==', value: secret.name }]))}`, undefined, token);
+      const byName = await api(
+        'GET',
+        `/tasks?filter=${encodeURIComponent(JSON.stringify([{ model: 'Incident', field: 'name', op: '==', value: secret.name }]))}`,
+        undefined,
+        token,
+      );
       t.equal(byName.body.total, 0, 'the Incident.name filter finds no task (nor tells the incident exists)');
-      const byNames = await api('GET', `/tasks?filter=${encodeURIComponent(JSON.stringify([{ model: 'Incident', field: 'name', op: 'in', value: [secret.name, open.name] }]))}`, undefined, token);
-      t.same(byNames.body.items.map((r: { id: number }) => r.id), [openTask.id]);
+      const byNames = await api(
+        'GET',
+        `/tasks?filter=${encodeURIComponent(JSON.stringify([{ model: 'Incident', field: 'name', op: 'in', value: [secret.name, open.name] }]))}`,
+        undefined,
+        token,
+      );
+      t.same(
+        byNames.body.items.map((r: { id: number }) => r.id),
+        [openTask.id],
+      );
       for (const [action] of [['mark-resolved'], ['mark-open']]) {
         t.equal((await api('POST', `/tasks/${seeded.Task![0]!.id}/${action}`, undefined, token)).status, 404, `task ${action}`);
       }
@@ -149,19 +186,29 @@ t.test('rows and sub-routes of a restricted incident or case: only participants 
 
       // Every incident sub-route answers 404 for the restricted incident.
       for (const [method, template, body] of subRoutes) {
-        const path = template.replace('{id}', String(template.startsWith('/cases') ? secretCase.id : secret.id)).replace('{eventId}', String(event.id)).replace(/\{(roleId|stepId|resourceId)\}/, '1').replace('{type}', 'tactical');
+        const path = template
+          .replace('{id}', String(template.startsWith('/cases') ? secretCase.id : secret.id))
+          .replace('{eventId}', String(event.id))
+          .replace(/\{(roleId|stepId|resourceId)\}/, '1')
+          .replace('{type}', 'tactical');
         const res = await api(method, path, body && 'id' in body ? { ...body, id: event.id } : body, token);
         t.equal(res.status, 404, `${method} ${path}: ${JSON.stringify(res.body).slice(0, 120)}`);
       }
       t.equal((await api('GET', `/oncall/handoffs/prefill?incident_id=${secret.id}`, undefined, token)).status, 404, 'handoff prefill');
       const similar = await api('GET', `/iaos/similar-incidents/${open.id}`, undefined, token);
-      t.notOk(similar.body.items.some((i: { id: number }) => i.id === secret.id), 'not among similar incidents');
+      t.notOk(
+        similar.body.items.some((i: { id: number }) => i.id === secret.id),
+        'not among similar incidents',
+      );
       const summary = (await api('GET', '/iaos/metric/summary', undefined, token)).body;
       t.equal(summary.incidents.total, 1, 'dashboards count the open incident only');
       t.equal(summary.tasks.total, 2, "dashboards count the open incident's and case's tasks only");
       t.notOk(JSON.stringify(summary).includes(MARK), 'no restricted text on the dashboards');
       const openCaseRecord = await api('GET', `/cases/${openCase.id}`, undefined, token);
-      t.same(openCaseRecord.body.tasks.map((x: { id: number }) => x.id), [openCaseTask.id]);
+      t.same(
+        openCaseRecord.body.tasks.map((x: { id: number }) => x.id),
+        [openCaseTask.id],
+      );
       t.equal((await api('GET', `/tasks/${openTask.id}`, undefined, token)).status, 200, 'tasks of open incidents are seen');
     });
   }
@@ -173,25 +220,46 @@ t.test('rows and sub-routes of a restricted incident or case: only participants 
     .flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p.replace('/api/v1/{organization}', '')}`));
   const walked = new Set(subRoutes.map(([method, template]) => `${method} ${template}`));
   t.ok(documented.length >= 25, `${documented.length} routes on one incident or case`);
-  t.same(documented.filter((r) => !walked.has(r)), [], 'every one is walked');
+  t.same(
+    documented.filter((r) => !walked.has(r)),
+    [],
+    'every one is walked',
+  );
 
   // Nothing was changed by the outsiders.
   const full = (await api('GET', `/iaos/${secret.id}`)).body;
   t.equal(full.title, `Disk full on the ${MARK} host`);
-  t.same(full.tasks.map((x: { description: string }) => x.description), [`${MARK} rotate the keys`]);
-  t.ok(full.events.some((e: { id: number; description: string }) => e.id === event.id && e.description === `${MARK} event`), 'the event is unchanged');
+  t.same(
+    full.tasks.map((x: { description: string }) => x.description),
+    [`${MARK} rotate the keys`],
+  );
+  t.ok(
+    full.events.some((e: { id: number; description: string }) => e.id === event.id && e.description === `${MARK} event`),
+    'the event is unchanged',
+  );
 
-  for (const [who, token] of [['a participant', insider], ['an Admin', admin]] as const) {
+  for (const [who, token] of [
+    ['a participant', insider],
+    ['an Admin', admin],
+  ] as const) {
     await t.test(`${who} sees them`, async (t) => {
       const tasks = await api('GET', '/tasks?itemsPerPage=-1', undefined, token);
-      t.ok(tasks.body.items.some((r: { id: number }) => r.id === seeded.Task![0]!.id), 'the task of the restricted incident');
+      t.ok(
+        tasks.body.items.some((r: { id: number }) => r.id === seeded.Task![0]!.id),
+        'the task of the restricted incident',
+      );
       for (const def of linkedResources) {
         // The insider takes part in the incident, not the restricted case: rows of the case are the Admin's.
         for (const row of seeded[def.model]!.filter((r, i) => (def.model !== 'Task' || i === 0 || who === 'an Admin') && (!r.onCase || who === 'an Admin'))) {
           t.equal((await api('GET', `${row.path}/${row.id}`, undefined, token)).status, 200, `${row.path}/${row.id}`);
         }
       }
-      const byName = await api('GET', `/tasks?filter=${encodeURIComponent(JSON.stringify([{ model: 'Incident', field: 'name', op: '==', value: secret.name }]))}`, undefined, token);
+      const byName = await api(
+        'GET',
+        `/tasks?filter=${encodeURIComponent(JSON.stringify([{ model: 'Incident', field: 'name', op: '==', value: secret.name }]))}`,
+        undefined,
+        token,
+      );
       t.equal(byName.body.total, 1);
       t.equal((await api('GET', `/iaos/${secret.id}/costs`, undefined, token)).status, 200);
       t.equal((await api('GET', `/iaos/${secret.id}/conversation/messages`, undefined, token)).body.items.length, 1);

@@ -8,7 +8,13 @@ t.test('incidents and cases speak the spec: nested references, names, record sen
   const low = (await api('POST', '/incident_priorities', { name: 'Low', view_order: 9, project_id: projectId })).body;
   const tag = (await api('POST', '/tags', { name: 'db', tag_type_id: (await api('POST', '/tag_types', { name: 'Datastore' })).body.id })).body;
 
-  const nested = await api('POST', '/iaos', { title: 'Nested', project: { id: projectId, name: 'Ops' }, incident_type: { id: type.id }, incident_priority: { id: high.id }, tags: [{ id: tag.id, name: 'db' }] });
+  const nested = await api('POST', '/iaos', {
+    title: 'Nested',
+    project: { id: projectId, name: 'Ops' },
+    incident_type: { id: type.id },
+    incident_priority: { id: high.id },
+    tags: [{ id: tag.id, name: 'db' }],
+  });
   const flat = await api('POST', '/iaos', { title: 'Flat', project_id: projectId, incident_type_id: type.id, incident_priority_id: low.id, tags: [tag.id] });
   t.equal(nested.status, 201, JSON.stringify(nested.body));
   t.equal(flat.status, 201, JSON.stringify(flat.body));
@@ -23,7 +29,10 @@ t.test('incidents and cases speak the spec: nested references, names, record sen
   t.equal(byName.body.id, nested.body.id);
   t.same(byName.body.incident_priority, { id: high.id, name: 'High' });
   t.same(byName.body.project, { id: projectId, name: 'Ops' });
-  t.same(byName.body.tags.map((x: { id: number }) => x.id), [tag.id]);
+  t.same(
+    byName.body.tags.map((x: { id: number }) => x.id),
+    [tag.id],
+  );
   t.equal((await api('GET', '/iaos/IAO-999')).status, 404);
 
   // The whole record as answered goes back with one change.
@@ -39,12 +48,24 @@ t.test('incidents and cases speak the spec: nested references, names, record sen
   const q = (filter: unknown) => `/iaos?filter=${encodeURIComponent(JSON.stringify(filter))}`;
   const highs = await api('GET', q({ and: [{ model: 'IncidentPriority', field: 'name', op: '==', value: 'High' }] }));
   t.equal(highs.status, 200, JSON.stringify(highs.body));
-  t.same(highs.body.items.map((i: { title: string }) => i.title), ['Nested, renamed']);
-  const inProject = await api('GET', q([{ model: 'Project', field: 'name', op: '==', value: 'Ops' }, { model: 'TagType', field: 'name', op: '==', value: 'Datastore' }]));
+  t.same(
+    highs.body.items.map((i: { title: string }) => i.title),
+    ['Nested, renamed'],
+  );
+  const inProject = await api(
+    'GET',
+    q([
+      { model: 'Project', field: 'name', op: '==', value: 'Ops' },
+      { model: 'TagType', field: 'name', op: '==', value: 'Datastore' },
+    ]),
+  );
   t.equal(inProject.body.total, 2);
   const sorted = await api('GET', '/iaos?sortBy[]=incident_priority.view_order&descending[]=true');
   t.equal(sorted.status, 200, JSON.stringify(sorted.body));
-  t.same(sorted.body.items.map((i: { title: string }) => i.title), ['Flat', 'Nested, renamed']);
+  t.same(
+    sorted.body.items.map((i: { title: string }) => i.title),
+    ['Flat', 'Nested, renamed'],
+  );
   t.same(sorted.body.items[0].incident_priority, { id: low.id, name: 'Low' }, 'list records nest too');
 
   // A reference the domain checks itself (feedback on an incident) takes the nested form too.
@@ -70,7 +91,10 @@ t.test("the spec's fields of incidents, cases and sources; the postmortem opens 
   const { api, createIncident, drain, projectId } = await incidentApp(t);
   const term = await api('POST', '/terms', { text: 'database' });
   t.equal(term.status, 201);
-  const checklist = [{ text: 'Page the DBA', required: true }, { text: 'Freeze deploys', required: false }];
+  const checklist = [
+    { text: 'Page the DBA', required: true },
+    { text: 'Freeze deploys', required: false },
+  ];
   const type = (await api('POST', '/incident_types', { name: 'Outage', project_id: projectId, custom_checklist: checklist })).body;
   const incident = await createIncident({ incident_type_id: type.id, commander_email: 'commander@example.com' });
   await api('POST', `/iaos/${incident.id}/add-resource`, { resource_type: 'dispatch-ticket', name: 'OPS-12', weblink: 'https://tickets.example.com/OPS-12' });
@@ -80,7 +104,10 @@ t.test("the spec's fields of incidents, cases and sources; the postmortem opens 
 
   const full = (await api('GET', `/iaos/${incident.id}`)).body;
   t.equal(full.ticket.name, 'OPS-12');
-  t.same(full.weblinks.map((w: { name: string }) => w.name), ['Dashboard']);
+  t.same(
+    full.weblinks.map((w: { name: string }) => w.name),
+    ['Dashboard'],
+  );
   t.equal(full.postmortems.length, 1, 'the postmortem is listed');
   t.same(full.custom_checklist, checklist);
   t.same(full.assignee, { email: 'commander@example.com' });

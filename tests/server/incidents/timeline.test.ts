@@ -6,8 +6,23 @@ t.test('timeline: add after a given time, pin, edit, delete, filters', async (t)
   const inc = await createIncident();
 
   const filters = (await api('GET', '/iaos/timeline/filters')).body;
-  t.same(filters.filters.filter((f: any) => f.default).map((f: any) => f.key), ['participant_updates', 'other_events', 'ai_generated_events', 'resource_updates', 'step_updates', 'task_updates', 'conversation_events', 'user_curated_events']);
-  t.same(filters.filters.filter((f: any) => !f.default).map((f: any) => f.key), ['field_updates', 'assessment_updates', 'context_events', 'notification_events']);
+  t.same(
+    filters.filters.filter((f: any) => f.default).map((f: any) => f.key),
+    [
+      'participant_updates',
+      'other_events',
+      'ai_generated_events',
+      'resource_updates',
+      'step_updates',
+      'task_updates',
+      'conversation_events',
+      'user_curated_events',
+    ],
+  );
+  t.same(
+    filters.filters.filter((f: any) => !f.default).map((f: any) => f.key),
+    ['field_updates', 'assessment_updates', 'context_events', 'notification_events'],
+  );
   t.equal(filters.event_types['Custom event'], 'user_curated_events');
 
   const added = await api('POST', `/iaos/${inc.id}/event`, { description: 'Failover started', after: '2026-03-01T10:00:00Z' });
@@ -21,7 +36,11 @@ t.test('timeline: add after a given time, pin, edit, delete, filters', async (t)
   const pinned = await api('PATCH', `/iaos/${inc.id}/event`, { id: added.body.id, pinned: true });
   t.equal(pinned.status, 200);
   t.equal(pinned.body.pinned, true);
-  const edited = await api('PATCH', `/iaos/${inc.id}/event`, { id: added.body.id, description: 'Failover to replica started', started_at: '2026-03-01T10:05:00Z' });
+  const edited = await api('PATCH', `/iaos/${inc.id}/event`, {
+    id: added.body.id,
+    description: 'Failover to replica started',
+    started_at: '2026-03-01T10:05:00Z',
+  });
   t.equal(edited.body.description, 'Failover to replica started');
   t.equal(edited.body.started_at, '2026-03-01T10:05:00.000Z');
   t.equal(edited.body.pinned, true, 'pin kept');
@@ -49,7 +68,12 @@ t.test('timeline: add after a given time, pin, edit, delete, filters', async (t)
 t.test('tasks: CRUD, resolve and reopen, timeline entries, bulk update, report prefill', async (t) => {
   const { api, createIncident, organization, request } = await incidentApp(t);
   const inc = await createIncident();
-  const task = await api('POST', '/tasks', { description: 'Restore backups', incident_id: inc.id, assignees: ['ops@example.com', 'dba@example.com'], resolve_by: '2026-12-01T00:00:00Z' });
+  const task = await api('POST', '/tasks', {
+    description: 'Restore backups',
+    incident_id: inc.id,
+    assignees: ['ops@example.com', 'dba@example.com'],
+    resolve_by: '2026-12-01T00:00:00Z',
+  });
   t.equal(task.status, 201);
   t.equal(task.body.status, 'Open');
   t.equal(task.body.owner_email, 'commander@example.com', 'creator owns it by default');
@@ -76,7 +100,10 @@ t.test('tasks: CRUD, resolve and reopen, timeline entries, bulk update, report p
   t.equal(list.body.total, 2);
   t.equal(list.body.itemsPerPage, 25);
   const assigned = await api('GET', `/tasks?filter=${encodeURIComponent(JSON.stringify([{ field: 'assignees', op: 'any', value: 'dba@example.com' }]))}`);
-  t.same(assigned.body.items.map((i: any) => i.description), ['Restore backups']);
+  t.same(
+    assigned.body.items.map((i: any) => i.description),
+    ['Restore backups'],
+  );
 
   const full = (await api('GET', `/iaos/${inc.id}`)).body;
   t.equal(full.tasks.length, 2);
@@ -108,7 +135,11 @@ t.test('reports: stored, on the timeline, e-mailed to subscribers', async (t) =>
   await api('POST', `/iaos/${inc.id}/subscribe`, undefined, watcher);
   await api('POST', `/iaos/${inc.id}/subscribe`);
   const before = outbox.length;
-  const tactical = await api('POST', `/iaos/${inc.id}/report/tactical`, { conditions: 'Primary is down; replica healthy.', actions: '- Fail over', needs: 'A DBA on call' });
+  const tactical = await api('POST', `/iaos/${inc.id}/report/tactical`, {
+    conditions: 'Primary is down; replica healthy.',
+    actions: '- Fail over',
+    needs: 'A DBA on call',
+  });
   t.equal(tactical.status, 201);
   t.equal(tactical.body.message, 'Tactical report created successfully.');
   t.equal(tactical.body.emailed, 2);
@@ -120,7 +151,10 @@ t.test('reports: stored, on the timeline, e-mailed to subscribers', async (t) =>
   const executive = await api('POST', `/iaos/${inc.id}/report/executive`, { current_status: 'Mitigated', overview: 'Failover done', next_steps: 'Postmortem' });
   t.equal(executive.status, 201);
   const full = (await api('GET', `/iaos/${inc.id}`)).body;
-  t.same(full.reports.map((r: any) => r.type), ['executive', 'tactical']);
+  t.same(
+    full.reports.map((r: any) => r.type),
+    ['executive', 'tactical'],
+  );
   t.same(full.reports[1].details, { conditions: 'Primary is down; replica healthy.', actions: '- Fail over', needs: 'A DBA on call' });
   t.ok(full.events.some((e: any) => e.description === 'Tactical report created by commander@example.com' && e.details.report_id === tactical.body.report.id));
   t.ok(full.events.some((e: any) => e.description === 'Executive report created by commander@example.com'));
@@ -137,7 +171,12 @@ t.test('reports: stored, on the timeline, e-mailed to subscribers', async (t) =>
 
 t.test('task reminders: overdue open tasks with reminders on, once a day', async (t) => {
   const { api, login, outbox } = await incidentApp(t);
-  await api('POST', '/tasks', { description: 'Rotate the leaked key', owner_email: 'owner@example.com', assignees: ['helper@example.com'], resolve_by: '2020-01-01T00:00:00Z' });
+  await api('POST', '/tasks', {
+    description: 'Rotate the leaked key',
+    owner_email: 'owner@example.com',
+    assignees: ['helper@example.com'],
+    resolve_by: '2020-01-01T00:00:00Z',
+  });
   await api('POST', '/tasks', { description: 'Quiet task', resolve_by: '2020-01-01T00:00:00Z', reminders: false });
   await api('POST', '/tasks', { description: 'Not due yet', resolve_by: '2999-01-01T00:00:00Z' });
   const done = await api('POST', '/tasks', { description: 'Done already', resolve_by: '2020-01-01T00:00:00Z' });
@@ -146,7 +185,13 @@ t.test('task reminders: overdue open tasks with reminders on, once a day', async
   const sent = await api('POST', '/tasks/reminders/send');
   t.equal(sent.status, 200);
   t.equal(sent.body.sent, 2);
-  t.same(outbox.slice(before).map((m) => m.to).sort(), ['helper@example.com', 'owner@example.com']);
+  t.same(
+    outbox
+      .slice(before)
+      .map((m) => m.to)
+      .sort(),
+    ['helper@example.com', 'owner@example.com'],
+  );
   t.equal(outbox.at(-1)!.subject, 'Task overdue: Rotate the leaked key');
   t.equal((await api('POST', '/tasks/reminders/send')).body.sent, 0, 'not again the same day');
   const member = await login('member@example.com', { role: 'Member' });

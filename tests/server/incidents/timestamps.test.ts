@@ -29,7 +29,12 @@ t.test('timestamps: one ISO 8601 format with Z in the list and the single GET', 
   }
   t.equal(single.reported_at, '2024-03-01T08:30:00.250Z');
   const nested = dateTimes(single);
-  t.ok(nested.some(([p]) => p.startsWith('events.')) && nested.some(([p]) => /^participants\.\d+\.roles\./.test(p)) && nested.some(([p]) => p.startsWith('tasks.')), 'events, roles and tasks carry timestamps');
+  t.ok(
+    nested.some(([p]) => p.startsWith('events.')) &&
+      nested.some(([p]) => /^participants\.\d+\.roles\./.test(p)) &&
+      nested.some(([p]) => p.startsWith('tasks.')),
+    'events, roles and tasks carry timestamps',
+  );
   t.same(
     nested.filter(([, v]) => !ISO_Z.test(v)),
     [],

@@ -38,7 +38,8 @@ t.test('an open incident page hears every change; stale writes are refused with 
 
   // A field edit based on an older version is refused with the current record; the current one is taken.
   const fresh = (await api('GET', `/iaos/${incident.id}`)).body;
-  const put = (title: string, version: string, as = ia.token) => ia.request({ method: 'PUT', url: `/api/v1/default/iaos/${incident.id}`, token: as, headers: { 'if-match': `"${version}"` }, payload: { title } });
+  const put = (title: string, version: string, as = ia.token) =>
+    ia.request({ method: 'PUT', url: `/api/v1/default/iaos/${incident.id}`, token: as, headers: { 'if-match': `"${version}"` }, payload: { title } });
   const first = await put('Database down (primary)', fresh.updated_at);
   t.equal(first.status, 200);
   await page.next(changedFor(incident.id));
@@ -48,7 +49,11 @@ t.test('an open incident page hears every change; stale writes are refused with 
   t.equal(stale.body.record.title, 'Database down (primary)', 'with the record as it is now');
   t.equal((await api('GET', `/iaos/${incident.id}`)).body.title, 'Database down (primary)', 'nothing was overwritten');
   t.equal((await put('Database slow', first.body.updated_at, sam)).status, 200, 'the fresh version is accepted');
-  t.equal((await ia.request({ method: 'PUT', url: `/api/v1/default/iaos/${incident.id}`, token: sam, headers: { 'if-match': 'yesterday' }, payload: { title: 'x' } })).status, 422);
+  t.equal(
+    (await ia.request({ method: 'PUT', url: `/api/v1/default/iaos/${incident.id}`, token: sam, headers: { 'if-match': 'yesterday' }, payload: { title: 'x' } }))
+      .status,
+    422,
+  );
 
   // Who may change the status: a member without a role on the incident may not.
   const lee = await login('lee@example.com', { role: 'Member' });
@@ -104,29 +109,53 @@ const freePort = () =>
     });
   });
 
-t.test('a change made through one app process reaches a socket connected to another (PostgreSQL)', { skip: process.env.DATABASE_URL ? false : 'PGlite is one process; set DATABASE_URL' }, async (t) => {
-  const ia = await incidentApp(t);
-  const incident = await ia.createIncident();
-  // The second app: its own process on the same database, as behind a load balancer.
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
-    env: { ...process.env, DATABASE_URL: ia.url!, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', JWT_SECRET: ia.config.JWT_SECRET, ADMIN_DIST: 'dist/no-admin-in-tests' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  t.teardown(() => void child.kill('SIGTERM'));
-  const other = `http://127.0.0.1:${port}/api/v1/default`;
-  for (let i = 0; ; i++) {
-    const up = await fetch(`${other}/iaos/timeline/filters`, { headers: { authorization: `Bearer ${ia.token}` } }).catch(() => null);
-    if (up?.ok) break;
-    if (i > 300) throw new Error('the second app process did not start');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const ticket = await fetch(`${other}/auth/ws-ticket`, { method: 'POST', headers: { authorization: `Bearer ${ia.token}` } }).then((r) => r.json() as Promise<{ ticket: string }>);
-  const page = await SocketClient.open(`ws://127.0.0.1:${port}/api/v1/default/ws?ticket=${ticket.ticket}`);
-  t.teardown(() => page.ws.close());
-  page.send('watch', { incident_id: incident.id }, 'w');
-  t.match(await page.next((f) => f.id === 'w'), { type: 'watching' });
-  // Through the first process (this one).
-  t.equal((await ia.api('POST', `/iaos/${incident.id}/stable`)).status, 200);
-  t.match(await page.next(changedFor(incident.id)), { data: { incident_id: incident.id } }, 'the page on the other process hears it');
-});
+t.test(
+  'a change made through one app process reaches a socket connected to another, and a sign-out through one closes it (PostgreSQL)',
+  { skip: process.env.DATABASE_URL ? false : 'PGlite is one process; set DATABASE_URL' },
+  async (t) => {
+    const ia = await incidentApp(t);
+    const incident = await ia.createIncident();
+    // The second app: its own process on the same database, as behind a load balancer.
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: ia.url!,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        JWT_SECRET: ia.config.JWT_SECRET,
+        ADMIN_DIST: 'dist/no-admin-in-tests',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    t.teardown(() => void child.kill('SIGTERM'));
+    const other = `http://127.0.0.1:${port}/api/v1/default`;
+    // The bound only stops a hung test (a loaded machine takes over a minute to start a process).
+    for (const deadline = Date.now() + 300_000; ;) {
+      const up = await fetch(`${other}/iaos/timeline/filters`, { headers: { authorization: `Bearer ${ia.token}` } }).catch(() => null);
+      if (up?.ok) break;
+      if (Date.now() > deadline) throw new Error('the second app process did not start');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const ticket = await fetch(`${other}/auth/ws-ticket`, { method: 'POST', headers: { authorization: `Bearer ${ia.token}` } }).then(
+      (r) => r.json() as Promise<{ ticket: string }>,
+    );
+    const page = await SocketClient.open(`ws://127.0.0.1:${port}/api/v1/default/ws?ticket=${ticket.ticket}`);
+    t.teardown(() => page.ws.close());
+    page.send('watch', { incident_id: incident.id }, 'w');
+    t.match(await page.next((f) => f.id === 'w'), { type: 'watching' });
+    // Through the first process (this one).
+    t.equal((await ia.api('POST', `/iaos/${incident.id}/stable`)).status, 200);
+    t.match(await page.next(changedFor(incident.id)), { data: { incident_id: incident.id } }, 'the page on the other process hears it');
+
+    // Signing out through this process closes the session's socket on the other one.
+    const closed = new Promise<number>((resolve) => page.ws.once('close', (code) => resolve(code)));
+    t.equal((await ia.app.inject({ method: 'POST', url: '/api/v1/default/auth/logout', headers: { authorization: `Bearer ${ia.token}` } })).statusCode, 204);
+    t.equal(
+      await Promise.race([closed, new Promise((r) => setTimeout(() => r('still open after 10 s'), 10_000))]),
+      4001,
+      "the other process closes the signed-out session's socket",
+    );
+  },
+);

@@ -59,7 +59,10 @@ t.test('a notification with two matching filters sends once; a non-matching chan
   const plain = await createIncident({ title: 'Checkout down' });
   await settled();
   t.equal(mailbox.received.length, 3, 'the edited filter (recompiled) no longer matches: nothing sent');
-  t.notOk(mailbox.received.some((m) => m.includes('closures@example.com')), 'the non-matching notification never sent');
+  t.notOk(
+    mailbox.received.some((m) => m.includes('closures@example.com')),
+    'the non-matching notification never sent',
+  );
 
   const disabled = await api('PUT', `/notifications/${(await api('GET', '/notifications?q=DB')).body.items[0].id}`, { enabled: false });
   t.equal(disabled.status, 200);
@@ -72,7 +75,12 @@ t.test('a notification with two matching filters sends once; a non-matching chan
 t.test('cases notify too, through a Slack-compatible conversation plugin', async (t) => {
   const { api, projectId, filter, notification, settled } = await setup(t);
   const peer = await localServer(t);
-  const plugin = await api('POST', '/plugins/instances', { plugin_slug: 'slack-webhook', title: 'Security chat', configuration: { webhook_url: `${peer.url}/services/T1/B1/x` }, project_id: projectId });
+  const plugin = await api('POST', '/plugins/instances', {
+    plugin_slug: 'slack-webhook',
+    title: 'Security chat',
+    configuration: { webhook_url: `${peer.url}/services/T1/B1/x` },
+    project_id: projectId,
+  });
   t.equal(plugin.status, 201);
   const phishing = await filter('Phishing', [{ field: 'title', op: 'ilike', value: '%phish%' }], 'case');
   await notification({ name: 'Security', type: 'conversation', target: 'Security chat', filters: [phishing] });
@@ -89,7 +97,8 @@ t.test('cases notify too, through a Slack-compatible conversation plugin', async
 t.test("other organizations' filters never fire", async (t) => {
   const { api, request, organization, createIncident, filter, notification, mailbox, settled } = await setup(t);
   const acme = await organization('acme');
-  const acmeApi = (method: string, path: string, payload?: unknown) => request({ method: method as never, url: `/api/v1/acme${path}`, token: acme.token, ...(payload !== undefined ? { payload: payload as never } : {}) });
+  const acmeApi = (method: string, path: string, payload?: unknown) =>
+    request({ method: method as never, url: `/api/v1/acme${path}`, token: acme.token, ...(payload !== undefined ? { payload: payload as never } : {}) });
   const acmeEverything = await filter('Everything', [{ field: 'id', op: '>', value: 0 }], 'incident', acmeApi);
   await notification({ name: 'Acme all', target: 'acme@example.com', filters: [acmeEverything] }, acmeApi);
   const stolen = await api('POST', '/notifications', { name: 'Thief', target: 'thief@example.com', filters: [acmeEverything] });
@@ -140,7 +149,10 @@ t.test('the preview leaves out restricted incidents the caller cannot open', asy
   const asMember = await api('POST', '/search/filters/preview', { expression }, member);
   t.equal(asMember.status, 200);
   t.equal(asMember.body.total, 1, 'a member outside it does not count the restricted one');
-  t.same(asMember.body.items.map((i: any) => i.title), ['Redis down']);
+  t.same(
+    asMember.body.items.map((i: any) => i.title),
+    ['Redis down'],
+  );
 });
 
 t.test('the daily report sends each notification its last 24 hours once', async (t) => {
@@ -183,10 +195,23 @@ t.test('a filter evaluated in memory matches exactly the rows its SQL matches', 
     [{ field: 'commander_email', op: '!=', value: 'someone@example.com' }],
     [{ field: 'id', op: '>=', value: made[1]!.id }],
     [{ field: 'reported_at', op: '>', value: '2000-01-01T00:00:00Z' }],
-    { or: [{ field: 'stable_at', op: 'is_not_null' }, { field: 'title', op: '==', value: 'cache_miss storm' }] },
-    { or: [{ field: 'title', op: 'ilike', value: '%storm' }, { field: 'incident_type_id', op: '==', value: 1 }] },
+    {
+      or: [
+        { field: 'stable_at', op: 'is_not_null' },
+        { field: 'title', op: '==', value: 'cache_miss storm' },
+      ],
+    },
+    {
+      or: [
+        { field: 'title', op: 'ilike', value: '%storm' },
+        { field: 'incident_type_id', op: '==', value: 1 },
+      ],
+    },
     // A computed field: evaluated in SQL, in the same statement.
-    [{ field: 'incident_type_name', op: 'is_null' }, { field: 'title', op: 'ilike', value: 'redis%' }],
+    [
+      { field: 'incident_type_name', op: 'is_null' },
+      { field: 'title', op: 'ilike', value: 'redis%' },
+    ],
   ];
   const { matchRecord } = await import('../../../server/notifications/matching.js');
   const { runInTenant } = await import('../../../server/core/tenancy.js');
@@ -194,7 +219,9 @@ t.test('a filter evaluated in memory matches exactly the rows its SQL matches', 
   const filters = expressions.map((expression, i) => ({ id: 900_000 + i, subject: 'incident' as const, expression, updated_at: new Date() }));
   const inMemory = new Map<number, Set<number>>(filters.map((f) => [f.id, new Set()]));
   for (const incident of made) {
-    const result = await runInTenant(app.db, app.config, { orgId: Number(org!.id), orgSlug: 'default', userId: null, role: 'Owner' }, (ctx) => matchRecord(ctx, 'incident', incident.id, filters));
+    const result = await runInTenant(app.db, app.config, { orgId: Number(org!.id), orgSlug: 'default', userId: null, role: 'Owner' }, (ctx) =>
+      matchRecord(ctx, 'incident', incident.id, filters),
+    );
     for (const id of result!.matched) inMemory.get(id)!.add(incident.id);
   }
   for (const [i, expression] of expressions.entries()) {

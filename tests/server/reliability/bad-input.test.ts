@@ -6,13 +6,22 @@ import { SocketClient } from '../ai/socket-client.js';
 // Review F13, F16, F18: input the database cannot take is a 422 naming the field, every 4xx of the
 // HTTP layer is in the `{"detail": [...]}` shape, and path ids are plain digits.
 
-const shaped = (body: any) => Array.isArray(body?.detail) && body.detail.length > 0 && body.detail.every((d: any) => typeof d.msg === 'string' && Array.isArray(d.loc) && typeof d.type === 'string');
+const shaped = (body: any) =>
+  Array.isArray(body?.detail) &&
+  body.detail.length > 0 &&
+  body.detail.every((d: any) => typeof d.msg === 'string' && Array.isArray(d.loc) && typeof d.type === 'string');
 
 async function setup(t: Parameters<typeof testApp>[0]) {
   const ctx = await testApp(t);
   const org = await ctx.organization('bad-input');
   const api = (method: string, path: string, opts: { payload?: unknown; query?: Record<string, string> } = {}) =>
-    ctx.request({ method: method as never, url: `/api/v1/${org.slug}${path}`, token: org.token, ...(opts.payload !== undefined ? { payload: opts.payload as never } : {}), ...(opts.query ? { query: opts.query } : {}) });
+    ctx.request({
+      method: method as never,
+      url: `/api/v1/${org.slug}${path}`,
+      token: org.token,
+      ...(opts.payload !== undefined ? { payload: opts.payload as never } : {}),
+      ...(opts.query ? { query: opts.query } : {}),
+    });
   const type = (await api('POST', '/tag_types', { payload: { name: 'Service' } })).body;
   const tag = (await api('POST', '/tags', { payload: { name: 'api', tag_type_id: type.id } })).body;
   const project = (await api('POST', '/projects', { payload: { name: 'Ops' } })).body;
@@ -41,7 +50,11 @@ t.test('NUL characters anywhere in a request are a 422 naming the field, and not
   t.equal(await tagCount(), 1, 'no tag was created');
   t.same((await api('GET', `/tags/${tag.id}`)).body, tagBefore, 'the tag is unchanged');
   const filter = await api('GET', '/tags', { query: { filter: JSON.stringify([{ field: 'name', op: '==', value: 'a\u0000b' }]) } });
-  t.same({ status: filter.status, loc: filter.body.detail?.[0]?.loc }, { status: 422, loc: ['query', 'filter', 'and', 0, 'value'] }, 'a NUL written as \\u0000 inside the filter JSON');
+  t.same(
+    { status: filter.status, loc: filter.body.detail?.[0]?.loc },
+    { status: 422, loc: ['query', 'filter', 'and', 0, 'value'] },
+    'a NUL written as \\u0000 inside the filter JSON',
+  );
   const within = await api('GET', '/tags', { query: { filter: JSON.stringify([{ field: 'name', op: 'in', value: ['a', '\u0000'] }]) } });
   t.same({ status: within.status, loc: within.body.detail?.[0]?.loc }, { status: 422, loc: ['query', 'filter', 'and', 0, 'value'] }, 'a NUL inside an in-list');
 });
@@ -165,7 +178,9 @@ t.test('PostgreSQL input errors a check missed are 422 without the SQL', async (
   registerErrorHandling(app);
   app.get('/fail/:code', async (req) => {
     // As drizzle wraps a driver error: the query in the message, PostgreSQL's code on the cause.
-    throw Object.assign(new Error('Failed query: select * from tags where name = $1'), { cause: Object.assign(new Error('pg says no'), { code: (req.params as { code: string }).code }) });
+    throw Object.assign(new Error('Failed query: select * from tags where name = $1'), {
+      cause: Object.assign(new Error('pg says no'), { code: (req.params as { code: string }).code }),
+    });
   });
   t.teardown(() => app.close());
   for (const code of ['22021', '22P05', '22009', '22003', '22025', '42883', '22008', '22007']) {

@@ -15,7 +15,8 @@ t.test('organization A cannot reach B through any route with an id (walked from 
   const { request, organization, database, app } = await testApp(t);
   const b = await organization('walk-b');
   const a = await organization('walk-a');
-  const asB = (method: string, path: string, payload?: object) => request({ method: method as never, url: `/api/v1/${b.slug}${path}`, token: b.token, ...(payload ? { payload } : {}) });
+  const asB = (method: string, path: string, payload?: object) =>
+    request({ method: method as never, url: `/api/v1/${b.slug}${path}`, token: b.token, ...(payload ? { payload } : {}) });
   const post = async (path: string, payload: object) => {
     const res = await asB('POST', path, payload);
     if (res.status !== 201) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -29,11 +30,19 @@ t.test('organization A cannot reach B through any route with an id (walked from 
   await drainJobs(app);
 
   /** Every row B has in every table with an organization_id, as one text. */
-  const tables = rowsOf<{ table_name: string }>(await database.db.execute(sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = 'organization_id' order by table_name`)).map((r) => r.table_name);
+  const tables = rowsOf<{ table_name: string }>(
+    await database.db.execute(
+      sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = 'organization_id' order by table_name`,
+    ),
+  ).map((r) => r.table_name);
   const snapshot = async () => {
     const parts: string[] = [];
     for (const table of tables) {
-      const [row] = rowsOf<{ s: string }>(await database.db.execute(sql.raw(`select coalesce(string_agg(t::text, '|' order by t::text), '') as s from "${table}" t where organization_id = ${b.id}`)));
+      const [row] = rowsOf<{ s: string }>(
+        await database.db.execute(
+          sql.raw(`select coalesce(string_agg(t::text, '|' order by t::text), '') as s from "${table}" t where organization_id = ${b.id}`),
+        ),
+      );
       parts.push(`${table}: ${row!.s}`);
     }
     return parts.join('\n');
@@ -43,7 +52,9 @@ t.test('organization A cannot reach B through any route with an id (walked from 
   const routes = Object.entries(doc.paths).flatMap(([path, ops]) => {
     const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).filter((p) => p !== 'organization');
     if (!path.includes('{organization}') || params.includes('key') || !params.some((p) => /^id\d*$|Id$/.test(p))) return [];
-    return Object.keys(ops).filter((m) => METHODS.includes(m)).map((method) => ({ method: method.toUpperCase(), path: path.replace('/api/v1/{organization}', ''), params }));
+    return Object.keys(ops)
+      .filter((m) => METHODS.includes(m))
+      .map((method) => ({ method: method.toUpperCase(), path: path.replace('/api/v1/{organization}', ''), params }));
   });
 
   /** B's ids for a route: the records B's list at the path's prefix holds, else B's incident, project and tag. */
@@ -52,7 +63,12 @@ t.test('organization A cannot reach B through any route with an id (walked from 
     const key = `${slug}${prefix}`;
     if (!listed.has(key)) {
       const res = await request({ method: 'GET', url: `/api/v1/${slug}${prefix}`, token, query: { itemsPerPage: '100' } });
-      listed.set(key, res.status === 200 && Array.isArray(res.body?.items) ? res.body.items.map((i: { id: number }) => i.id).filter((id: unknown) => typeof id === 'number') : []);
+      listed.set(
+        key,
+        res.status === 200 && Array.isArray(res.body?.items)
+          ? res.body.items.map((i: { id: number }) => i.id).filter((id: unknown) => typeof id === 'number')
+          : [],
+      );
     }
     return listed.get(key)!;
   };
@@ -72,7 +88,10 @@ t.test('organization A cannot reach B through any route with an id (walked from 
       if (route.path.startsWith('/organizations/')) values.id = String(b.id);
       const path = fill(route.path, values);
       const payload = route.method === 'GET' || route.method === 'DELETE' ? undefined : {};
-      for (const [slug, where] of [[a.slug, 'inA'], [b.slug, 'inB']] as const) {
+      for (const [slug, where] of [
+        [a.slug, 'inA'],
+        [b.slug, 'inB'],
+      ] as const) {
         if (where === 'inA' && aOwn.has(id) && !fromList.includes(id)) {
           counts.ownIdSkipped++;
           continue;
@@ -89,7 +108,9 @@ t.test('organization A cannot reach B through any route with an id (walked from 
   }
   await drainJobs(app);
   const after = await snapshot();
-  t.comment(`cross-organization walk: ${counts.routes} routes (method and path) from the OpenAPI document, ${counts.inA} requests with B's ids in A, ${counts.inB} in B's organization, ${counts.ownIdSkipped} skipped (the id is also one of A's own)`);
+  t.comment(
+    `cross-organization walk: ${counts.routes} routes (method and path) from the OpenAPI document, ${counts.inA} requests with B's ids in A, ${counts.inB} in B's organization, ${counts.ownIdSkipped} skipped (the id is also one of A's own)`,
+  );
   t.same(failures, [], 'every answer is 403, 404 or 422');
   t.equal(after, before, `B's rows in ${tables.length} tables are unchanged`);
   t.ok(counts.routes > 100, 'the walk found the routes');

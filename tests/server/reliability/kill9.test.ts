@@ -43,7 +43,11 @@ t.test('kill -9 during concurrent writes loses no acknowledged row', async (t) =
       const name = `kill9 ${c}-${n}`;
       inFlight++;
       try {
-        const res = await fetch(`${base}/api/v1/default/tag_types`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+        const res = await fetch(`${base}/api/v1/default/tag_types`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name }),
+        });
         if (res.status === 201) acknowledged.push(name);
         else if (!killed) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
       } catch (err) {
@@ -70,7 +74,9 @@ t.test('kill -9 during concurrent writes loses no acknowledged row', async (t) =
   const present = await allNames(again, await signIn(again, ADMIN.FIREWATCH_ADMIN_EMAIL, ADMIN.FIREWATCH_ADMIN_PASSWORD));
   const missing = acknowledged.filter((name) => !present.has(name));
   const unacknowledged = [...present].filter((name) => name.startsWith('kill9 ') && !acknowledged.includes(name)).length;
-  t.comment(`${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}: acknowledged ${acknowledged.length}, present ${acknowledged.length - missing.length}, in flight at the kill ${inFlightAtKill} (${reset} reset, ${unacknowledged} of them committed)`);
+  t.comment(
+    `${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}: acknowledged ${acknowledged.length}, present ${acknowledged.length - missing.length}, in flight at the kill ${inFlightAtKill} (${reset} reset, ${unacknowledged} of them committed)`,
+  );
   t.same(missing, [], 'every acknowledged row is there after the restart');
   second.child.kill('SIGTERM');
   t.equal(await second.exited, 0, 'the restarted server shuts down cleanly');

@@ -22,7 +22,11 @@ export function startServerProcess(env: Record<string, string>) {
 }
 
 export async function signIn(base: string, email: string, password: string): Promise<string> {
-  const res = await fetch(`${base}/api/v1/default/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  const res = await fetch(`${base}/api/v1/default/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
   if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { token: string }).token;
 }

@@ -12,9 +12,14 @@ import { SEARCH_TYPES } from '../../../server/search/service.js';
 const search = async (app: IncidentApp, q: string, extra = '', token = app.token) => {
   const res = await app.api('GET', `/search?q=${encodeURIComponent(q)}${extra}`, undefined, token);
   if (res.status !== 200) throw new Error(`search ${q}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as { total: number; groups: { type: string; count: number }[]; results: { type: string; id: string; title: string; link: string; headline: string; exact: boolean }[] };
+  return res.body as {
+    total: number;
+    groups: { type: string; count: number }[];
+    results: { type: string; id: string; title: string; link: string; headline: string; exact: boolean }[];
+  };
 };
-const orgIdOf = async (app: IncidentApp, slug = 'default') => rowsOf<{ id: number }>(await app.database.db.execute(sql`select id from organizations where slug = ${slug}`))[0]!.id;
+const orgIdOf = async (app: IncidentApp, slug = 'default') =>
+  rowsOf<{ id: number }>(await app.database.db.execute(sql`select id from organizations where slug = ${slug}`))[0]!.id;
 
 /** One thing of every type holding the word `zebrafish` (and its own word), made the way each is made. */
 async function seedEveryType(app: IncidentApp) {
@@ -26,27 +31,54 @@ async function seedEveryType(app: IncidentApp) {
   const incident = await createIncident({ title: 'Zebrafish incident outage', description: 'incidentword' });
   await app.drain(); // its conversation and conference
   ok(await api('POST', `/iaos/${incident.id}/conversation/messages`, { text: 'zebrafish conversationword in the incident channel' }), 'message');
-  ok(await api('POST', `/iaos/${incident.id}/add-resource`, { resource_type: 'jira-ticket', name: 'Zebrafish ticketword', weblink: 'https://jira.example.com/T-1' }), 'ticket');
+  ok(
+    await api('POST', `/iaos/${incident.id}/add-resource`, {
+      resource_type: 'jira-ticket',
+      name: 'Zebrafish ticketword',
+      weblink: 'https://jira.example.com/T-1',
+    }),
+    'ticket',
+  );
   ok(await api('POST', '/cases', { title: 'Zebrafish case', description: 'caseword', project_id: projectId }), 'case');
   ok(await api('POST', '/tasks', { description: 'Zebrafish taskword follow-up', incident_id: incident.id, project_id: projectId }), 'task');
   const org = await orgIdOf(app);
   const db = app.database.db;
   const [{ id: tagTypeId }] = rowsOf<any>(await db.execute(sql`insert into tag_types (organization_id, name) values (${org}, 'Kind') returning id`));
   await db.execute(sql`insert into tags (organization_id, tag_type_id, name, description) values (${org}, ${tagTypeId}, 'zebrafish-tag', 'tagword')`);
-  await db.execute(sql`insert into documents (organization_id, name, resource_type, description) values (${org}, 'Zebrafish runbook', 'dispatch-incident-runbook', 'documentword')`);
+  await db.execute(
+    sql`insert into documents (organization_id, name, resource_type, description) values (${org}, 'Zebrafish runbook', 'dispatch-incident-runbook', 'documentword')`,
+  );
   await db.execute(sql`insert into sources (organization_id, name, description) values (${org}, 'zebrafish-source', 'sourceword')`);
   await db.execute(sql`insert into queries (organization_id, name, text) values (${org}, 'Zebrafish query', 'select queryword')`);
   await db.execute(sql`insert into commands (organization_id, name, command_text) values (${org}, 'Zebrafish command', 'kubectl commandword')`);
   await db.execute(sql`insert into weblinks (organization_id, url, title) values (${org}, 'https://example.com/zebrafish', 'Zebrafish weblinkword')`);
-  const [{ id: signalId }] = rowsOf<any>(await db.execute(sql`insert into signals (organization_id, project_id, name, ingest_key_hash) values (${org}, ${projectId}, 'Zebrafish alert', 'x') returning id`));
-  await db.execute(sql`insert into signal_instances (organization_id, signal_id, source, raw) values (${org}, ${signalId}, 'datadog', '{"host": "db-01.prod.internal", "msg": "signalword"}')`);
+  const [{ id: signalId }] = rowsOf<any>(
+    await db.execute(
+      sql`insert into signals (organization_id, project_id, name, ingest_key_hash) values (${org}, ${projectId}, 'Zebrafish alert', 'x') returning id`,
+    ),
+  );
+  await db.execute(
+    sql`insert into signal_instances (organization_id, signal_id, source, raw) values (${org}, ${signalId}, 'datadog', '{"host": "db-01.prod.internal", "msg": "signalword"}')`,
+  );
   await db.execute(sql`insert into commits (organization_id, commit_id, commit_message) values (${org}, 'abc123def', 'Zebrafish commitword fix')`);
   const [{ id: userId }] = rowsOf<any>(await db.execute(sql`select id from users where email = 'commander@example.com'`));
-  const [{ id: chatId }] = rowsOf<any>(await db.execute(sql`insert into chats (organization_id, title, user_id) values (${org}, 'Zebrafish chat', ${userId}) returning id`));
+  const [{ id: chatId }] = rowsOf<any>(
+    await db.execute(sql`insert into chats (organization_id, title, user_id) values (${org}, 'Zebrafish chat', ${userId}) returning id`),
+  );
   await db.execute(sql`insert into chat_messages (organization_id, chat_id, role, text) values (${org}, ${chatId}, 'user', 'zebrafish chatword')`);
-  for (const [kind, word] of [['text', 'textword'], ['file', 'fileword'], ['video_transcript', 'videoword']]) {
-    const [{ id: subId }] = rowsOf<any>(await db.execute(sql`insert into submissions (organization_id, project_id, kind, title, sensitivity_level) values (${org}, ${projectId}, ${kind}, ${'Zebrafish ' + kind}, 'internal') returning id`));
-    await db.execute(sql`insert into chunks (organization_id, project_id, submission_id, ordinal, text, sensitivity_level) values (${org}, ${projectId}, ${subId}, 0, ${'zebrafish ' + word}, 'internal')`);
+  for (const [kind, word] of [
+    ['text', 'textword'],
+    ['file', 'fileword'],
+    ['video_transcript', 'videoword'],
+  ]) {
+    const [{ id: subId }] = rowsOf<any>(
+      await db.execute(
+        sql`insert into submissions (organization_id, project_id, kind, title, sensitivity_level) values (${org}, ${projectId}, ${kind}, ${'Zebrafish ' + kind}, 'internal') returning id`,
+      ),
+    );
+    await db.execute(
+      sql`insert into chunks (organization_id, project_id, submission_id, ordinal, text, sensitivity_level) values (${org}, ${projectId}, ${subId}, 0, ${'zebrafish ' + word}, 'internal')`,
+    );
   }
   await db.execute(sql`insert into terms (organization_id, text) values (${org}, 'zebrafish')`);
   await db.execute(sql`insert into definitions (organization_id, text) values (${org}, 'Zebrafish: definitionword')`);
@@ -62,19 +94,53 @@ t.test('every type is found, grouped with counts, each with a passage and a link
   const all = await search(app, 'zebrafish');
   const types = new Set(all.groups.map((g) => g.type));
   for (const type of Object.keys(SEARCH_TYPES)) t.ok(types.has(type), `${type} found`);
-  t.equal(all.total, all.groups.reduce((s, g) => s + g.count, 0), 'total is the sum of the group counts');
-  t.equal(all.groups.find((g) => g.type === 'Conversation')?.count, 5, "conversations: the incident's and the case's channels, the incident message, the chat and its message");
+  t.equal(
+    all.total,
+    all.groups.reduce((s, g) => s + g.count, 0),
+    'total is the sum of the group counts',
+  );
+  t.equal(
+    all.groups.find((g) => g.type === 'Conversation')?.count,
+    5,
+    "conversations: the incident's and the case's channels, the incident message, the chat and its message",
+  );
   t.equal(all.groups.find((g) => g.type === 'Incident')?.count, 1);
   t.ok(all.results.length <= 25, 'one page of 25 at most');
   const task = all.results.find((r) => r.type === 'Task');
   t.match(task, { link: /^\/tasks\/\d+$/, headline: /«Zebrafish» taskword/ });
-  t.match(all.results.find((r) => r.type === 'Incident'), { link: '/iaos/IAO-1/view', title: 'IAO-1: Zebrafish incident outage' });
+  t.match(
+    all.results.find((r) => r.type === 'Incident'),
+    { link: '/iaos/IAO-1/view', title: 'IAO-1: Zebrafish incident outage' },
+  );
 
   // Each type's own word finds it alone.
-  const words: Record<string, string> = { Incident: 'incidentword', Case: 'caseword', Task: 'taskword', Document: 'documentword', Tag: 'tagword', Source: 'sourceword', Query: 'queryword', Command: 'commandword', Weblink: 'weblinkword', SignalInstance: 'signalword', Commit: 'commitword', Ticket: 'ticketword', TextSubmission: 'textword', FileSubmission: 'fileword', YouTubeTranscriptSubmission: 'videoword', Definition: 'definitionword', Service: 'serviceword', TeamContact: 'teamword' };
+  const words: Record<string, string> = {
+    Incident: 'incidentword',
+    Case: 'caseword',
+    Task: 'taskword',
+    Document: 'documentword',
+    Tag: 'tagword',
+    Source: 'sourceword',
+    Query: 'queryword',
+    Command: 'commandword',
+    Weblink: 'weblinkword',
+    SignalInstance: 'signalword',
+    Commit: 'commitword',
+    Ticket: 'ticketword',
+    TextSubmission: 'textword',
+    FileSubmission: 'fileword',
+    YouTubeTranscriptSubmission: 'videoword',
+    Definition: 'definitionword',
+    Service: 'serviceword',
+    TeamContact: 'teamword',
+  };
   for (const [type, word] of Object.entries(words)) {
     const res = await search(app, word);
-    t.same(res.groups.map((g) => g.type), [type], `${word} finds the ${type}`);
+    t.same(
+      res.groups.map((g) => g.type),
+      [type],
+      `${word} finds the ${type}`,
+    );
   }
   // A type filter: only that group's results, every group still counted.
   const onlyTasks = await search(app, 'zebrafish', '&type=Task');
@@ -108,7 +174,11 @@ t.test('what is written is found at once, and what is deleted or rolled back is 
 
 t.test('ranking: an exact name first; prefixes, phrases, exclusions and or', async (t) => {
   const app = await incidentApp(t);
-  for (let i = 1; i <= 12; i++) await app.createIncident({ title: `Payment gateway degraded ${i}`, description: i === 4 ? 'disk full on host db-01.prod.internal' : 'full disk cleanup later' });
+  for (let i = 1; i <= 12; i++)
+    await app.createIncident({
+      title: `Payment gateway degraded ${i}`,
+      description: i === 4 ? 'disk full on host db-01.prod.internal' : 'full disk cleanup later',
+    });
   const exact = await search(app, 'IAO-4');
   t.equal(exact.results[0]!.title, 'IAO-4: Payment gateway degraded 4', 'IAO-4 itself first');
   t.ok(exact.results[0]!.exact);
@@ -119,13 +189,25 @@ t.test('ranking: an exact name first; prefixes, phrases, exclusions and or', asy
   const prefix = await search(app, 'paym gatew', '&type=Incident');
   t.equal(prefix.groups[0]!.count, 12, 'words typed halfway match');
   const phrase = await search(app, '"disk full"', '&type=Incident');
-  t.same(phrase.results.map((r) => r.title), ['IAO-4: Payment gateway degraded 4'], 'a phrase keeps its order');
+  t.same(
+    phrase.results.map((r) => r.title),
+    ['IAO-4: Payment gateway degraded 4'],
+    'a phrase keeps its order',
+  );
   const loose = await search(app, 'disk full', '&type=Incident');
   t.equal(loose.groups[0]!.count, 12, 'the same words unquoted match in any order');
   const negated = await search(app, 'payment -cleanup', '&type=Incident');
-  t.same(negated.results.map((r) => r.title), ['IAO-4: Payment gateway degraded 4'], '-word excludes');
+  t.same(
+    negated.results.map((r) => r.title),
+    ['IAO-4: Payment gateway degraded 4'],
+    '-word excludes',
+  );
   const host = await search(app, 'db-01.prod.internal', '&type=Incident');
-  t.same(host.results.map((r) => r.title), ['IAO-4: Payment gateway degraded 4'], 'a host name');
+  t.same(
+    host.results.map((r) => r.title),
+    ['IAO-4: Payment gateway degraded 4'],
+    'a host name',
+  );
   t.match(host.results[0]!.headline, /db-01\.prod\.internal/);
   const either = await search(app, 'nonexistentword or cleanup', '&type=Incident');
   t.equal(either.groups[0]!.count, 11, 'a or b');
@@ -135,7 +217,10 @@ t.test('ranking: an exact name first; prefixes, phrases, exclusions and or', asy
   t.ok(page2.results.length > 0, 'a second page');
   const page1 = await search(app, 'payment');
   t.equal(page1.results.length, 25);
-  t.notOk(page2.results.some((r) => page1.results.some((p) => p.type === r.type && p.id === r.id)), 'pages do not overlap');
+  t.notOk(
+    page2.results.some((r) => page1.results.some((p) => p.type === r.type && p.id === r.id)),
+    'pages do not overlap',
+  );
 });
 
 t.test('restricted incidents and cases, submissions by level, private chats, other organizations', async (t) => {
@@ -151,19 +236,31 @@ t.test('restricted incidents and cases, submissions by level, private chats, oth
   await api('POST', '/cases', { title: 'Quokka case', visibility: 'Restricted', project_id: projectId });
 
   const owner = await search(app, 'quokka');
-  t.ok(['Incident', 'Task', 'Conversation', 'Case'].every((type) => owner.groups.some((g) => g.type === type)), 'the owner sees them all');
+  t.ok(
+    ['Incident', 'Task', 'Conversation', 'Case'].every((type) => owner.groups.some((g) => g.type === type)),
+    'the owner sees them all',
+  );
   const outsider = await search(app, 'quokka', '', member);
   t.equal(outsider.total, 0, 'a member outside them sees nothing, counts included');
   t.equal((await search(app, secret.name, '', member)).total, 0, 'not even by its exact name');
   const inside = await search(app, 'quokka', '', participant);
   t.ok(inside.groups.some((g) => g.type === 'Incident') && inside.groups.some((g) => g.type === 'Task'), 'a participant sees the incident and its task');
-  t.notOk(inside.groups.some((g) => g.type === 'Case'), 'but not the restricted case they are not part of');
+  t.notOk(
+    inside.groups.some((g) => g.type === 'Case'),
+    'but not the restricted case they are not part of',
+  );
 
   // Submissions: restricted ones only for admins and their uploader; chats only for their owner.
   const org = await orgIdOf(app);
   const db = app.database.db;
-  const [{ id: subId }] = rowsOf<any>(await db.execute(sql`insert into submissions (organization_id, project_id, kind, title, sensitivity_level) values (${org}, ${projectId}, 'text', 'Salaries', 'restricted') returning id`));
-  await db.execute(sql`insert into chunks (organization_id, project_id, submission_id, ordinal, text, sensitivity_level) values (${org}, ${projectId}, ${subId}, 0, 'capybara salary table', 'restricted')`);
+  const [{ id: subId }] = rowsOf<any>(
+    await db.execute(
+      sql`insert into submissions (organization_id, project_id, kind, title, sensitivity_level) values (${org}, ${projectId}, 'text', 'Salaries', 'restricted') returning id`,
+    ),
+  );
+  await db.execute(
+    sql`insert into chunks (organization_id, project_id, submission_id, ordinal, text, sensitivity_level) values (${org}, ${projectId}, ${subId}, 0, 'capybara salary table', 'restricted')`,
+  );
   const [{ id: userId }] = rowsOf<any>(await db.execute(sql`select id from users where email = 'commander@example.com'`));
   await db.execute(sql`insert into chats (organization_id, title, user_id) values (${org}, 'my capybara chat', ${userId})`);
   t.same((await search(app, 'capybara')).groups.map((g) => g.type).sort(), ['Conversation', 'TextSubmission']);
@@ -178,7 +275,10 @@ t.test('restricted incidents and cases, submissions by level, private chats, oth
   t.equal(byName.body.total, 0);
   const theirs = await app.request({ method: 'POST', url: '/api/v1/acme/services', token: other.token, payload: { name: 'quokka-service' } });
   t.equal(theirs.status, 201);
-  t.notOk((await search(app, 'quokka')).groups.some((g) => g.type === 'Service'), "acme's service is not found from default");
+  t.notOk(
+    (await search(app, 'quokka')).groups.some((g) => g.type === 'Service'),
+    "acme's service is not found from default",
+  );
 });
 
 t.test('bad input: a 4xx in the error shape', async (t) => {

@@ -27,11 +27,44 @@ t.test('every entity sub-route of spec §7 answers; cases, incidents, tasks and 
     t.equal(res.status, 200, `/entity/{id}/${name}${suffix}`);
     return res.body.items as any[];
   };
-  const all = ['cases', 'incidents', 'signal_instances', 'commits', 'tickets', 'individuals', 'conversations', 'documents', 'tasks', 'conferences', 'weblinks', 'emails', 'eccs_projects', 'text_submissions', 'file_submissions', 'youtube_transcripts'];
+  const all = [
+    'cases',
+    'incidents',
+    'signal_instances',
+    'commits',
+    'tickets',
+    'individuals',
+    'conversations',
+    'documents',
+    'tasks',
+    'conferences',
+    'weblinks',
+    'emails',
+    'eccs_projects',
+    'text_submissions',
+    'file_submissions',
+    'youtube_transcripts',
+  ];
   for (const name of all) await sub(name);
   t.equal((await sub('signal_instances')).length, 2);
+  // Spec §3 fields: an entity's name and signal instances, an entity type's signals.
+  const record = (await s.api('GET', `/entity/${email.id}`)).body;
+  t.equal(record.name, 'oncall-payments@example.com');
+  t.same(
+    record.signal_instances.map((i: any) => i.signal_id),
+    [s.signal.id, s.signal.id],
+    'the instances it was extracted from',
+  );
+  const emailType = (await s.api('GET', `/entity_type/${s.email.id}`)).body;
+  t.same(emailType.signals, [{ id: s.signal.id, name: 'Prod alerts' }], 'the definitions that extract the type');
+  const unused = await s.ok('POST', '/entity_type', { name: 'Unused', jpath: '$.x', project_id: s.projectId });
+  t.same(unused.signals ?? (await s.api('GET', `/entity_type/${unused.id}`)).body.signals, [], 'a type no definition uses lists none');
+  t.equal((await s.api('PUT', `/entity/${email.id}`, { ...record, description: 'payments on-call' })).status, 200, 'a record sent back whole is accepted');
   t.equal((await sub('signal_instances', '/1')).length, 2, 'within the last day');
-  t.same((await sub('tasks')).map((x) => x.description), ['Check the payments API']);
+  t.same(
+    (await sub('tasks')).map((x) => x.description),
+    ['Check the payments API'],
+  );
   const incidents = await sub('incidents');
   t.equal(incidents.length, 1, 'the incident its case became');
   t.equal((await s.api('GET', `/entity/${email.id}/nothing`)).status, 422, 'an unknown sub-resource is refused');
@@ -44,7 +77,11 @@ t.test('every entity sub-route of spec §7 answers; cases, incidents, tasks and 
   t.equal((await s.api('GET', `/entity_type/${s.host.id}/cases/1`)).body.items.length, 2, 'cases of any host');
 
   const byClass = await s.api('GET', '/entity/class/email');
-  t.same(byClass.body.items.map((e: any) => e.value), ['oncall-payments@example.com'], 'e-mail addresses whatever their type');
+  t.same(
+    byClass.body.items.map((e: any) => e.value),
+    ['oncall-payments@example.com'],
+    'e-mail addresses whatever their type',
+  );
   t.same((await s.api('GET', '/entity/class/domain')).body.items.map((e: any) => e.value).sort(), ['api-1.prod.example.com', 'api-2.prod.example.com']);
 
   const subscribed = await s.api('POST', `/entity/${email.id}/subscribe`);
@@ -60,7 +97,8 @@ t.test('every entity sub-route of spec §7 answers; cases, incidents, tasks and 
 
 t.test('back-test a pattern over the last instances; re-extract past instances as a job with progress', async (t) => {
   const s = await signalApp(t);
-  for (let i = 0; i < 12; i++) await s.ingest('/signals/instances', event({ summary: `disk ${i}`, ticket: i % 3 === 0 ? `INC-${100 + i}` : 'none' }), { key: s.key });
+  for (let i = 0; i < 12; i++)
+    await s.ingest('/signals/instances', event({ summary: `disk ${i}`, ticket: i % 3 === 0 ? `INC-${100 + i}` : 'none' }), { key: s.key });
   await s.drain();
   const draft = await s.api('POST', '/entity_type/backtest', { jpath: '$.ticket', regular_expression: 'INC-(\\d+)' });
   t.equal(draft.status, 200);
@@ -104,7 +142,10 @@ t.test('the editor preview extracts from a pasted payload without storing it', a
   const res = await s.api('POST', '/signals/preview', { raw: fixture('pagerduty-trigger.json', 'x'), entity_type_ids: [s.email.id, s.host.id] });
   t.equal(res.status, 200);
   t.equal(res.body.title, 'DISK at 99% on machine prod-datapipe03.example.com');
-  t.same(res.body.entities.map((e: any) => [e.entity_type, e.value]).sort(), [['Email', 'dana.ops@example.com'], ['Host', 'prod-datapipe03.example.com']]);
+  t.same(res.body.entities.map((e: any) => [e.entity_type, e.value]).sort(), [
+    ['Email', 'dana.ops@example.com'],
+    ['Host', 'prod-datapipe03.example.com'],
+  ]);
   t.equal((await s.counts()).instances, 0);
 });
 
@@ -114,7 +155,11 @@ t.test('per-source rate limit: 429 in the PagerDuty style with Retry-After; what
   await s.database.db.execute((await import('drizzle-orm')).sql`update signals set rate_limit_per_minute = 3 where id = ${s.signal.id}`);
   const sent = [];
   for (let i = 0; i < 5; i++) sent.push(await s.ingest('/signals/pagerduty/v2/enqueue', { ...fixture('pagerduty-trigger.json', s.key), dedup_key: `k${i}` }));
-  t.same(sent.map((r) => r.status), [202, 202, 202, 429, 429], 'three a minute');
+  t.same(
+    sent.map((r) => r.status),
+    [202, 202, 202, 429, 429],
+    'three a minute',
+  );
   const limited = sent[3]!;
   t.equal(limited.body.status, 'throttle event');
   t.match(limited.body.message, /arriving too quickly/);
@@ -129,9 +174,17 @@ t.test('per-source rate limit: 429 in the PagerDuty style with Retry-After; what
   t.not(rotated.body.ingest_key, s.key);
   await s.database.db.execute((await import('drizzle-orm')).sql`update signals set rate_limit_per_minute = null where id = ${s.signal.id}`);
   t.equal((await s.ingest('/signals/alertmanager', fixture('alertmanager-firing.json'), { key: rotated.body.ingest_key })).status, 202, 'the new key works');
-  t.equal((await s.ingest('/signals/alertmanager', fixture('alertmanager-firing.json'), { key: s.key })).status, 202, 'the old one still, during the grace period');
+  t.equal(
+    (await s.ingest('/signals/alertmanager', fixture('alertmanager-firing.json'), { key: s.key })).status,
+    202,
+    'the old one still, during the grace period',
+  );
   const now = await s.api('POST', `/signals/${s.signal.id}/rotate_key`, { grace_hours: 0 });
-  t.equal((await s.ingest('/signals/alertmanager', fixture('alertmanager-firing.json'), { key: rotated.body.ingest_key })).status, 401, 'without grace the previous key stops at once');
+  t.equal(
+    (await s.ingest('/signals/alertmanager', fixture('alertmanager-firing.json'), { key: rotated.body.ingest_key })).status,
+    401,
+    'without grace the previous key stops at once',
+  );
   t.equal((await s.ingest('/signals/alertmanager', fixture('alertmanager-firing.json'), { key: now.body.ingest_key })).status, 202);
   await s.drain();
 });

@@ -27,12 +27,32 @@ export async function signalApp(t: Test, env: Record<string, string> = {}) {
   };
   const caseType = await ok('POST', '/case_types', { name: 'Alert', project_id: projectId });
   const priority = await ok('POST', '/case_priorities', { name: 'P2', project_id: projectId });
-  const email = await ok('POST', '/entity_type', { name: 'Email', regular_expression: '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}', project_id: projectId });
-  const host = await ok('POST', '/entity_type', { name: 'Host', jpath: "$..['source','instance','host']", regular_expression: '(?i)^([a-z0-9.-]+?)(?::\\d+)?$', project_id: projectId });
-  const signal = await ok('POST', '/signals', { name: 'Prod alerts', project_id: projectId, case_type_id: caseType.id, case_priority_id: priority.id, entity_type_ids: [email.id, host.id] });
+  const email = await ok('POST', '/entity_type', {
+    name: 'Email',
+    regular_expression: '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}',
+    project_id: projectId,
+  });
+  const host = await ok('POST', '/entity_type', {
+    name: 'Host',
+    jpath: "$..['source','instance','host']",
+    regular_expression: '(?i)^([a-z0-9.-]+?)(?::\\d+)?$',
+    project_id: projectId,
+  });
+  const signal = await ok('POST', '/signals', {
+    name: 'Prod alerts',
+    project_id: projectId,
+    case_type_id: caseType.id,
+    case_priority_id: priority.id,
+    entity_type_ids: [email.id, host.id],
+  });
   const db = base.database.db;
   const ingest = (path: string, payload: unknown, opts: { key?: string; org?: string; headers?: Record<string, string> } = {}) =>
-    base.request({ method: 'POST', url: `/api/v1/${opts.org ?? 'default'}${path}`, payload: payload as never, headers: { ...(opts.key !== undefined ? { authorization: `Bearer ${opts.key}` } : {}), ...opts.headers } });
+    base.request({
+      method: 'POST',
+      url: `/api/v1/${opts.org ?? 'default'}${path}`,
+      payload: payload as never,
+      headers: { ...(opts.key !== undefined ? { authorization: `Bearer ${opts.key}` } : {}), ...opts.headers },
+    });
   const counts = async () => {
     const [[i], [c], [e], [g]] = await Promise.all([
       db.select({ n: count() }).from(signalInstances),
@@ -53,7 +73,11 @@ export async function signalApp(t: Test, env: Record<string, string> = {}) {
     return row?.case_id ? (await api('GET', `/cases/${row.case_id}`)).body : null;
   };
   const casesByStatus = async () => {
-    const rows = await db.select({ status: cases.status, n: count() }).from(cases).where(and(eq(cases.organization_id, orgId))).groupBy(cases.status);
+    const rows = await db
+      .select({ status: cases.status, n: count() })
+      .from(cases)
+      .where(and(eq(cases.organization_id, orgId)))
+      .groupBy(cases.status);
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   };
   return { ...base, ok, caseType, priority, email, host, signal, key: signal.ingest_key as string, ingest, counts, drain, caseOf, casesByStatus, orgId };

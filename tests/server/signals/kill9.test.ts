@@ -15,7 +15,14 @@ const delivery = (n: number) => ({
   version: '4',
   status: 'firing',
   receiver: 'firewatch',
-  alerts: [{ status: 'firing', labels: { alertname: 'HighErrorRate', instance: `api-${n % SERIES}.prod.example.com:9100` }, annotations: { summary: `Error rate on api-${n % SERIES}` }, fingerprint: (n % SERIES).toString(16).padStart(16, '0') }],
+  alerts: [
+    {
+      status: 'firing',
+      labels: { alertname: 'HighErrorRate', instance: `api-${n % SERIES}.prod.example.com:9100` },
+      annotations: { summary: `Error rate on api-${n % SERIES}` },
+      fingerprint: (n % SERIES).toString(16).padStart(16, '0'),
+    },
+  ],
 });
 
 t.test('kill -9 while signals are accepted and processed: every accepted signal is processed once the server is back, one case per series', async (t) => {
@@ -29,13 +36,22 @@ t.test('kill -9 while signals are accepted and processed: every accepted signal 
   const base = await first.listening();
   const token = await signIn(base, ADMIN.FIREWATCH_ADMIN_EMAIL, ADMIN.FIREWATCH_ADMIN_PASSWORD);
   const api = async (b: string, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${b}/api/v1/default${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const res = await fetch(`${b}/api/v1/default${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     const json = (await res.json()) as any;
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
   const project = await api(base, 'POST', '/projects', { name: 'Ops' });
-  const host = await api(base, 'POST', '/entity_type', { name: 'Host', jpath: '$.labels.instance', regular_expression: '^([a-z0-9.-]+?)(?::\\d+)?$', project_id: project.id });
+  const host = await api(base, 'POST', '/entity_type', {
+    name: 'Host',
+    jpath: '$.labels.instance',
+    regular_expression: '^([a-z0-9.-]+?)(?::\\d+)?$',
+    project_id: project.id,
+  });
   const signal = await api(base, 'POST', '/signals', { name: 'Prometheus', project_id: project.id, entity_type_ids: [host.id] });
 
   const accepted: number[] = [];
@@ -44,7 +60,11 @@ t.test('kill -9 while signals are accepted and processed: every accepted signal 
     const deadline = Date.now() + LOAD_MS;
     for (let n = c; !killed && Date.now() < deadline; n += CLIENTS) {
       try {
-        const res = await fetch(`${base}/api/v1/default/signals/alertmanager`, { method: 'POST', headers: { authorization: `Bearer ${signal.ingest_key}`, 'content-type': 'application/json' }, body: JSON.stringify(delivery(n)) });
+        const res = await fetch(`${base}/api/v1/default/signals/alertmanager`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${signal.ingest_key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(delivery(n)),
+        });
         if (res.status === 202) accepted.push(...((await res.json()) as { ids: number[] }).ids);
         else if (!killed) throw new Error(`answered ${res.status}: ${await res.text()}`);
       } catch (err) {
@@ -79,13 +99,27 @@ t.test('kill -9 while signals are accepted and processed: every accepted signal 
     if (accepted.every((id) => rows.find((r) => r.id === id)?.processed_at)) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  t.comment(`${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}: ${accepted.length} accepted, ${rows.length} stored, ${rows.filter((r) => r.processed_at && Date.parse(r.processed_at) >= restartedAt - 1000).length} of them processed only after the restart`);
+  t.comment(
+    `${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}: ${accepted.length} accepted, ${rows.length} stored, ${rows.filter((r) => r.processed_at && Date.parse(r.processed_at) >= restartedAt - 1000).length} of them processed only after the restart`,
+  );
   const byId = new Map(rows.map((r) => [r.id, r]));
-  t.same(accepted.filter((id) => !byId.get(id)), [], 'every accepted signal is stored');
-  t.same(accepted.filter((id) => !byId.get(id)?.processed_at), [], 'and processed after the restart');
+  t.same(
+    accepted.filter((id) => !byId.get(id)),
+    [],
+    'every accepted signal is stored',
+  );
+  t.same(
+    accepted.filter((id) => !byId.get(id)?.processed_at),
+    [],
+    'and processed after the restart',
+  );
   const casesPerSeries = new Map<string, Set<number>>();
   for (const r of rows) if (r.case_id) casesPerSeries.set(r.dedup_key, (casesPerSeries.get(r.dedup_key) ?? new Set()).add(r.case_id));
-  t.same([...casesPerSeries].filter(([, c]) => c.size > 1), [], 'no series has two cases');
+  t.same(
+    [...casesPerSeries].filter(([, c]) => c.size > 1),
+    [],
+    'no series has two cases',
+  );
   second.child.kill('SIGTERM');
   t.equal(await second.exited, 0, 'the restarted server shuts down cleanly');
 });

@@ -15,13 +15,21 @@ t.test('extraction by JSONPath and by regular expression, both applied; unsafe o
   await s.ok('PUT', `/signals/${s.signal.id}`, { entity_type_ids: [s.email.id, user.id, ticket.id] });
   const res = await s.ingest(
     '/signals/instances',
-    event({ subject: 'INC-1042 and INC-7 reopened', body: 'INC-999 is elsewhere; mail Root@Example.com', actor: { users: [{ name: 'Alice' }, { name: ' alice ' }, { name: 'Bob' }] } }),
+    event({
+      subject: 'INC-1042 and INC-7 reopened',
+      body: 'INC-999 is elsewhere; mail Root@Example.com',
+      actor: { users: [{ name: 'Alice' }, { name: ' alice ' }, { name: 'Bob' }] },
+    }),
     { key: s.key },
   );
   t.equal(res.status, 202);
   await s.drain();
   const detail = await s.api('GET', `/signals/instances/${res.body.id}`);
-  const by = (type: string) => detail.body.entities.filter((e: any) => e.entity_type === type).map((e: any) => e.value).sort();
+  const by = (type: string) =>
+    detail.body.entities
+      .filter((e: any) => e.entity_type === type)
+      .map((e: any) => e.value)
+      .sort();
   t.same(by('Ticket'), ['1042', '7'], 'the regex runs inside the JSONPath result (INC-999 in body is not taken), group 1 kept');
   t.same(by('User'), ['Alice', 'Bob'], 'Alice and " alice " are one entity (normalized)');
   t.same(by('Email'), ['Root@Example.com'], 'a regex without JSONPath searches every value');
@@ -57,7 +65,13 @@ t.test('snooze until expiry; deduplicate within a window, then a new case after 
     expression: [{ model: 'Entity', field: 'value', op: '==', value: 'canary.example.com' }],
     project_id: s.projectId,
   });
-  const dedup = await s.ok('POST', '/signals/filters', { name: 'One case per host per 10 minutes', action: 'deduplicate', window: 600, expression: [{ model: 'EntityType', field: 'name', op: '==', value: 'Host' }], project_id: s.projectId });
+  const dedup = await s.ok('POST', '/signals/filters', {
+    name: 'One case per host per 10 minutes',
+    action: 'deduplicate',
+    window: 600,
+    expression: [{ model: 'EntityType', field: 'name', op: '==', value: 'Host' }],
+    project_id: s.projectId,
+  });
   await s.ok('PUT', `/signals/${s.signal.id}`, { filter_ids: [snooze.id, dedup.id] });
   const bad = await s.api('POST', '/signals/filters', { name: 'x', expression: [{ model: 'Nope', field: 'value', op: '==', value: 1 }] });
   t.equal(bad.status, 422, 'an expression outside the grammar is refused');
@@ -78,7 +92,10 @@ t.test('snooze until expiry; deduplicate within a window, then a new case after 
   t.not(c!.body.case_id, a!.body.case_id, 'another host: its own case');
 
   // The window passes (the group was last seen 11 minutes ago): the next event opens a new case.
-  await s.database.db.update(signalGroups).set({ last_seen: sql`now() - interval '11 minutes'` }).where(eq(signalGroups.id, a!.body.group_id));
+  await s.database.db
+    .update(signalGroups)
+    .set({ last_seen: sql`now() - interval '11 minutes'` })
+    .where(eq(signalGroups.id, a!.body.group_id));
   const later = await s.ingest('/signals/instances', event({ host: 'web-1.example.com', summary: 'web-1 slow once more' }), { key: s.key });
   await s.drain();
   const d = await s.api('GET', `/signals/instances/${later.body.id}`);

@@ -2,57 +2,63 @@ import { createHmac } from 'node:crypto';
 import t from 'tap';
 import { fixture, signalApp } from './helpers.js';
 
-t.test('PagerDuty Events API v2: trigger opens a case with the definition\'s type, priority, entities and raw payload; acknowledge triages it; resolve closes it', async (t) => {
-  const s = await signalApp(t);
-  const trigger = await s.ingest('/signals/pagerduty/v2/enqueue', fixture('pagerduty-trigger.json', s.key));
-  t.equal(trigger.status, 202);
-  t.same(trigger.body, { status: 'success', message: 'Event processed', dedup_key: 'srv01/mysql-disk' });
-  t.equal((await s.counts()).instances, 1, 'the event is stored when the 202 is sent');
-  await s.drain();
+t.test(
+  "PagerDuty Events API v2: trigger opens a case with the definition's type, priority, entities and raw payload; acknowledge triages it; resolve closes it",
+  async (t) => {
+    const s = await signalApp(t);
+    const trigger = await s.ingest('/signals/pagerduty/v2/enqueue', fixture('pagerduty-trigger.json', s.key));
+    t.equal(trigger.status, 202);
+    t.same(trigger.body, { status: 'success', message: 'Event processed', dedup_key: 'srv01/mysql-disk' });
+    t.equal((await s.counts()).instances, 1, 'the event is stored when the 202 is sent');
+    await s.drain();
 
-  const again = await s.ingest('/signals/pagerduty/v2/enqueue', fixture('pagerduty-trigger.json', s.key));
-  t.equal(again.status, 202);
-  await s.drain();
-  const list = await s.api('GET', `/signals/${s.signal.id}/instances`);
-  t.equal(list.body.total, 2);
-  const [second, first] = list.body.items;
-  t.equal(first.filter_action, 'none');
-  t.equal(second.filter_action, 'deduplicate', 'the repeat joins the open alert');
-  t.equal(second.case_id, first.case_id);
+    const again = await s.ingest('/signals/pagerduty/v2/enqueue', fixture('pagerduty-trigger.json', s.key));
+    t.equal(again.status, 202);
+    await s.drain();
+    const list = await s.api('GET', `/signals/${s.signal.id}/instances`);
+    t.equal(list.body.total, 2);
+    const [second, first] = list.body.items;
+    t.equal(first.filter_action, 'none');
+    t.equal(second.filter_action, 'deduplicate', 'the repeat joins the open alert');
+    t.equal(second.case_id, first.case_id);
 
-  const c = await s.caseOf(first.id);
-  t.equal(c.title, 'DISK at 99% on machine prod-datapipe03.example.com');
-  t.equal(c.case_type_id, s.caseType.id);
-  t.equal(c.case_priority_id, s.priority.id);
-  t.equal(c.status, 'New');
-  const created = c.events.find((e: any) => e.source === 'Signal');
-  t.equal(created.details.raw.payload.custom_details['free space'], '1%', 'the raw payload is on the timeline');
-  t.notOk('routing_key' in created.details.raw, 'the routing key is not kept');
+    const c = await s.caseOf(first.id);
+    t.equal(c.title, 'DISK at 99% on machine prod-datapipe03.example.com');
+    t.equal(c.case_type_id, s.caseType.id);
+    t.equal(c.case_priority_id, s.priority.id);
+    t.equal(c.status, 'New');
+    const created = c.events.find((e: any) => e.source === 'Signal');
+    t.equal(created.details.raw.payload.custom_details['free space'], '1%', 'the raw payload is on the timeline');
+    t.notOk('routing_key' in created.details.raw, 'the routing key is not kept');
 
-  const detail = await s.api('GET', `/signals/${s.signal.id}/${first.id}`);
-  t.same(detail.body.entities.map((e: any) => [e.entity_type, e.value]).sort(), [['Email', 'dana.ops@example.com'], ['Host', 'prod-datapipe03.example.com']]);
+    const detail = await s.api('GET', `/signals/${s.signal.id}/${first.id}`);
+    t.same(detail.body.entities.map((e: any) => [e.entity_type, e.value]).sort(), [
+      ['Email', 'dana.ops@example.com'],
+      ['Host', 'prod-datapipe03.example.com'],
+    ]);
 
-  const ack = await s.ingest('/signals/pagerduty/v2/enqueue', { routing_key: s.key, dedup_key: 'srv01/mysql-disk', event_action: 'acknowledge' });
-  t.equal(ack.status, 202);
-  await s.drain();
-  t.equal((await s.caseOf(first.id)).status, 'Triage');
+    const ack = await s.ingest('/signals/pagerduty/v2/enqueue', { routing_key: s.key, dedup_key: 'srv01/mysql-disk', event_action: 'acknowledge' });
+    t.equal(ack.status, 202);
+    await s.drain();
+    t.equal((await s.caseOf(first.id)).status, 'Triage');
 
-  const resolve = await s.ingest('/signals/pagerduty/v2/enqueue', fixture('pagerduty-resolve.json', s.key));
-  t.equal(resolve.status, 202);
-  t.equal(resolve.body.dedup_key, 'srv01/mysql-disk');
-  await s.drain();
-  t.equal((await s.caseOf(first.id)).status, 'Closed', 'resolve closes the case');
+    const resolve = await s.ingest('/signals/pagerduty/v2/enqueue', fixture('pagerduty-resolve.json', s.key));
+    t.equal(resolve.status, 202);
+    t.equal(resolve.body.dedup_key, 'srv01/mysql-disk');
+    await s.drain();
+    t.equal((await s.caseOf(first.id)).status, 'Closed', 'resolve closes the case');
 
-  // After the resolve the key names no open alert: a new trigger opens a new case.
-  await s.ingest('/signals/pagerduty/v2/enqueue', fixture('pagerduty-trigger.json', s.key));
-  await s.drain();
-  t.same(await s.casesByStatus(), { Closed: 1, New: 1 });
+    // After the resolve the key names no open alert: a new trigger opens a new case.
+    await s.ingest('/signals/pagerduty/v2/enqueue', fixture('pagerduty-trigger.json', s.key));
+    await s.drain();
+    t.same(await s.casesByStatus(), { Closed: 1, New: 1 });
 
-  const noKey = await s.ingest('/signals/pagerduty/v2/enqueue', { ...fixture('pagerduty-trigger.json', s.key), dedup_key: undefined });
-  t.equal(noKey.status, 202);
-  t.match(noKey.body.dedup_key, /^[0-9a-f-]{36}$/, 'a trigger without dedup_key gets one made up and returned');
-  await s.drain();
-});
+    const noKey = await s.ingest('/signals/pagerduty/v2/enqueue', { ...fixture('pagerduty-trigger.json', s.key), dedup_key: undefined });
+    t.equal(noKey.status, 202);
+    t.match(noKey.body.dedup_key, /^[0-9a-f-]{36}$/, 'a trigger without dedup_key gets one made up and returned');
+    await s.drain();
+  },
+);
 
 t.test('Alertmanager: a group of two alerts opens a case per fingerprint, the re-sent group joins them, resolved closes both', async (t) => {
   const s = await signalApp(t);
@@ -65,7 +71,11 @@ t.test('Alertmanager: a group of two alerts opens a case per fingerprint, the re
   t.equal(c.title, 'Error rate above 5% on api-1.prod.example.com');
   const detail = await s.api('GET', `/signals/instances/${firing.body.ids[1]}`);
   t.equal(detail.body.dedup_key, 'f03e9d21c7ab4456', 'the fingerprint is the dedup key');
-  t.same(detail.body.entities.map((e: any) => e.value).sort(), ['api-2.prod.example.com', 'oncall-payments@example.com'], 'host by JSONPath with the port cut by the regex');
+  t.same(
+    detail.body.entities.map((e: any) => e.value).sort(),
+    ['api-2.prod.example.com', 'oncall-payments@example.com'],
+    'host by JSONPath with the port cut by the regex',
+  );
 
   // Alertmanager re-sends the whole group every repeat_interval.
   const repeat = await s.ingest('/signals/alertmanager', fixture('alertmanager-firing.json'), { key: s.key });
@@ -100,7 +110,12 @@ t.test('Grafana: a unified-alerting webhook opens a case; with a secret, only co
   const before = (await s.counts()).instances;
   const text = JSON.stringify({ ...body, alerts: [{ ...body.alerts[0], fingerprint: 'aaaabbbbccccdddd' }] });
   const send = (headers: Record<string, string>) =>
-    s.app.inject({ method: 'POST', url: '/api/v1/default/signals/grafana', payload: text, headers: { 'content-type': 'application/json', authorization: `Bearer ${s.key}`, ...headers } });
+    s.app.inject({
+      method: 'POST',
+      url: '/api/v1/default/signals/grafana',
+      payload: text,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${s.key}`, ...headers },
+    });
   const missing = await send({});
   t.equal(missing.statusCode, 401);
   t.equal(missing.json().detail[0].type, 'bad_signature');
@@ -110,7 +125,10 @@ t.test('Grafana: a unified-alerting webhook opens a case; with a secret, only co
   const good = await send({ 'x-grafana-alerting-signature': createHmac('sha256', secret).update(text).digest('hex') });
   t.equal(good.statusCode, 202);
   const ts = '1763992800';
-  const stamped = await send({ 'x-grafana-alerting-signature': createHmac('sha256', secret).update(`${ts}:${text}`).digest('hex'), 'x-grafana-alerting-signature-timestamp': ts });
+  const stamped = await send({
+    'x-grafana-alerting-signature': createHmac('sha256', secret).update(`${ts}:${text}`).digest('hex'),
+    'x-grafana-alerting-signature-timestamp': ts,
+  });
   t.equal(stamped.statusCode, 202, 'timestamp:body form');
   await s.drain();
   t.equal((await s.counts()).cases, 2);
@@ -135,7 +153,12 @@ t.test('a malformed payload gets a 4xx in the error shape and stores nothing', a
     t.ok(Array.isArray(res.body.detail) && res.body.detail[0].msg && res.body.detail[0].loc && res.body.detail[0].type, 'error shape');
   }
   for (const path of ['/signals/grafana', '/signals/alertmanager', '/signals/instances']) {
-    const res = await s.app.inject({ method: 'POST', url: `/api/v1/default${path}`, payload: '{"status": "firing", "alerts": [', headers: { 'content-type': 'application/json', authorization: `Bearer ${s.key}` } });
+    const res = await s.app.inject({
+      method: 'POST',
+      url: `/api/v1/default${path}`,
+      payload: '{"status": "firing", "alerts": [',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${s.key}` },
+    });
     t.equal(res.statusCode, 400, `${path}: broken JSON`);
     t.equal(res.json().detail[0].type, 'json_invalid');
   }

@@ -5,7 +5,8 @@ t.test('public pages: the Owner writes them, visitors read the published ones of
   const { request, login, organization } = await testApp(t);
   const owner = await login('owner@default.test', { role: 'Owner' });
   const admin = await login('admin@default.test', { role: 'Admin' });
-  const call = (method: string, url: string, token?: string, payload?: unknown) => request({ method: method as 'GET', url: `/api/v1/default${url}`, token, payload: payload as object });
+  const call = (method: string, url: string, token?: string, payload?: unknown) =>
+    request({ method: method as 'GET', url: `/api/v1/default${url}`, token, payload: payload as object });
 
   const denied = await call('POST', '/site/pages', admin, { kind: 'terms', title: 'Terms', body: 'x' });
   t.equal(denied.status, 403, 'an Admin may not write the public pages');
@@ -56,14 +57,24 @@ t.test('site settings: contact menu and product links, edited by an Admin, read 
   t.same(bad.body.detail.map((d: { msg: string }) => d.msg).sort(), ['Must be a URL', 'Must be a phone number', 'Must be an e-mail address']);
   t.equal((await request({ method: 'GET', url: '/api/v1/default/site' })).body.settings.contact_email, null, 'a refused change changes nothing');
 
-  const saved = await put(admin, { contact_email: 'Help@Example.com', contact_phone: '+1 555 0100', demo_url: 'https://example.com/demo', oncall_url: 'https://oncall.example.com' });
+  const saved = await put(admin, {
+    contact_email: 'Help@Example.com',
+    contact_phone: '+1 555 0100',
+    demo_url: 'https://example.com/demo',
+    oncall_url: 'https://oncall.example.com',
+  });
   t.equal(saved.status, 200);
   t.equal(saved.body.contact_email, 'help@example.com');
   const cleared = await put(admin, { demo_url: null, temporary_message: 'Maintenance at 22:00 UTC' });
   t.equal(cleared.body.demo_url, null);
   t.equal(cleared.body.oncall_url, 'https://oncall.example.com', 'fields not sent stay');
   const site = await request({ method: 'GET', url: '/api/v1/default/site' });
-  t.match(site.body.settings, { contact_email: 'help@example.com', contact_phone: '+1 555 0100', oncall_url: 'https://oncall.example.com', temporary_message: 'Maintenance at 22:00 UTC' });
+  t.match(site.body.settings, {
+    contact_email: 'help@example.com',
+    contact_phone: '+1 555 0100',
+    oncall_url: 'https://oncall.example.com',
+    temporary_message: 'Maintenance at 22:00 UTC',
+  });
 });
 
 t.test('an expired token is answered with the spec wording', async (t) => {
@@ -72,4 +83,19 @@ t.test('an expired token is answered with the spec wording', async (t) => {
   const res = await request({ method: 'GET', url: '/api/v1/default/auth/me', token: expired });
   t.equal(res.status, 401);
   t.equal(res.body.detail[0].msg, 'Your credentials have expired. Please refresh the page.');
+});
+
+t.test('the screens behind the sign-in are listed for visitors, so an unknown address can be told from them', async (t) => {
+  const { request } = await testApp(t);
+  const res = await request({ method: 'GET', url: '/api/v1/default/site/screens' });
+  t.equal(res.status, 200, 'no sign-in needed');
+  const screens = res.body.screens as string[];
+  for (const name of ['iaos', 'cases', 'tasks', 'oncall/handoffs', 'data/sources', 'tag_types']) t.ok(screens.includes(name), `${name} is a screen`);
+  t.notOk(screens.includes('no-such-screen'));
+  t.notOk(
+    screens.some((s) => s.startsWith('/')),
+    'addresses under the organization, without a leading slash',
+  );
+  t.same(screens, [...screens].sort(), 'sorted, each once');
+  t.equal(new Set(screens).size, screens.length);
 });

@@ -25,12 +25,20 @@ t.test("the scheduled sweep e-mails a due task's owner in every organization, no
   await database.db.insert(tasks).values([
     { organization_id: main!.id, description: 'Rotate the leaked key', owner_email: 'owner@example.com', resolve_by: new Date('2020-01-01T00:00:00Z') },
     { organization_id: main!.id, description: 'Not due yet', owner_email: 'later@example.com', resolve_by: new Date('2999-01-01T00:00:00Z') },
-    { organization_id: main!.id, description: 'Reminders off', owner_email: 'quiet@example.com', resolve_by: new Date('2020-01-01T00:00:00Z'), reminders: false },
+    {
+      organization_id: main!.id,
+      description: 'Reminders off',
+      owner_email: 'quiet@example.com',
+      resolve_by: new Date('2020-01-01T00:00:00Z'),
+      reminders: false,
+    },
     { organization_id: acme.id, description: 'Renew the certificate', owner_email: 'acme-owner@example.com', resolve_by: new Date('2020-01-01T00:00:00Z') },
   ]);
   await app.ready();
 
-  const schedules = rowsOf<{ name: string; cron: string; timezone: string }>(await database.db.execute(sql`select name, cron, timezone from pgboss.schedule where name = ${TASK_REMINDERS_JOB}`));
+  const schedules = rowsOf<{ name: string; cron: string; timezone: string }>(
+    await database.db.execute(sql`select name, cron, timezone from pgboss.schedule where name = ${TASK_REMINDERS_JOB}`),
+  );
   t.same(
     schedules.map((s) => ({ ...s })),
     [{ name: TASK_REMINDERS_JOB, cron: '* * * * *', timezone: 'UTC' }],
@@ -39,7 +47,10 @@ t.test("the scheduled sweep e-mails a due task's owner in every organization, no
 
   await until('two reminder e-mails', () => mailbox.received.length >= 2);
   t.same(mailbox.received.map(recipient).sort(), ['acme-owner@example.com', 'owner@example.com'], 'the owners of the due tasks, one per organization');
-  t.match(mailbox.received.find((m) => recipient(m) === 'owner@example.com'), /Subject: Task overdue: Rotate the leaked key/);
+  t.match(
+    mailbox.received.find((m) => recipient(m) === 'owner@example.com'),
+    /Subject: Task overdue: Rotate the leaked key/,
+  );
 
   // The next run the same day (what the schedule sends at its next tick) reminds nobody again.
   const done = (await app.queue.countJobs(TASK_REMINDERS_JOB)).completed;

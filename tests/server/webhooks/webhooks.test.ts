@@ -46,7 +46,13 @@ t.test('an incident event is delivered signed as Standard Webhooks; the secret i
 
   const bad = await api('POST', '/webhooks/endpoints', { url: 'ftp://example.com', events: ['nothing.happened'] });
   t.equal(bad.status, 422);
-  t.same(bad.body.detail.map((d: any) => d.loc), [['body', 'url'], ['body', 'events', 0]]);
+  t.same(
+    bad.body.detail.map((d: any) => d.loc),
+    [
+      ['body', 'url'],
+      ['body', 'events', 0],
+    ],
+  );
   t.equal((await api('GET', '/webhooks/endpoints')).body.total, 1, 'bad input created nothing');
 });
 
@@ -62,7 +68,10 @@ t.test('a receiver answering 500 three times gets the fourth attempt, with the s
   await createIncident();
   const [delivery] = await settled(endpoint.id, 1);
   t.equal(delivery!.status, 'Delivered');
-  t.same(delivery!.attempts.map((a: any) => a.status), [500, 500, 500, 204]);
+  t.same(
+    delivery!.attempts.map((a: any) => a.status),
+    [500, 500, 500, 204],
+  );
   t.equal(receiver.received.length, 4);
   t.same(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, 1, 'every attempt carries the same webhook-id');
   for (const r of receiver.received) new Webhook(endpoint.secret).verify(r.body, r.headers as Record<string, string>);

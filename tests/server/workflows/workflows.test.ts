@@ -35,8 +35,16 @@ async function setup(t: Test, env: Record<string, string> = {}) {
 t.test('plugins: the catalog, instances per project, secrets sealed and never returned', async (t) => {
   const { api, plugin, database } = await setup(t);
   const catalog = await api('GET', '/plugins');
-  t.same(catalog.body.items.map((p: any) => p.slug), ['step-engine', 'email', 'slack-webhook', 'teams-webhook', 'http-workflow-engine'], 'built-in plugins first');
-  t.equal(catalog.body.items.find((p: any) => p.slug === 'slack-webhook').configuration_schema.properties.webhook_url.writeOnly, true, 'the schema marks the secret');
+  t.same(
+    catalog.body.items.map((p: any) => p.slug),
+    ['step-engine', 'email', 'slack-webhook', 'teams-webhook', 'conference-link', 'http-workflow-engine', 'ai-model'],
+    'built-in plugins first',
+  );
+  t.equal(
+    catalog.body.items.find((p: any) => p.slug === 'slack-webhook').configuration_schema.properties.webhook_url.writeOnly,
+    true,
+    'the schema marks the secret',
+  );
 
   const secretUrl = 'http://127.0.0.1:9/services/T000/B000/very-secret-token';
   const slack = await plugin('slack-webhook', { webhook_url: secretUrl }, 'Ops channel');
@@ -49,7 +57,11 @@ t.test('plugins: the catalog, instances per project, secrets sealed and never re
   t.notOk(stored.s.includes('very-secret-token'), 'the secret is encrypted at rest');
   t.match(stored.s, /v1:[0-9a-f]{8}:/);
 
-  const renamed = await api('PUT', `/plugins/instances/${slack.id}`, { title: 'Ops', configuration: { webhook_url: '********', username: 'Bot' }, enabled: false });
+  const renamed = await api('PUT', `/plugins/instances/${slack.id}`, {
+    title: 'Ops',
+    configuration: { webhook_url: '********', username: 'Bot' },
+    enabled: false,
+  });
   t.equal(renamed.status, 200);
   t.same(renamed.body.configuration, { webhook_url: '********', username: 'Bot' });
   const after = rowsOf(await database.db.execute(sql`select secrets::text as s from plugin_instances where id = ${slack.id}`))[0] as { s: string };
@@ -60,7 +72,10 @@ t.test('plugins: the catalog, instances per project, secrets sealed and never re
   t.same(bad.body.detail[0].loc, ['body', 'configuration', 'webhook_url']);
   const unknown = await api('POST', '/plugins/instances', { plugin_slug: 'pagerduty', title: 'x' });
   t.equal(unknown.status, 422);
-  t.equal(unknown.body.detail[0].msg, 'Plugin must be one of step-engine, email, slack-webhook, teams-webhook, http-workflow-engine (GET /plugins lists them)');
+  t.equal(
+    unknown.body.detail[0].msg,
+    'Plugin must be one of step-engine, email, slack-webhook, teams-webhook, conference-link, http-workflow-engine, ai-model (GET /plugins lists them)',
+  );
   t.same(unknown.body.detail[0].loc, ['body', 'plugin_slug']);
   const notEngine = await api('POST', '/workflows', { name: 'w', plugin_instance_id: slack.id });
   t.equal(notEngine.status, 422, 'a workflow runs on a workflow engine only');
@@ -74,15 +89,32 @@ t.test('a status change runs its workflows (filtered by type) and the message re
   const steps = await plugin('step-engine');
   const type = await api('POST', '/incident_types', { name: 'Security' });
   const other = await api('POST', '/incident_types', { name: 'Other' });
-  await workflow({ name: 'Announce stable', plugin_instance_id: steps.id, incident_statuses: ['Stable'], incident_type_ids: [type.body.id], steps: [{ kind: 'message', with: { plugin_instance_id: slack.id, text: '{{incident.name}} "{{incident.title}}" is stable' } }] });
-  await workflow({ name: 'Not this type', plugin_instance_id: steps.id, incident_statuses: ['Stable'], incident_type_ids: [other.body.id], steps: [{ kind: 'timeline', with: { description: 'wrong' } }] });
+  await workflow({
+    name: 'Announce stable',
+    plugin_instance_id: steps.id,
+    incident_statuses: ['Stable'],
+    incident_type_ids: [type.body.id],
+    steps: [{ kind: 'message', with: { plugin_instance_id: slack.id, text: '{{incident.name}} "{{incident.title}}" is stable' } }],
+  });
+  await workflow({
+    name: 'Not this type',
+    plugin_instance_id: steps.id,
+    incident_statuses: ['Stable'],
+    incident_type_ids: [other.body.id],
+    steps: [{ kind: 'timeline', with: { description: 'wrong' } }],
+  });
   await workflow({ name: 'On close', plugin_instance_id: steps.id, incident_statuses: ['Closed'], steps: [] });
 
   const incident = await createIncident({ incident_type_id: type.body.id });
   const stable = await api('POST', `/iaos/${incident.id}/stable`);
   t.equal(stable.body.message, 'Incident marked as stable. Running stable status workflows.');
   await drain();
-  const instances = (await api('GET', `/workflows/instances?filter=${encodeURIComponent(JSON.stringify([{ model: 'WorkflowInstance', field: 'incident_id', op: '==', value: incident.id }]))}`)).body;
+  const instances = (
+    await api(
+      'GET',
+      `/workflows/instances?filter=${encodeURIComponent(JSON.stringify([{ model: 'WorkflowInstance', field: 'incident_id', op: '==', value: incident.id }]))}`,
+    )
+  ).body;
   t.equal(instances.total, 1, 'only the workflow of this status and type');
   const done = await finished(instances.items[0].id);
   t.equal(done.status, 'Completed');
@@ -110,19 +142,33 @@ t.test('HTTP engine: a manual run completes by signed callback, another by polli
     }
     if (req.method === 'GET' && req.path === '/runs/r-poll') {
       polls++;
-      return json(res, 200, polls < 2 ? { status: 'Running' } : { status: 'Completed', artifacts: [{ name: 'report', url: 'http://engine.local/r-poll/report' }] });
+      return json(
+        res,
+        200,
+        polls < 2 ? { status: 'Running' } : { status: 'Completed', artifacts: [{ name: 'report', url: 'http://engine.local/r-poll/report' }] },
+      );
     }
     json(res, 404, {});
   });
   const engineInstance = await plugin('http-workflow-engine', { url: engine.url, signing_secret: ENGINE_SECRET });
   t.equal(engineInstance.configuration.signing_secret, '********');
-  const wf = await workflow({ name: 'Collect logs', resource_id: 'collect-logs', plugin_instance_id: engineInstance.id, parameters: [{ key: 'mode', value: 'callback' }] });
+  const wf = await workflow({
+    name: 'Collect logs',
+    resource_id: 'collect-logs',
+    plugin_instance_id: engineInstance.id,
+    parameters: [{ key: 'mode', value: 'callback' }],
+  });
   const incident = await createIncident();
 
   const run = await api('POST', `/workflows/${wf.id}/run`, { run_reason: 'Need logs', parameters: { host: 'db-1' }, incident: { id: incident.id } });
   t.equal(run.status, 201);
   t.equal(run.body.status, 'Submitted');
   t.same(run.body.workflow, { id: wf.id, name: 'Collect logs' });
+  t.same(
+    [run.body.incident, run.body.case, run.body.signal],
+    [{ id: incident.id, name: incident.name }, null, null],
+    'spec §3: the instance names its incident, case and signal',
+  );
   await until('the engine to receive the run', () => runs.length === 1);
   t.same(runs[0]!.parameters, { mode: 'callback', host: 'db-1' }, 'workflow parameters with the run parameters');
   t.match(runs[0], { incident: { id: incident.id, title: 'Database down' }, workflow: { resource_id: 'collect-logs' }, run: { reason: 'Need logs' } });
@@ -132,8 +178,17 @@ t.test('HTTP engine: a manual run completes by signed callback, another by polli
   const signer = new Webhook(ENGINE_SECRET);
   const report = JSON.stringify({ status: 'Completed', artifacts: [{ name: 'logs.tar.gz', url: 'http://engine.local/logs.tar.gz' }] });
   const now = new Date();
-  const signed = (id: string, by = signer) => ({ 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': by.sign(id, now, report) });
-  const forged = await fetch(runs[0]!.callback_url, { method: 'POST', headers: signed('m1', new Webhook(`whsec_${Buffer.from('x'.repeat(32)).toString('base64')}`)), body: report });
+  const signed = (id: string, by = signer) => ({
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-signature': by.sign(id, now, report),
+  });
+  const forged = await fetch(runs[0]!.callback_url, {
+    method: 'POST',
+    headers: signed('m1', new Webhook(`whsec_${Buffer.from('x'.repeat(32)).toString('base64')}`)),
+    body: report,
+  });
   t.equal(forged.status, 401, 'a callback signed with another secret is refused');
   t.equal((await api('GET', `/workflows/instances/${run.body.id}`)).body.status, 'Running', 'and changes nothing');
   const callback = await fetch(runs[0]!.callback_url, { method: 'POST', headers: signed('m2'), body: report });
@@ -143,7 +198,11 @@ t.test('HTTP engine: a manual run completes by signed callback, another by polli
   t.same(byCallback.artifacts, [{ name: 'logs.tar.gz', url: 'http://engine.local/logs.tar.gz' }]);
   t.equal(byCallback.external_id, 'r-callback');
 
-  const polled = await api('POST', `/workflows/${wf.id}/run`, { run_reason: 'poll it', parameters: [{ key: 'mode', value: 'poll' }], incident_id: incident.id });
+  const polled = await api('POST', `/workflows/${wf.id}/run`, {
+    run_reason: 'poll it',
+    parameters: [{ key: 'mode', value: 'poll' }],
+    incident_id: incident.id,
+  });
   const byPolling = await finished(polled.body.id);
   t.equal(byPolling.status, 'Completed');
   t.ok(polls >= 2, 'the status URL was polled until it said Completed');
@@ -162,18 +221,19 @@ t.test('an unanswered run fails after its timeout, never stays Submitted', async
   const accepting = await plugin('http-workflow-engine', { url: silent.url, signing_secret: ENGINE_SECRET });
   const unreachable = await plugin('http-workflow-engine', { url: `http://127.0.0.1:9`, signing_secret: ENGINE_SECRET }, 'Down');
   const incident = await createIncident();
-  const a = await workflow({ name: 'Never answers', plugin_instance_id: accepting.id, timeout_seconds: 1 });
+  // Long enough for the start job to reach the engine on a loaded machine (with 1 s the timeout came first).
+  const a = await workflow({ name: 'Never answers', plugin_instance_id: accepting.id, timeout_seconds: 8 });
   const b = await workflow({ name: 'Never accepts', plugin_instance_id: unreachable.id, timeout_seconds: 1 });
   const runA = await api('POST', `/workflows/${a.id}/run`, { incident_id: incident.id });
   const runB = await api('POST', `/workflows/${b.id}/run`, { incident_id: incident.id });
   const failedA = await finished(runA.body.id);
   const failedB = await finished(runB.body.id);
   t.equal(failedA.status, 'Failed');
-  t.equal(failedA.status_reason, 'Timed out after 1 s without a result.');
+  t.equal(failedA.status_reason, 'Timed out after 8 s without a result.');
   t.equal(failedB.status, 'Failed');
   t.equal(failedB.status_reason, 'Timed out after 1 s: the engine never accepted the run.');
   const events = (await api('GET', `/iaos/${incident.id}`)).body.events.map((e: any) => e.description);
-  t.ok(events.includes('Workflow Never answers failed: Timed out after 1 s without a result.'));
+  t.ok(events.includes('Workflow Never answers failed: Timed out after 8 s without a result.'));
 });
 
 t.test('the step engine runs each step kind with values from the incident', async (t) => {
@@ -210,7 +270,15 @@ t.test('the step engine runs each step kind with values from the incident', asyn
   t.equal(done.status, 'Completed', done.status_reason);
   t.equal(done.status_reason, '9 steps run');
   t.same(JSON.parse(slackPeer.received[0]!.body).text, `Slack: ${incident.name}`);
-  t.match(JSON.parse(teamsPeer.received[0]!.body), { type: 'message', attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content: { type: 'AdaptiveCard', body: [{ type: 'TextBlock', text: 'Teams: Database down' }] } }] });
+  t.match(JSON.parse(teamsPeer.received[0]!.body), {
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        content: { type: 'AdaptiveCard', body: [{ type: 'TextBlock', text: 'Teams: Database down' }] },
+      },
+    ],
+  });
   t.same(JSON.parse(hook.received[0]!.body), { incident: incident.name });
   t.equal(mailbox.received.length, 1, 'the e-mail went through SMTP');
   t.match(mailbox.received[0], new RegExp(`To: oncall@example.com[\\s\\S]*Subject: ${incident.name} needs you[\\s\\S]*Reason: drill`));
@@ -221,7 +289,11 @@ t.test('the step engine runs each step kind with values from the incident', asyn
   const tasks = (await api('GET', '/tasks')).body.items;
   t.match(tasks, [{ description: `Follow up on ${incident.name}`, incident_id: incident.id }]);
 
-  const failing = await workflow({ name: 'Bad field', plugin_instance_id: steps.id, steps: [{ kind: 'set_field', with: { field: 'status', value: 'Closed' } }] });
+  const failing = await workflow({
+    name: 'Bad field',
+    plugin_instance_id: steps.id,
+    steps: [{ kind: 'set_field', with: { field: 'status', value: 'Closed' } }],
+  });
   const bad = await finished((await api('POST', `/workflows/${failing.id}/run`, { incident_id: incident.id })).body.id);
   t.equal(bad.status, 'Failed');
   t.equal(bad.status_reason, "Step 1 (set_field) failed: Field 'status' cannot be set by a workflow (title, description, resolution).");

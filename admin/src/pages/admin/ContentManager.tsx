@@ -17,7 +17,10 @@ export function ContentManager() {
   const { identity } = useGetIdentity();
   const resources = useResourceDefinitions();
   const isOwner = identity?.role === 'Owner';
-  const { data: pages = [], isPending } = useGetList<SitePage & { published: boolean }>('site/pages', { pagination: { page: 1, perPage: 100 }, sort: { field: 'created_at', order: 'DESC' } });
+  const { data: pages = [], isPending } = useGetList<SitePage & { published: boolean }>('site/pages', {
+    pagination: { page: 1, perPage: 100 },
+    sort: { field: 'created_at', order: 'DESC' },
+  });
   const { total: curated } = useGetList('curated_content', { pagination: { page: 1, perPage: 1 } }, { enabled: !!resources['curated_content'] });
   return (
     <Stack spacing={2} sx={{ mt: 2, maxWidth: 960 }}>
@@ -66,7 +69,11 @@ export function ContentManager() {
       </Card>
       {resources['curated_content'] ? (
         <Card>
-          <CardHeader title="Curated content" titleTypographyProps={{ component: 'h2', variant: 'h6' }} subheader={`${curated ?? '…'} items; the most engaged ones trend on the landing page.`} />
+          <CardHeader
+            title="Curated content"
+            titleTypographyProps={{ component: 'h2', variant: 'h6' }}
+            subheader={`${curated ?? '…'} items; the most engaged ones trend on the landing page.`}
+          />
           <CardContent>
             <Button component={Link} to={createPath({ resource: 'curated_content', type: 'list' })}>
               Open curated content

@@ -12,7 +12,15 @@ const colour = (value: unknown) => (value && !COLOUR.test(String(value)) ? 'Must
  * Spec §5's organization dialog: create (name and description required) or edit (name locked);
  * the banner and story-curve settings are a Custom Plan's (pro team), disabled otherwise.
  */
-export function OrganizationDialog({ open, onClose, organization }: { open: boolean; onClose: () => void; organization?: Organization & { storycurve_logging_enabled?: boolean } }) {
+export function OrganizationDialog({
+  open,
+  onClose,
+  organization,
+}: {
+  open: boolean;
+  onClose: () => void;
+  organization?: Organization & { storycurve_logging_enabled?: boolean };
+}) {
   const [create] = useCreate();
   const [update] = useUpdate();
   const notify = useNotify();
@@ -29,7 +37,14 @@ export function OrganizationDialog({ open, onClose, organization }: { open: bool
             id: organization.id,
             data: {
               description: values.description,
-              ...(proTeam ? { banner_text: values.banner_text || null, banner_color: values.banner_color || organization.banner_color, banner_enabled: !!values.banner_enabled, storycurve_logging_enabled: !!values.storycurve_logging_enabled } : {}),
+              ...(proTeam
+                ? {
+                    banner_text: values.banner_text || null,
+                    banner_color: values.banner_color || organization.banner_color,
+                    banner_enabled: !!values.banner_enabled,
+                    storycurve_logging_enabled: !!values.storycurve_logging_enabled,
+                  }
+                : {}),
             },
             previousData: organization,
           },
@@ -45,33 +60,40 @@ export function OrganizationDialog({ open, onClose, organization }: { open: bool
         }, fail);
   return (
     <>
-    <LoadingOverlay open={!!switching} label={`Opening ${switching ?? ''}…`} />
-    <Dialog open={open} onClose={onClose} aria-labelledby="organization-dialog-title" fullWidth maxWidth="sm">
-      <Form onSubmit={submit} noValidate record={organization} key={organization?.id ?? 'new'}>
-        <DialogTitle id="organization-dialog-title">{editing ? 'Edit organization' : 'New organization'}</DialogTitle>
-        <DialogContent>
-          <TextInput source="name" label="Name" validate={required()} fullWidth disabled={editing} helperText={editing ? 'The name cannot change once the organization exists.' : false} />
-          <TextInput source="description" label="Description" validate={required()} multiline minRows={2} fullWidth />
-          {editing ? (
-            <>
-              {!proTeam ? (
-                <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
-                  The banner and story curves are part of the Custom Plan.
-                </Typography>
-              ) : null}
-              <TextInput source="banner_text" label="Banner text" fullWidth disabled={!proTeam} />
-              <TextInput source="banner_color" label="Banner colour" fullWidth disabled={!proTeam} validate={colour} helperText="A colour like #1565C0" />
-              <BooleanInput source="banner_enabled" label="Show the banner" disabled={!proTeam} />
-              <BooleanInput source="storycurve_logging_enabled" label="Record story curves of incident timelines" disabled={!proTeam} />
-            </>
-          ) : null}
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={onClose}>Cancel</Button>
-          <SaveButton label={editing ? 'Save' : 'Create'} alwaysEnable />
-        </DialogActions>
-      </Form>
-    </Dialog>
+      <LoadingOverlay open={!!switching} label={`Opening ${switching ?? ''}…`} />
+      <Dialog open={open} onClose={onClose} aria-labelledby="organization-dialog-title" fullWidth maxWidth="sm">
+        <Form onSubmit={submit} noValidate record={organization} key={organization?.id ?? 'new'}>
+          <DialogTitle id="organization-dialog-title">{editing ? 'Edit organization' : 'New organization'}</DialogTitle>
+          <DialogContent>
+            <TextInput
+              source="name"
+              label="Name"
+              validate={required()}
+              fullWidth
+              disabled={editing}
+              helperText={editing ? 'The name cannot change once the organization exists.' : false}
+            />
+            <TextInput source="description" label="Description" validate={required()} multiline minRows={2} fullWidth />
+            {editing ? (
+              <>
+                {!proTeam ? (
+                  <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
+                    The banner and story curves are part of the Custom Plan.
+                  </Typography>
+                ) : null}
+                <TextInput source="banner_text" label="Banner text" fullWidth disabled={!proTeam} />
+                <TextInput source="banner_color" label="Banner colour" fullWidth disabled={!proTeam} validate={colour} helperText="A colour like #1565C0" />
+                <BooleanInput source="banner_enabled" label="Show the banner" disabled={!proTeam} />
+                <BooleanInput source="storycurve_logging_enabled" label="Record story curves of incident timelines" disabled={!proTeam} />
+              </>
+            ) : null}
+          </DialogContent>
+          <DialogActions>
+            <Button onClick={onClose}>Cancel</Button>
+            <SaveButton label={editing ? 'Save' : 'Create'} alwaysEnable />
+          </DialogActions>
+        </Form>
+      </Dialog>
     </>
   );
 }

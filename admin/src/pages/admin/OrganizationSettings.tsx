@@ -25,7 +25,9 @@ function SiteSettingsForm({ canEdit }: { canEdit: boolean }) {
   const [settings, setSettings] = useState<SiteSettings | null>(null);
   useEffect(() => void loadSite(true).then((s) => setSettings(s.settings)), []);
   const submit = (values: Record<string, unknown>) => {
-    const body = Object.fromEntries([...LINK_FIELDS.map((f) => f.source), 'temporary_message'].map((k) => [k, typeof values[k] === 'string' && values[k] ? String(values[k]).trim() : null]));
+    const body = Object.fromEntries(
+      [...LINK_FIELDS.map((f) => f.source), 'temporary_message'].map((k) => [k, typeof values[k] === 'string' && values[k] ? String(values[k]).trim() : null]),
+    );
     return api<SiteSettings>('/site/settings', { method: 'PUT', json: body }).then(
       (saved) => {
         setSettings(saved);
@@ -45,7 +47,14 @@ function SiteSettingsForm({ canEdit }: { canEdit: boolean }) {
           </Grid>
         ))}
         <Grid size={12}>
-          <TextInput source="temporary_message" label="Temporary message" helperText="Shown at the top of every open page for 30 seconds after it loads; leave empty for none." fullWidth multiline disabled={!canEdit} />
+          <TextInput
+            source="temporary_message"
+            label="Temporary message"
+            helperText="Shown at the top of every open page for 30 seconds after it loads; leave empty for none."
+            fullWidth
+            multiline
+            disabled={!canEdit}
+          />
         </Grid>
       </Grid>
       {canEdit ? <SaveButton label="Save settings" alwaysEnable /> : null}
@@ -57,7 +66,11 @@ function SiteSettingsForm({ canEdit }: { canEdit: boolean }) {
 export function OrganizationSettings() {
   const { current } = useOrganizations();
   const { identity } = useGetIdentity();
-  const { data: organization, refetch } = useGetOne<Organization & { storycurve_logging_enabled?: boolean }>('organizations', { id: current?.id ?? 0 }, { enabled: !!current });
+  const { data: organization, refetch } = useGetOne<Organization & { storycurve_logging_enabled?: boolean }>(
+    'organizations',
+    { id: current?.id ?? 0 },
+    { enabled: !!current },
+  );
   const [editing, setEditing] = useState(false);
   const canEdit = atLeastAdmin(identity?.role);
   return (
@@ -65,7 +78,11 @@ export function OrganizationSettings() {
       <Title title="Organization settings" />
       {!canEdit && identity ? <Alert severity="info">Only an Admin or above may change these settings.</Alert> : null}
       <Card>
-        <CardHeader title="Organization" titleTypographyProps={{ component: 'h2', variant: 'h6' }} action={canEdit && organization ? <Button onClick={() => setEditing(true)}>Edit organization</Button> : null} />
+        <CardHeader
+          title="Organization"
+          titleTypographyProps={{ component: 'h2', variant: 'h6' }}
+          action={canEdit && organization ? <Button onClick={() => setEditing(true)}>Edit organization</Button> : null}
+        />
         <CardContent>
           <Typography>
             <strong>{organization?.name ?? '…'}</strong> ({organization?.slug})
@@ -77,7 +94,11 @@ export function OrganizationSettings() {
         </CardContent>
       </Card>
       <Card>
-        <CardHeader title="Contact menu, product links and message" titleTypographyProps={{ component: 'h2', variant: 'h6' }} subheader="Shown in the toolbar and on the public pages; empty fields are left out." />
+        <CardHeader
+          title="Contact menu, product links and message"
+          titleTypographyProps={{ component: 'h2', variant: 'h6' }}
+          subheader="Shown in the toolbar and on the public pages; empty fields are left out."
+        />
         <CardContent>
           <SiteSettingsForm canEdit={canEdit} />
         </CardContent>

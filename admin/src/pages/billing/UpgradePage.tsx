@@ -1,5 +1,20 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Alert, Box, Button, Card, CardActions, CardContent, CardHeader, Chip, Grid, List, ListItem, ListItemIcon, ListItemText, Typography } from '@mui/material';
+import {
+  Alert,
+  Box,
+  Button,
+  Card,
+  CardActions,
+  CardContent,
+  CardHeader,
+  Chip,
+  Grid,
+  List,
+  ListItem,
+  ListItemIcon,
+  ListItemText,
+  Typography,
+} from '@mui/material';
 import CheckIcon from '@mui/icons-material/Check';
 import CloseIcon from '@mui/icons-material/Close';
 import { Title, useGetIdentity, useNotify, usePermissions, useRefresh } from 'react-admin';
@@ -42,7 +57,9 @@ const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year:
 function Feature({ ok, children }: { ok: boolean; children: string }) {
   return (
     <ListItem disableGutters dense>
-      <ListItemIcon sx={{ minWidth: 32 }}>{ok ? <CheckIcon fontSize="small" color="success" aria-label="Included" /> : <CloseIcon fontSize="small" color="disabled" aria-label="Not included" />}</ListItemIcon>
+      <ListItemIcon sx={{ minWidth: 32 }}>
+        {ok ? <CheckIcon fontSize="small" color="success" aria-label="Included" /> : <CloseIcon fontSize="small" color="disabled" aria-label="Not included" />}
+      </ListItemIcon>
       <ListItemText primary={children} />
     </ListItem>
   );
@@ -51,7 +68,8 @@ function Feature({ ok, children }: { ok: boolean; children: string }) {
 function status(state: BillingState): string {
   const label = state.plans.find((p) => p.plan === state.plan)?.label ?? state.plan;
   const end = state.subscription_end_date ? day(state.subscription_end_date) : null;
-  if (state.plan === 'free') return state.subscription_status === 'trialing' && end ? `${label}, until ${end}.` : `${label}: ${state.subscription_status.replace(/_/g, ' ')}.`;
+  if (state.plan === 'free')
+    return state.subscription_status === 'trialing' && end ? `${label}, until ${end}.` : `${label}: ${state.subscription_status.replace(/_/g, ' ')}.`;
   if (state.subscription_status === 'past_due') return `${label}: the last payment failed. Stripe retries it; update your card under Manage billing.`;
   if (state.cancel_at_period_end && end) return `${label}, cancelled: it ends on ${end}.`;
   return end ? `${label}, renews on ${end}.` : `${label}.`;
@@ -97,7 +115,10 @@ export function UpgradePage() {
       if (s?.plan === waitingFor) {
         clearInterval(timer);
         setWaitingFor(null);
-        notify(`Successfully upgraded to ${s.plans.find((p) => p.plan === waitingFor)?.label ?? waitingFor}.`, { type: 'success', autoHideDuration: SUBSCRIPTION_MESSAGE_MS });
+        notify(`Successfully upgraded to ${s.plans.find((p) => p.plan === waitingFor)?.label ?? waitingFor}.`, {
+          type: 'success',
+          autoHideDuration: SUBSCRIPTION_MESSAGE_MS,
+        });
         await refreshUser();
       } else if (tries >= 60) {
         clearInterval(timer);
@@ -112,7 +133,9 @@ export function UpgradePage() {
     if (!storage.token) return notify('Authentication required to upgrade subscription', { type: 'error', autoHideDuration: SUBSCRIPTION_MESSAGE_MS });
     setBusy(true);
     try {
-      const answer = await api<{ checkout_url?: string; status?: string; message?: string }>(UPGRADE_PATH[entry.plan as Exclude<Plan, 'free'>], { method: 'POST' });
+      const answer = await api<{ checkout_url?: string; status?: string; message?: string }>(UPGRADE_PATH[entry.plan as Exclude<Plan, 'free'>], {
+        method: 'POST',
+      });
       if (answer?.checkout_url) return window.location.assign(answer.checkout_url);
       if (answer?.status === 'success') {
         // A paying organization's subscription changed price; the webhook confirms the plan.
@@ -136,7 +159,10 @@ export function UpgradePage() {
       await load();
       await refreshUser();
     } catch {
-      notify(`Failed to cancel subscription. Please try again. If it keeps failing, write to ${state?.support_email ?? 'support'}.`, { type: 'error', autoHideDuration: SUBSCRIPTION_MESSAGE_MS });
+      notify(`Failed to cancel subscription. Please try again. If it keeps failing, write to ${state?.support_email ?? 'support'}.`, {
+        type: 'error',
+        autoHideDuration: SUBSCRIPTION_MESSAGE_MS,
+      });
     } finally {
       setBusy(false);
     }
@@ -183,8 +209,17 @@ export function UpgradePage() {
               const current = entry.plan === state.plan;
               return (
                 <Grid key={entry.plan} size={{ xs: 12, md: 4 }}>
-                  <Card variant="outlined" sx={{ height: '100%', display: 'flex', flexDirection: 'column', borderColor: current ? 'primary.main' : undefined }} aria-label={entry.label} role="region">
-                    <CardHeader title={entry.label} titleTypographyProps={{ component: 'h2', variant: 'h6' }} action={current ? <Chip size="small" color="primary" label="Current plan" /> : null} />
+                  <Card
+                    variant="outlined"
+                    sx={{ height: '100%', display: 'flex', flexDirection: 'column', borderColor: current ? 'primary.main' : undefined }}
+                    aria-label={entry.label}
+                    role="region"
+                  >
+                    <CardHeader
+                      title={entry.label}
+                      titleTypographyProps={{ component: 'h2', variant: 'h6' }}
+                      action={current ? <Chip size="small" color="primary" label="Current plan" /> : null}
+                    />
                     <CardContent sx={{ flexGrow: 1 }}>
                       <List dense disablePadding>
                         <Feature ok>{`${entry.messages_per_day.toLocaleString()} AI questions a day per person`}</Feature>

@@ -1,5 +1,29 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Alert, Box, Button, Card, CardContent, Checkbox, Chip, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, FormControlLabel, IconButton, LinearProgress, List, ListItem, ListItemButton, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import {
+  Alert,
+  Box,
+  Button,
+  Card,
+  CardContent,
+  Checkbox,
+  Chip,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogContentText,
+  DialogTitle,
+  FormControlLabel,
+  IconButton,
+  LinearProgress,
+  List,
+  ListItem,
+  ListItemButton,
+  ListItemText,
+  MenuItem,
+  Stack,
+  TextField,
+  Typography,
+} from '@mui/material';
 import DeleteIcon from '@mui/icons-material/DeleteOutline';
 import { Confirm, Title, useGetList, useNotify, useTranslate } from 'react-admin';
 import { useSearchParams } from 'react-router-dom';
@@ -102,7 +126,10 @@ export function ChatPage() {
   const translate = useTranslate();
   const [videoUrl, setVideoUrl] = useState('');
   const [params, setParams] = useSearchParams();
-  const { data: projects, refetch: refetchProjects } = useGetList<{ id: number; name: string }>('projects', { pagination: { page: 1, perPage: 200 }, sort: { field: 'name', order: 'ASC' } });
+  const { data: projects, refetch: refetchProjects } = useGetList<{ id: number; name: string }>('projects', {
+    pagination: { page: 1, perPage: 200 },
+    sort: { field: 'name', order: 'ASC' },
+  });
   // '' is "no project": the chats asked before any project existed stay reachable there.
   const [projectId, setProjectIdState] = useState<number | ''>('');
   const [picked, setPicked] = useState(false);
@@ -281,7 +308,15 @@ export function ChatPage() {
       }
       try {
         // Through `request`: a socket that is reconnecting at that moment is waited for (its reply is handled in onFrame).
-        await request('file_upload', { fileName: file.name, fileType: file.type || null, fileContent: content, buildIndex: upload.buildIndex, project_id: projectId, eccs_project_id: null, sensitivityLevel: upload.sensitivityLevel });
+        await request('file_upload', {
+          fileName: file.name,
+          fileType: file.type || null,
+          fileContent: content,
+          buildIndex: upload.buildIndex,
+          project_id: projectId,
+          eccs_project_id: null,
+          sensitivityLevel: upload.sensitivityLevel,
+        });
       } catch (err) {
         const message = (err as Error).message;
         setUploadError(message === NOT_CONNECTED || message === NOT_ESTABLISHED ? message : 'Upload failed');
@@ -295,7 +330,12 @@ export function ChatPage() {
     setUploadError(null);
     if (projectId === '' || !videoUrl.trim()) return;
     try {
-      const reply = await request('video_transcript_submission', { url: videoUrl.trim(), buildIndex: upload.buildIndex, project_id: projectId, sensitivityLevel: upload.sensitivityLevel });
+      const reply = await request('video_transcript_submission', {
+        url: videoUrl.trim(),
+        buildIndex: upload.buildIndex,
+        project_id: projectId,
+        sensitivityLevel: upload.sensitivityLevel,
+      });
       if (reply.type === 'error') return setUploadError(detailText(reply.data));
       if (reply.data?.status !== 'success') return setUploadError(String(reply.data?.message ?? 'Submission failed.'));
       notify(String(reply.data.message), { type: 'info' });
@@ -371,20 +411,29 @@ export function ChatPage() {
                 </Button>
               )}
             </Stack>
-            {!connected ? <Alert severity="warning" sx={{ mb: 2 }}>{NOT_CONNECTED}</Alert> : null}
+            {!connected ? (
+              <Alert severity="warning" sx={{ mb: 2 }}>
+                {NOT_CONNECTED}
+              </Alert>
+            ) : null}
             {shareLink ? (
               <Alert severity="success" sx={{ mb: 2 }}>
-                Anyone with this link can read the chat: <a href={shareLink} data-testid="share-link">{shareLink}</a>
+                Anyone with this link can read the chat:{' '}
+                <a href={shareLink} data-testid="share-link">
+                  {shareLink}
+                </a>
               </Alert>
             ) : null}
             <Dialog open={confirmShare} onClose={() => setConfirmShare(false)} aria-labelledby="share-title" fullWidth maxWidth="sm">
               <DialogTitle id="share-title">Share this chat publicly?</DialogTitle>
               <DialogContent>
-                <DialogContentText>Anyone with the link, signed in or not, will read the questions, the answers and the passages they cite from these sources:</DialogContentText>
+                <DialogContentText>
+                  Anyone with the link, signed in or not, will read the questions, the answers and the passages they cite from these sources:
+                </DialogContentText>
                 <List dense aria-label="Cited sources">
                   {citedSources(chat.messages, submissions).map((c) => (
                     <ListItem key={c.title} disableGutters>
-                      <ListItemText primary={c.title} secondary={c.level ? LEVELS[c.level] ?? c.level : 'Level not known here'} />
+                      <ListItemText primary={c.title} secondary={c.level ? (LEVELS[c.level] ?? c.level) : 'Level not known here'} />
                       {c.level && c.level !== 'public' ? <Chip size="small" color="error" label="Not public" /> : null}
                     </ListItem>
                   ))}
@@ -403,8 +452,10 @@ export function ChatPage() {
                 </Button>
               </DialogActions>
             </Dialog>
-            {chat.messages.length === 0 ? <Typography color="text.secondary">Ask about the documents, notes and transcripts of this project.</Typography> : null}
-            <Conversation messages={chat.messages} busy={chat.busy} chatId={chat.chatId} request={request} onFeedback={onFeedback} />
+            {chat.messages.length === 0 ? (
+              <Typography color="text.secondary">Ask about the documents, notes and transcripts of this project.</Typography>
+            ) : null}
+            <Conversation messages={chat.messages} busy={chat.busy} chatId={chat.chatId} request={request} onFeedback={onFeedback} followsActiveObject />
             <QuestionForm question={question} setQuestion={setQuestion} onAsk={onAsk} busy={chat.busy} connected={connected} error={chat.error} />
           </CardContent>
         </Card>
@@ -415,12 +466,21 @@ export function ChatPage() {
               Sources
             </Typography>
             <Stack spacing={1.5}>
-              <TextField select size="small" label="Who may retrieve it" value={upload.sensitivityLevel} onChange={(e) => setUpload({ ...upload, sensitivityLevel: e.target.value })}>
+              <TextField
+                select
+                size="small"
+                label="Who may retrieve it"
+                value={upload.sensitivityLevel}
+                onChange={(e) => setUpload({ ...upload, sensitivityLevel: e.target.value })}
+              >
                 <MenuItem value="public">Public (also anonymous visitors)</MenuItem>
                 <MenuItem value="internal">Internal (members)</MenuItem>
                 <MenuItem value="restricted">Restricted (Admins and you)</MenuItem>
               </TextField>
-              <FormControlLabel control={<Checkbox checked={upload.buildIndex} onChange={(e) => setUpload({ ...upload, buildIndex: e.target.checked })} />} label="Index for search now" />
+              <FormControlLabel
+                control={<Checkbox checked={upload.buildIndex} onChange={(e) => setUpload({ ...upload, buildIndex: e.target.checked })} />}
+                label="Index for search now"
+              />
               <Button variant="outlined" component="label" disabled={!connected || projectId === ''}>
                 Upload files
                 <input ref={fileInput} hidden type="file" multiple accept={ACCEPT} data-testid="upload-input" onChange={(e) => void onFiles(e.target.files)} />
@@ -443,7 +503,9 @@ export function ChatPage() {
                   {translate('fw.screens.youtube_add')}
                 </Button>
               </Stack>
-              {projectId === '' ? <Alert severity="info">Files go into a project: choose one above{projects?.length === 0 ? ', or create one' : ''}.</Alert> : null}
+              {projectId === '' ? (
+                <Alert severity="info">Files go into a project: choose one above{projects?.length === 0 ? ', or create one' : ''}.</Alert>
+              ) : null}
               {uploadError ? <Alert severity="error">{uploadError}</Alert> : null}
             </Stack>
             <List dense aria-label="Submissions" sx={{ mt: 1 }}>
@@ -453,7 +515,12 @@ export function ChatPage() {
                     <Typography variant="body2" sx={{ flex: 1, overflow: 'hidden', textOverflow: 'ellipsis' }}>
                       {s.fileName ?? s.title}
                     </Typography>
-                    <Chip size="small" label={s.status} color={s.status === 'indexed' ? 'success' : s.status === 'failed' ? 'error' : 'default'} data-testid="submission-status" />
+                    <Chip
+                      size="small"
+                      label={s.status}
+                      color={s.status === 'indexed' ? 'success' : s.status === 'failed' ? 'error' : 'default'}
+                      data-testid="submission-status"
+                    />
                     <IconButton size="small" aria-label={`Delete ${s.fileName ?? s.title}`} onClick={() => setRemoving(s)}>
                       <DeleteIcon fontSize="small" />
                     </IconButton>
@@ -461,7 +528,14 @@ export function ChatPage() {
                   <Typography variant="caption" color="text.secondary" component="div" data-testid="submission-level">
                     {LEVELS[s.sensitivityLevel] ?? s.sensitivityLevel}
                   </Typography>
-                  {s.status === 'indexing' || s.status === 'uploaded' ? <LinearProgress variant={s.status === 'indexing' ? 'determinate' : 'indeterminate'} value={s.progress} aria-label={`Indexing ${s.fileName ?? s.title}`} sx={{ mt: 0.5 }} /> : null}
+                  {s.status === 'indexing' || s.status === 'uploaded' ? (
+                    <LinearProgress
+                      variant={s.status === 'indexing' ? 'determinate' : 'indeterminate'}
+                      value={s.progress}
+                      aria-label={`Indexing ${s.fileName ?? s.title}`}
+                      sx={{ mt: 0.5 }}
+                    />
+                  ) : null}
                   {s.error ? (
                     <Typography variant="caption" color="error">
                       {s.error}

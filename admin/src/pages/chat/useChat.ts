@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
-import type { Message, Source } from './Conversation.js';
+import type { Message } from './Conversation.js';
+import type { Source } from './sources.js';
 import { detailText, type Frame } from './socket.js';
 
 /**
@@ -28,7 +29,14 @@ export function useChat() {
         updateLast((m) => ({ ...m, text: '', notice: String(data.notice ?? '') }));
         return true;
       case 'chat_done':
-        updateLast((m) => ({ ...m, id: Number(data.message_id), text: String(data.answer ?? m.text), sources: (data.sources as Source[]) ?? m.sources, notice: (data.notice as string | null) ?? m.notice, created_at: new Date().toISOString() }));
+        updateLast((m) => ({
+          ...m,
+          id: Number(data.message_id),
+          text: String(data.answer ?? m.text),
+          sources: (data.sources as Source[]) ?? m.sources,
+          notice: (data.notice as string | null) ?? m.notice,
+          created_at: new Date().toISOString(),
+        }));
         setChatId(String(data.chat_id));
         setBusy(false);
         return true;

@@ -1,5 +1,25 @@
 import { useEffect, useState } from 'react';
-import { Alert, Box, Button, Card, CardContent, Chip, Container, createTheme, CssBaseline, Link, List, ListItem, ListItemText, MenuItem, Stack, TextField, ThemeProvider, Typography, type ThemeOptions } from '@mui/material';
+import {
+  Alert,
+  Box,
+  Button,
+  Card,
+  CardContent,
+  Chip,
+  Container,
+  createTheme,
+  CssBaseline,
+  Link,
+  List,
+  ListItem,
+  ListItemText,
+  MenuItem,
+  Stack,
+  TextField,
+  ThemeProvider,
+  Typography,
+  type ThemeOptions,
+} from '@mui/material';
 import { Link as RouterLink, useLocation, useSearchParams } from 'react-router-dom';
 import { organization } from '../../org.js';
 import { api } from '../../providers/http.js';
@@ -57,7 +77,13 @@ interface Limits {
  * anonymous limits (fetched over the socket). Only this visitor and the organization's members can
  * retrieve them.
  */
-function OwnMaterial(props: { anonKey: string; connected: boolean; request: (type: string, data: unknown) => Promise<{ type: string; data?: Record<string, unknown> }>; onProject: (p: { id: number; name: string }) => void; projectId: number | '' }) {
+function OwnMaterial(props: {
+  anonKey: string;
+  connected: boolean;
+  request: (type: string, data: unknown) => Promise<{ type: string; data?: Record<string, unknown> }>;
+  onProject: (p: { id: number; name: string }) => void;
+  projectId: number | '';
+}) {
   const { anonKey, connected, request, onProject, projectId } = props;
   const [own, setOwn] = useState<{ id: number; name: string }[]>([]);
   const [name, setName] = useState('');
@@ -71,20 +97,34 @@ function OwnMaterial(props: { anonKey: string; connected: boolean; request: (typ
   }, [anonKey]);
   useEffect(() => {
     if (!connected) return;
-    void request('fetch_limits', {}).then((f) => f.type === 'limits' && setLimits(f.data as Limits), () => undefined);
+    void request('fetch_limits', {}).then(
+      (f) => f.type === 'limits' && setLimits(f.data as Limits),
+      () => undefined,
+    );
   }, [connected, request]);
   const mine = typeof projectId === 'number' && own.some((p) => p.id === projectId);
   const refresh = async () => {
     if (!mine) return setUploads([]);
     const reply = await request('fetch_submissions', { project_id: projectId }).catch(() => null);
-    if (reply?.type === 'submissions') setUploads(((reply.data?.items ?? []) as { id: number; title: string; fileName?: string; status: string }[]).map((s) => ({ id: s.id, title: s.fileName ?? s.title, status: s.status })));
+    if (reply?.type === 'submissions')
+      setUploads(
+        ((reply.data?.items ?? []) as { id: number; title: string; fileName?: string; status: string }[]).map((s) => ({
+          id: s.id,
+          title: s.fileName ?? s.title,
+          status: s.status,
+        })),
+      );
   };
   useEffect(() => void refresh(), [projectId, mine, connected]);
 
   const create = async (event: React.FormEvent) => {
     event.preventDefault();
     try {
-      const project = await api<{ id: number; name: string }>(`/projects/anonymous/${encodeURIComponent(anonKey)}`, { method: 'POST', json: { name: name.trim() }, anonymous: true });
+      const project = await api<{ id: number; name: string }>(`/projects/anonymous/${encodeURIComponent(anonKey)}`, {
+        method: 'POST',
+        json: { name: name.trim() },
+        anonymous: true,
+      });
       setOwn((list) => [...list, project]);
       setName('');
       setMessage({ ok: true, text: `Project '${project.name}' created. Upload files into it, then ask about them.` });
@@ -97,7 +137,15 @@ function OwnMaterial(props: { anonKey: string; connected: boolean; request: (typ
     if (!files || !mine) return;
     for (const file of Array.from(files)) {
       try {
-        const reply = await request('file_upload', { fileName: file.name, fileType: file.type || null, fileContent: await readBase64(file), buildIndex: true, project_id: projectId, eccs_project_id: null, sensitivityLevel: 'internal' });
+        const reply = await request('file_upload', {
+          fileName: file.name,
+          fileType: file.type || null,
+          fileContent: await readBase64(file),
+          buildIndex: true,
+          project_id: projectId,
+          eccs_project_id: null,
+          sensitivityLevel: 'internal',
+        });
         const ok = reply.data?.status === 'success';
         setMessage({ ok, text: String(reply.data?.message ?? (ok ? 'File uploaded.' : 'Upload failed')) });
       } catch (err) {
@@ -114,7 +162,10 @@ function OwnMaterial(props: { anonKey: string; connected: boolean; request: (typ
           Your own material
         </Typography>
         <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
-          Create a project, upload your files and ask about them. Without an account: {limits ? `up to ${limits.files_per_project ?? '…'} files of ${mb(limits.max_file_bytes)} a project, ${limits.messages_per_day ?? '…'} questions a day (${limits.messages_today ?? 0} asked today).` : 'limits are loading…'}
+          Create a project, upload your files and ask about them. Without an account:{' '}
+          {limits
+            ? `up to ${limits.files_per_project ?? '…'} files of ${mb(limits.max_file_bytes)} a project, ${limits.messages_per_day ?? '…'} questions a day (${limits.messages_today ?? 0} asked today).`
+            : 'limits are loading…'}
         </Typography>
         <Stack component="form" direction="row" spacing={1} onSubmit={create} sx={{ mb: 1 }}>
           <TextField size="small" label="Project name" value={name} onChange={(e) => setName(e.target.value)} sx={{ flex: 1 }} />
@@ -124,7 +175,14 @@ function OwnMaterial(props: { anonKey: string; connected: boolean; request: (typ
         </Stack>
         <Button variant="outlined" component="label" disabled={!connected || !mine} fullWidth>
           Upload files
-          <input hidden type="file" multiple accept=".txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv,.json,.vtt,.srt" data-testid="landing-upload-input" onChange={(e) => void upload(e.target.files)} />
+          <input
+            hidden
+            type="file"
+            multiple
+            accept=".txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv,.json,.vtt,.srt"
+            data-testid="landing-upload-input"
+            onChange={(e) => void upload(e.target.files)}
+          />
         </Button>
         {!mine ? (
           <Typography variant="caption" color="text.secondary">
@@ -207,7 +265,11 @@ export function LandingPage() {
             Sign in
           </Button>
         </Stack>
-        {failure ? <Alert severity="error" sx={{ mb: 2 }}>{failure}</Alert> : null}
+        {failure ? (
+          <Alert severity="error" sx={{ mb: 2 }}>
+            {failure}
+          </Alert>
+        ) : null}
         <Stack direction={{ xs: 'column', md: 'row' }} spacing={2} sx={{ alignItems: 'flex-start' }}>
           <Card sx={{ flex: 2, width: '100%' }}>
             <CardContent>
@@ -230,7 +292,14 @@ export function LandingPage() {
                     <Typography variant="h6" component="h2" sx={{ flex: 1 }}>
                       Ask our public knowledge base
                     </Typography>
-                    <TextField select size="small" label="Project" value={projectId} onChange={(e) => setProjectId(e.target.value === '' ? '' : Number(e.target.value))} sx={{ minWidth: 200 }}>
+                    <TextField
+                      select
+                      size="small"
+                      label="Project"
+                      value={projectId}
+                      onChange={(e) => setProjectId(e.target.value === '' ? '' : Number(e.target.value))}
+                      sx={{ minWidth: 200 }}
+                    >
                       <MenuItem value="">All public material</MenuItem>
                       {projects.map((p) => (
                         <MenuItem key={p.id} value={p.id}>
@@ -239,7 +308,11 @@ export function LandingPage() {
                       ))}
                     </TextField>
                   </Stack>
-                  {key && !connected ? <Alert severity="warning" sx={{ mb: 2 }}>{NOT_CONNECTED}</Alert> : null}
+                  {key && !connected ? (
+                    <Alert severity="warning" sx={{ mb: 2 }}>
+                      {NOT_CONNECTED}
+                    </Alert>
+                  ) : null}
                   <Conversation messages={chat.messages} busy={chat.busy} chatId={chat.chatId} request={request} />
                   <QuestionForm question={question} setQuestion={setQuestion} onAsk={onAsk} busy={chat.busy} connected={connected} error={chat.error} />
                 </>
@@ -247,43 +320,49 @@ export function LandingPage() {
             </CardContent>
           </Card>
           <Box sx={{ flex: 1, width: '100%' }}>
-          <Card>
-            <CardContent>
-              <Typography variant="h6" component="h2">
-                Trending
-              </Typography>
-              <List dense aria-label="Trending content">
-                {trending.length === 0 ? (
-                  <ListItem disableGutters>
-                    <Typography variant="body2" color="text.secondary">
-                      Nothing trending yet.
-                    </Typography>
-                  </ListItem>
-                ) : null}
-                {trending.map((item) => (
-                  <ListItem key={item.id} disableGutters>
-                    <ListItemText
-                      primary={
-                        item.link ? (
-                          <Link
-                            href={item.link}
-                            target="_blank"
-                            rel="noreferrer"
-                            onClick={() => void api(`/curated_content/${item.id}/engagements?key=${encodeURIComponent(key ?? '')}`, { method: 'POST', json: { kind: 'click' }, anonymous: true }).catch(() => undefined)}
-                          >
-                            {item.text}
-                          </Link>
-                        ) : (
-                          item.text
-                        )
-                      }
-                      secondary={relativeTime(item.created_at)}
-                    />
-                  </ListItem>
-                ))}
-              </List>
-            </CardContent>
-          </Card>
+            <Card>
+              <CardContent>
+                <Typography variant="h6" component="h2">
+                  Trending
+                </Typography>
+                <List dense aria-label="Trending content">
+                  {trending.length === 0 ? (
+                    <ListItem disableGutters>
+                      <Typography variant="body2" color="text.secondary">
+                        Nothing trending yet.
+                      </Typography>
+                    </ListItem>
+                  ) : null}
+                  {trending.map((item) => (
+                    <ListItem key={item.id} disableGutters>
+                      <ListItemText
+                        primary={
+                          item.link ? (
+                            <Link
+                              href={item.link}
+                              target="_blank"
+                              rel="noreferrer"
+                              onClick={() =>
+                                void api(`/curated_content/${item.id}/engagements?key=${encodeURIComponent(key ?? '')}`, {
+                                  method: 'POST',
+                                  json: { kind: 'click' },
+                                  anonymous: true,
+                                }).catch(() => undefined)
+                              }
+                            >
+                              {item.text}
+                            </Link>
+                          ) : (
+                            item.text
+                          )
+                        }
+                        secondary={relativeTime(item.created_at)}
+                      />
+                    </ListItem>
+                  ))}
+                </List>
+              </CardContent>
+            </Card>
             {key && !sharedId ? (
               <OwnMaterial
                 anonKey={key}

@@ -1,5 +1,21 @@
 import { useMemo, type ReactNode } from 'react';
-import { AppBar, Box, Button, Card, CardActionArea, CardContent, Container, createTheme, CssBaseline, Link, Stack, ThemeProvider, Toolbar, Typography, type ThemeOptions } from '@mui/material';
+import {
+  AppBar,
+  Box,
+  Button,
+  Card,
+  CardActionArea,
+  CardContent,
+  Container,
+  createTheme,
+  CssBaseline,
+  Link,
+  Stack,
+  ThemeProvider,
+  Toolbar,
+  Typography,
+  type ThemeOptions,
+} from '@mui/material';
 import { Link as RouterLink, useParams } from 'react-router-dom';
 import { organization, storage } from '../../org.js';
 import { darkTheme, lightTheme } from '../../theme.js';
@@ -8,7 +24,6 @@ import { SiteLinks } from './SiteLinks.js';
 import { NotFoundContent } from './NotFound.js';
 import { PUBLIC_PATHS } from './paths.js';
 import { useSite, type SitePage } from './site.js';
-
 
 /** Plain text, a paragraph per blank-line-separated block. */
 export function Paragraphs({ text }: { text: string }) {
@@ -89,7 +104,7 @@ export function ServerErrorPage() {
         Something has gone wrong
       </Typography>
       <Typography sx={{ mb: 2 }}>Something has gone wrong. Please, retry or let your admin know that you received this error.</Typography>
-      <Button variant="contained" onClick={() => window.history.length > 1 ? window.history.back() : window.location.assign(`/${organization}/`)}>
+      <Button variant="contained" onClick={() => (window.history.length > 1 ? window.history.back() : window.location.assign(`/${organization}/`))}>
         Retry
       </Button>
     </PublicShell>

@@ -41,13 +41,27 @@ function LinkMenu({ id, label, icon, links }: { id: string; label: string; icon:
   return (
     <>
       <Tooltip title={label}>
-        <IconButton color="inherit" aria-label={label} aria-haspopup="menu" aria-controls={anchor ? id : undefined} aria-expanded={!!anchor} onClick={(e) => setAnchor(e.currentTarget)}>
+        <IconButton
+          color="inherit"
+          aria-label={label}
+          aria-haspopup="menu"
+          aria-controls={anchor ? id : undefined}
+          aria-expanded={!!anchor}
+          onClick={(e) => setAnchor(e.currentTarget)}
+        >
           {icon}
         </IconButton>
       </Tooltip>
       <Menu id={id} anchorEl={anchor} open={!!anchor} onClose={() => setAnchor(null)}>
         {links.map((l) => (
-          <MenuItem key={l.href} component="a" href={l.href} target={l.href.startsWith('http') ? '_blank' : undefined} rel="noopener noreferrer" onClick={() => setAnchor(null)}>
+          <MenuItem
+            key={l.href}
+            component="a"
+            href={l.href}
+            target={l.href.startsWith('http') ? '_blank' : undefined}
+            rel="noopener noreferrer"
+            onClick={() => setAnchor(null)}
+          >
             <ListItemIcon>{l.icon}</ListItemIcon>
             <ListItemText primary={l.label} />
           </MenuItem>

@@ -31,7 +31,14 @@ export class ChunkBoundary extends Component<{ children: ReactNode }, { error: E
     if (!this.state.error) return this.props.children;
     return (
       <Box sx={{ p: 4 }}>
-        <Alert severity="error" action={<Button color="inherit" onClick={() => window.location.reload()}>Reload</Button>}>
+        <Alert
+          severity="error"
+          action={
+            <Button color="inherit" onClick={() => window.location.reload()}>
+              Reload
+            </Button>
+          }
+        >
           {this.state.error.message === CHUNK_FAILURE ? CHUNK_FAILURE : 'This page could not be loaded. Check your connection and reload.'}
         </Alert>
       </Box>

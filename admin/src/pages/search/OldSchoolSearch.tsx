@@ -1,5 +1,20 @@
 import { useState, type FormEvent } from 'react';
-import { Box, Button, MenuItem, Pagination, Paper, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography, Link as MuiLink } from '@mui/material';
+import {
+  Box,
+  Button,
+  MenuItem,
+  Pagination,
+  Paper,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  TextField,
+  Typography,
+  Link as MuiLink,
+} from '@mui/material';
 import { Title, useBasename, useGetList } from 'react-admin';
 import { Link } from 'react-router-dom';
 
@@ -29,7 +44,12 @@ export function OldSchoolSearch() {
   const [page, setPage] = useState(1);
   const basename = useBasename();
   const c = criteria ?? blank;
-  const { data = [], total = 0, isPending, error } = useGetList(
+  const {
+    data = [],
+    total = 0,
+    isPending,
+    error,
+  } = useGetList(
     'iaos',
     {
       filter: {
@@ -45,7 +65,10 @@ export function OldSchoolSearch() {
     },
     { enabled: criteria !== null },
   );
-  const field = (name: keyof Criteria) => ({ value: draft[name], onChange: (e: { target: { value: string } }) => setDraft({ ...draft, [name]: e.target.value }) });
+  const field = (name: keyof Criteria) => ({
+    value: draft[name],
+    onChange: (e: { target: { value: string } }) => setDraft({ ...draft, [name]: e.target.value }),
+  });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setPage(1);

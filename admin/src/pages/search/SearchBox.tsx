@@ -56,7 +56,10 @@ export function SearchBox() {
     groups.at(-1)!.rows.push({ r, i });
   });
   return (
-    <Box ref={anchor} sx={{ position: 'relative', mx: 1, borderRadius: 1, bgcolor: (t) => alpha(t.palette.common.white, 0.15), display: 'flex', alignItems: 'center', px: 1 }}>
+    <Box
+      ref={anchor}
+      sx={{ position: 'relative', mx: 1, borderRadius: 1, bgcolor: (t) => alpha(t.palette.common.white, 0.15), display: 'flex', alignItems: 'center', px: 1 }}
+    >
       <SearchIcon fontSize="small" />
       <InputBase
         placeholder="Search…"
@@ -70,7 +73,13 @@ export function SearchBox() {
         onBlur={() => setTimeout(() => setOpen(false), 150)}
         onKeyDown={onKey}
         sx={{ color: 'inherit', ml: 1, width: { xs: 120, md: 240 } }}
-        inputProps={{ 'aria-label': 'Search', role: 'combobox', 'aria-expanded': visible, 'aria-controls': 'global-search-results', 'aria-activedescendant': active >= 0 ? `global-search-${active}` : undefined }}
+        inputProps={{
+          'aria-label': 'Search',
+          role: 'combobox',
+          'aria-expanded': visible,
+          'aria-controls': 'global-search-results',
+          'aria-activedescendant': active >= 0 ? `global-search-${active}` : undefined,
+        }}
       />
       <Popper open={visible} anchorEl={anchor.current} placement="bottom-start" sx={{ zIndex: 1300 }}>
         <Paper sx={{ width: 420, maxHeight: 480, overflow: 'auto' }} elevation={8}>
@@ -82,14 +91,29 @@ export function SearchBox() {
                   {label(type)}
                 </ListSubheader>
                 {rows.map(({ r, i }) => (
-                  <ListItemButton key={`${r.type}-${r.id}`} id={`global-search-${i}`} role="option" selected={i === active} aria-selected={i === active} onMouseDown={(e) => e.preventDefault()} onClick={() => openResult(r)}>
+                  <ListItemButton
+                    key={`${r.type}-${r.id}`}
+                    id={`global-search-${i}`}
+                    role="option"
+                    selected={i === active}
+                    aria-selected={i === active}
+                    onMouseDown={(e) => e.preventDefault()}
+                    onClick={() => openResult(r)}
+                  >
                     <ListItemText primary={r.title} secondary={<Highlighted text={r.headline} />} secondaryTypographyProps={{ noWrap: true }} />
                   </ListItemButton>
                 ))}
               </Box>
             ))}
             {answer?.total ? (
-              <ListItemButton id={`global-search-${shown.length}`} role="option" selected={active === shown.length} aria-selected={active === shown.length} onMouseDown={(e) => e.preventDefault()} onClick={all}>
+              <ListItemButton
+                id={`global-search-${shown.length}`}
+                role="option"
+                selected={active === shown.length}
+                aria-selected={active === shown.length}
+                onMouseDown={(e) => e.preventDefault()}
+                onClick={all}
+              >
                 <ListItemText primary={`All ${answer.total}${answer.total_capped ? '+' : ''} results`} />
               </ListItemButton>
             ) : null}

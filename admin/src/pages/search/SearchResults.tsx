@@ -3,6 +3,10 @@ import { Title, useBasename } from 'react-admin';
 import { Link, useSearchParams } from 'react-router-dom';
 import { Highlighted } from './Highlighted.js';
 import { useSearch } from './useSearch.js';
+import { useOpenInChat } from '../chat/activeObject.js';
+
+/** Uploads to the AI workspace: their text opens on the chat page. */
+const SUBMISSION_TYPES = new Set(['TextSubmission', 'FileSubmission', 'YouTubeTranscriptSubmission']);
 
 /**
  * search/results (spec §2, §9): every result of a search grouped by type with its count, 25 a page;
@@ -14,6 +18,7 @@ export function SearchResults() {
   const type = params.get('type') ?? undefined;
   const page = Number(params.get('page') ?? '1') || 1;
   const basename = useBasename();
+  const openInChat = useOpenInChat();
   const { answer, error, loading } = useSearch(q, { type, page, debounce: 0 });
   const set = (changes: Record<string, string | undefined>) => {
     const next = new URLSearchParams(params);
@@ -49,9 +54,18 @@ export function SearchResults() {
       {answer ? (
         <>
           <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 1, mb: 2 }} aria-label="Result types">
-            <Chip label={`All (${answer.total}${answer.total_capped ? '+' : ''})`} color={type ? 'default' : 'primary'} onClick={() => set({ type: undefined, page: undefined })} />
+            <Chip
+              label={`All (${answer.total}${answer.total_capped ? '+' : ''})`}
+              color={type ? 'default' : 'primary'}
+              onClick={() => set({ type: undefined, page: undefined })}
+            />
             {answer.groups.map((g) => (
-              <Chip key={g.type} label={`${g.label} (${g.count}${answer.total_capped ? '+' : ''})`} color={type === g.type ? 'primary' : 'default'} onClick={() => set({ type: g.type, page: undefined })} />
+              <Chip
+                key={g.type}
+                label={`${g.label} (${g.count}${answer.total_capped ? '+' : ''})`}
+                color={type === g.type ? 'primary' : 'default'}
+                onClick={() => set({ type: g.type, page: undefined })}
+              />
             ))}
           </Stack>
           {!answer.results.length && !loading ? <Typography>No results for “{q}”.</Typography> : null}
@@ -63,9 +77,21 @@ export function SearchResults() {
                 </Typography>
                 {rows.map((r) => (
                   <Box key={r.id} sx={{ py: 1, borderBottom: 1, borderColor: 'divider' }}>
-                    <MuiLink component={Link} to={`${basename}${r.link}`} sx={{ fontWeight: 600 }}>
-                      {r.title}
-                    </MuiLink>
+                    {SUBMISSION_TYPES.has(r.type) ? (
+                      // An upload's matching passage opens as the chat page's active object, with the text around it.
+                      <MuiLink
+                        component="button"
+                        type="button"
+                        onClick={() => openInChat({ object_type: 'chunk', object_id: Number(r.id), title: r.title })}
+                        sx={{ fontWeight: 600, textAlign: 'left' }}
+                      >
+                        {r.title}
+                      </MuiLink>
+                    ) : (
+                      <MuiLink component={Link} to={`${basename}${r.link}`} sx={{ fontWeight: 600 }}>
+                        {r.title}
+                      </MuiLink>
+                    )}
                     <Typography variant="body2" color="text.secondary">
                       <Highlighted text={r.headline} />
                     </Typography>

@@ -1,4 +1,19 @@
-import { Box, Button, Card, CardContent, CardHeader, Chip, Grid, Link as MuiLink, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import {
+  Box,
+  Button,
+  Card,
+  CardContent,
+  CardHeader,
+  Chip,
+  Grid,
+  Link as MuiLink,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  Typography,
+} from '@mui/material';
 import { Link } from 'react-router-dom';
 import { Title, useBasename, useGetList, useTranslate } from 'react-admin';
 import { humanize } from '../../meta.js';
@@ -18,7 +33,13 @@ export function StatusBoard({ resource }: { resource: 'iaos' | 'cases' }) {
   const kind = KINDS[resource];
   const translate = useTranslate();
   const basename = useBasename();
-  const { data = [], total, isPending, error, dataUpdatedAt } = useGetList(
+  const {
+    data = [],
+    total,
+    isPending,
+    error,
+    dataUpdatedAt,
+  } = useGetList(
     kind.resource,
     { filter: { status: kind.ongoing }, sort: { field: 'reported_at', order: 'DESC' }, pagination: { page: 1, perPage: BOARD_SIZE } },
     { refetchInterval: REFRESH_MS },
@@ -90,7 +111,9 @@ function StatusGroup({ kind, status, records }: { kind: RecordKind; status: stri
                 </TableCell>
                 <TableCell>{String(r.title)}</TableCell>
                 {kind.columns.map((c) => (
-                  <TableCell key={c}>{c.endsWith('_at') ? utc(r[c]) : c.endsWith('_priority_name') && r[c] ? <Chip size="small" label={String(r[c])} /> : String(r[c] ?? '–')}</TableCell>
+                  <TableCell key={c}>
+                    {c.endsWith('_at') ? utc(r[c]) : c.endsWith('_priority_name') && r[c] ? <Chip size="small" label={String(r[c])} /> : String(r[c] ?? '–')}
+                  </TableCell>
                 ))}
               </TableRow>
             ))}

@@ -19,7 +19,12 @@ export function CaseView() {
   const translate = useTranslate();
   const basename = useBasename();
   const notify = useNotify();
-  const { record: kase, missing, load, live } = useRecordByName('/cases', name, (c) => !!c.conversation_id && (c.incidents as ApiRecord[]).every((i) => !!i.conference_url));
+  const {
+    record: kase,
+    missing,
+    load,
+    live,
+  } = useRecordByName('/cases', name, (c) => !!c.conversation_id && (c.incidents as ApiRecord[]).every((i) => !!i.conference_url));
   const act = useAct(load);
   const [cause, setCause] = useState<string | null>(null);
   const [participant, setParticipant] = useState('');
@@ -50,7 +55,7 @@ export function CaseView() {
           {kase.name}: {kase.title}
         </Typography>
         <Chip label={status} color={status === 'Closed' ? 'default' : status === 'Escalated' ? 'error' : 'primary'} aria-label={t('status_is', { status })} />
-        {kase.case_type_name ? <Chip variant="outlined" label={kase.case_type_name} /> : null}
+        {kase.case_type_name ? <Chip variant="outlined" label={`${translate('fw.room.type')}: ${kase.case_type_name}`} /> : null}
         {kase.case_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: kase.case_priority_name })} /> : null}
         {kase.visibility === 'Restricted' ? <Chip variant="outlined" label={t('restricted')} /> : null}
         <LiveChip live={live} />
@@ -116,7 +121,8 @@ export function CaseView() {
                 variant="outlined"
                 disabled={!comment.trim()}
                 onClick={async () => {
-                  if (await act(`${path}/comments/add`, { method: 'POST', json: { text: comment.trim() } }, undefined, 'Failed to add comment.')) setComment('');
+                  if (await act(`${path}/comments/add`, { method: 'POST', json: { text: comment.trim() } }, undefined, 'Failed to add comment.'))
+                    setComment('');
                 }}
               >
                 {t('add_comment')}
@@ -163,12 +169,22 @@ export function CaseView() {
               )}
             </List>
             <Stack direction="row" spacing={1}>
-              <TextField size="small" type="email" label={t('participant_email')} value={participant} onChange={(e) => setParticipant(e.target.value)} sx={{ flex: 1 }} />
+              <TextField
+                size="small"
+                type="email"
+                label={t('participant_email')}
+                value={participant}
+                onChange={(e) => setParticipant(e.target.value)}
+                sx={{ flex: 1 }}
+              />
               <Button
                 variant="outlined"
                 disabled={!participant.trim()}
                 onClick={async () => {
-                  if (await act(path, { method: 'PUT', json: { participants: [...participants, participant.trim()] } }, translate('fw.updated', { name: 'Case' }))) setParticipant('');
+                  if (
+                    await act(path, { method: 'PUT', json: { participants: [...participants, participant.trim()] } }, translate('fw.updated', { name: 'Case' }))
+                  )
+                    setParticipant('');
                 }}
               >
                 {t('add_participant')}

@@ -61,7 +61,11 @@ function Details({ record }: { record: Record<string, unknown> }) {
               ) : c.type === 'date' ? (
                 utc(value)
               ) : c.type === 'boolean' ? (
-                value ? 'Yes' : 'No'
+                value ? (
+                  'Yes'
+                ) : (
+                  'No'
+                )
               ) : value === null || value === undefined || value === '' ? (
                 '—'
               ) : (

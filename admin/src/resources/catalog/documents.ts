@@ -7,8 +7,20 @@ import type { JsonSchema, ResourceMeta } from '../../meta-types.js';
  */
 const KINDS = [
   { name: 'runbooks', label: 'Runbook', menuLabel: 'Runbooks', match: (t: string) => t.endsWith('-runbook'), filter: { resource_type_ilike: '-runbook' } },
-  { name: 'templates', label: 'Template', menuLabel: 'Templates', match: (t: string) => t.endsWith('-document-template'), filter: { resource_type_ilike: '-document-template' } },
-  { name: 'references', label: 'Reference', menuLabel: 'References', match: (t: string) => t.includes('reference'), filter: { resource_type_ilike: 'reference' } },
+  {
+    name: 'templates',
+    label: 'Template',
+    menuLabel: 'Templates',
+    match: (t: string) => t.endsWith('-document-template'),
+    filter: { resource_type_ilike: '-document-template' },
+  },
+  {
+    name: 'references',
+    label: 'Reference',
+    menuLabel: 'References',
+    match: (t: string) => t.includes('reference'),
+    filter: { resource_type_ilike: 'reference' },
+  },
 ] as const;
 
 export const documentKinds: Record<string, string> = Object.fromEntries(KINDS.map((k) => [k.name, k.menuLabel]));

@@ -21,7 +21,9 @@ function withPreview(Screen: ComponentType) {
 const preview: Partial<Screens> = { list: withPreview(GenericList), create: withPreview(GenericCreate), edit: withPreview(GenericEdit) };
 
 /** A source row opens its page (data/sources/{name}/details); editing is one click further. */
-const SourceList = () => <GenericList rowClick={(_id, _resource, record) => `/${organization}/data/sources/${encodeURIComponent(String(record.name))}/details`} />;
+const SourceList = () => (
+  <GenericList rowClick={(_id, _resource, record) => `/${organization}/data/sources/${encodeURIComponent(String(record.name))}/details`} />
+);
 
 /** Screens of the settings, knowledge and catalog resources that differ from the generic ones. */
 export const catalogOverrides: Record<string, Partial<Screens>> = {

@@ -1,5 +1,17 @@
 import { useState } from 'react';
-import { Box, Button, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, LinearProgress, MenuItem, TextField, Typography } from '@mui/material';
+import {
+  Box,
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogContentText,
+  DialogTitle,
+  LinearProgress,
+  MenuItem,
+  TextField,
+  Typography,
+} from '@mui/material';
 import { useListContext, useNotify, useRefresh, useTranslate } from 'react-admin';
 import { api } from '../../providers/http.js';
 import { useCanWrite, useMeta } from './screens.js';
@@ -70,7 +82,11 @@ export function BulkActions() {
   if (!canWrite) return null;
   return (
     <>
-      {meta.routes.update && fields.length ? <Button size="small" onClick={() => setMode('edit')}>{r('bulk_edit')}</Button> : null}
+      {meta.routes.update && fields.length ? (
+        <Button size="small" onClick={() => setMode('edit')}>
+          {r('bulk_edit')}
+        </Button>
+      ) : null}
       {meta.routes.delete ? (
         <Button size="small" color="error" onClick={() => setMode('delete')}>
           {r('bulk_delete')}
@@ -82,7 +98,15 @@ export function BulkActions() {
           {mode === 'delete' ? <DialogContentText>{r('bulk_delete_body')}</DialogContentText> : null}
           {mode === 'edit' ? (
             <>
-              <TextField select label={r('bulk_field')} value={field} onChange={(e) => (setField(e.target.value), setValue(''))} fullWidth sx={{ mt: 1 }} disabled={running || !!outcome}>
+              <TextField
+                select
+                label={r('bulk_field')}
+                value={field}
+                onChange={(e) => (setField(e.target.value), setValue(''))}
+                fullWidth
+                sx={{ mt: 1 }}
+                disabled={running || !!outcome}
+              >
                 {fields.map((f) => (
                   <MenuItem key={f.name} value={f.name}>
                     {f.label}
@@ -91,22 +115,49 @@ export function BulkActions() {
               </TextField>
               {spec ? (
                 spec.kind === 'enum' || spec.kind === 'boolean' ? (
-                  <TextField select label={r('bulk_value')} value={value} onChange={(e) => setValue(e.target.value)} fullWidth sx={{ mt: 2 }} disabled={running || !!outcome}>
-                    {(spec.kind === 'boolean' ? [{ id: 'true', name: 'Yes' }, { id: 'false', name: 'No' }] : (spec.choices ?? [])).map((c) => (
+                  <TextField
+                    select
+                    label={r('bulk_value')}
+                    value={value}
+                    onChange={(e) => setValue(e.target.value)}
+                    fullWidth
+                    sx={{ mt: 2 }}
+                    disabled={running || !!outcome}
+                  >
+                    {(spec.kind === 'boolean'
+                      ? [
+                          { id: 'true', name: 'Yes' },
+                          { id: 'false', name: 'No' },
+                        ]
+                      : (spec.choices ?? [])
+                    ).map((c) => (
                       <MenuItem key={c.id} value={c.id}>
                         {c.name}
                       </MenuItem>
                     ))}
                   </TextField>
                 ) : (
-                  <TextField label={r('bulk_value')} type={spec.kind === 'number' ? 'number' : spec.kind === 'date' ? 'datetime-local' : 'text'} value={value} onChange={(e) => setValue(e.target.value)} fullWidth sx={{ mt: 2 }} disabled={running || !!outcome} slotProps={{ inputLabel: { shrink: true } }} />
+                  <TextField
+                    label={r('bulk_value')}
+                    type={spec.kind === 'number' ? 'number' : spec.kind === 'date' ? 'datetime-local' : 'text'}
+                    value={value}
+                    onChange={(e) => setValue(e.target.value)}
+                    fullWidth
+                    sx={{ mt: 2 }}
+                    disabled={running || !!outcome}
+                    slotProps={{ inputLabel: { shrink: true } }}
+                  />
                 )
               ) : null}
             </>
           ) : null}
           {running || outcome ? (
             <Box sx={{ mt: 2 }}>
-              <LinearProgress variant="determinate" value={(done / Math.max(ids.length, 1)) * 100} aria-label={r('bulk_progress', { done, total: ids.length })} />
+              <LinearProgress
+                variant="determinate"
+                value={(done / Math.max(ids.length, 1)) * 100}
+                aria-label={r('bulk_progress', { done, total: ids.length })}
+              />
               <Typography variant="body2" sx={{ mt: 1 }} role="status">
                 {r('bulk_progress', { done, total: ids.length })}
               </Typography>
@@ -114,7 +165,9 @@ export function BulkActions() {
           ) : null}
           {outcome ? (
             <Box sx={{ mt: 2 }} data-testid="bulk-summary">
-              <Typography variant="body1">{r(mode === 'delete' ? 'bulk_summary_deleted' : 'bulk_summary', { ok: outcome.ok, failed: outcome.failed.length })}</Typography>
+              <Typography variant="body1">
+                {r(mode === 'delete' ? 'bulk_summary_deleted' : 'bulk_summary', { ok: outcome.ok, failed: outcome.failed.length })}
+              </Typography>
               {outcome.failed.map((f) => (
                 <Typography key={String(f.id)} variant="body2" color="error">
                   {r('failed_rows')} #{String(f.id)}: {f.message}
@@ -128,7 +181,12 @@ export function BulkActions() {
             {outcome ? translate('fw.responder.close') : r('cancel')}
           </Button>
           {outcome ? null : (
-            <Button variant="contained" color={mode === 'delete' ? 'error' : 'primary'} disabled={running || (mode === 'edit' && (!spec || (value === '' && spec.kind !== 'text')))} onClick={() => void run()}>
+            <Button
+              variant="contained"
+              color={mode === 'delete' ? 'error' : 'primary'}
+              disabled={running || (mode === 'edit' && (!spec || (value === '' && spec.kind !== 'text')))}
+              onClick={() => void run()}
+            >
               {mode === 'delete' ? r('bulk_delete') : r('bulk_apply')}
             </Button>
           )}

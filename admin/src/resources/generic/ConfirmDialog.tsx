@@ -3,7 +3,19 @@ import { Button, Dialog, DialogActions, DialogContent, DialogContentText, Dialog
 import { useTranslate } from 'react-admin';
 
 /** A yes/no question before anything that changes status or removes something. */
-export function ConfirmDialog({ title, body, confirm, onConfirm, onClose }: { title: string; body: ReactNode; confirm?: string; onConfirm: () => Promise<unknown> | void; onClose: () => void }) {
+export function ConfirmDialog({
+  title,
+  body,
+  confirm,
+  onConfirm,
+  onClose,
+}: {
+  title: string;
+  body: ReactNode;
+  confirm?: string;
+  onConfirm: () => Promise<unknown> | void;
+  onClose: () => void;
+}) {
   const translate = useTranslate();
   const [busy, setBusy] = useState(false);
   return (

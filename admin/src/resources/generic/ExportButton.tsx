@@ -42,7 +42,11 @@ export function ExportButton() {
   const run = async () => {
     setBusy(true);
     try {
-      const { data } = await dataProvider.getList(resource, { pagination: { page: 1, perPage: Math.max(rows, 1) }, sort, filter: { ...filterValues, ...filter } });
+      const { data } = await dataProvider.getList(resource, {
+        pagination: { page: 1, perPage: Math.max(rows, 1) },
+        sort,
+        filter: { ...filterValues, ...filter },
+      });
       const chosen = columns.filter((c) => kept.has(c.name));
       const lines = data.map((record) => Object.fromEntries(chosen.map((c) => [labelOf(metaOf(resource), c.name), cell(record[c.name], c.date)])));
       defaultExporter(lines, () => Promise.resolve({}), dataProvider, `${resource.replace(/\//g, '-')}-${new Date().toISOString().slice(0, 10)}`);

@@ -32,7 +32,9 @@ export function RecordActions({ meta, actions }: { meta: ResourceMeta; actions: 
   const run = async (a: RecordAction) => {
     setBusy(a.action);
     try {
-      const answer = await api<{ message?: string } | null>(`${meta.path}/${encodeURIComponent(String(record.id))}/${a.action}`, { method: a.method ?? 'POST' });
+      const answer = await api<{ message?: string } | null>(`${meta.path}/${encodeURIComponent(String(record.id))}/${a.action}`, {
+        method: a.method ?? 'POST',
+      });
       notify(answer?.message ?? a.success ?? 'Done.', { type: 'success' });
       refresh();
     } catch (error) {
@@ -56,7 +58,9 @@ export function RecordActions({ meta, actions }: { meta: ResourceMeta; actions: 
             </Button>
           ),
         )}
-      {asking ? <ConfirmDialog title={asking.confirm!} body={asking.label} confirm={asking.label} onClose={() => setAsking(null)} onConfirm={() => run(asking)} /> : null}
+      {asking ? (
+        <ConfirmDialog title={asking.confirm!} body={asking.label} confirm={asking.label} onClose={() => setAsking(null)} onConfirm={() => run(asking)} />
+      ) : null}
     </TopToolbar>
   );
 }

@@ -1,4 +1,5 @@
 import {
+  useResourceContext,
   ArrayInput,
   AutocompleteArrayInput,
   AutocompleteInput,
@@ -18,7 +19,7 @@ import {
   required,
   type Validator,
 } from 'react-admin';
-import { rememberProject } from '../../project.js';
+import { rememberProject, storedProject } from '../../project.js';
 import { metaOf, type FieldSpec } from '../../meta.js';
 
 /**
@@ -26,7 +27,8 @@ import { metaOf, type FieldSpec } from '../../meta.js';
  * `{}`), parsed on the way out; an empty box is the empty object or list again.
  */
 function jsonCodec(empty: FieldSpec['empty']): { format: (v: unknown) => string; parse: (v: string) => unknown; validate: Validator } {
-  const isEmpty = (v: unknown) => v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && Object.keys(v as object).length === 0);
+  const isEmpty = (v: unknown) =>
+    v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && Object.keys(v as object).length === 0);
   return {
     format: (v) => (isEmpty(v) ? '' : typeof v === 'string' ? v : JSON.stringify(v, null, 2)),
     // Keeps unparsable text as it is so the validator below can name the problem.
@@ -42,14 +44,21 @@ function jsonCodec(empty: FieldSpec['empty']): { format: (v: unknown) => string;
   };
 }
 
+const idsOf = (value: unknown) =>
+  Array.isArray(value) ? value.map((v: unknown) => (v && typeof v === 'object' && 'id' in v ? (v as { id: unknown }).id : v)) : value;
+
 /** The sort a reference picker uses: the target's default sort when known. */
 function referenceSort(resource: string) {
   const [field, dir] = metaOf(resource)?.sort[0] ?? ['id', 'asc'];
   return { field, order: dir === 'desc' ? ('DESC' as const) : ('ASC' as const) };
 }
 
+/** The everyday records whose create forms start from the remembered project (spec §4). */
+const KEEPS_PROJECT = new Set(['iaos', 'cases', 'tasks']);
+
 /** One input for one body field, of the kind the server gives it. */
 export function FieldInput({ spec, disabled, source = spec.name }: { spec: FieldSpec; disabled?: boolean; source?: string }) {
+  const resource = useResourceContext();
   const label = spec.label;
   const helperText = spec.help;
   const validate: Validator[] = [];
@@ -65,17 +74,29 @@ export function FieldInput({ spec, disabled, source = spec.name }: { spec: Field
     case 'references':
       return (
         <ReferenceArrayInput source={source} reference={spec.resource!} sort={referenceSort(spec.resource!)}>
-          <AutocompleteArrayInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth />
+          {/* Full records answer lists of references as {id, name} objects; the picker holds ids. */}
+          <AutocompleteArrayInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth format={idsOf} />
         </ReferenceArrayInput>
       );
     case 'reference': {
-      // A project picker remembers the project chosen (spec §4: kept for many entities). Starting forms
-      // from it (defaultValue) left the picker offering "No options" when someone typed another
-      // project's name, so forms start empty until that is fixed.
-      const project = spec.resource === 'projects' ? { onChange: rememberProject } : {};
+      // A project picker remembers the project chosen (spec §4: kept for many entities), and the
+      // everyday records start from it.
+      const project =
+        spec.resource === 'projects' ? { defaultValue: resource && KEEPS_PROJECT.has(resource) ? storedProject() : undefined, onChange: rememberProject } : {};
+      // react-admin leaves the chosen record out of the options (filterSelectedOptions): typing over
+      // a chosen "Responders 1" to find "Responders 2", the search answered only the chosen one and
+      // the picker said "No options". The chosen record stays listed instead.
       return (
         <ReferenceInput source={source} reference={spec.resource!} sort={referenceSort(spec.resource!)} filter={spec.referenceFilter}>
-          <AutocompleteInput label={label} validate={validate} disabled={disabled} helperText={helperText} fullWidth {...project} />
+          <AutocompleteInput
+            label={label}
+            validate={validate}
+            disabled={disabled}
+            helperText={helperText}
+            fullWidth
+            filterSelectedOptions={false}
+            {...project}
+          />
         </ReferenceInput>
       );
     }
@@ -105,7 +126,18 @@ export function FieldInput({ spec, disabled, source = spec.name }: { spec: Field
       return <TextArrayInput source={source} label={label} disabled={disabled} helperText={helperText ?? 'Press Enter after each value'} fullWidth />;
     case 'json': {
       const json = jsonCodec(spec.empty);
-      return <TextInput {...common} helperText={helperText ?? 'JSON'} validate={[...validate, json.validate]} format={json.format} parse={json.parse} multiline minRows={3} fullWidth />;
+      return (
+        <TextInput
+          {...common}
+          helperText={helperText ?? 'JSON'}
+          validate={[...validate, json.validate]}
+          format={json.format}
+          parse={json.parse}
+          multiline
+          minRows={3}
+          fullWidth
+        />
+      );
     }
     case 'password':
       return <TextInput {...common} type="password" />;

@@ -48,10 +48,11 @@ const lowerFirst = (label: string) => (/^[A-Z][a-z]/.test(label) ? label.charAt(
 
 const RANK = { Member: 0, Admin: 1, Manager: 2, Owner: 3 } as const;
 
-/** May the signed-in user change this resource (the definition's writeRole)? */
-export function useCanWrite(meta: ResourceMeta) {
+/** May the signed-in user change this resource (the definition's writeRole, or its updateRole for an edit)? */
+export function useCanWrite(meta: ResourceMeta, action: 'write' | 'update' = 'write') {
   const { permissions } = usePermissions<keyof typeof RANK>();
-  return permissions !== undefined && RANK[permissions] >= RANK[meta.writeRole];
+  const least = action === 'update' ? (meta.updateRole ?? meta.writeRole) : meta.writeRole;
+  return permissions !== undefined && RANK[permissions] >= RANK[least];
 }
 
 export function useMeta(): ResourceMeta {
@@ -87,19 +88,50 @@ function column(meta: ResourceMeta, col: { name: string; type: string }): ReactE
         source={col.name}
         label={label}
         sortable={sortable}
-        render={(r) => (r[col.name] ? <span style={{ display: 'inline-flex', alignItems: 'center', gap: 6 }}><span style={{ width: 14, height: 14, borderRadius: 3, background: r[col.name] }} />{r[col.name]}</span> : '')}
+        render={(r) =>
+          r[col.name] ? (
+            <span style={{ display: 'inline-flex', alignItems: 'center', gap: 6 }}>
+              <span style={{ width: 14, height: 14, borderRadius: 3, background: r[col.name] }} />
+              {r[col.name]}
+            </span>
+          ) : (
+            ''
+          )
+        }
       />
     );
   if (field?.kind === 'enums') {
     // The server's words for its values ("Incident created", not incident.created).
     const word = (v: unknown) => field.choices?.find((c) => c.id === v)?.name ?? String(v);
-    return <FunctionField key={col.name} source={col.name} label={label} sortable={sortable} render={(r) => [r[col.name]].flat().filter((v) => v != null).map(word).join(', ')} />;
+    return (
+      <FunctionField
+        key={col.name}
+        source={col.name}
+        label={label}
+        sortable={sortable}
+        render={(r) =>
+          [r[col.name]]
+            .flat()
+            .filter((v) => v != null)
+            .map(word)
+            .join(', ')
+        }
+      />
+    );
   }
   if (col.type === 'boolean') return <BooleanField key={col.name} source={col.name} label={label} sortable={sortable} />;
   if (col.type === 'date') return <FunctionField key={col.name} source={col.name} label={label} sortable={sortable} render={(r) => utc(r[col.name])} />;
   if (col.type === 'number') return <NumberField key={col.name} source={col.name} label={label} sortable={sortable} />;
   if (col.name === 'description')
-    return <FunctionField key={col.name} source={col.name} label={label} sortable={sortable} render={(r) => (r.description?.length > 80 ? `${r.description.slice(0, 80)}…` : r.description)} />;
+    return (
+      <FunctionField
+        key={col.name}
+        source={col.name}
+        label={label}
+        sortable={sortable}
+        render={(r) => (r.description?.length > 80 ? `${r.description.slice(0, 80)}…` : r.description)}
+      />
+    );
   return <TextField key={col.name} source={col.name} label={label} sortable={sortable} />;
 }
 
@@ -181,13 +213,26 @@ function useSaved(meta: ResourceMeta, verb: 'created' | 'updated') {
   };
 }
 
-export function GenericCreate({ tweaks = {}, mutationOptions }: { tweaks?: FormTweaks; mutationOptions?: CreateProps['mutationOptions'] }) {
+/** `children`: inputs a generic field cannot draw (a schema-driven configuration, a step list, a preview), after the generic ones. */
+export function GenericCreate({
+  tweaks = {},
+  mutationOptions,
+  children,
+  defaults,
+}: {
+  tweaks?: FormTweaks;
+  mutationOptions?: CreateProps['mutationOptions'];
+  children?: ReactNode;
+  /** Starting values where the server's default differs from an empty input's (a switch that starts on). */
+  defaults?: Record<string, unknown>;
+}) {
   const meta = useMeta();
   const saved = useSaved(meta, 'created');
   return (
     <Create title={`New ${lowerFirst(meta.label)}`} mutationOptions={mutationOptions ?? { onSuccess: saved }}>
       <SimpleForm
         noValidate
+        defaultValues={defaults}
         // Enabled on an empty form too, so clicking it names the missing fields.
         toolbar={
           <Toolbar>
@@ -196,6 +241,7 @@ export function GenericCreate({ tweaks = {}, mutationOptions }: { tweaks?: FormT
         }
       >
         {inputs(meta, fieldSpecs(meta, meta.create), tweaks, false)}
+        {children}
       </SimpleForm>
     </Create>
   );
@@ -260,14 +306,24 @@ function useAddressedById(meta: ResourceMeta): 'ready' | 'resolving' {
 }
 
 /** `aside`: a panel beside the form (a preview, a back-test, where a record was seen). */
-export function GenericEdit(props: { tweaks?: FormTweaks; actions?: RecordAction[]; aside?: ReactElement }) {
+export function GenericEdit(props: { tweaks?: FormTweaks; actions?: RecordAction[]; aside?: ReactElement; children?: ReactNode }) {
   const meta = useMeta();
   return useAddressedById(meta) === 'ready' ? <EditById {...props} /> : null;
 }
 
-function EditById({ tweaks = {}, actions = [], aside }: { tweaks?: FormTweaks; actions?: RecordAction[]; aside?: ReactElement }) {
+function EditById({
+  tweaks = {},
+  actions = [],
+  aside,
+  children,
+}: {
+  tweaks?: FormTweaks;
+  actions?: RecordAction[];
+  aside?: ReactElement;
+  children?: ReactNode;
+}) {
   const meta = useMeta();
-  const canWrite = useCanWrite(meta);
+  const canWrite = useCanWrite(meta, 'update');
   const saved = useSaved(meta, 'updated');
   const notify = useNotify();
   const redirect = useRedirect();
@@ -283,6 +339,7 @@ function EditById({ tweaks = {}, actions = [], aside }: { tweaks?: FormTweaks; a
     >
       <SimpleForm noValidate toolbar={canWrite ? <EditToolbar meta={meta} canDelete={meta.routes.delete} /> : false}>
         {inputs(meta, fieldSpecs(meta, meta.update, meta.create), canWrite ? tweaks : { ...tweaks, locked: Object.keys(meta.update.properties ?? {}) }, true)}
+        {children}
       </SimpleForm>
     </Edit>
   );

@@ -4,7 +4,18 @@ import { useNotify, useRefresh, useTranslate } from 'react-admin';
 import { api } from '../../providers/http.js';
 
 /** The handoff fields the dialog edits, in order; the long ones are multi-line. */
-const FIELDS = ['handover_from', 'handover_to', 'start_time', 'end_time', 'shift_type', 'critical_ongoing_issues', 'pending_tasks', 'tasks_completed', 'mentions', 'tools_and_access'] as const;
+const FIELDS = [
+  'handover_from',
+  'handover_to',
+  'start_time',
+  'end_time',
+  'shift_type',
+  'critical_ongoing_issues',
+  'pending_tasks',
+  'tasks_completed',
+  'mentions',
+  'tools_and_access',
+] as const;
 type Field = (typeof FIELDS)[number];
 const LONG = new Set<Field>(['critical_ongoing_issues', 'pending_tasks', 'tasks_completed', 'tools_and_access']);
 const TIMES = new Set<Field>(['start_time', 'end_time']);

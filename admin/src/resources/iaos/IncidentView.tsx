@@ -1,11 +1,29 @@
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { Box, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, Grid, Link as MuiLink, MenuItem, Stack, Table, TableBody, TableCell, TableRow, TextField, Typography } from '@mui/material';
+import {
+  Box,
+  Button,
+  Chip,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  Grid,
+  Link as MuiLink,
+  MenuItem,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableRow,
+  TextField,
+  Typography,
+} from '@mui/material';
 import { Title, useBasename, useNotify, useTranslate } from 'react-admin';
 import { api } from '../../providers/http.js';
 import { utc } from '../generic/screens.js';
 import { HandoffDialog } from './HandoffDialog.js';
-import { ConfirmDialog, LiveChip, Section, Tasks, Timeline, useAct, useRecordByName, type ApiRecord } from './parts.js';
+import { ConfirmDialog, EventDialog, LiveChip, Section, Tasks, Timeline, useAct, useRecordByName, type ApiRecord } from './parts.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- records come straight from the API */
 type Incident = ApiRecord;
@@ -33,7 +51,8 @@ export function IncidentView() {
   const [summary, setSummary] = useState<string>('');
   const [comment, setComment] = useState('');
   const act = useAct(load);
-  const incidentAct = (path: string, init?: RequestInit & { json?: unknown }, fallback?: string) => act(`/iaos/${incident!.id}${path}`, init, fallback);
+  const incidentAct = (path: string, init?: RequestInit & { json?: unknown }, fallback?: string, failure?: string) =>
+    act(`/iaos/${incident!.id}${path}`, init, fallback, failure);
 
   // Costs follow the record (participants' activity changes them); similar incidents are read once.
   useEffect(() => {
@@ -41,10 +60,14 @@ export function IncidentView() {
   }, [incident]);
   const incidentId = incident?.id as number | undefined;
   useEffect(() => {
-    if (incidentId !== undefined) void api<{ items: any[] }>(`/iaos/similar-incidents/${incidentId}`).then((r) => setSimilar(r.items), () => setSimilar([]));
+    if (incidentId !== undefined)
+      void api<{ items: any[] }>(`/iaos/similar-incidents/${incidentId}`).then(
+        (r) => setSimilar(r.items),
+        () => setSimilar([]),
+      );
   }, [incidentId]);
 
-  if (missing) return <Typography sx={{ m: 2 }}>{translate('fw.responder.not_found', { entity: 'IAO', name })}</Typography>;
+  if (missing) return <Typography sx={{ m: 2 }}>{translate('fw.responder.not_found', { entity: 'Incident', name })}</Typography>;
   if (!incident) return <Typography sx={{ m: 2 }}>{translate('fw.responder.loading')}</Typography>;
   const status = incident.status as 'Active' | 'Stable' | 'Closed';
   const t = (key: string, options?: Record<string, unknown>) => translate(`fw.responder.${key}`, options);
@@ -59,31 +82,64 @@ export function IncidentView() {
         <Typography variant="h5" component="h1">
           {incident.name}: {incident.title}
         </Typography>
-        <Chip label={status} color={status === 'Active' ? 'error' : status === 'Stable' ? 'primary' : 'default'} aria-label={t('status_is', { status })} data-testid="incident-status" />
+        <Chip
+          label={status}
+          color={status === 'Active' ? 'error' : status === 'Stable' ? 'primary' : 'default'}
+          aria-label={t('status_is', { status })}
+          data-testid="incident-status"
+        />
         {incident.incident_severity_name ? <Chip variant="outlined" label={`${r('severity')}: ${incident.incident_severity_name}`} /> : null}
         {incident.incident_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: incident.incident_priority_name })} /> : null}
-        {incident.incident_type_name ? <Chip variant="outlined" label={incident.incident_type_name} /> : null}
+        {incident.incident_type_name ? <Chip variant="outlined" label={`${r('type')}: ${incident.incident_type_name}`} /> : null}
         <LiveChip live={live} />
       </Stack>
       <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', mb: 1, gap: 1 }}>
-        {!incident.is_participant ? <Button variant="contained" onClick={() => void incidentAct('/join')}>{t('join')}</Button> : null}
+        {!incident.is_participant ? (
+          <Button variant="contained" onClick={() => void incidentAct('/join')}>
+            {t('join')}
+          </Button>
+        ) : null}
         {!incident.subscribed ? (
-          <Button variant="outlined" onClick={() => void incidentAct('/subscribe')}>{t('subscribe')}</Button>
+          <Button variant="outlined" onClick={() => void incidentAct('/subscribe')}>
+            {t('subscribe')}
+          </Button>
         ) : (
-          <Button variant="outlined" onClick={() => void incidentAct('/unsubscribe')}>{r('unsubscribe')}</Button>
+          <Button variant="outlined" onClick={() => void incidentAct('/unsubscribe')}>
+            {r('unsubscribe')}
+          </Button>
         )}
-        {status === 'Active' ? <Button variant="outlined" onClick={() => setConfirmStatus('Stable')}>{t('mark_stable')}</Button> : null}
+        {status === 'Active' ? (
+          <Button variant="outlined" onClick={() => setConfirmStatus('Stable')}>
+            {t('mark_stable')}
+          </Button>
+        ) : null}
         {status !== 'Closed' ? (
-          <Button variant="outlined" onClick={() => setConfirmStatus('Closed')}>{t('mark_closed')}</Button>
+          <Button variant="outlined" onClick={() => setConfirmStatus('Closed')}>
+            {t('mark_closed')}
+          </Button>
         ) : (
-          <Button variant="outlined" onClick={() => setConfirmStatus('Active')}>{t('reopen')}</Button>
+          <Button variant="outlined" onClick={() => setConfirmStatus('Active')}>
+            {t('reopen')}
+          </Button>
         )}
-        <Button variant="outlined" onClick={() => setDialog('details')}>{r('edit_details')}</Button>
-        <Button variant="outlined" onClick={() => setDialog('report')}>{t('report')}</Button>
-        <Button variant="outlined" onClick={() => setDialog('event')}>{t('add_event')}</Button>
-        <Button variant="outlined" onClick={() => setDialog('resource')}>{t('add_resource')}</Button>
-        <Button variant="outlined" onClick={() => setDialog('handoff')}>{t('handoff')}</Button>
-        <Button variant="outlined" onClick={() => setDialog('postmortem')}>{t('create_postmortem')}</Button>
+        <Button variant="outlined" onClick={() => setDialog('details')}>
+          {r('edit_details')}
+        </Button>
+        <Button variant="outlined" onClick={() => setDialog('report')}>
+          {t('report')}
+        </Button>
+        <Button variant="outlined" onClick={() => setDialog('event')}>
+          {t('add_event')}
+        </Button>
+        <Button variant="outlined" onClick={() => setDialog('resource')}>
+          {t('add_resource')}
+        </Button>
+        <Button variant="outlined" onClick={() => setDialog('handoff')}>
+          {t('handoff')}
+        </Button>
+        <Button variant="outlined" onClick={() => setDialog('postmortem')}>
+          {t('create_postmortem')}
+        </Button>
       </Stack>
       <Typography variant="caption" component="p" sx={{ mb: 2 }}>
         {r('status_right')}
@@ -98,19 +154,27 @@ export function IncidentView() {
             <Table size="small" aria-label={r('details')}>
               <TableBody>
                 <TableRow>
-                  <TableCell component="th" scope="row">{r('type')}</TableCell>
+                  <TableCell component="th" scope="row">
+                    {r('type')}
+                  </TableCell>
                   <TableCell>{incident.incident_type_name ?? r('none')}</TableCell>
                 </TableRow>
                 <TableRow>
-                  <TableCell component="th" scope="row">{r('severity')}</TableCell>
+                  <TableCell component="th" scope="row">
+                    {r('severity')}
+                  </TableCell>
                   <TableCell>{incident.incident_severity_name ?? r('none')}</TableCell>
                 </TableRow>
                 <TableRow>
-                  <TableCell component="th" scope="row">{r('priority')}</TableCell>
+                  <TableCell component="th" scope="row">
+                    {r('priority')}
+                  </TableCell>
                   <TableCell>{incident.incident_priority_name ?? r('none')}</TableCell>
                 </TableRow>
                 <TableRow>
-                  <TableCell component="th" scope="row">{t('status')}</TableCell>
+                  <TableCell component="th" scope="row">
+                    {t('status')}
+                  </TableCell>
                   <TableCell>
                     {status} · {r('status_times', { reported: utc(incident.reported_at) })}
                     {incident.stable_at ? ` · ${t('stable_at', { at: utc(incident.stable_at) })}` : ''}
@@ -118,7 +182,9 @@ export function IncidentView() {
                   </TableCell>
                 </TableRow>
                 <TableRow>
-                  <TableCell component="th" scope="row">{translate('fw.responder.conference')}</TableCell>
+                  <TableCell component="th" scope="row">
+                    {translate('fw.responder.conference')}
+                  </TableCell>
                   <TableCell>
                     {incident.conference_url ? (
                       <>
@@ -133,7 +199,9 @@ export function IncidentView() {
                   </TableCell>
                 </TableRow>
                 <TableRow>
-                  <TableCell component="th" scope="row">{translate('fw.responder.roles')}</TableCell>
+                  <TableCell component="th" scope="row">
+                    {translate('fw.responder.roles')}
+                  </TableCell>
                   <TableCell>{t('commander_line', { commander: incident.commander_email ?? t('unassigned'), reported: utc(incident.reported_at) })}</TableCell>
                 </TableRow>
               </TableBody>
@@ -161,36 +229,37 @@ export function IncidentView() {
           </Section>
         </Grid>
         <Grid size={{ xs: 12, md: 5 }}>
-          <Section title={t('roles')}>
-            <Table size="small" aria-label={t('roles')}>
-              <TableBody>
-                {(incident.participants as any[]).flatMap((p) =>
-                  (p.roles as any[]).map((role) => (
-                    <TableRow key={role.id}>
-                      <TableCell>{p.email}</TableCell>
-                      <TableCell>{role.role}</TableCell>
-                      <TableCell>{role.status}</TableCell>
-                    </TableRow>
-                  )),
-                )}
-              </TableBody>
-            </Table>
-          </Section>
+          <Roles incident={incident} act={incidentAct} />
           <Tasks tasks={incident.tasks} owner={{ incident_id: incident.id }} reload={load} />
           <Section title={t('costs')}>
             {cost ? (
               <Typography variant="body2">
-                {t('cost_line', { amount: money(cost.amount), hours: number(cost.hours), rate: money(cost.hourly_rate), model: cost.cost_model ? t('cost_model', { model: cost.cost_model }) : '' })}
+                {t('cost_line', {
+                  amount: money(cost.amount),
+                  hours: number(cost.hours),
+                  rate: money(cost.hourly_rate),
+                  model: cost.cost_model ? t('cost_model', { model: cost.cost_model }) : '',
+                })}
               </Typography>
             ) : null}
           </Section>
           <Section title={t('reports')}>
+            {(incident.reports as any[]).length ? null : <Typography variant="body2">{r('no_reports')}</Typography>}
             {(incident.reports as any[]).map((rep) => (
               <Typography key={rep.id} variant="body2">
                 <MuiLink
                   component="button"
                   aria-label={r('report_open', { type: rep.type, at: utc(rep.created_at) })}
-                  onClick={() => setReading({ title: r('report_title', { type: rep.type === 'tactical' ? t('tactical') : t('executive'), at: utc(rep.created_at), author: rep.author_email ?? 'API key' }), body: reportText(rep.details ?? {}, translate) })}
+                  onClick={() =>
+                    setReading({
+                      title: r('report_title', {
+                        type: rep.type === 'tactical' ? t('tactical') : t('executive'),
+                        at: utc(rep.created_at),
+                        author: rep.author_email ?? 'API key',
+                      }),
+                      body: reportText(rep.details ?? {}, translate),
+                    })
+                  }
                 >
                   {t('report_line', { at: utc(rep.created_at), type: rep.type, author: rep.author_email })}
                 </MuiLink>
@@ -198,12 +267,17 @@ export function IncidentView() {
             ))}
           </Section>
           <Section title={t('resources')}>
+            {(incident.resources as any[]).length ? null : <Typography variant="body2">{r('no_resources')}</Typography>}
             {(incident.resources as any[]).map((res) => (
               <Typography key={res.id} variant="body2">
                 {res.weblink ? (
                   <a href={res.weblink}>{res.name}</a>
                 ) : res.content ? (
-                  <MuiLink component="button" aria-label={r('open_document', { name: res.name })} onClick={() => setReading({ title: res.name, body: res.content })}>
+                  <MuiLink
+                    component="button"
+                    aria-label={r('open_document', { name: res.name })}
+                    onClick={() => setReading({ title: res.name, body: res.content })}
+                  >
                     {res.name}
                   </MuiLink>
                 ) : (
@@ -243,14 +317,13 @@ export function IncidentView() {
           </Section>
           <Section title={t('steps')}>
             {(incident.steps as any[]).map((s) => (
-              <Stack key={s.id} direction="row" spacing={1} sx={{ alignItems: 'center', mb: 0.5 }}>
-                <Typography variant="body2" sx={{ flex: 1 }}>
-                  {s.position}. {s.name}
-                </Typography>
+              // The step's name is its status field's label: one line each, however narrow the column.
+              <Stack key={s.id} direction="row" spacing={1} sx={{ alignItems: 'center', mb: 1 }}>
                 <TextField
                   select
                   size="small"
-                  label={t('step_status', { step: s.name })}
+                  sx={{ flex: 1 }}
+                  label={`${s.position}. ${s.name}`}
                   value={s.status}
                   onChange={async (ev) => {
                     try {
@@ -269,6 +342,7 @@ export function IncidentView() {
                 </TextField>
                 <Button
                   size="small"
+                  aria-label={r('ai_summary_of', { step: s.name })}
                   onClick={async () => {
                     try {
                       setSummary((await api<{ summary: string }>(`/incident_steps/${incident.id}/${s.id}/ai-summary`)).summary);
@@ -300,11 +374,38 @@ export function IncidentView() {
           onConfirm={() => incidentAct(`/${confirmStatus === 'Stable' ? 'stable' : confirmStatus === 'Closed' ? 'closed' : 'active'}`)}
         />
       ) : null}
-      {dialog === 'postmortem' ? <ConfirmDialog title={r('confirm_postmortem', { name: incident.name })} body={r('confirm_postmortem_body')} onClose={() => setDialog(null)} onConfirm={() => incidentAct('/postmortem/create')} /> : null}
+      {dialog === 'postmortem' ? (
+        <ConfirmDialog
+          title={r('confirm_postmortem', { name: incident.name })}
+          body={r('confirm_postmortem_body')}
+          onClose={() => setDialog(null)}
+          onConfirm={() => incidentAct('/postmortem/create')}
+        />
+      ) : null}
       {dialog === 'details' ? <DetailsDialog incident={incident} onClose={() => setDialog(null)} reload={load} /> : null}
-      {dialog === 'report' ? <ReportDialog incident={incident} onClose={() => setDialog(null)} submit={(type, body) => incidentAct(`/report/${type}`, { method: 'POST', json: body })} /> : null}
-      {dialog === 'event' ? <EventDialog onClose={() => setDialog(null)} submit={(body) => incidentAct('/event', { method: 'POST', json: body }, t('event_added'))} /> : null}
-      {dialog === 'resource' ? <ResourceDialog onClose={() => setDialog(null)} submit={(body) => incidentAct('/add-resource', { method: 'POST', json: body })} /> : null}
+      {dialog === 'report' ? (
+        <ReportDialog
+          incident={incident}
+          onClose={() => setDialog(null)}
+          submit={(type, body) => incidentAct(`/report/${type}`, { method: 'POST', json: body })}
+        />
+      ) : null}
+      {dialog === 'event' ? (
+        <EventDialog
+          title={translate('fw.responder.add_timeline_event')}
+          timeLabel={translate('fw.responder.after_utc')}
+          timeKey="after"
+          saveLabel={translate('fw.responder.add_event')}
+          onClose={() => setDialog(null)}
+          submit={(body) => incidentAct('/event', { method: 'POST', json: body }, t('event_added'))}
+        />
+      ) : null}
+      {dialog === 'resource' ? (
+        <ResourceDialog
+          onClose={() => setDialog(null)}
+          submit={(body) => incidentAct('/add-resource', { method: 'POST', json: body }, undefined, t('add_resource_failed'))}
+        />
+      ) : null}
       {dialog === 'handoff' ? <HandoffDialog incidentId={incident.id} onClose={() => setDialog(null)} onDone={load} /> : null}
       <Dialog open={dialog === 'summary'} onClose={() => setDialog(null)} aria-labelledby="summary-title">
         <DialogTitle id="summary-title">{t('step_summary')}</DialogTitle>
@@ -327,6 +428,87 @@ export function IncidentView() {
         </DialogActions>
       </Dialog>
     </Box>
+  );
+}
+
+/** The incident's roles as spec §3 names them (server/incidents/tables.ts INCIDENT_ROLES). */
+const ROLES = ['commander', 'reporter', 'liaison', 'scribe', 'participant', 'observer'] as const;
+
+/**
+ * Who holds which role, and changes to it: a role given to a person (a new commander or reporter
+ * replaces the previous one, as the server does), a role taken back after a confirmation. Renounced
+ * roles stay listed as Inactive: the record of who held them.
+ */
+function Roles({ incident, act }: { incident: Incident; act: (path: string, init?: RequestInit & { json?: unknown }, fallback?: string) => Promise<boolean> }) {
+  const translate = useTranslate();
+  const t = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<(typeof ROLES)[number]>('commander');
+  const [renouncing, setRenouncing] = useState<{ id: number; email: string; role: string } | null>(null);
+  const rows = (incident.participants as any[]).flatMap((p) => (p.roles as any[]).map((r) => ({ ...r, email: p.email as string })));
+  const valid = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim());
+  return (
+    <Section title={translate('fw.responder.roles')}>
+      {/* Long addresses wrap (and only they) inside the card instead of pushing the Remove buttons past its edge. */}
+      <Table
+        size="small"
+        aria-label={translate('fw.responder.roles')}
+        sx={{ '& td': { whiteSpace: 'nowrap' }, '& td:first-of-type': { whiteSpace: 'normal', overflowWrap: 'anywhere' } }}
+      >
+        <TableBody>
+          {rows.map((r) => (
+            <TableRow key={r.id}>
+              <TableCell id={`role-${r.id}-email`}>{r.email}</TableCell>
+              {/* The server's word for the role, as the timeline says it ("assigned the commander role"). */}
+              <TableCell id={`role-${r.id}-role`}>{r.role}</TableCell>
+              <TableCell>{r.status}</TableCell>
+              <TableCell padding="none" align="right">
+                {r.status === 'Active' ? (
+                  // Named "Remove", described by its row: a name holding the role ("reporter") would also answer to "Report".
+                  <Button
+                    size="small"
+                    onClick={() => setRenouncing({ id: r.id, email: r.email, role: r.role })}
+                    aria-describedby={`role-${r.id}-email role-${r.id}-role`}
+                  >
+                    {t('role_remove_short')}
+                  </Button>
+                ) : null}
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+      <Stack
+        component="form"
+        direction="row"
+        sx={{ mt: 2, alignItems: 'flex-start', flexWrap: 'wrap', gap: 1 }}
+        aria-label={t('role_assign_form')}
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (valid && (await act('/roles', { method: 'POST', json: { email: email.trim(), role } }))) setEmail('');
+        }}
+      >
+        <TextField size="small" label={t('role_email')} type="email" value={email} onChange={(e) => setEmail(e.target.value)} sx={{ flex: '1 1 200px' }} />
+        <TextField size="small" select label={t('role')} value={role} onChange={(e) => setRole(e.target.value as never)} sx={{ flex: '0 0 140px' }}>
+          {ROLES.map((r) => (
+            <MenuItem key={r} value={r}>
+              {t(`role_names.${r}`)}
+            </MenuItem>
+          ))}
+        </TextField>
+        <Button type="submit" variant="outlined" disabled={!valid}>
+          {t('role_assign')}
+        </Button>
+      </Stack>
+      {renouncing ? (
+        <ConfirmDialog
+          title={t('role_remove_title', { role: renouncing.role, email: renouncing.email })}
+          body={t('role_remove_body')}
+          onClose={() => setRenouncing(null)}
+          onConfirm={() => act(`/roles/${renouncing.id}/renounce`)}
+        />
+      ) : null}
+    </Section>
   );
 }
 
@@ -357,13 +539,24 @@ function DetailsDialog({ incident, onClose, reload }: { incident: Incident; onCl
   const [options, setOptions] = useState<Record<string, { id: number; name: string }[]>>({});
   const [version] = useState<string>(incident.updated_at);
   useEffect(() => {
-    for (const [key, path] of [['incident_type_id', '/incident_types'], ['incident_severity_id', '/incident_severities'], ['incident_priority_id', '/incident_priorities']] as const) {
-      void api<{ items: { id: number; name: string }[] }>(`${path}?itemsPerPage=100`).then((p) => setOptions((o) => ({ ...o, [key]: p.items })), () => undefined);
+    for (const [key, path] of [
+      ['incident_type_id', '/incident_types'],
+      ['incident_severity_id', '/incident_severities'],
+      ['incident_priority_id', '/incident_priorities'],
+    ] as const) {
+      void api<{ items: { id: number; name: string }[] }>(`${path}?itemsPerPage=100`).then(
+        (p) => setOptions((o) => ({ ...o, [key]: p.items })),
+        () => undefined,
+      );
     }
   }, []);
   const save = async () => {
     try {
-      const json = { ...values, description: values.description || null, ...Object.fromEntries(['incident_type_id', 'incident_severity_id', 'incident_priority_id'].map((k) => [k, values[k] === '' ? null : values[k]])) };
+      const json = {
+        ...values,
+        description: values.description || null,
+        ...Object.fromEntries(['incident_type_id', 'incident_severity_id', 'incident_priority_id'].map((k) => [k, values[k] === '' ? null : values[k]])),
+      };
       await api(`/iaos/${incident.id}`, { method: 'PUT', json, headers: { 'If-Match': `"${version}"` } });
       notify(r('details_saved'), { type: 'success' });
       await reload();
@@ -379,10 +572,33 @@ function DetailsDialog({ incident, onClose, reload }: { incident: Incident; onCl
     <Dialog open onClose={onClose} aria-labelledby="details-title" fullWidth>
       <DialogTitle id="details-title">{r('edit_details')}</DialogTitle>
       <DialogContent>
-        <TextField label={translate('fw.responder.title')} value={values.title} onChange={(e) => setValues({ ...values, title: e.target.value })} fullWidth sx={{ mt: 1 }} required />
-        <TextField label={translate('fw.responder.description')} value={values.description} onChange={(e) => setValues({ ...values, description: e.target.value })} fullWidth multiline minRows={3} sx={{ mt: 2 }} />
+        <TextField
+          label={translate('fw.responder.title')}
+          value={values.title}
+          onChange={(e) => setValues({ ...values, title: e.target.value })}
+          fullWidth
+          sx={{ mt: 1 }}
+          required
+        />
+        <TextField
+          label={translate('fw.responder.description')}
+          value={values.description}
+          onChange={(e) => setValues({ ...values, description: e.target.value })}
+          fullWidth
+          multiline
+          minRows={3}
+          sx={{ mt: 2 }}
+        />
         {(['incident_type_id', 'incident_severity_id', 'incident_priority_id'] as const).map((key) => (
-          <TextField key={key} select label={r(key === 'incident_type_id' ? 'type' : key === 'incident_severity_id' ? 'severity' : 'priority')} value={values[key]} onChange={(e) => setValues({ ...values, [key]: e.target.value })} fullWidth sx={{ mt: 2 }}>
+          <TextField
+            key={key}
+            select
+            label={r(key === 'incident_type_id' ? 'type' : key === 'incident_severity_id' ? 'severity' : 'priority')}
+            value={values[key]}
+            onChange={(e) => setValues({ ...values, [key]: e.target.value })}
+            fullWidth
+            sx={{ mt: 2 }}
+          >
             <MenuItem value="">{r('none')}</MenuItem>
             {(options[key] ?? []).map((o) => (
               <MenuItem key={o.id} value={o.id}>
@@ -402,53 +618,58 @@ function DetailsDialog({ incident, onClose, reload }: { incident: Incident; onCl
   );
 }
 
-function ReportDialog({ incident, onClose, submit }: { incident: Incident; onClose: () => void; submit: (type: string, body: Record<string, string>) => Promise<boolean> }) {
+function ReportDialog({
+  incident,
+  onClose,
+  submit,
+}: {
+  incident: Incident;
+  onClose: () => void;
+  submit: (type: string, body: Record<string, string>) => Promise<boolean>;
+}) {
   const translate = useTranslate();
   const [type, setType] = useState<'tactical' | 'executive'>('tactical');
   const [values, setValues] = useState<Record<string, string>>({});
   useEffect(() => {
     // The dialog starts from the server's prefill: actions are the incident's unresolved tasks.
     // What the user typed before it arrives is kept (the two types' fields have different names).
-    void api<Record<string, Record<string, string>>>(`/iaos/${incident.id}/report/prefill`).then((p) => setValues((typed) => ({ ...(p[type] ?? {}), ...typed })));
+    void api<Record<string, Record<string, string>>>(`/iaos/${incident.id}/report/prefill`).then((p) =>
+      setValues((typed) => ({ ...(p[type] ?? {}), ...typed })),
+    );
   }, [incident.id, type]);
   const fields = type === 'tactical' ? ['conditions', 'actions', 'needs'] : ['current_status', 'overview', 'next_steps'];
   return (
     <Dialog open onClose={onClose} aria-labelledby="report-title" fullWidth>
       <DialogTitle id="report-title">{translate('fw.responder.report')}</DialogTitle>
       <DialogContent>
-        <TextField select label={translate('fw.responder.report_type')} value={type} onChange={(e) => setType(e.target.value as never)} fullWidth sx={{ mt: 1 }}>
+        <TextField
+          select
+          label={translate('fw.responder.report_type')}
+          value={type}
+          onChange={(e) => setType(e.target.value as never)}
+          fullWidth
+          sx={{ mt: 1 }}
+        >
           <MenuItem value="tactical">{translate('fw.responder.tactical')}</MenuItem>
           <MenuItem value="executive">{translate('fw.responder.executive')}</MenuItem>
         </TextField>
         {fields.map((f) => (
-          <TextField key={f} label={translate(`fw.responder.report_fields.${f}`)} value={values[f] ?? ''} onChange={(e) => setValues({ ...values, [f]: e.target.value })} fullWidth multiline minRows={2} sx={{ mt: 2 }} />
+          <TextField
+            key={f}
+            label={translate(`fw.responder.report_fields.${f}`)}
+            value={values[f] ?? ''}
+            onChange={(e) => setValues({ ...values, [f]: e.target.value })}
+            fullWidth
+            multiline
+            minRows={2}
+            sx={{ mt: 2 }}
+          />
         ))}
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>{translate('ra.action.cancel')}</Button>
         <Button variant="contained" onClick={async () => (await submit(type, Object.fromEntries(fields.map((f) => [f, values[f] ?? ''])))) && onClose()}>
           {translate('fw.responder.send_report')}
-        </Button>
-      </DialogActions>
-    </Dialog>
-  );
-}
-
-function EventDialog({ onClose, submit }: { onClose: () => void; submit: (body: Record<string, unknown>) => Promise<boolean> }) {
-  const translate = useTranslate();
-  const [description, setDescription] = useState('');
-  const [after, setAfter] = useState(new Date().toISOString().slice(0, 19));
-  return (
-    <Dialog open onClose={onClose} aria-labelledby="event-title" fullWidth>
-      <DialogTitle id="event-title">{translate('fw.responder.add_timeline_event')}</DialogTitle>
-      <DialogContent>
-        <TextField label={translate('fw.responder.description')} value={description} onChange={(e) => setDescription(e.target.value)} fullWidth multiline sx={{ mt: 1 }} />
-        <TextField label={translate('fw.responder.after_utc')} type="datetime-local" value={after} onChange={(e) => setAfter(e.target.value)} fullWidth sx={{ mt: 2 }} slotProps={{ inputLabel: { shrink: true } }} />
-      </DialogContent>
-      <DialogActions>
-        <Button onClick={onClose}>{translate('ra.action.cancel')}</Button>
-        <Button variant="contained" disabled={!description.trim()} onClick={async () => (await submit({ description: description.trim(), after: `${after}Z` })) && onClose()}>
-          {translate('fw.responder.add_event')}
         </Button>
       </DialogActions>
     </Dialog>
@@ -468,7 +689,11 @@ function ResourceDialog({ onClose, submit }: { onClose: () => void; submit: (bod
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>{translate('ra.action.cancel')}</Button>
-        <Button variant="contained" disabled={!name.trim()} onClick={async () => (await submit({ resource_type: 'weblink', name: name.trim(), weblink: weblink.trim() || null })) && onClose()}>
+        <Button
+          variant="contained"
+          disabled={!name.trim()}
+          onClick={async () => (await submit({ resource_type: 'weblink', name: name.trim(), weblink: weblink.trim() || null })) && onClose()}
+        >
           {translate('ra.action.add')}
         </Button>
       </DialogActions>

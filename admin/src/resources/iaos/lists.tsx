@@ -25,7 +25,8 @@ function ResponderActions({ resource }: { resource: 'iaos' | 'cases' }) {
 }
 
 /** A row opens the record's own page (iaos/{name}/view), not the raw edit form. */
-const viewOf = (resource: 'iaos' | 'cases') => (_id: unknown, _resource: string, record: Record<string, unknown>) => `/${organization}/${resource}/${encodeURIComponent(String(record.name))}/view`;
+const viewOf = (resource: 'iaos' | 'cases') => (_id: unknown, _resource: string, record: Record<string, unknown>) =>
+  `/${organization}/${resource}/${encodeURIComponent(String(record.name))}/view`;
 
 export const IncidentList = () => <GenericList actions={<ResponderActions resource="iaos" />} rowClick={viewOf('iaos')} bulkActions={<BulkActions />} />;
 export const CaseList = () => <GenericList actions={<ResponderActions resource="cases" />} rowClick={viewOf('cases')} bulkActions={<BulkActions />} />;

@@ -1,5 +1,27 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
-import { Button, Card, CardContent, CardHeader, Chip, Dialog, DialogActions, DialogContent, DialogTitle, IconButton, Snackbar, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField, ToggleButton, Tooltip, Typography } from '@mui/material';
+import {
+  Button,
+  Card,
+  CardContent,
+  CardHeader,
+  Chip,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  IconButton,
+  Snackbar,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  TextField,
+  ToggleButton,
+  Tooltip,
+  Typography,
+} from '@mui/material';
 import LockOutlinedIcon from '@mui/icons-material/LockOutlined';
 import { useNotify, useTranslate } from 'react-admin';
 import { api } from '../../providers/http.js';
@@ -27,7 +49,7 @@ export function Section({ title, children }: { title: string; children: ReactNod
   );
 }
 
-/** An action's outcome as a notification: the server's own message, or the fallback. Errors stay until dismissed. */
+/** An action's outcome as a notification: the server's own message, or the fallback; a failure's words (spec §8) lead its reason. Errors stay until dismissed. */
 export function useAct(reload: () => Promise<unknown>) {
   const notify = useNotify();
   return useCallback(
@@ -38,7 +60,8 @@ export function useAct(reload: () => Promise<unknown>) {
         await reload();
         return true;
       } catch (e) {
-        notify(failure ?? (e as Error).message, { type: 'error', autoHideDuration: 0 });
+        // The spec's failure words first, then the server's reason (what to correct).
+        notify(failure ? `${failure} ${(e as Error).message}` : (e as Error).message, { type: 'error', autoHideDuration: 0 });
         // A refusal (e.g. 'already stable') means the page was behind: show the record as it is now.
         await reload().catch(() => undefined);
         return false;
@@ -101,11 +124,16 @@ export function LiveChip({ live }: { live: boolean }) {
   const translate = useTranslate();
   return (
     <Tooltip title={translate('fw.room.live_help')}>
-      <Chip size="small" variant="outlined" color={live ? 'success' : 'default'} label={translate(live ? 'fw.room.live' : 'fw.room.offline')} data-testid="live-state" />
+      <Chip
+        size="small"
+        variant="outlined"
+        color={live ? 'success' : 'default'}
+        label={translate(live ? 'fw.room.live' : 'fw.room.offline')}
+        data-testid="live-state"
+      />
     </Tooltip>
   );
 }
-
 
 interface Filter {
   key: string;
@@ -129,7 +157,13 @@ function savedFilters(): Record<string, boolean> {
  * timeline is its record of changes). System entries cannot be edited or deleted; a custom event can,
  * after a confirmation, with an undo.
  */
-export function Timeline({ events, act }: { events: ApiRecord[]; act?: (path: string, init: RequestInit & { json?: unknown }, fallback: string) => Promise<boolean> }) {
+export function Timeline({
+  events,
+  act,
+}: {
+  events: ApiRecord[];
+  act?: (path: string, init: RequestInit & { json?: unknown }, fallback: string) => Promise<boolean>;
+}) {
   const translate = useTranslate();
   const [filters, setFilters] = useState<Filter[]>([]);
   const [eventTypes, setEventTypes] = useState<Record<string, string>>({});
@@ -155,7 +189,15 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: (path: st
     <Section title={translate('fw.responder.timeline')}>
       <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 0.5, mb: 1 }} role="group" aria-label={translate('fw.responder.timeline_filters')}>
         {filters.map((f) => (
-          <ToggleButton key={f.key} size="small" value={f.key} selected={!!on[f.key]} color="primary" onChange={() => toggle(f.key)} sx={{ '&.Mui-selected': { fontWeight: 700 } }}>
+          <ToggleButton
+            key={f.key}
+            size="small"
+            value={f.key}
+            selected={!!on[f.key]}
+            color="primary"
+            onChange={() => toggle(f.key)}
+            sx={{ '&.Mui-selected': { fontWeight: 700 } }}
+          >
             {on[f.key] ? '✓ ' : ''}
             {f.label}
           </ToggleButton>
@@ -176,7 +218,11 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: (path: st
               </TableCell>
               {act ? (
                 <TableCell sx={{ whiteSpace: 'nowrap' }}>
-                  <IconButton size="small" aria-label={translate(e.pinned ? 'fw.responder.unpin' : 'fw.responder.pin')} onClick={() => void act('/event', { method: 'PATCH', json: { id: e.id, pinned: !e.pinned } }, translate('fw.responder.event_updated'))}>
+                  <IconButton
+                    size="small"
+                    aria-label={translate(e.pinned ? 'fw.responder.unpin' : 'fw.responder.pin')}
+                    onClick={() => void act('/event', { method: 'PATCH', json: { id: e.id, pinned: !e.pinned } }, translate('fw.responder.event_updated'))}
+                  >
                     {e.pinned ? '☆' : '★'}
                   </IconButton>
                   {custom(e) ? (
@@ -190,7 +236,14 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: (path: st
                     </>
                   ) : (
                     <Tooltip title={translate('fw.room.system_event')}>
-                      <LockOutlinedIcon fontSize="small" color="action" role="img" aria-label={translate('fw.room.system_event')} aria-hidden={false} sx={{ verticalAlign: 'middle', mx: 0.5 }} />
+                      <LockOutlinedIcon
+                        fontSize="small"
+                        color="action"
+                        role="img"
+                        aria-label={translate('fw.room.system_event')}
+                        aria-hidden={false}
+                        sx={{ verticalAlign: 'middle', mx: 0.5 }}
+                      />
                     </Tooltip>
                   )}
                 </TableCell>
@@ -216,7 +269,17 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: (path: st
           }}
         />
       ) : null}
-      {act && editing ? <EventEditDialog event={editing} onClose={() => setEditing(null)} submit={(json) => act('/event', { method: 'PATCH', json: { id: editing.id, ...json } }, translate('fw.responder.event_updated'))} /> : null}
+      {act && editing ? (
+        <EventDialog
+          title={translate('fw.room.edit_event_title')}
+          timeLabel={translate('fw.room.event_time')}
+          timeKey="started_at"
+          saveLabel={translate('fw.room.save')}
+          initial={{ description: editing.description, at: String(editing.started_at) }}
+          onClose={() => setEditing(null)}
+          submit={(json) => act('/event', { method: 'PATCH', json: { id: editing.id, ...json } }, translate('fw.responder.event_updated'))}
+        />
+      ) : null}
       <Snackbar
         open={undo !== null}
         autoHideDuration={10_000}
@@ -230,7 +293,11 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: (path: st
               const e = undo!;
               setUndo(null);
               // Undo writes the event again as it was (same text, time, details and pin).
-              await act?.('/event', { method: 'POST', json: { description: e.description, started_at: e.started_at, details: e.details ?? null, pinned: !!e.pinned } }, translate('fw.room.event_restored'));
+              await act?.(
+                '/event',
+                { method: 'POST', json: { description: e.description, started_at: e.started_at, details: e.details ?? null, pinned: !!e.pinned } },
+                translate('fw.room.event_restored'),
+              );
             }}
           >
             {translate('fw.room.undo')}
@@ -241,21 +308,52 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: (path: st
   );
 }
 
-function EventEditDialog({ event, onClose, submit }: { event: ApiRecord; onClose: () => void; submit: (json: Record<string, unknown>) => Promise<boolean> }) {
+/**
+ * A timeline event's text and time, for adding one (the time it happened after) or editing one (the
+ * time it started): the same two fields, under the words and body key the caller gives.
+ */
+export function EventDialog(props: {
+  title: string;
+  timeLabel: string;
+  timeKey: 'after' | 'started_at';
+  saveLabel: string;
+  initial?: { description: string; at: string };
+  onClose: () => void;
+  submit: (json: Record<string, unknown>) => Promise<boolean>;
+}) {
   const translate = useTranslate();
-  const [description, setDescription] = useState<string>(event.description);
-  const [at, setAt] = useState<string>(String(event.started_at).slice(0, 19));
+  const [description, setDescription] = useState<string>(props.initial?.description ?? '');
+  const [at, setAt] = useState<string>((props.initial?.at ?? new Date().toISOString()).slice(0, 19));
   return (
-    <Dialog open onClose={onClose} aria-labelledby="edit-event-title" fullWidth>
-      <DialogTitle id="edit-event-title">{translate('fw.room.edit_event_title')}</DialogTitle>
+    <Dialog open onClose={props.onClose} aria-labelledby="event-title" fullWidth>
+      <DialogTitle id="event-title">{props.title}</DialogTitle>
       <DialogContent>
-        <TextField label={translate('fw.responder.description')} value={description} onChange={(e) => setDescription(e.target.value)} fullWidth multiline sx={{ mt: 1 }} />
-        <TextField label={translate('fw.room.event_time')} type="datetime-local" value={at} onChange={(e) => setAt(e.target.value)} fullWidth sx={{ mt: 2 }} slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }} />
+        <TextField
+          label={translate('fw.responder.description')}
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          fullWidth
+          multiline
+          sx={{ mt: 1 }}
+        />
+        <TextField
+          label={props.timeLabel}
+          type="datetime-local"
+          value={at}
+          onChange={(e) => setAt(e.target.value)}
+          fullWidth
+          sx={{ mt: 2 }}
+          slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }}
+        />
       </DialogContent>
       <DialogActions>
-        <Button onClick={onClose}>{translate('fw.room.cancel')}</Button>
-        <Button variant="contained" disabled={!description.trim()} onClick={async () => (await submit({ description: description.trim(), started_at: `${at}Z` })) && onClose()}>
-          {translate('fw.room.save')}
+        <Button onClick={props.onClose}>{translate('ra.action.cancel')}</Button>
+        <Button
+          variant="contained"
+          disabled={!description.trim()}
+          onClick={async () => (await props.submit({ description: description.trim(), [props.timeKey]: `${at}Z` })) && props.onClose()}
+        >
+          {props.saveLabel}
         </Button>
       </DialogActions>
     </Dialog>

@@ -1,5 +1,23 @@
 import { useEffect, useState } from 'react';
-import { Alert, Box, Button, Card, CardContent, Chip, Dialog, DialogActions, DialogContent, DialogTitle, LinearProgress, Link, List, ListItem, ListItemText, TextField as MuiTextField, Typography } from '@mui/material';
+import {
+  Alert,
+  Box,
+  Button,
+  Card,
+  CardContent,
+  Chip,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  LinearProgress,
+  Link,
+  List,
+  ListItem,
+  ListItemText,
+  TextField as MuiTextField,
+  Typography,
+} from '@mui/material';
 import { FunctionField, useNotify, useRecordContext, useRedirect, type Identifier, type RaRecord } from 'react-admin';
 import { GenericCreate, GenericEdit, GenericList } from '../generic/screens.js';
 import { api } from '../../providers/http.js';
@@ -28,8 +46,7 @@ interface InstanceDetail {
 function RawSignalButton({ record }: { record: RaRecord }) {
   const [detail, setDetail] = useState<InstanceDetail | null>(null);
   const notify = useNotify();
-  const open = () =>
-    api<InstanceDetail>(`/signals/instances/${record.id}`).then(setDetail, (e: Error) => notify(e.message, { type: 'error' }));
+  const open = () => api<InstanceDetail>(`/signals/instances/${record.id}`).then(setDetail, (e: Error) => notify(e.message, { type: 'error' }));
   return (
     <>
       <Button
@@ -41,7 +58,14 @@ function RawSignalButton({ record }: { record: RaRecord }) {
       >
         Raw
       </Button>
-      <Dialog open={detail !== null} onClose={() => setDetail(null)} maxWidth="md" fullWidth aria-labelledby="raw-signal-title" onClick={(e) => e.stopPropagation()}>
+      <Dialog
+        open={detail !== null}
+        onClose={() => setDetail(null)}
+        maxWidth="md"
+        fullWidth
+        aria-labelledby="raw-signal-title"
+        onClick={(e) => e.stopPropagation()}
+      >
         <DialogTitle id="raw-signal-title">Raw signal {detail?.id}</DialogTitle>
         <DialogContent>
           <Box sx={{ mb: 1, display: 'flex', gap: 1, flexWrap: 'wrap' }}>
@@ -106,7 +130,16 @@ function ExtractionPreview() {
     <Card sx={panel}>
       <CardContent>
         <Typography variant="h6">Preview extraction</Typography>
-        <MuiTextField label="Paste a payload (JSON)" multiline minRows={6} maxRows={16} fullWidth value={text} onChange={(e) => setText(e.target.value)} sx={{ my: 1 }} />
+        <MuiTextField
+          label="Paste a payload (JSON)"
+          multiline
+          minRows={6}
+          maxRows={16}
+          fullWidth
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          sx={{ my: 1 }}
+        />
         {error ? <Alert severity="info">{error}</Alert> : null}
         {result ? (
           <Box aria-label="Preview result">
@@ -115,9 +148,15 @@ function ExtractionPreview() {
             </Typography>
             <List dense>
               {result.entities.length ? (
-                result.entities.map((e, i) => <ListItem key={i}><ListItemText primary={e.value ?? e.error} secondary={e.entity_type} /></ListItem>)
+                result.entities.map((e, i) => (
+                  <ListItem key={i}>
+                    <ListItemText primary={e.value ?? e.error} secondary={e.entity_type} />
+                  </ListItem>
+                ))
               ) : (
-                <ListItem><ListItemText primary="No entity found" /></ListItem>
+                <ListItem>
+                  <ListItemText primary="No entity found" />
+                </ListItem>
               )}
             </List>
           </Box>
@@ -200,7 +239,9 @@ function BackTestPanel() {
             </Typography>
             <List dense>
               {test.top_values.map((v) => (
-                <ListItem key={v.value}><ListItemText primary={v.value} secondary={`${v.count} signal(s)`} /></ListItem>
+                <ListItem key={v.value}>
+                  <ListItemText primary={v.value} secondary={`${v.count} signal(s)`} />
+                </ListItem>
               ))}
             </List>
           </>
@@ -240,7 +281,11 @@ function EntityCases() {
   const notify = useNotify();
   const [cases, setCases] = useState<SeenCase[] | null>(null);
   useEffect(() => {
-    if (record?.id) api<{ items: SeenCase[] }>(`/entity/${record.id}/cases?itemsPerPage=100`).then((r) => setCases(r.items), () => setCases([]));
+    if (record?.id)
+      api<{ items: SeenCase[] }>(`/entity/${record.id}/cases?itemsPerPage=100`).then(
+        (r) => setCases(r.items),
+        () => setCases([]),
+      );
   }, [record?.id]);
   const open = cases?.filter((c) => c.status !== 'Closed').length ?? 0;
   return (
@@ -259,7 +304,12 @@ function EntityCases() {
         </List>
         <Button
           variant="outlined"
-          onClick={() => api<{ message: string }>(`/entity/${record?.id}/subscribe`, { method: 'POST' }).then((r) => notify(r.message, { type: 'success' }), (e: Error) => notify(e.message, { type: 'error' }))}
+          onClick={() =>
+            api<{ message: string }>(`/entity/${record?.id}/subscribe`, { method: 'POST' }).then(
+              (r) => notify(r.message, { type: 'success' }),
+              (e: Error) => notify(e.message, { type: 'error' }),
+            )
+          }
         >
           Subscribe
         </Button>

@@ -1,0 +1,73 @@
+/**
+ * Shared by the ingest suite and its memory child: a fresh database (PostgreSQL beside the bench
+ * database, or embedded PGlite), an organization with a project, and one upload taken through the
+ * real path (createSubmission, then the indexing job's indexSubmission).
+ */
+import postgres from 'postgres';
+import { createSubmission, indexSubmission } from '../../server/ai/ingest.js';
+import { planLimits } from '../../server/ai/limits.js';
+import { loadConfig } from '../../server/core/config.js';
+import { openDatabase, type Database } from '../../server/core/db/client.js';
+import { withTenant } from '../../server/core/db/tenant.js';
+import { organizations, projects } from '../../server/schema.js';
+import { benchDatabaseUrl, ensureDatabase } from './database.js';
+
+export type BenchDb = 'postgres' | 'pglite';
+
+export async function freshDatabase(kind: BenchDb, suffix: string): Promise<{ database: Database; drop(): Promise<void> }> {
+  if (kind === 'pglite') {
+    const database = await openDatabase({ dataDir: 'memory://' });
+    return { database, drop: () => database.close() };
+  }
+  const url = new URL(benchDatabaseUrl());
+  url.pathname = `${url.pathname}_${suffix}`;
+  const name = url.pathname.slice(1);
+  await ensureDatabase(url.toString());
+  const admin = postgres(url.toString().replace(`/${name}`, '/postgres'), { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists "${name}" with (force)`);
+  await admin.unsafe(`create database "${name}"`);
+  // The pool size the app uses for its job workers.
+  const database = await openDatabase({ url: url.toString(), dataDir: '', max: 4 });
+  return {
+    database,
+    async drop() {
+      await database.close();
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+type Outcome = { status: string; chunks: number; error: string | null };
+export interface Uploader {
+  /** Stores the file (as the upload does), answering the submission's id. */
+  store(fileName: string, content: Buffer): Promise<number>;
+  /** Runs the indexing job on a stored submission. */
+  index(id: number): Promise<Outcome>;
+  upload(fileName: string, content: Buffer): Promise<Outcome>;
+}
+
+/** An organization on the largest plan (100 MB files) with one project that takes every upload. */
+export async function uploader(database: Database, slug: string): Promise<Uploader> {
+  const db = database.db;
+  const config = loadConfig({ LOG_LEVEL: 'silent' });
+  const [org] = await db.insert(organizations).values({ name: 'Ingest bench', description: 'bench', slug, plan: 'team_pro' }).returning();
+  const orgId = org!.id;
+  const scope = { orgId, userId: null };
+  const [project] = await withTenant(db, scope, (tx) => tx.insert(projects).values({ organization_id: orgId, name: 'Uploads' }).returning());
+  const limits = { ...planLimits(config, 'team_pro'), files_per_project: 1_000_000 };
+  const who = { orgId, userId: null, sessionId: null };
+  const store = async (fileName: string, content: Buffer) =>
+    (
+      await withTenant(db, scope, (tx) =>
+        createSubmission(tx, who, limits, { kind: 'file', projectId: project!.id, title: fileName, fileName, content, sensitivityLevel: 'internal' }),
+      )
+    ).id;
+  const index = async (id: number) => {
+    await indexSubmission(db, orgId, id);
+    const rows = (await db.execute(`select status, chunk_count, error from submissions where id = ${id}`)) as unknown as { rows?: unknown[] } & unknown[];
+    const [row] = (rows.rows ?? rows) as { status: string; chunk_count: number; error: string | null }[];
+    return { status: row!.status, chunks: row!.chunk_count, error: row!.error };
+  };
+  return { store, index, upload: async (fileName, content) => index(await store(fileName, content)) };
+}

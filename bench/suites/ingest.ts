@@ -1,0 +1,195 @@
+/**
+ * Issue 24, ingestion: MB/s of HTML, Markdown, PDF and plain text through the real upload path
+ * (store, extract, chunk, index), over many small files (two at a time, as the indexing job's
+ * workers take them) and over one large file, on PostgreSQL and on embedded PGlite; then the peak
+ * resident memory of one large upload in a process of its own. Target: 4 MB/s everywhere.
+ * BENCH_INGEST_MB sets the large file's size (4), BENCH_INGEST_MEMORY_MB the memory upload's (100, 0 skips),
+ * BENCH_INGEST_DB one database (postgres or pglite).
+ */
+import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { makePdf } from '../../tests/server/ai/fixtures.js';
+import { generateCorpus } from '../corpus/generate.js';
+import { freshDatabase, uploader, type BenchDb } from '../lib/ingest.js';
+import type { Suite } from '../lib/suite.js';
+import { printTable } from '../lib/table.js';
+
+const TARGET_MBS = 4;
+const LARGE_MB = Number(process.env.BENCH_INGEST_MB ?? 4);
+const MEMORY_MB = Number(process.env.BENCH_INGEST_MEMORY_MB ?? 100);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+type Format = 'html' | 'markdown' | 'pdf' | 'text';
+interface File {
+  name: string;
+  content: Buffer;
+}
+
+/** Lines of at most `width` characters, for PDF pages. */
+function wrap(text: string, width = 95): string[] {
+  const out: string[] = [];
+  for (const para of text.split(/\n\s*\n/)) {
+    let line = '';
+    for (const word of para.split(/\s+/).filter(Boolean)) {
+      if (line && line.length + word.length + 1 > width) {
+        out.push(line);
+        line = '';
+      }
+      line = line ? `${line} ${word}` : word;
+    }
+    if (line) out.push(line);
+    out.push('');
+  }
+  return out;
+}
+
+const pdfOf = (text: string) => {
+  const lines = wrap(text.replace(/[^\x20-\x7e\n]/g, ' '));
+  const pages: string[][] = [];
+  for (let i = 0; i < lines.length; i += 40) pages.push(lines.slice(i, i + 40));
+  return makePdf(pages);
+};
+
+/** The generated operations corpus per format: its own files as the small ones, and one large file. */
+async function files(): Promise<Record<Format, { small: File[]; large: File }>> {
+  const { docs } = generateCorpus();
+  const of = (ext: string) => docs.filter((d) => d.fileName.endsWith(ext));
+  const repeat = (texts: string[], sep: string) => {
+    const all = texts.join(sep);
+    return Array.from({ length: Math.ceil((LARGE_MB * 1e6) / Buffer.byteLength(all)) }, () => all).join(sep);
+  };
+  const html = of('.html');
+  const md = of('.md');
+  const txt = of('.txt');
+  // HTML documents are concatenated body by body, so the large one stays one well-formed page.
+  const bodies = html.map((d) => /<body>([\s\S]*)<\/body>/.exec(d.content)?.[1] ?? d.content);
+  const pdfSmall = await Promise.all(txt.map(async (d) => ({ name: d.fileName.replace(/\.txt$/, '.pdf'), content: await pdfOf(d.content) })));
+  const pdfText = txt.map((d) => d.content).join('\n\n');
+  // A PDF weighs more than its text: pages are added until the file reaches the size.
+  let pdfLarge = pdfText;
+  while ((await pdfOf(pdfLarge)).length < LARGE_MB * 1e6 * 0.9) pdfLarge += `\n\n${pdfLarge}`;
+  return {
+    html: {
+      small: html.map((d) => ({ name: d.fileName, content: Buffer.from(d.content) })),
+      large: { name: 'large.html', content: Buffer.from(`<html><body>${repeat(bodies, '\n')}</body></html>`) },
+    },
+    markdown: {
+      small: md.map((d) => ({ name: d.fileName, content: Buffer.from(d.content) })),
+      large: {
+        name: 'large.md',
+        content: Buffer.from(
+          repeat(
+            md.map((d) => d.content),
+            '\n\n',
+          ),
+        ),
+      },
+    },
+    pdf: { small: pdfSmall, large: { name: 'large.pdf', content: await pdfOf(pdfLarge) } },
+    text: {
+      small: txt.map((d) => ({ name: d.fileName, content: Buffer.from(d.content) })),
+      large: {
+        name: 'large.txt',
+        content: Buffer.from(
+          repeat(
+            txt.map((d) => d.content),
+            '\n\n',
+          ),
+        ),
+      },
+    },
+  };
+}
+
+async function measure(kind: BenchDb, set: Awaited<ReturnType<typeof files>>) {
+  const rows: (string | number)[][] = [];
+  const { database, drop } = await freshDatabase(kind, 'ingest');
+  try {
+    let n = 0;
+    for (const format of Object.keys(set) as Format[]) {
+      const { small, large } = set[format];
+      // Each format gets its own organization, so one format's lexemes do not slow the next one's.
+      const up = await uploader(database, `ingest-${format}-${n++}`);
+      const failures: string[] = [];
+      const check = (r: { status: string; error: string | null }, name: string) =>
+        r.status !== 'indexed' && failures.push(`${name}: ${r.status} ${r.error ?? ''}`);
+      let next = 0;
+      const started = performance.now();
+      await Promise.all(
+        [0, 1].map(async () => {
+          while (next < small.length) {
+            const f = small[next++]!;
+            check(await up.upload(f.name, f.content), f.name);
+          }
+        }),
+      );
+      const smallSeconds = (performance.now() - started) / 1000;
+      const smallBytes = small.reduce((a, f) => a + f.content.length, 0);
+      rows.push([kind, format, `${small.length} small files`, smallBytes / 1e6, smallSeconds, smallBytes / 1e6 / smallSeconds, load()]);
+      const t0 = performance.now();
+      check(await up.upload(large.name, large.content), large.name);
+      const largeSeconds = (performance.now() - t0) / 1000;
+      rows.push([kind, format, 'one large file', large.content.length / 1e6, largeSeconds, large.content.length / 1e6 / largeSeconds, load()]);
+      if (failures.length) throw new Error(`uploads failed: ${failures.slice(0, 3).join('; ')}`);
+    }
+  } finally {
+    await drop();
+  }
+  return rows;
+}
+
+export async function run(): Promise<{ passed: boolean }> {
+  const set = await files();
+  const kinds: BenchDb[] = process.env.BENCH_INGEST_DB ? [process.env.BENCH_INGEST_DB as BenchDb] : ['postgres', 'pglite'];
+  const rows: (string | number)[][] = [];
+  for (const kind of kinds) rows.push(...(await measure(kind, set)));
+  printTable(['database', 'format', 'files', 'MB', 'seconds', 'MB/s', 'load average'], rows);
+  const slow = rows.filter((r) => (r[5] as number) < TARGET_MBS);
+  console.log(
+    `\ntarget ${TARGET_MBS} MB/s: ${slow.length ? `MISSED on ${slow.length} of ${rows.length} lines` : 'met'} (2 cores; the load average beside each line says how much else ran)`,
+  );
+
+  let memoryOk = true;
+  if (MEMORY_MB > 0) {
+    const memRows: (string | number)[][] = [];
+    for (const kind of kinds.filter((k) => k === 'postgres')) {
+      // A process of its own, so the peak belongs to this upload alone.
+      const child = spawnSync(
+        process.execPath,
+        ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('../lib/ingest-memory.ts', import.meta.url)), kind, String(MEMORY_MB)],
+        { encoding: 'utf8', maxBuffer: 1 << 20 },
+      );
+      const line = child.stdout.trim().split('\n').at(-1) ?? '';
+      if (child.status !== 0 || !line.startsWith('{')) {
+        console.log(`memory run failed: ${child.stderr.slice(-500)}`);
+        memoryOk = false;
+        continue;
+      }
+      const m = JSON.parse(line) as { bytes: number; baseline: number; storePeak: number; indexPeak: number; seconds: number; status: string };
+      const store = (m.storePeak - m.baseline) / m.bytes;
+      const index = (m.indexPeak - m.baseline) / m.bytes;
+      memoryOk &&= Math.max(store, index) <= 2.2 && m.status === 'indexed';
+      memRows.push([kind, m.bytes / 1e6, m.baseline / 1e6, m.storePeak / 1e6, store, m.indexPeak / 1e6, index, m.bytes / 1e6 / m.seconds, m.status, load()]);
+    }
+    if (memRows.length) {
+      console.log('');
+      printTable(
+        ['database', 'upload MB', 'RSS before MB', 'storing: peak MB', 'growth / size', 'indexing: peak MB', 'growth / size', 'MB/s', 'status', 'load average'],
+        memRows,
+      );
+      console.log(`\ntarget peak growth <= about 2x the upload: ${memoryOk ? 'met' : 'MISSED'}`);
+    }
+  }
+  return { passed: !slow.length && memoryOk };
+}
+
+const suite: Suite = {
+  name: 'ingest',
+  description: `ingestion MB/s of HTML, Markdown, PDF and plain text, small files and one large file, PostgreSQL and PGlite, and peak memory of a ${MEMORY_MB} MB upload (target ${TARGET_MBS} MB/s)`,
+  run,
+};
+export default suite;

@@ -1,0 +1,1 @@
+DROP INDEX "chunks_org_text_trgm_idx";
