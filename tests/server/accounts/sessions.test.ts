@@ -125,16 +125,20 @@ t.test('the socket opens with a single-use ticket for its organization, never wi
   t.match((await visitor.request('fetch_limits', {}, 'limits')).data, { plan: String }, 'a visitor still opens the socket with their anonymous key');
 });
 
-/** The code and reason the socket is closed with by the server, or 'open' if it still is after `ms`. */
-const closedWithin = (client: SocketClient, ms: number) =>
-  new Promise<{ code: number; reason: string } | 'open'>((resolve) => {
-    if (client.ws.readyState === client.ws.CLOSED) return resolve({ code: -1, reason: 'closed before waiting' });
-    const timer = setTimeout(() => resolve('open'), ms);
-    client.ws.once('close', (code, reason) => {
-      clearTimeout(timer);
-      resolve({ code, reason: reason.toString() });
-    });
-  });
+/** Each client's close, recorded from the moment it opens: the server may close it before the test starts waiting. */
+const closes = new WeakMap<SocketClient, Promise<{ code: number; reason: string }>>();
+const recordClose = (client: SocketClient) => {
+  closes.set(client, new Promise((resolve) => client.ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() }))));
+  return client;
+};
+
+/** The code and reason the socket was closed with by the server, or 'open' if it still is after `ms`. */
+const closedWithin = (client: SocketClient, ms: number) => {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([closes.get(client)!, new Promise<'open'>((resolve) => (timer = setTimeout(() => resolve('open'), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
+};
 
 t.test("signing out closes that session's open sockets at once; a password change closes every other session's", async (t) => {
   const { app, request } = await testApp(t, OWNER);
@@ -143,7 +147,9 @@ t.test("signing out closes that session's open sockets at once; a password chang
   const signIn = async (password = 'first-password') =>
     (await request({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email: 'owner@example.com', password } })).body.token as string;
   const socketOf = async (token: string) => {
-    const client = await SocketClient.open(`${wsUrl}?ticket=${(await request({ method: 'POST', url: '/api/v1/default/auth/ws-ticket', token })).body.ticket}`);
+    const client = recordClose(
+      await SocketClient.open(`${wsUrl}?ticket=${(await request({ method: 'POST', url: '/api/v1/default/auth/ws-ticket', token })).body.ticket}`),
+    );
     t.teardown(() => client.ws.close());
     t.match((await client.request('fetch_limits', {}, 'limits')).data, { plan: String }, 'the socket is signed in');
     return client;
