@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { E2E } from './playwright.config.js';
+import { serverOf } from './playwright.config.js';
 import { useMailbox } from './mailbox.js';
 import { RIGHTS, type Right } from '../../server/core/rights.js';
 
@@ -20,7 +20,7 @@ const baseURL = `http://127.0.0.1:${port}`;
 let server: ChildProcess;
 let dataDir: string;
 
-test.beforeAll(async () => {
+test.beforeAll(async ({}, testInfo) => {
   dataDir = mkdtempSync(join(tmpdir(), 'fw-first-run-'));
   server = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
     cwd: root,
@@ -35,7 +35,7 @@ test.beforeAll(async () => {
       JWT_SECRET: 'first-run-secret-first-run-secret-first-run',
       FIREWATCH_ADMIN_EMAIL: '',
       FIREWATCH_ADMIN_PASSWORD: '',
-      SMTP_URL: `smtp://127.0.0.1:${E2E.smtpPort}`,
+      SMTP_URL: `smtp://127.0.0.1:${serverOf(testInfo).smtpPort}`,
       LOG_LEVEL: 'warn',
       LOGIN_RATE_LIMIT: '1000',
     },

@@ -161,8 +161,9 @@ test('a new message takes the place of the one on screen at once, not after its 
   const updated = page.locator('.MuiSnackbar-root', { hasText: 'Tag type updated successfully.' });
   await expect(updated).toBeVisible();
 
-  // Time stops (a moment ahead: it is still running), so the update's 4-second message cannot time out.
-  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 100);
+  // Time stops (half a second ahead: it is still running while the call travels), so the update's
+  // 4-second message cannot time out.
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 500);
   // Back to the form with the browser's Back button, then delete from there.
   await page.goBack();
   await page.getByRole('button', { name: 'Delete' }).click();

@@ -1,15 +1,15 @@
 import { expect, test } from '@playwright/test';
 import { SMTPServer } from 'smtp-server';
-import { E2E } from './playwright.config.js';
+import { serverOf } from './playwright.config.js';
 
 /**
- * A real SMTP listener for the spec file that calls this at its top level: sign-in codes arrive here
+ * A real SMTP listener for the spec file that calls this at its top level, on its server's SMTP port: sign-in codes arrive here
  * as they would at a mail server. Returns `codeFor(email)`, the newest code sent to that address.
  */
 export function useMailbox() {
   const mailbox: string[] = [];
   let smtp: SMTPServer;
-  test.beforeAll(async () => {
+  test.beforeAll(async ({}, testInfo) => {
     smtp = new SMTPServer({
       authOptional: true,
       disabledCommands: ['AUTH', 'STARTTLS'],
@@ -24,7 +24,7 @@ export function useMailbox() {
         });
       },
     });
-    await new Promise<void>((resolve) => smtp.listen(E2E.smtpPort, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => smtp.listen(serverOf(testInfo).smtpPort, '127.0.0.1', resolve));
   });
   test.afterAll(async () => {
     await new Promise<void>((resolve) => smtp.close(() => resolve()));

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineConfig } from '@playwright/test';
+import { defineConfig, type TestInfo } from '@playwright/test';
 
 /**
  * Browser tests: the real server on an embedded PGlite database in a fresh folder (so every run
@@ -13,17 +13,36 @@ import { defineConfig } from '@playwright/test';
  */
 const env = process.env;
 env.FW_E2E_PORT ??= String(20000 + (process.pid % 20000));
-env.FW_E2E_SMTP_PORT ??= String(Number(env.FW_E2E_PORT) + 1);
 env.FW_E2E_DATA ??= mkdtempSync(join(tmpdir(), 'fw-e2e-'));
 
+const root = join(import.meta.dirname, '..', '..');
+
+/**
+ * Two servers, each with its own database, SMTP listener and copy of the admin build, so the two
+ * workers never see each other's data or served build. A spec file runs against one of them: the
+ * settings walk (half of the run) on the first, every other file on the second.
+ */
+const servers = [0, 1].map((i) => {
+  const port = Number(env.FW_E2E_PORT) + 10 * i;
+  return {
+    port,
+    baseURL: `http://127.0.0.1:${port}`,
+    smtpPort: port + 1,
+    dataDir: join(env.FW_E2E_DATA!, `db-${i}`),
+    adminDist: join(root, 'dist', i === 0 ? 'admin' : `admin-e2e-${i}`),
+  };
+});
+export type E2EServer = (typeof servers)[number];
+
 export const E2E = {
-  baseURL: `http://127.0.0.1:${env.FW_E2E_PORT}`,
-  smtpPort: Number(env.FW_E2E_SMTP_PORT),
   adminEmail: 'admin@firewatch.test',
   adminPassword: 'correct-horse-battery',
 };
 
-const root = join(import.meta.dirname, '..', '..');
+/** The server the running spec file is served by (its project's). */
+export const serverOf = (info: TestInfo) => info.project.metadata as E2EServer;
+
+const settingsWalk = ['settings.spec.ts'];
 
 export default defineConfig({
   testDir: '.',
@@ -31,9 +50,15 @@ export default defineConfig({
   // Playwright empties its output folder when a run starts: one folder per run, so runs started side
   // by side in the same tree (several people at once) do not delete each other's traces.
   outputDir: join(root, 'test-results', `run-${env.FW_E2E_PORT}`),
+  projects: servers.map((server, i) => ({
+    name: `server-${i + 1}`,
+    ...(i === 0 ? { testMatch: settingsWalk } : { testIgnore: settingsWalk }),
+    use: { baseURL: server.baseURL },
+    metadata: server,
+  })),
   globalTeardown: join(import.meta.dirname, 'teardown.ts'),
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   retries: 0,
   // Two shared cores: pages can take a few seconds under load.
   timeout: 90_000,
@@ -41,7 +66,6 @@ export default defineConfig({
   // `list` ends with "N passed" / "N failed" lines, which .ci/run counts.
   reporter: [['list']],
   use: {
-    baseURL: E2E.baseURL,
     launchOptions: { executablePath: env.CHROMIUM_PATH ?? '/usr/bin/chromium' },
     viewport: { width: 1280, height: 900 },
     // As a person who asked the system for less motion: the same screens, without waiting out each
@@ -54,29 +78,33 @@ export default defineConfig({
     trace: { mode: 'retain-on-failure', screenshots: false, snapshots: true, sources: true },
     screenshot: 'only-on-failure',
   },
-  webServer: {
-    command: 'node --import tsx server/server.ts',
+  webServer: servers.map((server) => ({
+    // The second server serves a copy of the build: the shell walk replaces its version.json.
+    command:
+      server.adminDist === join(root, 'dist', 'admin')
+        ? 'node --import tsx server/server.ts'
+        : `rm -rf '${server.adminDist}' && cp -r dist/admin '${server.adminDist}' && node --import tsx server/server.ts`,
     cwd: root,
-    url: `${E2E.baseURL}/api/v1/healthcheck`,
+    url: `${server.baseURL}/api/v1/healthcheck`,
     timeout: 180_000,
     reuseExistingServer: false,
-    stdout: 'ignore',
-    stderr: 'pipe',
+    stdout: 'ignore' as const,
+    stderr: 'pipe' as const,
     env: {
-      PORT: env.FW_E2E_PORT,
+      PORT: String(server.port),
       HOST: '127.0.0.1',
       DATABASE_URL: '',
-      DATA_DIR: join(env.FW_E2E_DATA, 'db'),
-      ADMIN_DIST: join(root, 'dist', 'admin'),
+      DATA_DIR: server.dataDir,
+      ADMIN_DIST: server.adminDist,
       JWT_SECRET: 'e2e-secret-e2e-secret-e2e-secret-e2e-secret',
       FIREWATCH_ADMIN_EMAIL: E2E.adminEmail,
       FIREWATCH_ADMIN_PASSWORD: E2E.adminPassword,
-      SMTP_URL: `smtp://127.0.0.1:${env.FW_E2E_SMTP_PORT}`,
+      SMTP_URL: `smtp://127.0.0.1:${server.smtpPort}`,
       LOG_LEVEL: 'warn',
       // Where a workflow engine calls back (workflows.spec's local engine).
-      PUBLIC_URL: `http://127.0.0.1:${env.FW_E2E_PORT}`,
+      PUBLIC_URL: server.baseURL,
       // Every sign-in in the run comes from 127.0.0.1; keep the limiter out of the way.
       LOGIN_RATE_LIMIT: '1000',
     },
-  },
+  })),
 });

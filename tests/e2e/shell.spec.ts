@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { api, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
+import { serverOf } from './playwright.config.js';
 
 /**
  * Issue 23's shell: the drawer (grouped, distinct icons, most used first, dashboards in it), the
@@ -238,7 +239,7 @@ test('the temporary message shows on load and hides; a page last visited over 24
 });
 
 test("a newer build served shows 'Software update is available' with 'Refresh Now'", async () => {
-  const file = join(root, 'dist', 'admin', 'version.json');
+  const file = join(serverOf(test.info()).adminDist, 'version.json');
   const original = readFileSync(file, 'utf8');
   await page.goto('/default/chat');
   await expect(page.getByTestId('organization-banner')).toBeVisible();
@@ -363,7 +364,7 @@ test('a visitor on the landing page creates a project and uploads into it, withi
 test('a temporary message hides after its 30 seconds; with an update waiting, fifteen minutes without activity reload the page to the new build', async ({
   browser,
 }) => {
-  const file = join(root, 'dist', 'admin', 'version.json');
+  const file = join(serverOf(test.info()).adminDist, 'version.json');
   const original = readFileSync(file, 'utf8');
   const person = await (await browser.newContext()).newPage();
   // The page's timers run on Playwright's clock, so the test decides how much time passes.
@@ -410,7 +411,7 @@ const setHidden = (person: Page, hidden: boolean) =>
   }, hidden);
 
 test('with an update waiting, a tab in the background reloads to the new build after thirty minutes hidden, not fifteen', async ({ browser }) => {
-  const file = join(root, 'dist', 'admin', 'version.json');
+  const file = join(serverOf(test.info()).adminDist, 'version.json');
   const original = readFileSync(file, 'utf8');
   const person = await (await browser.newContext()).newPage();
   await person.clock.install();
