@@ -93,9 +93,7 @@ test('a case is reported from cases/report and shows on cases/status; its view e
   await expect(page.getByRole('table', { name: 'Timeline' })).toContainText(`Case ${name} created by ${E2E.adminEmail}`);
 
   await page.getByRole('button', { name: 'Probable cause' }).click();
-  await expect(page.getByRole('heading', { name: 'Probable cause' }).locator('xpath=ancestor::div[contains(@class,"MuiCard-root")]')).toContainText(
-    /payroll|lookalike/,
-  );
+  await expect(page.getByRole('region', { name: 'Probable cause' })).toContainText(/payroll|lookalike/);
 
   await page.getByLabel('New comment').fill('Blocked the lookalike domain at the mail gateway.');
   await page.getByRole('button', { name: 'Add comment' }).click();
