@@ -297,7 +297,7 @@ test("a workflow run started from one person's page shows on the other's, live, 
   await expectNoSeriousAxeViolations(sam, 'incident room with a workflow run');
 });
 
-test("the incident page lists similar incidents, each opening its own page", async () => {
+test('the incident page lists similar incidents, each opening its own page', async () => {
   const similar = await api(maya, token, 'POST', '/iaos', {
     title: `Checkout errors at the payment gateway again ${stamp}`,
     description: 'Payments fail with 502 at the gateway.',
@@ -405,9 +405,15 @@ test('a case shows Escalated after a confirmed escalation; its page then lists s
   await expectNoSeriousAxeViolations(maya, 'case page');
   await maya.screenshot({ path: join(shots, '04-case-page-escalated.png'), fullPage: true });
   // The incident lists the case among its related cases.
-  await maya.getByRole('region', { name: 'Incident' }).getByRole('link', { name: new RegExp(`^IAO-\\d+: Card testing ${stamp}$`) }).click();
+  await maya
+    .getByRole('region', { name: 'Incident' })
+    .getByRole('link', { name: new RegExp(`^IAO-\\d+: Card testing ${stamp}$`) })
+    .click();
   await expect(maya.getByRole('region', { name: 'Related cases' }).getByRole('link', { name: `${kase.json.name}: Card testing ${stamp}` })).toBeVisible();
-  await maya.getByRole('region', { name: 'Related cases' }).getByRole('link', { name: `${kase.json.name}: Card testing ${stamp}` }).click();
+  await maya
+    .getByRole('region', { name: 'Related cases' })
+    .getByRole('link', { name: `${kase.json.name}: Card testing ${stamp}` })
+    .click();
   await expect(maya).toHaveURL(new RegExp(`/default/cases/${kase.json.name}/view$`));
 });
 

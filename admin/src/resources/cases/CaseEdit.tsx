@@ -20,7 +20,15 @@ const orNull = (v: unknown) => (v === '' ? null : v);
  * A record in another system (the case's ticket, where its evidence is stored): three labelled inputs
  * instead of a box of JSON. Stored as `{resource_type, resource_id, weblink}`.
  */
-function ExternalResourceInputs({ source, heading, what }: { source: 'ticket' | 'storage'; heading: string; what: { type: string; id: string; link: string } }) {
+function ExternalResourceInputs({
+  source,
+  heading,
+  what,
+}: {
+  source: 'ticket' | 'storage';
+  heading: string;
+  what: { type: string; id: string; link: string };
+}) {
   return (
     <Box component="fieldset" sx={{ border: 0, p: 0, m: 0, mt: 1, width: '100%' }}>
       <Typography component="legend" variant="subtitle1" sx={{ mb: 1 }}>

@@ -416,9 +416,7 @@ export function IncidentView() {
           submit={(body) => incidentAct('/add-resource', { method: 'POST', json: body }, undefined, t('add_resource_failed'))}
         />
       ) : null}
-      {dialog === 'workflow' ? (
-        <RunFromIncident id={incident.id} name={incident.name} title={incident.title} onClose={() => setDialog(null)} />
-      ) : null}
+      {dialog === 'workflow' ? <RunFromIncident id={incident.id} name={incident.name} title={incident.title} onClose={() => setDialog(null)} /> : null}
       {dialog === 'handoff' ? <HandoffDialog incidentId={incident.id} onClose={() => setDialog(null)} onDone={load} /> : null}
       <Dialog open={dialog === 'summary'} onClose={() => setDialog(null)} aria-labelledby="summary-title">
         <DialogTitle id="summary-title">{t('step_summary')}</DialogTitle>

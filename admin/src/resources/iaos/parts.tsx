@@ -441,7 +441,12 @@ export function WorkflowRuns({ runs, owner, action }: { runs: ApiRecord[]; owner
                   ) : null}
                 </TableCell>
                 <TableCell>
-                  <Chip size="small" label={run.status} color={RUN_COLOR[run.status] ?? 'default'} variant={run.status === 'Completed' ? 'outlined' : 'filled'} />
+                  <Chip
+                    size="small"
+                    label={run.status}
+                    color={RUN_COLOR[run.status] ?? 'default'}
+                    variant={run.status === 'Completed' ? 'outlined' : 'filled'}
+                  />
                   {run.status_reason ? (
                     <Typography variant="caption" component="div">
                       {run.status_reason}
