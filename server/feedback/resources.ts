@@ -11,7 +11,7 @@ import { text } from '../engine/fields.js';
 
 /** The participant must belong to the feedback's incident. */
 async function checkFeedbackLinks(ctx: RequestContext, data: Record<string, unknown>, current?: { incident_id: number | null; participant_id: number | null }) {
-  await mustExist(ctx, incidents, data.incident_id, 'IAO', 'incident_id');
+  await mustExist(ctx, incidents, data.incident_id, 'Incident', 'incident_id');
   await mustExist(ctx, incidentParticipants, data.participant_id, 'Participant', 'participant_id');
   const incidentId = data.incident_id !== undefined ? data.incident_id : current?.incident_id;
   const participantId = data.participant_id !== undefined ? data.participant_id : current?.participant_id;

@@ -93,12 +93,12 @@ export const formResource = defineResource({
   references: { project_id: 'Project', form_type_id: 'FormType' },
   hooks: {
     async beforeCreate(ctx, data) {
-      await mustExist(ctx, incidents, data.incident_id, 'IAO', 'incident_id');
+      await mustExist(ctx, incidents, data.incident_id, 'Incident', 'incident_id');
       await checkData(ctx, data.form_type_id as number, data.form_data ?? {});
       return data;
     },
     async beforeUpdate(ctx, id, data) {
-      await mustExist(ctx, incidents, data.incident_id, 'IAO', 'incident_id');
+      await mustExist(ctx, incidents, data.incident_id, 'Incident', 'incident_id');
       if (data.form_data === undefined && data.form_type_id === undefined) return data;
       const [current] = await ctx.tx
         .select({ type: forms.form_type_id, data: forms.form_data })

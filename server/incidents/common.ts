@@ -92,7 +92,7 @@ export const incidentVisibility: RowVisibility = {
 export type IncidentRow = typeof incidents.$inferSelect;
 export type CaseRow = typeof cases.$inferSelect;
 
-/** The incident if the caller may see it; otherwise the spec's "IAO '<id>' could not be found." */
+/** The incident if the caller may see it; otherwise "Incident '<id>' could not be found." (the spec's IAO, in people's word) */
 export async function loadIncident(ctx: RequestContext, id: number, lock = false): Promise<IncidentRow> {
   const q = ctx.tx
     .select()
@@ -100,7 +100,7 @@ export async function loadIncident(ctx: RequestContext, id: number, lock = false
     .where(and(eq(incidents.id, id), incidentScope(ctx)))
     .limit(1);
   const [row] = lock ? await q.for('update') : await q;
-  if (!row) throw notFound('IAO', id);
+  if (!row) throw notFound('Incident', id);
   return row;
 }
 

@@ -99,7 +99,7 @@ export async function fullIncident(ctx: RequestContext, id: number | string) {
   // The spec's workflow_instances: the runs of workflows on this record, with their workflow's name
   // (read by table name: the workflows domain depends on incidents, not the other way).
   const workflowRuns = (column: 'incident_id' | 'case_id', owner: string) =>
-    sql.raw(`(select coalesce(jsonb_agg(jsonb_build_object('id', w.id, 'workflow', jsonb_build_object('id', w.workflow_id, 'name', wf.name), 'status', w.status, 'run_reason', w.run_reason, 'parameters', w.parameters, 'created_at', w.created_at) order by w.id), '[]')
+    sql.raw(`(select coalesce(jsonb_agg(jsonb_build_object('id', w.id, 'workflow', jsonb_build_object('id', w.workflow_id, 'name', wf.name), 'status', w.status, 'status_reason', w.status_reason, 'run_reason', w.run_reason, 'parameters', w.parameters, 'created_at', w.created_at) order by w.id), '[]')
       from workflow_instances w left join workflows wf on wf.organization_id = w.organization_id and wf.id = w.workflow_id where w.organization_id = ${owner}.organization_id and w.${column} = ${owner}.id)`);
   const firstResource = (kind: string) =>
     sql.raw(
@@ -156,7 +156,7 @@ export async function fullIncident(ctx: RequestContext, id: number | string) {
     where ${match(sql`i`)} and i.organization_id = ${org} and i.id in (select ${incidents.id} from ${incidents} where ${match(sql`${incidents}`)} and ${incidents.organization_id} = ${org} and ${incidentScope(ctx)})`);
   const rows = rowsOf<{ record: Record<string, unknown> | string }>(result);
   const record = rows[0]?.record;
-  if (!record) throw notFound('IAO', id);
+  if (!record) throw notFound('Incident', id);
   return isoTimestamps((typeof record === 'string' ? JSON.parse(record) : record) as Record<string, unknown>);
 }
 
@@ -170,7 +170,7 @@ export async function fullCase(ctx: RequestContext, idOrName: number | string) {
   const groupsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', g.id, 'signal_id', g.signal_id, 'group_key', g.group_key, 'status', g.status, 'count', g.count, 'first_seen', g.first_seen, 'last_seen', g.last_seen) order by g.id), '[]') as v
     from signal_groups g where g.organization_id = ${org} and g.case_id = ${id}`;
   // The spec's documents of the case: the ids it keeps, answered as {id, name} in the order given.
-  const workflowsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', w.id, 'workflow', jsonb_build_object('id', w.workflow_id, 'name', wf.name), 'status', w.status, 'run_reason', w.run_reason, 'parameters', w.parameters, 'created_at', w.created_at) order by w.id), '[]') as v
+  const workflowsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', w.id, 'workflow', jsonb_build_object('id', w.workflow_id, 'name', wf.name), 'status', w.status, 'status_reason', w.status_reason, 'run_reason', w.run_reason, 'parameters', w.parameters, 'created_at', w.created_at) order by w.id), '[]') as v
     from workflow_instances w left join workflows wf on wf.organization_id = w.organization_id and wf.id = w.workflow_id where w.organization_id = ${org} and w.case_id = ${id}`;
   const documentsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', d.id, 'name', d.name, 'resource_type', d.resource_type, 'weblink', d.weblink) order by r.n), '[]') as v
     from jsonb_array_elements(${JSON.stringify(row.documents ?? [])}::jsonb) with ordinality r(v, n) join documents d on d.organization_id = ${org} and d.id = (r.v)::int`;

@@ -53,8 +53,8 @@ function tagFilter(
 
 export const incidentResource: ResourceDefinition = defineResource({
   model: 'Incident',
-  label: 'IAO',
-  displayLabel: 'Incident',
+  // People's word in every message ("Incident '7' could not be found."); IAO stays the API's path and the names' prefix.
+  label: 'Incident',
   fieldMeta: { tags: { kind: 'references', reference: 'Tag' }, custom_fields: { help: 'Values of the fields its incident type adds, as a JSON object.' } },
   path: '/iaos',
   table: incidents,

@@ -33,7 +33,7 @@ import { nestNamed } from '../engine/nested.js';
 import { incidentResource } from './resources.js';
 import { coercedDate } from '../core/input.js';
 
-const tags = ['IAO'];
+const tags = ['Incident'];
 const id = idValue;
 const date = () => coercedDate();
 const eventType = z.enum(Object.keys(EVENT_TYPES) as [EventType, ...EventType[]]);

@@ -7,6 +7,7 @@ import { subscribe } from '../core/events.js';
 import { cases, incidents } from '../incidents/tables.js';
 import { addEvent, loadCase, loadIncident } from '../incidents/common.js';
 import { setWorkflowRunner, updateIncident } from '../incidents/lifecycle.js';
+import { notifyChange } from '../live/changes.js';
 import { updateCase } from '../cases/service.js';
 import { createTask } from '../tasks/service.js';
 import { loadPlugin, recordPluginEvent, sendMessage, type LoadedPlugin } from '../plugins/runtime.js';
@@ -99,6 +100,8 @@ export async function advance(ctx: RequestContext, id: number, status: RunStatus
       updated_at: sql`now()`,
     })
     .where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
+  // Open pages of the incident or case show the run's new status (a finished run's timeline entry notifies as well).
+  await notifyChange(ctx, { incident_id: instance.incident_id, case_id: instance.case_id });
   if (TERMINAL.has(status)) {
     const what = status === 'Completed' ? 'completed' : `failed: ${reason ?? 'no reason given'}`;
     await timeline(ctx, instance, `Workflow ${workflow.name} ${what}`, { status, artifacts: artifacts ?? [] });

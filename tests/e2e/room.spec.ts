@@ -94,6 +94,8 @@ test("one person's join, status, event and task show on the other's open page at
 
   await sam.getByLabel('New task').fill(`Find the root cause ${stamp}`);
   await sam.getByRole('button', { name: 'Add task' }).click();
+  // Two seconds from when the change is made: Sam's page shows it once the server has it.
+  await expect(sam.getByRole('table', { name: 'Tasks' }).getByText(`Find the root cause ${stamp}`)).toBeVisible();
   await expect(maya.getByRole('table', { name: 'Tasks' }).getByText(`Find the root cause ${stamp}`)).toBeVisible(LIVE);
   await maya.screenshot({ path: join(shots, '01-incident-room-live.png'), fullPage: true });
 });
@@ -250,11 +252,69 @@ test('the page keeps what responders need: reports read back as sent, the postmo
 
   await maya.getByLabel('New comment').fill(`Customers notified ${stamp}`);
   await maya.getByRole('button', { name: 'Add comment' }).click();
+  await expect(maya.getByText(`Customers notified ${stamp}`)).toBeVisible();
   await expect(sam.getByText(`Customers notified ${stamp}`)).toBeVisible(LIVE);
   await expect(maya.getByLabel('New comment')).toHaveValue('');
   // From the top: the app bar hides while the page is scrolled down.
   await maya.evaluate(() => window.scrollTo(0, 0));
   await maya.screenshot({ path: join(shots, '03-incident-room-documents.png'), fullPage: true });
+});
+
+test("a workflow run started from one person's page shows on the other's, live, until it completes", async () => {
+  // The built-in step engine: a short wait, then a timeline entry; no outside service.
+  const engine = await api(maya, token, 'POST', '/plugins/instances', { plugin_slug: 'step-engine', title: `Room steps ${stamp}` });
+  expect(engine.status, JSON.stringify(engine.json)).toBe(201);
+  const workflow = await api(maya, token, 'POST', '/workflows', {
+    name: `Page the owners ${stamp}`,
+    plugin_instance_id: engine.json.id,
+    steps: [
+      { kind: 'wait', with: { seconds: 3 } },
+      { kind: 'timeline', with: { description: `Owners paged ${stamp}` } },
+    ],
+  });
+  expect(workflow.status, JSON.stringify(workflow.json)).toBe(201);
+  const runs = (page: Page) => page.getByRole('table', { name: 'Workflow runs' });
+  await expect(sam.getByRole('region', { name: 'Workflow runs' })).toContainText('No workflow has run on this incident yet.');
+
+  await maya.getByRole('region', { name: 'Workflow runs' }).getByRole('button', { name: 'Run workflow' }).click();
+  const dialog = maya.getByRole('dialog', { name: /^Run / });
+  await dialog.getByRole('combobox', { name: /^Workflow/ }).click();
+  await maya.getByRole('option', { name: `Page the owners ${stamp}` }).click();
+  await dialog.getByRole('textbox', { name: 'Run reason' }).fill(`Owners must know ${stamp}`);
+  await dialog.getByRole('button', { name: 'Run', exact: true }).click();
+  // Once the server has taken the run (the dialog follows it), Sam's page lists it, with its reason.
+  await expect(dialog.getByRole('status')).toBeVisible();
+  const run = runs(sam).getByRole('row', { name: new RegExp(`Page the owners ${stamp}.*Owners must know ${stamp}`) });
+  await expect(run).toBeVisible(LIVE);
+  await expect(run).toContainText(/Submitted|Running|Completed/);
+  // Queued jobs run it: Completed once both steps are done, on both pages, without a reload.
+  await expect(run).toContainText('Completed', { timeout: 30_000 });
+  await expect(run).toContainText('2 steps run');
+  await expect(sam.getByRole('table', { name: 'Timeline' }).getByText(`Owners paged ${stamp}`)).toBeVisible();
+  await expect(dialog.getByRole('status')).toContainText('Completed', { timeout: 15_000 });
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(runs(maya).getByRole('row', { name: new RegExp(`Page the owners ${stamp}`) })).toContainText('Completed');
+  await expectNoSeriousAxeViolations(sam, 'incident room with a workflow run');
+});
+
+test('the incident page lists similar incidents, each opening its own page', async () => {
+  const similar = await api(maya, token, 'POST', '/iaos', {
+    title: `Checkout errors at the payment gateway again ${stamp}`,
+    description: 'Payments fail with 502 at the gateway.',
+    project_id: projectId,
+  });
+  expect(similar.status).toBe(201);
+  await open(maya);
+  const section = maya.getByRole('region', { name: 'Similar incidents' });
+  const link = section.getByRole('link', { name: `${similar.json.name}: Checkout errors at the payment gateway again ${stamp}` });
+  await expect(link).toBeVisible();
+  await expect(section).toContainText(/score \d/);
+  await expect(maya.getByRole('region', { name: 'Related cases' })).toContainText('No case is linked to this incident.');
+  await link.click();
+  await expect(maya).toHaveURL(new RegExp(`/default/iaos/${similar.json.name}/view$`));
+  // And back: the first incident is similar to this one.
+  await expect(maya.getByRole('region', { name: 'Similar incidents' }).getByRole('link', { name: new RegExp(`^${incident.name}: `) })).toBeVisible();
+  await expectNoSeriousAxeViolations(maya, 'incident page with similar incidents');
 });
 
 test('the incident list opens the incident page; a bulk edit of 30 tasks shows progress and a summary', async () => {
@@ -294,9 +354,36 @@ test('the incident list opens the incident page; a bulk edit of 30 tasks shows p
   await expectNoSeriousAxeViolations(maya, 'tasks list');
 });
 
-test('a case shows Escalated after a confirmed escalation', async () => {
+test('a bulk delete asks first: cancelled, nothing goes; confirmed, the rows go one call each, with progress and a summary', async () => {
+  const count = async () => (await api(maya, token, 'GET', `/tasks?itemsPerPage=100&q=${encodeURIComponent(`Bulk ${stamp}`)}`)).json.items.length;
+  // Nine of them, #01 to #09.
+  await maya.goto(`/default/tasks?filter=${encodeURIComponent(JSON.stringify({ q: `Bulk ${stamp} #0` }))}&perPage=50&sort=description&order=ASC`);
+  await expect(maya.getByText(`Bulk ${stamp} #09`)).toBeVisible();
+  await maya.getByRole('checkbox', { name: 'Select all' }).check();
+  await maya.getByRole('button', { name: 'Delete', exact: true }).click();
+  const dialog = maya.getByRole('dialog', { name: 'Delete 9 records?' });
+  await expect(dialog).toContainText('This cannot be undone.');
+  await expectNoSeriousAxeViolations(maya, 'bulk delete confirmation');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toHaveCount(0);
+  expect(await count()).toBe(30);
+
+  await maya.getByRole('button', { name: 'Delete', exact: true }).click();
+  await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+  await expect(dialog.getByTestId('bulk-summary')).toHaveText('9 deleted, 0 failed.', { timeout: 60_000 });
+  await expect(dialog.getByText('9 of 9 done')).toBeVisible();
+  await expect(maya.getByText('Task(s) deleted successfully.')).toBeVisible();
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(maya.getByText(`Bulk ${stamp} #09`)).toHaveCount(0);
+  expect(await count()).toBe(21);
+  await expectNoSeriousAxeViolations(maya, 'tasks list after a bulk delete');
+});
+
+test('a case shows Escalated after a confirmed escalation; its page then lists similar incidents, and the incident its case', async () => {
   const kase = await api(maya, token, 'POST', '/cases', { title: `Card testing ${stamp}`, project_id: projectId });
   expect(kase.status).toBe(201);
+  const earlier = await api(maya, token, 'POST', '/iaos', { title: `Card testing from a botnet ${stamp}`, project_id: projectId });
+  expect(earlier.status).toBe(201);
   // The case list's row opens the case page too.
   await maya.goto('/default/cases');
   await maya.getByRole('cell', { name: `Card testing ${stamp}` }).click();
@@ -309,5 +396,59 @@ test('a case shows Escalated after a confirmed escalation', async () => {
     .click();
   await expect(maya.getByLabel('Status Escalated')).toBeVisible();
   await expect(maya.getByRole('combobox', { name: 'Status' })).toHaveText('Escalated');
+  // Through the incident it became: the incidents similar to it, each a link to its page.
+  await expect(
+    maya.getByRole('region', { name: 'Similar incidents' }).getByRole('link', { name: `${earlier.json.name}: Card testing from a botnet ${stamp}` }),
+  ).toBeVisible();
+  await expect(maya.getByRole('region', { name: 'Related cases' })).toContainText('No other case is linked to its incident.');
+  await expect(maya.getByRole('region', { name: 'Workflow runs' })).toContainText('No workflow has run on this case yet.');
   await expectNoSeriousAxeViolations(maya, 'case page');
+  await maya.screenshot({ path: join(shots, '04-case-page-escalated.png'), fullPage: true });
+  // The incident lists the case among its related cases.
+  await maya
+    .getByRole('region', { name: 'Incident' })
+    .getByRole('link', { name: new RegExp(`^IAO-\\d+: Card testing ${stamp}$`) })
+    .click();
+  await expect(maya.getByRole('region', { name: 'Related cases' }).getByRole('link', { name: `${kase.json.name}: Card testing ${stamp}` })).toBeVisible();
+  await maya
+    .getByRole('region', { name: 'Related cases' })
+    .getByRole('link', { name: `${kase.json.name}: Card testing ${stamp}` })
+    .click();
+  await expect(maya).toHaveURL(new RegExp(`/default/cases/${kase.json.name}/view$`));
+});
+
+test("the case edit sheet draws the ticket, the evidence storage and the case type's fields as labelled inputs, not JSON", async () => {
+  const type = await api(maya, token, 'POST', '/case_types', {
+    name: `Fraud ${stamp}`,
+    custom_fields: [
+      { name: 'Card network', type: 'select', options: ['Visa', 'Mastercard'], required: true },
+      { name: 'Cards tried', type: 'number' },
+    ],
+  });
+  expect(type.status, JSON.stringify(type.json)).toBe(201);
+  const kase = await api(maya, token, 'POST', '/cases', { title: `Refund abuse ${stamp}`, project_id: projectId, case_type_id: type.json.id });
+  expect(kase.status).toBe(201);
+  await maya.goto(`/default/cases/${kase.json.id}`);
+  await expect(maya.getByRole('textbox', { name: 'Title' })).toHaveValue(`Refund abuse ${stamp}`);
+  // No box of JSON anywhere on the sheet.
+  await expect(maya.getByText('JSON', { exact: true })).toHaveCount(0);
+  await expect(maya.getByRole('textbox', { name: /custom fields|^Ticket$|^Storage$/i })).toHaveCount(0);
+  await maya.getByRole('textbox', { name: 'Ticket system' }).fill('jira');
+  await maya.getByRole('textbox', { name: 'Ticket id' }).fill('SEC-12');
+  await maya.getByRole('textbox', { name: 'Ticket link' }).fill('https://jira.example.test/browse/SEC-12');
+  await maya.getByRole('textbox', { name: 'Storage link' }).fill('https://drive.example.test/evidence');
+  await maya.getByRole('spinbutton', { name: 'Cards tried' }).fill('14');
+  await expectNoSeriousAxeViolations(maya, 'case edit sheet');
+  await maya.screenshot({ path: join(shots, '05-case-edit.png'), fullPage: true });
+  // The type's required field is asked for in place.
+  await maya.getByRole('button', { name: 'Save' }).click();
+  await expect(maya.getByText('This field is required').first()).toBeVisible();
+  await maya.getByRole('combobox', { name: /^Card network/ }).click();
+  await maya.getByRole('option', { name: 'Mastercard' }).click();
+  await maya.getByRole('button', { name: 'Save' }).click();
+  await expect(maya.getByText('Case updated successfully.')).toBeVisible();
+  const saved = (await api(maya, token, 'GET', `/cases/${kase.json.id}`)).json;
+  expect(saved.ticket).toEqual({ resource_type: 'jira', resource_id: 'SEC-12', weblink: 'https://jira.example.test/browse/SEC-12' });
+  expect(saved.storage).toMatchObject({ weblink: 'https://drive.example.test/evidence' });
+  expect(saved.custom_fields).toEqual({ 'Card network': 'Mastercard', 'Cards tried': 14 });
 });

@@ -1,9 +1,10 @@
-import { createHmac } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { api, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
-import { serverOf } from './playwright.config.js';
+import { E2E, serverOf } from './playwright.config.js';
 
 /**
  * Issue 23's shell: the drawer (grouped, distinct icons, most used first, dashboards in it), the
@@ -18,7 +19,6 @@ const root = join(import.meta.dirname, '..', '..');
 const shots = join(root, 'test-results', 'shell');
 mkdirSync(shots, { recursive: true });
 const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-const JWT_SECRET = 'e2e-secret-e2e-secret-e2e-secret-e2e-secret'; // the run's server (playwright.config.ts)
 const stamp = Date.now() % 1_000_000;
 
 let page: Page;
@@ -154,7 +154,7 @@ test("every public page, with the organization's content, its contact menu and p
   await page.keyboard.press('Escape');
 });
 
-test('signed out, an unknown address shows the not-found page where it was typed; a screen behind the sign-in leads to the landing page', async ({
+test('signed out, an unknown address shows the not-found page where it was typed; a screen behind the sign-in, or an unknown organization, leads to the landing page', async ({
   browser,
 }) => {
   const visitor = await signedOut(browser);
@@ -167,6 +167,15 @@ test('signed out, an unknown address shows the not-found page where it was typed
     await visitor.goto(screen);
     await expect(visitor, screen).toHaveURL(/\/default\/landing$/);
   }
+  // An organization that does not exist (a mistyped or old link): the landing page, not an error.
+  for (const address of ['/no-such-org-x/iaos', '/no-such-org-x/', '/no-such-org-x/landing']) {
+    await visitor.goto(address);
+    await expect(visitor, address).toHaveURL(/\/default\/landing$/);
+    await expect(visitor.getByRole('heading', { name: 'Your own material' })).toBeVisible();
+    await expect(visitor.getByText(/could not be found/)).toHaveCount(0);
+  }
+  expect(await visitor.evaluate(() => localStorage.getItem('organization'))).toBe('default');
+  await expectNoSeriousAxeViolations(visitor, 'landing after an unknown organization');
   await visitor.context().close();
 });
 
@@ -260,35 +269,79 @@ test("a newer build served shows 'Software update is available' with 'Refresh No
   }
 });
 
-/** HS256 JWT with the server's secret: the signed-in session's claims, expiring at `exp`. */
-function resign(jwt: string, exp: number) {
-  const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
-  const head = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
-  const body = Buffer.from(JSON.stringify({ ...claims, exp })).toString('base64url');
-  return `${head}.${body}.${createHmac('sha256', JWT_SECRET).update(`${head}.${body}`).digest('base64url')}`;
+/** Starts a Firewatch server of this test's own, on a fresh database, with extra settings; resolves once it answers. */
+async function ownServer(port: number, extra: Record<string, string>) {
+  const server = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: '',
+      DATA_DIR: join(mkdtempSync(join(tmpdir(), 'fw-e2e-shell-')), 'db'),
+      ADMIN_DIST: join(root, 'dist', 'admin'),
+      JWT_SECRET: 'e2e-secret-e2e-secret-e2e-secret-e2e-secret',
+      FIREWATCH_ADMIN_EMAIL: E2E.adminEmail,
+      FIREWATCH_ADMIN_PASSWORD: E2E.adminPassword,
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'warn',
+      LOGIN_RATE_LIMIT: '1000',
+      ...extra,
+    },
+  });
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`the Firewatch server exited (${server.exitCode})`);
+    if (
+      await fetch(`http://127.0.0.1:${port}/api/v1/healthcheck`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return server;
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
-test("credentials about to expire: 'Refresh Required', then refreshing leads to sign-in", async ({ browser }) => {
-  const person = await (await browser.newContext()).newPage();
-  const fresh = await signInAsAdmin(person);
-  const exp = Math.floor(Date.now() / 1000) + 12;
-  const short = resign(fresh, exp);
-  // The short token works on the server (same session, same secret) until it expires.
-  expect((await api(person, short, 'GET', '/auth/me')).status).toBe(200);
-  await person.evaluate((t) => localStorage.setItem('token', t), short);
-  await person.goto('/default/chat');
-  const dialog = person.getByRole('dialog', { name: 'Refresh Required' });
-  await expect(dialog).toContainText('Your credentials have expired. Please refresh the page.');
-  await shot(person, 'refresh-required');
-  await expectNoSeriousAxeViolations(person, 'refresh required');
-  // Once it has expired, the server refuses it with the same words, and Refresh goes to sign-in.
-  await person.waitForFunction((e) => Date.now() / 1000 > e + 1, exp, { timeout: 30_000 });
-  const refused = await api(person, short, 'GET', '/auth/me');
-  expect(refused.status).toBe(401);
-  expect(refused.json.detail[0].msg).toBe('Your credentials have expired. Please refresh the page.');
-  await dialog.getByRole('button', { name: 'Refresh' }).click();
-  await expect(person).toHaveURL(/\/default\/auth\/login$/);
-  await person.context().close();
+test("credentials that expire (a server with JWT_EXPIRES_IN=30s): 'Refresh Required', the server refuses the token, Refresh leads to sign-in", async ({
+  browser,
+}) => {
+  test.setTimeout(240_000);
+  // A server of its own: the suite's shared one keeps the 7-day default.
+  const port = Number(process.env.FW_E2E_PORT) + 9;
+  const base = `http://127.0.0.1:${port}`;
+  const server = await ownServer(port, { JWT_EXPIRES_IN: '30s' });
+  const person = await (await browser.newContext({ baseURL: base })).newPage();
+  try {
+    await person.goto('/default/auth/login');
+    await person.getByLabel('E-mail').fill(E2E.adminEmail);
+    await person.getByLabel('Password').fill(E2E.adminPassword);
+    await person.getByRole('button', { name: 'Sign in' }).click();
+    await expect(person).not.toHaveURL(/auth\/login/);
+    const token = (await person.evaluate(() => localStorage.getItem('token')))!;
+    // The token the server gave lasts the configured 30 seconds.
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { iat: number; exp: number };
+    expect(claims.exp - claims.iat).toBe(30);
+    const me = await person.request.get(`${base}/api/v1/default/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status()).toBe(200);
+    await person.goto('/default/chat');
+    // Spec §9: shown once the credentials are about to expire (10 s before), whatever the screen.
+    const dialog = person.getByRole('dialog', { name: 'Refresh Required' });
+    await expect(dialog).toContainText('Your credentials have expired. Please refresh the page.', { timeout: 60_000 });
+    await shot(person, 'refresh-required');
+    await expectNoSeriousAxeViolations(person, 'refresh required');
+    // Once expired, the server refuses the token with the same words.
+    await person.waitForFunction((e) => Date.now() / 1000 > e + 1, claims.exp, { timeout: 60_000 });
+    const refused = await person.request.get(`${base}/api/v1/default/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(refused.status()).toBe(401);
+    expect((await refused.json()).detail[0].msg).toBe('Your credentials have expired. Please refresh the page.');
+    await dialog.getByRole('button', { name: 'Refresh' }).click();
+    await expect(person).toHaveURL(/\/default\/auth\/login$/);
+    await expect(person.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  } finally {
+    await person.context().close();
+    server.kill('SIGTERM');
+  }
 });
 
 test('chat: sharing shows what becomes public and can be stopped; the sources panel deletes', async () => {

@@ -1,6 +1,17 @@
 import { useEffect } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
-import { organization, RESERVED, SLUG } from '../org.js';
+import { organization, RESERVED, SLUG, storage } from '../org.js';
+import { api, type DetailItem } from '../providers/http.js';
+
+/** The organization everyone has (created at first start): where an unknown one's address leads. */
+const FALLBACK = 'default';
+
+/** Whether the server says the address's organization does not exist (404 on its path segment). */
+export const isUnknownOrganization = (error: unknown) =>
+  (error as { status?: number }).status === 404 &&
+  ((error as { body?: { detail?: DetailItem[] } }).body?.detail ?? []).some((d) => d.loc?.[0] === 'path' && d.loc[1] === 'organization');
+
+let checked = false;
 
 /** The stored organization, read as org.ts reads it (default 'default'). */
 function stored() {
@@ -15,6 +26,17 @@ function stored() {
  */
 export function OrganizationGuard() {
   const { pathname, search } = useLocation();
+  // An organization that does not exist (a mistyped or old link): not an error page but the landing
+  // page of the one every installation has, signed out (or the chat, for someone signed in).
+  useEffect(() => {
+    if (checked || organization === FALLBACK) return;
+    checked = true;
+    api('/site', { anonymous: true, globalErrors: false }).catch((error: unknown) => {
+      if (!isUnknownOrganization(error)) return;
+      localStorage.setItem('organization', FALLBACK);
+      window.location.replace(`/${FALLBACK}/${storage.token ? 'chat' : 'landing'}`);
+    });
+  }, []);
   useEffect(() => {
     const slug = stored();
     if (slug !== organization) window.location.replace(`/${slug}/${pathname.split('/').slice(2).join('/')}${search}`);

@@ -9,6 +9,7 @@ import { IncidentWorkflows, workflowOverrides } from './workflows/screens.js';
 import type { Screens } from './screens.js';
 import { CaseList, HandoffList, IncidentList, TaskList } from './iaos/lists.js';
 import { MemberList } from './members.js';
+import { CaseEdit } from './cases/CaseEdit.js';
 
 /**
  * The few resources whose screens differ from the generic ones. Everything else (every definition
@@ -95,21 +96,6 @@ const TaskEdit = () => (
     ]}
   />
 );
-const CaseEdit = () => (
-  <GenericEdit
-    actions={[
-      { label: 'Open view', action: 'view', to: (r) => `/cases/${encodeURIComponent(String(r.name))}/view` },
-      {
-        label: 'Escalate to incident',
-        action: 'escalate',
-        method: 'PUT',
-        when: status('New', 'Triage', 'Stable'),
-        confirm: 'Escalate this case to a new incident?',
-      },
-    ]}
-  />
-);
-
 /** Passwords change through the account menu's dialog, only for oneself; a name only by its person (others change the role). */
 function UserEdit() {
   const { identity } = useGetIdentity();

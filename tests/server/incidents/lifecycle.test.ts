@@ -114,7 +114,7 @@ t.test('incidents: names, transitions, roles and the timeline entries they write
   t.equal((await api('DELETE', `/iaos/${second.id}`)).status, 204);
   const gone = await api('GET', `/iaos/${second.id}`);
   t.equal(gone.status, 404);
-  t.equal(gone.body.detail[0].msg, `IAO '${second.id}' could not be found.`);
+  t.equal(gone.body.detail[0].msg, `Incident '${second.id}' could not be found.`);
 });
 
 t.test('incidents: list, filters, slim record, bad input', async (t) => {

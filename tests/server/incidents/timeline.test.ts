@@ -118,7 +118,7 @@ t.test('tasks: CRUD, resolve and reopen, timeline entries, bulk update, report p
   ]);
 
   t.equal((await api('POST', '/tasks', { description: 'x', assignees: ['not-an-email'] })).status, 422);
-  t.equal((await api('POST', '/tasks', { description: 'x', incident_id: 424242 })).body.detail[0].msg, "IAO '424242' could not be found.");
+  t.equal((await api('POST', '/tasks', { description: 'x', incident_id: 424242 })).body.detail[0].msg, "Incident '424242' could not be found.");
   const other = await organization('acme');
   const foreign = await request({ method: 'POST', url: `/api/v1/acme/tasks/${task.body.id}/mark-resolved`, token: other.token });
   t.equal(foreign.status, 404);

@@ -46,7 +46,7 @@ export function ReportPage({ resource }: { resource: 'iaos' | 'cases' }) {
               redirect={false}
               mutationOptions={{
                 onSuccess: (data: Reported) => {
-                  notify('fw.created', { type: 'success', messageArgs: { name: kind.entity === 'IAO' ? 'Incident' : kind.entity } });
+                  notify('fw.created', { type: 'success', messageArgs: { name: kind.entity } });
                   setReported(data);
                 },
               }}

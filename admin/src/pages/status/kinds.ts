@@ -5,7 +5,7 @@
  */
 export interface RecordKind {
   resource: 'iaos' | 'cases';
-  /** Entity name in the server's messages ("IAO '3' could not be found."). */
+  /** Entity name in the server's messages ("Incident '3' could not be found."). */
   entity: string;
   /** Ongoing statuses, in the board's order. */
   ongoing: string[];
@@ -18,7 +18,7 @@ export interface RecordKind {
 export const KINDS: Record<'iaos' | 'cases', RecordKind> = {
   iaos: {
     resource: 'iaos',
-    entity: 'IAO',
+    entity: 'Incident',
     ongoing: ['Active', 'Stable'],
     columns: ['incident_priority_name', 'incident_severity_name', 'incident_type_name', 'commander_email', 'reported_at'],
     reportFields: ['title', 'description', 'project_id', 'incident_type_id', 'incident_priority_id', 'incident_severity_id'],

@@ -1,10 +1,10 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { Box, Button, Chip, Grid, Link as MuiLink, List, ListItem, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import { Title, useBasename, useNotify, useTranslate } from 'react-admin';
 import { api } from '../../providers/http.js';
 import { utc } from '../generic/screens.js';
-import { ConfirmDialog, LiveChip, Section, Tasks, Timeline, useAct, useRecordByName, type ApiRecord } from '../iaos/parts.js';
+import { ConfirmDialog, LiveChip, Section, Tasks, Timeline, useAct, useRecordByName, WorkflowRuns, type ApiRecord } from '../iaos/parts.js';
 
 /** Statuses a case moves to by hand; Escalated comes only from escalation, which creates the incident. */
 const MANUAL_STATUSES = ['New', 'Triage', 'Stable', 'Closed'];
@@ -31,6 +31,8 @@ export function CaseView() {
   const [comment, setComment] = useState('');
   const [escalating, setEscalating] = useState(false);
   const t = (key: string, options?: Record<string, unknown>) => translate(`fw.responder.${key}`, options);
+  const r = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
+  const related = useRelated(kase);
 
   if (missing) return <Typography sx={{ m: 2 }}>{t('not_found', { entity: 'Case', name })}</Typography>;
   if (!kase) return <Typography sx={{ m: 2 }}>{t('loading')}</Typography>;
@@ -192,6 +194,35 @@ export function CaseView() {
             </Stack>
           </Section>
           <Tasks tasks={kase.tasks} owner={{ case_id: kase.id }} reload={load} />
+          <WorkflowRuns runs={(kase.workflow_instances ?? []) as ApiRecord[]} owner="case" />
+          <Section title={r('related_cases')}>
+            {related.cases.length ? (
+              related.cases.map((c) => (
+                <Typography key={c.id} variant="body2">
+                  <MuiLink component={Link} to={`${basename}/cases/${encodeURIComponent(c.name)}/view`}>
+                    {c.name}: {c.title}
+                  </MuiLink>{' '}
+                  ({c.status})
+                </Typography>
+              ))
+            ) : (
+              <Typography variant="body2">{incidents.length ? r('no_same_incident_cases') : t('not_escalated')}</Typography>
+            )}
+          </Section>
+          <Section title={r('similar')}>
+            {related.similar?.length ? (
+              related.similar.map((s) => (
+                <Typography key={s.id} variant="body2">
+                  <MuiLink component={Link} to={`${basename}/iaos/${encodeURIComponent(s.name)}/view`}>
+                    {s.name}: {s.title}
+                  </MuiLink>{' '}
+                  ({s.status}, {r('score', { score: s.score.toLocaleString('en-US', { maximumSignificantDigits: 6 }) })})
+                </Typography>
+              ))
+            ) : (
+              <Typography variant="body2">{incidents.length ? (related.similar ? r('no_similar') : t('loading')) : t('not_escalated')}</Typography>
+            )}
+          </Section>
         </Grid>
       </Grid>
       {escalating ? (
@@ -204,4 +235,37 @@ export function CaseView() {
       ) : null}
     </Box>
   );
+}
+
+/**
+ * What a case relates to through the incident it was escalated to: the other cases of that incident,
+ * and the incidents similar to it (the incident page's own list). Read again when the case changes.
+ */
+function useRelated(kase: ApiRecord | null) {
+  const [cases, setCases] = useState<ApiRecord[]>([]);
+  const [similar, setSimilar] = useState<ApiRecord[] | null>(null);
+  const incidentId = kase?.incident_id as number | null | undefined;
+  const caseId = kase?.id as number | undefined;
+  const version = kase?.updated_at as string | undefined;
+  useEffect(() => {
+    if (!incidentId) {
+      setCases([]);
+      setSimilar(null);
+      return;
+    }
+    let current = true;
+    const filter = JSON.stringify([{ field: 'incident_id', op: '==', value: incidentId }]);
+    void api<{ items: ApiRecord[] }>(`/cases?itemsPerPage=50&filter=${encodeURIComponent(filter)}`).then(
+      (page) => current && setCases(page.items.filter((c) => c.id !== caseId)),
+      () => undefined,
+    );
+    void api<{ items: ApiRecord[] }>(`/iaos/similar-incidents/${incidentId}`).then(
+      (page) => current && setSimilar(page.items),
+      () => current && setSimilar([]),
+    );
+    return () => {
+      current = false;
+    };
+  }, [incidentId, caseId, version]);
+  return { cases, similar };
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import {
   Box,
@@ -23,7 +23,8 @@ import { Title, useBasename, useNotify, useTranslate } from 'react-admin';
 import { api } from '../../providers/http.js';
 import { utc } from '../generic/screens.js';
 import { HandoffDialog } from './HandoffDialog.js';
-import { ConfirmDialog, EventDialog, LiveChip, Section, Tasks, Timeline, useAct, useRecordByName, type ApiRecord } from './parts.js';
+import { RunWorkflowDialog } from '../workflows/screens.js';
+import { ConfirmDialog, EventDialog, LiveChip, Section, Tasks, Timeline, useAct, useRecordByName, WorkflowRuns, type ApiRecord } from './parts.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- records come straight from the API */
 type Incident = ApiRecord;
@@ -45,7 +46,7 @@ export function IncidentView() {
   const { record: incident, missing, load, live } = useRecordByName('/iaos', name, (i) => !!i.conversation_id);
   const [cost, setCost] = useState<any>(null);
   const [similar, setSimilar] = useState<any[] | null>(null);
-  const [dialog, setDialog] = useState<null | 'report' | 'event' | 'resource' | 'summary' | 'handoff' | 'details' | 'postmortem'>(null);
+  const [dialog, setDialog] = useState<null | 'report' | 'event' | 'resource' | 'summary' | 'handoff' | 'details' | 'postmortem' | 'workflow'>(null);
   const [confirmStatus, setConfirmStatus] = useState<null | 'Stable' | 'Closed' | 'Active'>(null);
   const [reading, setReading] = useState<{ title: string; body: string } | null>(null);
   const [summary, setSummary] = useState<string>('');
@@ -231,6 +232,15 @@ export function IncidentView() {
         <Grid size={{ xs: 12, md: 5 }}>
           <Roles incident={incident} act={incidentAct} />
           <Tasks tasks={incident.tasks} owner={{ incident_id: incident.id }} reload={load} />
+          <WorkflowRuns
+            runs={(incident.workflow_instances ?? []) as any[]}
+            owner="incident"
+            action={
+              <Button variant="outlined" size="small" sx={{ mt: 1 }} onClick={() => setDialog('workflow')}>
+                {r('run_workflow')}
+              </Button>
+            }
+          />
           <Section title={t('costs')}>
             {cost ? (
               <Typography variant="body2">
@@ -406,6 +416,7 @@ export function IncidentView() {
           submit={(body) => incidentAct('/add-resource', { method: 'POST', json: body }, undefined, t('add_resource_failed'))}
         />
       ) : null}
+      {dialog === 'workflow' ? <RunFromIncident id={incident.id} name={incident.name} title={incident.title} onClose={() => setDialog(null)} /> : null}
       {dialog === 'handoff' ? <HandoffDialog incidentId={incident.id} onClose={() => setDialog(null)} onDone={load} /> : null}
       <Dialog open={dialog === 'summary'} onClose={() => setDialog(null)} aria-labelledby="summary-title">
         <DialogTitle id="summary-title">{t('step_summary')}</DialogTitle>
@@ -429,6 +440,16 @@ export function IncidentView() {
       </Dialog>
     </Box>
   );
+}
+
+/**
+ * The run dialog, on this incident. Its target is kept the same object while the page reloads the
+ * record (every live change does): the dialog starts over when its target changes, and a new object
+ * each time sent it back from following the run to its empty form.
+ */
+function RunFromIncident({ id, name, title, onClose }: { id: number; name: string; title: string; onClose: () => void }) {
+  const incident = useMemo(() => ({ id, name, title }), [id, name, title]);
+  return <RunWorkflowDialog open onClose={onClose} incident={incident} />;
 }
 
 /** The incident's roles as spec §3 names them (server/incidents/tables.ts INCIDENT_ROLES). */

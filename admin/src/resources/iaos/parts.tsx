@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useState, type ReactNode } from 'react';
 import {
   Button,
   Card,
@@ -40,10 +40,12 @@ export { ConfirmDialog };
 /* eslint-disable @typescript-eslint/no-explicit-any -- records come straight from the API */
 export type ApiRecord = Record<string, any>;
 
+/** A titled card; a region named by its heading, so a screen reader (and a test) can go to it. */
 export function Section({ title, children }: { title: string; children: ReactNode }) {
+  const id = useId();
   return (
-    <Card sx={{ mb: 2 }}>
-      <CardHeader title={title} titleTypographyProps={{ variant: 'h6', component: 'h2' }} sx={{ pb: 0 }} />
+    <Card component="section" aria-labelledby={id} sx={{ mb: 2 }}>
+      <CardHeader title={title} titleTypographyProps={{ variant: 'h6', component: 'h2', id }} sx={{ pb: 0 }} />
       <CardContent>{children}</CardContent>
     </Card>
   );
@@ -401,6 +403,65 @@ export function Tasks({ tasks, owner, reload }: { tasks: ApiRecord[]; owner: { i
           {translate('fw.responder.add_task')}
         </Button>
       </Stack>
+    </Section>
+  );
+}
+
+/** A run's status as a chip: running ones stand out, failed ones in red. */
+const RUN_COLOR: Record<string, 'default' | 'info' | 'success' | 'error'> = { Submitted: 'default', Running: 'info', Completed: 'success', Failed: 'error' };
+
+/**
+ * The workflow runs on this incident or case, newest first, live like the rest of the page: a run
+ * started anywhere (a person, a status trigger, an escalation) and each status it reaches show here.
+ */
+export function WorkflowRuns({ runs, owner, action }: { runs: ApiRecord[]; owner: 'incident' | 'case'; action?: ReactNode }) {
+  const translate = useTranslate();
+  const t = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
+  const newest = [...runs].sort((a, b) => b.id - a.id);
+  return (
+    <Section title={t('workflow_runs')}>
+      {newest.length ? (
+        <Table size="small" aria-label={t('workflow_runs')}>
+          <TableHead>
+            <TableRow>
+              <TableCell>{t('workflow')}</TableCell>
+              <TableCell>{t('run_status')}</TableCell>
+              <TableCell>{t('run_started')}</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {newest.map((run) => (
+              <TableRow key={run.id}>
+                <TableCell>
+                  {run.workflow?.name ?? t('workflow_gone')}
+                  {run.run_reason ? (
+                    <Typography variant="caption" component="div">
+                      {run.run_reason}
+                    </Typography>
+                  ) : null}
+                </TableCell>
+                <TableCell>
+                  <Chip
+                    size="small"
+                    label={run.status}
+                    color={RUN_COLOR[run.status] ?? 'default'}
+                    variant={run.status === 'Completed' ? 'outlined' : 'filled'}
+                  />
+                  {run.status_reason ? (
+                    <Typography variant="caption" component="div">
+                      {run.status_reason}
+                    </Typography>
+                  ) : null}
+                </TableCell>
+                <TableCell>{utc(run.created_at)}</TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      ) : (
+        <Typography variant="body2">{t(owner === 'incident' ? 'no_runs_incident' : 'no_runs_case')}</Typography>
+      )}
+      {action}
     </Section>
   );
 }
