@@ -353,6 +353,10 @@ export function registerAiRoutes(scope: FastifyInstance) {
       },
       async (req, reply) => {
         const q = req.query;
+        if (/^multipart\//i.test(req.headers['content-type'] ?? '')) {
+          reply.header('connection', 'close');
+          throw httpError(415, "Send the file's bytes as the request body, not as a multipart form.", 'unsupported_media_type', ['body']);
+        }
         const body = req.body as AsyncIterable<Uint8Array> | undefined;
         const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
         const who = { orgId: req.caller.orgId, userId: req.caller.userId, sessionId: null };

@@ -63,6 +63,16 @@ t.test('an HTTP upload over the plan size, of an unknown kind, empty or to anoth
   t.equal(exe.status, 422);
   t.match(exe.body, { detail: [{ msg: /Unsupported file type 'tool.exe'/, loc: ['body', 'fileName'] }] });
 
+  const form = await request({
+    method: 'POST',
+    url: url('fileName=a.txt'),
+    token,
+    headers: { 'content-type': 'multipart/form-data; boundary=zz' },
+    payload: '--zz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello\r\n--zz--\r\n',
+  });
+  t.equal(form.status, 415, 'a multipart form is refused rather than stored with its framing');
+  t.match(form.body, { detail: [{ msg: /not as a multipart form/ }] });
+
   const empty = await request({ method: 'POST', url: url('fileName=empty.txt'), token, headers: { 'content-type': 'text/plain' }, payload: '' });
   t.equal(empty.status, 422);
   t.match(empty.body, { detail: [{ msg: 'The file is empty.' }] });
