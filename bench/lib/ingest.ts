@@ -4,7 +4,7 @@
  * real path (createSubmission, then the indexing job's indexSubmission).
  */
 import postgres from 'postgres';
-import { createSubmission, indexSubmission } from '../../server/ai/ingest.js';
+import { createSubmission, createSubmissionFromStream, indexSubmission } from '../../server/ai/ingest.js';
 import { planLimits } from '../../server/ai/limits.js';
 import { loadConfig } from '../../server/core/config.js';
 import { openDatabase, type Database } from '../../server/core/db/client.js';
@@ -42,6 +42,8 @@ type Outcome = { status: string; chunks: number; error: string | null };
 export interface Uploader {
   /** Stores the file (as the upload does), answering the submission's id. */
   store(fileName: string, content: Buffer): Promise<number>;
+  /** Stores a file read from a stream (as the HTTP upload does), answering the submission's id. */
+  storeStream(fileName: string, body: AsyncIterable<Uint8Array>): Promise<number>;
   /** Runs the indexing job on a stored submission. */
   index(id: number): Promise<Outcome>;
   upload(fileName: string, content: Buffer): Promise<Outcome>;
@@ -63,11 +65,17 @@ export async function uploader(database: Database, slug: string): Promise<Upload
         createSubmission(tx, who, limits, { kind: 'file', projectId: project!.id, title: fileName, fileName, content, sensitivityLevel: 'internal' }),
       )
     ).id;
+  const storeStream = async (fileName: string, body: AsyncIterable<Uint8Array>) =>
+    (
+      await withTenant(db, scope, (tx) =>
+        createSubmissionFromStream(tx, who, limits, { projectId: project!.id, title: fileName, fileName, sensitivityLevel: 'internal' }, body),
+      )
+    ).id;
   const index = async (id: number) => {
     await indexSubmission(db, orgId, id);
     const rows = (await db.execute(`select status, chunk_count, error from submissions where id = ${id}`)) as unknown as { rows?: unknown[] } & unknown[];
     const [row] = (rows.rows ?? rows) as { status: string; chunk_count: number; error: string | null }[];
     return { status: row!.status, chunks: row!.chunk_count, error: row!.error };
   };
-  return { store, index, upload: async (fileName, content) => index(await store(fileName, content)) };
+  return { store, storeStream, index, upload: async (fileName, content) => index(await store(fileName, content)) };
 }

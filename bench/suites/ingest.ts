@@ -156,11 +156,11 @@ export async function run(): Promise<{ passed: boolean }> {
   let memoryOk = true;
   if (MEMORY_MB > 0) {
     const memRows: (string | number)[][] = [];
-    for (const kind of kinds.filter((k) => k === 'postgres')) {
+    for (const [kind, mode] of kinds.filter((k) => k === 'postgres').flatMap((k) => [[k, 'buffer'] as const, [k, 'stream'] as const])) {
       // A process of its own, so the peak belongs to this upload alone.
       const child = spawnSync(
         process.execPath,
-        ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('../lib/ingest-memory.ts', import.meta.url)), kind, String(MEMORY_MB)],
+        ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('../lib/ingest-memory.ts', import.meta.url)), kind, String(MEMORY_MB), mode],
         { encoding: 'utf8', maxBuffer: 1 << 20 },
       );
       const line = child.stdout.trim().split('\n').at(-1) ?? '';
@@ -173,12 +173,36 @@ export async function run(): Promise<{ passed: boolean }> {
       const store = (m.storePeak - m.baseline) / m.bytes;
       const index = (m.indexPeak - m.baseline) / m.bytes;
       memoryOk &&= Math.max(store, index) <= 2.2 && m.status === 'indexed';
-      memRows.push([kind, m.bytes / 1e6, m.baseline / 1e6, m.storePeak / 1e6, store, m.indexPeak / 1e6, index, m.bytes / 1e6 / m.seconds, m.status, load()]);
+      memRows.push([
+        kind,
+        mode === 'stream' ? 'HTTP stream' : 'in memory',
+        m.bytes / 1e6,
+        m.baseline / 1e6,
+        m.storePeak / 1e6,
+        store,
+        m.indexPeak / 1e6,
+        index,
+        m.bytes / 1e6 / m.seconds,
+        m.status,
+        load(),
+      ]);
     }
     if (memRows.length) {
       console.log('');
       printTable(
-        ['database', 'upload MB', 'RSS before MB', 'storing: peak MB', 'growth / size', 'indexing: peak MB', 'growth / size', 'MB/s', 'status', 'load average'],
+        [
+          'database',
+          'upload',
+          'upload MB',
+          'RSS before MB',
+          'storing: peak MB',
+          'growth / size',
+          'indexing: peak MB',
+          'growth / size',
+          'MB/s',
+          'status',
+          'load average',
+        ],
         memRows,
       );
       console.log(`\ntarget peak growth <= about 2x the upload: ${memoryOk ? 'met' : 'MISSED'}`);

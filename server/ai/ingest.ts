@@ -63,11 +63,11 @@ export async function checkProject(tx: Executor, who: Submitter, projectId: numb
   }
 }
 
-/** Stores a submission after the plan's checks; the caller enqueues indexing once this commits. */
-export async function createSubmission(tx: Executor, who: Submitter, limits: Limits, input: SubmitInput): Promise<{ id: number; status: SubmissionStatus }> {
+/** The checks that need no bytes: texts without NUL, a file kind Firewatch reads. */
+function checkInput(input: Omit<SubmitInput, 'content'>, textHasNul: boolean) {
   // PostgreSQL text cannot hold NUL (22021); a typed text is checked too, a file's bytes are not.
   const texts: [string, unknown][] = [
-    ['text', input.kind === 'text' && input.content.includes(0) ? '\u0000' : ''],
+    ['text', textHasNul ? '\u0000' : ''],
     ['title', input.title],
     ['fileName', input.fileName],
     ['fileType', input.fileType],
@@ -78,19 +78,28 @@ export async function createSubmission(tx: Executor, who: Submitter, limits: Lim
   if (input.kind === 'file' && !fileKind(input.fileName ?? '', input.fileType)) {
     throw new SubmitError(`Unsupported file type '${input.fileName}'. Upload ${SUPPORTED_FILES}.`, ['fileName']);
   }
-  // A video transcript may come as a link alone; indexing fetches it.
-  const linkOnly = input.kind === 'video_transcript' && !!input.sourceUrl;
-  if (input.content.length === 0 && !linkOnly) throw new SubmitError('The file is empty.', ['fileContent']);
-  if (input.content.length > limits.max_file_bytes) {
-    throw new SubmitError(`File too large: ${formatBytes(input.content.length)}; your plan allows ${formatBytes(limits.max_file_bytes)} per file.`, [
-      'fileContent',
-    ]);
-  }
+}
+
+const tooLarge = (bytes: number, limits: Limits) =>
+  new SubmitError(`File too large: ${formatBytes(bytes)}; your plan allows ${formatBytes(limits.max_file_bytes)} per file.`, ['fileContent'], 413);
+
+/** The project exists (and is the caller's, for a visitor) and has room for one more file. */
+async function checkRoom(tx: Executor, who: Submitter, limits: Limits, projectId: number) {
   // Both lookups go out together (one round trip).
-  const [, files] = await Promise.all([checkProject(tx, who, input.projectId), filesInProject(tx, who.orgId, input.projectId)]);
+  const [, files] = await Promise.all([checkProject(tx, who, projectId), filesInProject(tx, who.orgId, projectId)]);
   if (files >= limits.files_per_project) {
     throw new SubmitError(`File limit reached: your plan allows ${limits.files_per_project} files per project.`, ['project_id']);
   }
+}
+
+/** Stores a submission after the plan's checks; the caller enqueues indexing once this commits. */
+export async function createSubmission(tx: Executor, who: Submitter, limits: Limits, input: SubmitInput): Promise<{ id: number; status: SubmissionStatus }> {
+  checkInput(input, input.kind === 'text' && input.content.includes(0));
+  // A video transcript may come as a link alone; indexing fetches it.
+  const linkOnly = input.kind === 'video_transcript' && !!input.sourceUrl;
+  if (input.content.length === 0 && !linkOnly) throw new SubmitError('The file is empty.', ['fileContent']);
+  if (input.content.length > limits.max_file_bytes) throw tooLarge(input.content.length, limits);
+  await checkRoom(tx, who, limits, input.projectId);
   const [row] = await tx
     .insert(submissions)
     .values({
@@ -111,6 +120,62 @@ export async function createSubmission(tx: Executor, who: Submitter, limits: Lim
     })
     .returning({ id: submissions.id, status: submissions.status });
   return row!;
+}
+
+/** A streamed upload is written to the database in parts of this size, so no more is held at once. */
+export const UPLOAD_PART_BYTES = 1024 * 1024;
+
+/**
+ * Stores a file read from a stream (an HTTP request body) without holding it whole: each part of
+ * UPLOAD_PART_BYTES goes into a temporary table of the transaction as it arrives (awaiting the
+ * write before reading on, so a slow database slows the sender, not memory), and the submission is
+ * then inserted with the parts joined by the database. A file over the plan's size is refused as
+ * soon as its bytes pass the limit (or at once, from `declaredBytes`).
+ */
+export async function createSubmissionFromStream(
+  tx: Executor,
+  who: Submitter,
+  limits: Limits,
+  input: Omit<SubmitInput, 'content' | 'kind'>,
+  body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  declaredBytes?: number,
+): Promise<{ id: number; status: SubmissionStatus; size_bytes: number }> {
+  checkInput({ ...input, kind: 'file' }, false);
+  if (declaredBytes !== undefined && declaredBytes > limits.max_file_bytes) throw tooLarge(declaredBytes, limits);
+  await checkRoom(tx, who, limits, input.projectId);
+  await tx.execute(sql`create temp table if not exists upload_parts (seq int not null, data bytea not null) on commit drop`);
+  let size = 0;
+  let seq = 0;
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  const flush = async () => {
+    if (!heldBytes) return;
+    const part = Buffer.concat(held, heldBytes);
+    held = [];
+    heldBytes = 0;
+    await tx.execute(sql`insert into upload_parts (seq, data) values (${seq++}, decode(${part.toString('base64')}, 'base64'))`);
+  };
+  for await (const piece of body) {
+    size += piece.length;
+    if (size > limits.max_file_bytes) throw tooLarge(size, limits);
+    held.push(piece);
+    heldBytes += piece.length;
+    if (heldBytes >= UPLOAD_PART_BYTES) await flush();
+  }
+  await flush();
+  if (size === 0) throw new SubmitError('The file is empty.', ['fileContent']);
+  const [row] = rowsOf<{ id: number; status: SubmissionStatus }>(
+    await tx.execute(sql`
+      insert into submissions (organization_id, project_id, eccs_project_id, kind, title, file_name, file_type, source_url, size_bytes, content,
+        sensitivity_level, created_by, anonymous_session_id)
+      select ${who.orgId}::int, ${input.projectId}::int, ${input.eccsProjectId ?? null}, 'file', ${input.title.slice(0, 300)}, ${input.fileName ?? null},
+        ${input.fileType ?? null}, ${input.sourceUrl ?? null}, ${size}::int, string_agg(data, ''::bytea order by seq), ${input.sensitivityLevel},
+        ${who.userId}::int, ${who.sessionId}::int
+      from upload_parts
+      returning id, status`),
+  );
+  await tx.execute(sql`drop table upload_parts`);
+  return { id: Number(row!.id), status: row!.status, size_bytes: size };
 }
 
 /** The extractor for a stored submission: text is Markdown-aware, transcripts are caption files. */
@@ -211,7 +276,12 @@ export async function indexSubmission(db: Db, orgId: number, submissionId: numbe
     scope,
     (tx) =>
       tx
-        .select({ ...metaColumns, stored: sql<number>`coalesce(octet_length(${submissions.content}), 0)::int` })
+        .select({
+          ...metaColumns,
+          stored: sql<number>`coalesce(octet_length(${submissions.content}), 0)::int`,
+          // A file of one window comes with its metadata: one read instead of two.
+          whole: sql<Uint8Array | null>`case when octet_length(${submissions.content}) <= ${WINDOW_BYTES}::int then ${submissions.content} end`,
+        })
         .from(submissions)
         .where(where),
     { readOnly: true },
@@ -247,6 +317,11 @@ export async function indexSubmission(db: Db, orgId: number, submissionId: numbe
     const size = fetched.content?.length ?? sub.stored;
     let read = 0;
     const windows = async function* () {
+      if (sub.whole?.length) {
+        read = sub.whole.length;
+        yield sub.whole;
+        return;
+      }
       while (read < size) {
         const at = read;
         const [row] = rowsOf<{ part: Uint8Array }>(

@@ -6,13 +6,15 @@ import { createAnonymousSession, requireAnonymousSession } from './anonymous.js'
 import { giveFeedback, likedInProcessing, loadChat, type Chatter } from './chat.js';
 import { queueLiked } from './liked.js';
 import { DEFAULT_PLATFORM, recordEngagement, trending } from './curated.js';
-import { INDEX_JOB, removeChunks, submissionColumns } from './ingest.js';
+import { createSubmissionFromStream, INDEX_JOB, removeChunks, submissionColumns } from './ingest.js';
+import { limitsFor } from './limits.js';
+import { SubmitError } from './submit-error.js';
 import { allowedLevels } from './retrieve.js';
-import { anonymousProjects, chats, submissions } from './tables.js';
+import { anonymousProjects, chats, SENSITIVITY_LEVELS, submissions } from './tables.js';
 import { organizations } from '../core/db/tables.js';
 import { projects } from '../core/db/projects.js';
 import { withTenant } from '../core/db/tenant.js';
-import { forbidden, notFound } from '../core/errors.js';
+import { forbidden, httpError, notFound } from '../core/errors.js';
 import { inTenant } from '../core/tenancy.js';
 import { idParam } from '../engine/crud.js';
 import { color, requiredText, text } from '../engine/fields.js';
@@ -324,6 +326,77 @@ export function registerAiRoutes(scope: FastifyInstance) {
         return { items, itemsPerPage: -1, page: 1, total: items.length };
       }),
   );
+
+  /**
+   * A file upload over HTTP, the body being the file's bytes (any content type): read as a stream and
+   * stored a part at a time (createSubmissionFromStream), so a 100 MB file is never held whole and
+   * the request body limit does not apply (the plan's file size does). Indexing is queued once stored.
+   */
+  scope.register(async (raw) => {
+    raw.removeAllContentTypeParsers();
+    raw.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+    raw.withTypeProvider<ZodTypeProvider>().post(
+      '/submissions/upload',
+      {
+        schema: {
+          tags: ['Submission'],
+          summary: 'Upload a file (the body is the file), streamed to storage, then indexed',
+          querystring: z.strictObject({
+            project_id: z.coerce.number().int().positive(),
+            fileName: z.string().trim().min(1).max(300),
+            fileType: z.string().max(200).optional(),
+            eccs_project_id: z.string().max(100).optional(),
+            sensitivityLevel: z.enum(SENSITIVITY_LEVELS).default('internal'),
+            buildIndex: z.enum(['true', 'false']).default('true'),
+          }),
+        },
+      },
+      async (req, reply) => {
+        const q = req.query;
+        if (/^multipart\//i.test(req.headers['content-type'] ?? '')) {
+          reply.header('connection', 'close');
+          throw httpError(415, "Send the file's bytes as the request body, not as a multipart form.", 'unsupported_media_type', ['body']);
+        }
+        const body = req.body as AsyncIterable<Uint8Array> | undefined;
+        const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+        const who = { orgId: req.caller.orgId, userId: req.caller.userId, sessionId: null };
+        let sub;
+        try {
+          sub = await withTenant(scope.db, { orgId: who.orgId, userId: who.userId }, async (tx) =>
+            createSubmissionFromStream(
+              tx,
+              who,
+              await limitsFor(tx, scope.config, who.orgId, false),
+              {
+                projectId: q.project_id,
+                title: q.fileName,
+                fileName: q.fileName,
+                fileType: q.fileType ?? (req.headers['content-type'] === 'application/octet-stream' ? null : (req.headers['content-type'] ?? null)),
+                eccsProjectId: q.eccs_project_id ?? null,
+                sensitivityLevel: q.sensitivityLevel,
+              },
+              body ?? [],
+              Number.isFinite(declared) ? declared : undefined,
+            ),
+          );
+        } catch (err) {
+          if (!(err instanceof SubmitError)) throw err;
+          // The rest of a refused body is not read: the connection closes after the answer.
+          if (!req.raw.readableEnded) reply.header('connection', 'close');
+          throw httpError(err.status, err.message, err.status === 413 ? 'too_large' : 'value_error', err.loc.length ? ['body', ...err.loc] : ['body']);
+        }
+        if (q.buildIndex === 'true') await scope.queue.enqueue(INDEX_JOB, { orgId: who.orgId, submissionId: sub.id });
+        return reply.status(201).send({
+          status: 'success',
+          submission_id: sub.id,
+          fileName: q.fileName,
+          size_bytes: sub.size_bytes,
+          submission_status: sub.status,
+          message: q.buildIndex === 'true' ? 'File uploaded; indexing has started.' : 'File uploaded.',
+        });
+      },
+    );
+  });
 
   const ownSubmission = async (req: FastifyRequest, id: number, tx: Parameters<Parameters<typeof inTenant>[1]>[0]['tx']) => {
     const [s] = await tx

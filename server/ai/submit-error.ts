@@ -3,6 +3,8 @@ export class SubmitError extends Error {
   constructor(
     message: string,
     readonly loc: string[] = [],
+    /** The HTTP status an HTTP route answers with (413 for a file over the plan's size). */
+    readonly status = 422,
   ) {
     super(message);
   }
