@@ -195,14 +195,15 @@ const LIST_WHERE = listWhere('$3');
 /**
  * The page as the app's list route sends it (compileList in server/engine/list-query.ts): the page's id
  * window, then its rows with their names, joined to the capped count's single row, in one statement.
+ * As the app does (review F9), the count's limit ($3), the page size ($4) and the offset ($5) are bind
+ * parameters: one statement for every page.
  */
-const pageSql = (page: number) => {
-  const cap = countCap((page - 1) * PAGE, PAGE);
+const PAGE_SQL = (() => {
   const where = listWhere(MY_EMAIL);
-  return `select ${SLIM}, counted.total from (select count(*)::int as total from (select 1 from incidents i where ${where} limit ${cap + 1}) c) counted
-    left join incidents i on i.id = any(array(select i.id from incidents i where ${where} order by i.reported_at desc, i.id asc limit ${PAGE} offset ${(page - 1) * PAGE}))
+  return `select ${SLIM}, counted.total from (select count(*)::int as total from (select 1 from incidents i where ${where} limit $3) c) counted
+    left join incidents i on i.id = any(array(select i.id from incidents i where ${where} order by i.reported_at desc, i.id asc limit $4 offset $5))
     order by i.reported_at desc, i.id asc`;
-};
+})();
 
 /** The full record in one hand-written statement (json aggregates), the least a database could do. */
 const FULL_SQL = `
@@ -235,8 +236,8 @@ async function startFloor(url: string) {
     const rows = await inTenantFloor(
       sql,
       { org: Number(req.query.org), user: Number(req.query.user), role: 'Member', genericPlans: LIST_GENERIC_PLANS },
-      pageSql(page),
-      [Number(req.query.org), req.query.since],
+      PAGE_SQL,
+      [Number(req.query.org), req.query.since, cap + 1, PAGE, (page - 1) * PAGE],
     );
     const items = rows[0]!.id === null ? [] : rows.map(({ total: _, ...item }) => nest(item));
     return { items, total: Math.min(rows[0]!.total, cap), totalCapped: rows[0]!.total > cap, itemsPerPage: PAGE, page };

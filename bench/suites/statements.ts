@@ -154,7 +154,7 @@ async function run(): Promise<{ passed: boolean }> {
     console.log(
       `target: the backends' memory within ${TARGET_GROWTH * 100} % of the start: ${passed ? 'met' : 'MISSED'}${Number.isFinite(after.privateMb) ? '' : ' (/proc of the backends not readable: run on the database machine as root or postgres)'}`,
     );
-    // Bounded growth (statements stop being added once every fetch size and count cap is prepared) shows in the last column.
+    // Bounded growth (page size, offset and count cap are bind parameters: no statement per size) shows in the last column.
     const lateGrowth = Math.max((after.privateMb - early.privateMb) / early.privateMb || 0, (after.contextsMb - early.contextsMb) / early.contextsMb);
     console.log(`bounded: after the first ${tenth} lists the memory grew ${(lateGrowth * 100).toFixed(1)} % more over the next ${LISTS - tenth}`);
     return { passed };

@@ -6,13 +6,12 @@ import { z } from 'zod';
 import type { Role } from '../core/db/tables.js';
 import { forbidden, invalid, notFound } from '../core/errors.js';
 import { StatementCache } from './compiled-select.js';
-import { pageSerializer } from './serialize.js';
-import { compileList, listQuerySchema, listShape, listValues, oneListPlan, pageWindow, readableFields, runList, type ListStatement } from './list-query.js';
+import { compileList, listQuerySchema, listShape, listValues, oneListPlan, readableFields, runListPage, type ListStatement } from './list-query.js';
 import { inTenant } from '../core/tenancy.js';
 import type { ResourceDefinition } from './define.js';
 import type { RequestContext } from '../core/context.js';
 import { atLeast } from '../core/context.js';
-import { linkedRows } from './visibility.js';
+import { hidesLinkedRows, linkedRows } from './visibility.js';
 import { resourceNamed } from './registry.js';
 import { acceptNested, hidesReferences, nestedBodyShape, sameValue, nestRecord, pageJsonSchema, recordJsonSchema, type NestedConflicts } from './nested.js';
 
@@ -182,31 +181,28 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
     // same for every caller).
     const shared = (!def.scope || !!def.scopeShape) && !(def.computed && def.computed.length > 0);
     const compiled = new StatementCache<ListStatement>(LIST_SHAPES_KEPT);
-    // The page's JSON writer, compiled from the record's fields on the first list (serialize.ts).
-    let serialize: ((page: unknown) => string) | undefined;
+    // Whether a shape's list runs on one generic plan (oneListPlan parses the filter: once per shape).
+    const plans = new StatementCache<boolean>(LIST_SHAPES_KEPT);
     app.get(
       def.path,
       { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize), ...answers(200, pageJsonSchema(record)) } },
       async (req, reply) => {
+        const listed = listShape(req.query);
         const answer = await inTenant(
           req,
           async (ctx) => {
-            if (!serialize) {
-              const { selection, nested } = readableFields(def, ctx);
-              serialize = pageSerializer(selection, nested);
-            }
             const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx, org);
             // Callers who see every incident and those who see some read different statements.
             // So do callers a definition's scope tells apart (scopeShape).
             // So do callers from whom rows the references name are hidden (their names are not read).
-            const shape = `${listShape(req.query)}${linkedRows(ctx, def.table) ? '\u0000linked' : ''}${hidesReferences(def, ctx) ? '\u0000refs' : ''}\u0000${def.scopeShape?.(ctx) ?? ''}`;
+            const shape = `${listed}${hidesLinkedRows(ctx, def.table) ? '\u0000linked' : ''}${hidesReferences(def, ctx) ? '\u0000refs' : ''}\u0000${def.scopeShape?.(ctx) ?? ''}`;
             const statement = shared ? compiled.get(shape, () => build(sql.placeholder('org'))) : build(ctx.orgId);
-            const page = await runList(ctx.tx, statement, listValues(req.query, ctx.orgId), pageWindow(req.query).limit);
-            return { ...page, itemsPerPage: req.query.itemsPerPage, page: req.query.page };
+            // The page is written as JSON text from the rows (serialize.ts): no record objects.
+            return runListPage(ctx.tx, statement, listValues(req.query, ctx.orgId), req.query);
           },
-          { oneRound: true, genericPlans: oneListPlan(def, req.query) },
+          { oneRound: true, genericPlans: plans.get(listed, () => oneListPlan(def, req.query)) },
         );
-        return reply.type('application/json; charset=utf-8').send(serialize!(answer));
+        return reply.type('application/json; charset=utf-8').send(answer);
       },
     );
   }

@@ -1,6 +1,7 @@
 import { and, asc, desc, getTableColumns, ilike, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
-import { compileSelect, decodeRow, runCompiledRows, type CompiledSelect } from './compiled-select.js';
+import { compileSelect, runCompiledRows, type CompiledSelect } from './compiled-select.js';
+import { itemsWriter } from './serialize.js';
 import type { Tx } from '../core/db/client.js';
 import { z } from 'zod';
 import { invalid } from '../core/errors.js';
@@ -13,14 +14,6 @@ import { columnType, compileFilter, containing, filterFieldNames, type FilterFie
 /** The most rows one page may hold; `itemsPerPage=-1` ("all") is capped here too. */
 export const MAX_PAGE_SIZE = 10000;
 export const MAX_PAGE = 1_000_000_000;
-
-/**
- * The row counts list statements fetch (pageWindow): a page of another size fetches the next one up
- * and is cut in Node. Each distinct LIMIT written into a statement (literalLimit) is one more
- * prepared statement on every pooled connection, kept as long as the connection lives, so the page
- * sizes callers choose must map onto few of them. The admin app's sizes are among them.
- */
-export const FETCH_SIZES = [5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2500, 5000, MAX_PAGE_SIZE];
 
 const stringOrList = z.union([z.string(), z.array(z.string())]).optional();
 
@@ -167,7 +160,7 @@ export function listClauses(def: ResourceDefinition, { columns, filterable, rela
  * - word pairs, for a search with separators: rows with a word containing the first word followed
  *   by a word starting with the second (a range of the pair index), sorted.
  */
-function indexedSearch(def: ResourceDefinition, db: Tx, org: number | Placeholder, limit: number) {
+function indexedSearch(def: ResourceDefinition, db: Tx, org: number | Placeholder) {
   const resource = getTableConfig(def.table).name;
   const text = sql`${sql.placeholder('words')}::text`;
   const v = searchVocabulary;
@@ -187,34 +180,45 @@ function indexedSearch(def: ResourceDefinition, db: Tx, org: number | Placeholde
       and ${word} = any((select words from search)::text[]) and (select pair from search)
       and ${next} >= (select pieces[2] from search) and ${next} < (select pieces[2] || chr(1114111) from search)`,
   ];
-  const offset = sql.placeholder('offset');
+  const { offset, limit, count } = LIST_PLACEHOLDERS;
   // Each branch is ordered and limited on its own, so the one-word branch stops after the page.
   const upTo = (n: SQL) =>
     sql.join(
       branches.map((branch) => sql`(${branch} order by k, id limit ${n})`),
       sql` union all `,
     );
-  const window = sql`select id from (${upTo(sql`${offset} + ${literalLimit(limit)}`)}) matched order by k, id limit ${literalLimit(limit)} offset ${offset}`;
-  return { search, window, matched: (cap: number) => sql`(${upTo(sql`${literalLimit(cap + 1)}`)}) matched` };
+  const window = sql`select id from (${upTo(sql`${offset}::bigint + ${limit}::bigint`)}) matched order by k, id limit ${limit} offset ${offset}`;
+  return { search, window, matched: sql`(${upTo(sql`${count}`)}) matched` };
 }
 
-/** The rows a list page asks for (`limit` from `offset`), and how many its statement fetches (FETCH_SIZES). */
+/** The rows a list page asks for (`limit` from `offset`), and how far its count goes (countCap). */
 export function pageWindow(query: ListQuery) {
   const limit = query.itemsPerPage === -1 ? MAX_PAGE_SIZE : query.itemsPerPage;
   const offset = (query.page - 1) * limit;
-  return { limit, fetch: FETCH_SIZES.find((n) => n >= limit) ?? MAX_PAGE_SIZE, offset, cap: countCap(offset, limit) };
+  return { limit, offset, cap: countCap(offset, limit) };
 }
 
 /**
+ * The page's size, its offset and how many rows its count reads (the cap plus one) are bind
+ * parameters, never written into the statement's text (review F9): each distinct text is one more
+ * prepared statement, and its plan, on every pooled connection for the connection's life, so page
+ * sizes written out let any caller grow the database's memory with the sizes they send. PostgreSQL
+ * plans a list the same way either way: the offset was always a parameter, and with any parameter
+ * in LIMIT or OFFSET the planner assumes a tenth of the rows are wanted when it picks the paths.
+ */
+const LIST_PLACEHOLDERS = { offset: sql.placeholder('offset'), limit: sql.placeholder('limit'), count: sql.placeholder('count') };
+
+/**
  * A list page's statement: its rows, each followed by the capped count and the row's id, or one row
- * with the count and a null id when the page is empty. It takes the `q` pattern (and text) and the
- * page's offset as placeholders (listValues), and the organization too where `scope` is
- * `eq(organization_id, sql.placeholder('org'))`, so one compiled statement serves every page and
- * organization of the same shape (listShape).
+ * with the count and a null id when the page is empty. It takes the `q` pattern (and text), the
+ * page's size and offset and the count's limit as placeholders (listValues), and the organization
+ * too where `scope` is `eq(organization_id, sql.placeholder('org'))`, so one compiled statement
+ * serves every page, page size and organization of the same shape (listShape).
  */
 export interface ListStatement {
   page: CompiledSelect;
-  cap: number;
+  /** The page's records as JSON text, from its rows (serialize.ts). */
+  write: (rows: unknown[][], count: number) => string;
 }
 
 export function compileList(
@@ -226,20 +230,19 @@ export function compileList(
   org: number | Placeholder,
 ): ListStatement {
   const { conditions, orderBy } = listClauses(def, fields, query);
-  const { fetch, cap } = pageWindow(query);
   const where = and(scope, ...conditions);
   const id = fields.columns.id!;
-  const offset = sql.placeholder('offset');
+  const { offset, limit, count } = LIST_PLACEHOLDERS;
   let counted,
     window,
     base: Pick<Tx, 'select'> = db;
   if (usesSearchIndex(def, query)) {
-    const search = indexedSearch(def, db, org, fetch);
+    const search = indexedSearch(def, db, org);
     base = db.with(search.search);
     counted = db
       .select({ one: sql`1`.as('one') })
-      .from(search.matched(cap))
-      .limit(literalLimit(cap + 1))
+      .from(search.matched)
+      .limit(count)
       .as('counted');
     window = search.window;
   } else {
@@ -248,7 +251,7 @@ export function compileList(
       .select({ one: sql`1`.as('one') })
       .from(def.table)
       .where(where)
-      .limit(literalLimit(cap + 1))
+      .limit(count)
       .as('counted');
     // The page's ids first, then its rows: the id window can come from an index alone (sort indexes
     // carry the columns lists filter on most), so skipped and filtered-out rows cost no table reads;
@@ -258,7 +261,7 @@ export function compileList(
       .from(def.table)
       .where(where)
       .orderBy(...orderBy)
-      .limit(literalLimit(fetch))
+      .limit(limit)
       .offset(offset);
   }
   const total = db
@@ -272,23 +275,21 @@ export function compileList(
     .from(total)
     .leftJoin(def.table, sql`${id} = any(array(${window}))`)
     .orderBy(...orderBy);
-  return { page: compileSelect(page, fields.selection, fields.nested), cap };
+  const compiled = compileSelect(page, fields.selection, fields.nested);
+  return { page: compiled, write: itemsWriter(compiled) };
 }
 
 // Trailing columns of a list statement's rows (after the record's own), named apart from any field.
 const TOTAL_COLUMN = '(list total)';
 const ROW_COLUMN = '(list row)';
 
-/** Everything a list request's statement depends on besides the caller and the placeholders' values. */
+/** Everything a list request's statement depends on besides the caller and the placeholders' values (not the page or its size). */
 export function listShape(query: ListQuery) {
-  const { fetch, cap } = pageWindow(query);
   return JSON.stringify([
     query.sortBy,
     query['sortBy[]'],
     query.descending,
     query['descending[]'],
-    fetch,
-    cap,
     !!query.q?.trim(),
     hasIndexedWord(query),
     query.filter?.trim() ?? '',
@@ -298,19 +299,22 @@ export function listShape(query: ListQuery) {
 /** The placeholders' values of a list request (see ListStatement). */
 export function listValues(query: ListQuery, orgId: number) {
   const q = query.q?.trim() ?? '';
-  return { org: orgId, offset: pageWindow(query).offset, q: containing(q), words: q };
+  const { limit, offset, cap } = pageWindow(query);
+  return { org: orgId, offset, limit, count: cap + 1, q: containing(q), words: q };
 }
 
 /**
- * Runs a list page's statement: its records (the first `limit` of the rows it fetched, see
- * FETCH_SIZES), and the total (exact up to the cap, see COUNT_CAP).
+ * Runs a list page's statement with its values (listValues) and answers the page as JSON text: its
+ * records (at most `limit`), the total (exact up to the cap, see COUNT_CAP), whether it was capped,
+ * and the page asked for; the text JSON.stringify would write of that object.
  */
-export async function runList(tx: Tx, statement: ListStatement, values: Record<string, unknown>, limit: number) {
+export async function runListPage(tx: Tx, statement: ListStatement, values: ReturnType<typeof listValues>, query: ListQuery): Promise<string> {
   const rows = await runCompiledRows(tx, statement.page, values);
   const width = statement.page.keys.length;
   const n = rows[0]![width] as number;
-  const items = rows[0]![width + 1] === null ? [] : (rows.length > limit ? rows.slice(0, limit) : rows).map((row) => decodeRow(statement.page, row));
-  return { items, total: Math.min(n, statement.cap), totalCapped: n > statement.cap };
+  const cap = values.count - 1;
+  const items = rows[0]![width + 1] === null ? '[]' : statement.write(rows, values.limit);
+  return `{"items":${items},"total":${Math.min(n, cap)},"totalCapped":${n > cap},"itemsPerPage":${query.itemsPerPage},"page":${query.page}}`;
 }
 
 /**
@@ -322,19 +326,17 @@ export const textSortKey = (column: PgColumn | SQL) => sql`lower(${column}) coll
 export const countAll = sql<number>`count(*)::int`;
 
 /**
- * A LIMIT written into the statement's text. Drizzle binds a number as a parameter, and PostgreSQL's
- * generic plan for `limit $n` assumes a tenth of the table (a page of 25 then reads the whole
- * organization); written out, the limit is part of the plan. Fetch sizes (FETCH_SIZES) and count caps
- * (countCap) take few values, so this adds few prepared statements. `n` must be a whole number.
+ * A LIMIT written into a statement's text (drizzle binds a number as a parameter). Lists do not use
+ * it (each distinct value would be one more prepared statement: see LIST_PLACEHOLDERS); a statement
+ * with one fixed limit may. `n` must be a whole number.
  */
 export const literalLimit = (n: number) => sql.raw(String(Math.trunc(n))) as unknown as number;
 
 /**
  * Lists count at most this many rows past the start of the window the page sits in, so a count never
  * walks a whole organization's table: `total` is exact up to the cap; beyond it `total` is the cap
- * and `totalCapped` is true ("more than total"). The window doubles as the caller pages on (so the
- * caps, written into the statement, take few values), and `total` always shows whether a next page
- * exists.
+ * and `totalCapped` is true ("more than total"). The window doubles as the caller pages on, and
+ * `total` always shows whether a next page exists.
  */
 export const COUNT_CAP = 1000;
 

@@ -20,13 +20,21 @@ export interface RowVisibility {
   own(ctx: RequestContext, table: PgTable, org?: OrgValue): SQL | undefined;
   /** A condition from the rows a table's rows belong to (a task of a restricted incident), or undefined. */
   linked(ctx: RequestContext, table: PgTable, org: OrgValue): SQL | undefined;
+  /**
+   * Optional: callers with the same key get the same conditions from this rule (a role's rights), so
+   * whether it hides a table's rows is worked out once per key (hidesRows runs on every list request).
+   */
+  callerKey?(ctx: RequestContext): string;
 }
 
 const rules: RowVisibility[] = [];
+/** hidesRows' answers per table and caller key, forgotten when a rule is registered. */
+let hiding = new WeakMap<PgTable, Map<string, boolean>>();
 
 /** Registers a rule (the app does, once per domain that has one). */
 export function registerRowVisibility(rule: RowVisibility) {
   if (!rules.includes(rule)) rules.push(rule);
+  hiding = new WeakMap();
 }
 
 export function ownRows(ctx: RequestContext, table: PgTable, org?: OrgValue): SQL | undefined {
@@ -45,5 +53,26 @@ export function visibleRows(ctx: RequestContext, table: PgTable, org: OrgValue =
   return parts.length ? and(...parts) : undefined;
 }
 
-/** Whether any rule hides some of `table`'s rows from the caller (cheap: a statement cache key). */
-export const hidesRows = (ctx: RequestContext, table: PgTable) => visibleRows(ctx, table) !== undefined;
+/** `compute`'s answer for the caller, remembered per table and caller key where every rule has one (RowVisibility.callerKey). */
+function perCaller(kind: string, ctx: RequestContext, table: PgTable, compute: () => boolean): boolean {
+  let key = kind;
+  for (const rule of rules) {
+    if (!rule.callerKey) return compute();
+    key += `\u0000${rule.callerKey(ctx)}`;
+  }
+  let byKey = hiding.get(table);
+  if (!byKey) hiding.set(table, (byKey = new Map()));
+  let answer = byKey.get(key);
+  if (answer === undefined) byKey.set(key, (answer = compute()));
+  return answer;
+}
+
+/**
+ * Whether any rule hides some of `table`'s rows from the caller (a statement cache key, asked on
+ * every list request: building the conditions to find out cost more than the rest of the request's
+ * own work, so the answer is remembered per caller key).
+ */
+export const hidesRows = (ctx: RequestContext, table: PgTable) => perCaller('rows', ctx, table, () => visibleRows(ctx, table) !== undefined);
+
+/** Whether the rows `table`'s rows belong to hide some of them from the caller (linkedRows is not undefined), remembered as hidesRows. */
+export const hidesLinkedRows = (ctx: RequestContext, table: PgTable) => perCaller('linked', ctx, table, () => linkedRows(ctx, table) !== undefined);

@@ -87,6 +87,8 @@ export const incidentVisibility: RowVisibility = {
   // `org` is the organization the condition is read in (a nested reference's lookup passes the row's own).
   own: (ctx, table, org) => (table === incidents ? incidentScope(ctx, org) : table === cases ? caseScope(ctx, org) : undefined),
   linked: linkedScope,
+  // Both conditions depend on the caller's role alone (who may see restricted rows).
+  callerKey: (ctx) => (may(ctx.role, 'seeRestricted') ? 'all' : 'own'),
 };
 
 export type IncidentRow = typeof incidents.$inferSelect;

@@ -35,9 +35,13 @@ interface RootSession {
  * the membership, and the organization is then left unset (row level security shows nothing). The
  * membership lookup runs as the connecting role: the role change applies from the next statement.
  * $4 is a plan_cache_mode for the transaction ('' keeps the session's; see TenantOptions.genericPlans).
+ * A transaction with generic plans also runs without JIT compilation: a list's generic plan takes its
+ * LIMIT and OFFSET parameters for a tenth of the rows, and at 100,000 incidents an organization that
+ * estimate passed jit_above_cost, so a page that takes 1 ms spent 100 ms compiling (bench/README.md).
  */
 export const SCOPE_SQL = `select m.verified, set_config('role', 'firewatch_app', true), set_config('app.org_id', case when m.verified then $1::text else '' end, true), set_config('app.user_id', $2::text, true),
-    set_config('plan_cache_mode', coalesce(nullif($4::text, ''), current_setting('plan_cache_mode')), true)
+    set_config('plan_cache_mode', coalesce(nullif($4::text, ''), current_setting('plan_cache_mode')), true),
+    set_config('jit', case when $4::text = '' then current_setting('jit') else 'off' end, true)
   from (select $3::text = '' or exists (select 1 from memberships where organization_id = ($1::text)::int and user_id = nullif($2::text, '')::int and role = $3::text) as verified) m`;
 
 export interface TenantOptions {

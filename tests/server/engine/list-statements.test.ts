@@ -5,7 +5,8 @@ import { tags } from '../../../server/schema.js';
 import { oneListPlan, type ListQuery } from '../../../server/engine/list-query.js';
 import { incidentResource } from '../../../server/incidents/resources.js';
 import { tagResource } from '../../../server/tags/resources.js';
-import { testApp } from '../../helpers.js';
+import { withTenant } from '../../../server/core/db/tenant.js';
+import { rowsOf, testApp } from '../../helpers.js';
 
 // Lists of the same shape share one compiled statement (server/engine/list-query.ts, compileList); what
 // differs between requests (organization, page, search text) must still reach the database.
@@ -106,6 +107,17 @@ t.test('a list keeps one plan for every run unless a value can change the best o
   t.notOk(oneListPlan(tagResource, query({ filter: '{"and": [' })), 'text the filter parser refuses');
   t.notOk(oneListPlan(incidentResource, query({ filter: filter({ field: 'status', value: 'Active' }) })), 'incident status leads an index of its own');
   t.ok(oneListPlan(incidentResource, query({ filter: filter({ field: 'visibility', value: 'Open' }) })), 'incident visibility does not');
+});
+
+t.test('a list on generic plans runs without JIT compilation (its bound LIMIT is planned as a tenth of the rows)', async (t) => {
+  const { database, organization } = await testApp(t);
+  const a = await organization('no-jit');
+  const setting = (opts: { genericPlans?: boolean }) =>
+    withTenant(database.db, { orgId: a.id, userId: null }, async (tx) => rowsOf(await tx.execute(sql`select current_setting('jit') as jit`))[0]!.jit, opts);
+  const server = rowsOf(await database.db.execute(sql`select current_setting('jit') as jit`))[0]!.jit;
+  t.equal(await setting({ genericPlans: true }), 'off', 'generic plans: no JIT, whatever the estimate');
+  t.equal(await setting({}), server, "other transactions keep the server's setting");
+  t.equal(rowsOf(await database.db.execute(sql`select current_setting('jit') as jit`))[0]!.jit, server, 'and so does the connection afterwards');
 });
 
 t.test('list timestamps are the ISO text a Date gives, read straight from what PostgreSQL sends', async (t) => {
