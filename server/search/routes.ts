@@ -34,6 +34,9 @@ export function registerSearchRoutes(scope: FastifyInstance) {
   app.get(
     '/search',
     { schema: { tags: ['Search'], summary: 'Search every type at once, grouped by type, 25 a page', querystring: searchQuery } },
-    async (req) => inTenant(req, (ctx) => search(ctx, req.query.q, [...(req.query.type ?? []), ...(req.query['type[]'] ?? [])], req.query.page)),
+    // It only reads: on PostgreSQL its statements then go out with BEGIN and the scope, and the answer
+    // does not wait for COMMIT.
+    async (req) =>
+      inTenant(req, (ctx) => search(ctx, req.query.q, [...(req.query.type ?? []), ...(req.query['type[]'] ?? [])], req.query.page), { readOnly: true }),
   );
 }

@@ -2,23 +2,32 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
-import { startOidcProvider } from '../oidc-provider.js';
+import { expect, test, type Page } from '@playwright/test';
+import { startSignInProvider } from './oidc-sign-in-provider.js';
 
 /**
- * Sign-in with Google in a browser, against a local OpenID Connect provider speaking the real protocol
- * (its /authorize approves at once, as the person's account). Firewatch runs as in production, with
- * only GOOGLE_ISSUER pointing at the local provider: a server of its own, since the suite's shared one
- * has no provider configured.
+ * Sign-in with Google in a browser, against a local OpenID Connect provider (oidc-provider) through its
+ * sign-in form and consent page, as a person signs in at Google: the walk types the e-mail and password
+ * at the provider's page and clicks Allow there. Firewatch runs as in production, with only
+ * GOOGLE_ISSUER pointing at the local provider: a server of its own, since the suite's shared one has
+ * no provider configured.
  */
-let provider: Awaited<ReturnType<typeof startOidcProvider>>;
+let provider: Awaited<ReturnType<typeof startSignInProvider>>;
 let server: ChildProcess;
 const port = Number(process.env.FW_E2E_PORT) + 7;
 const base = `http://127.0.0.1:${port}`;
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
-  provider = await startOidcProvider();
+  provider = await startSignInProvider({
+    clientId: 'firewatch-e2e',
+    clientSecret: 'firewatch-e2e-secret',
+    redirectUri: `${base}/implicit/callback`,
+    accounts: {
+      'walker@example.com': { password: 'correct horse battery', email_verified: true, name: 'Walker' },
+      'unverified@example.com': { password: 'staple 42', email_verified: false, name: 'Unverified' },
+    },
+  });
   const root = join(import.meta.dirname, '..', '..');
   server = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
     cwd: root,
@@ -57,8 +66,19 @@ test.afterAll(async () => {
   await provider?.stop();
 });
 
+/** At the provider's pages: its sign-in form, then its consent page. */
+async function signInAtProvider(page: Page, email: string, password: string) {
+  await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Next' }).click();
+  await expect(page.getByRole('heading', { name: 'Allow access' })).toBeVisible();
+  await expect(page.getByText(`firewatch-e2e wants to see your email and profile (as ${email}).`)).toBeVisible();
+  await page.getByRole('button', { name: 'Allow' }).click();
+}
+
 test('Sign in with Google: click the button, sign in at the provider, land signed in', async ({ page }) => {
-  provider.claims = { email: 'walker@example.com', email_verified: true };
   // The exchange is held back a moment, to see what the page says meanwhile.
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
@@ -68,6 +88,14 @@ test('Sign in with Google: click the button, sign in at the provider, land signe
   });
   await page.goto(`${base}/default/auth/login`);
   await page.getByRole('link', { name: 'Sign in with Google' }).click();
+  // A wrong password is refused at the provider's form, which stays there.
+  await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
+  await page.getByLabel('Email').fill('walker@example.com');
+  await page.getByLabel('Password').fill('wrong password');
+  await page.getByRole('button', { name: 'Next' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Wrong email or password. Try again.');
+  expect(provider.signIns).toEqual([]);
+  await signInAtProvider(page, 'walker@example.com', 'correct horse battery');
   await expect(page).toHaveURL(/\/default\/auth\/post-oauth-login$/);
   await expect(page.getByRole('status')).toHaveText('Redirecting to your base cluster...');
   release();
@@ -76,12 +104,13 @@ test('Sign in with Google: click the button, sign in at the provider, land signe
   await page.goto(`${base}/default/overview`);
   // The spec's own server is fresh: the first person to sign in owns `default`.
   await expect(page.getByText('Signed in as walker@example.com (Owner)')).toBeVisible();
+  expect(provider.signIns).toEqual(['walker@example.com']);
 });
 
 test('a refused Google sign-in shows the server message on the post-oauth-login page', async ({ page }) => {
-  provider.claims = { email: 'unverified@example.com', email_verified: false };
   await page.goto(`${base}/default/auth/login`);
   await page.getByRole('link', { name: 'Sign in with Google' }).click();
+  await signInAtProvider(page, 'unverified@example.com', 'staple 42');
   await expect(page).toHaveURL(/\/default\/auth\/post-oauth-login$/);
   await expect(page.getByRole('alert')).toHaveText(
     'Your e-mail address unverified@example.com is not verified at Google. Verify it there, then sign in again.',

@@ -2,7 +2,9 @@ import { sql } from 'drizzle-orm';
 import t from 'tap';
 import { incidentApp, type IncidentApp } from '../incidents/helpers.js';
 import { rowsOf } from '../../helpers.js';
-import { SEARCH_TYPES } from '../../../server/search/service.js';
+import { SEARCH_TYPES, search as searchService } from '../../../server/search/service.js';
+import { withTenant } from '../../../server/core/db/tenant.js';
+import type { RequestContext } from '../../../server/core/context.js';
 
 /**
  * Global search (`GET /search`, spec §7 and §9): every type, grouped with counts, exact names first,
@@ -170,6 +172,32 @@ t.test('what is written is found at once, and what is deleted or rolled back is 
     }),
   );
   t.equal((await search(app, 'walrus')).total, 0);
+});
+
+t.test('ingest: a new object is found inside its own transaction, by others only once it commits', async (t) => {
+  const app = await incidentApp(t);
+  const org = await orgIdOf(app);
+  const userId = rowsOf<{ id: number }>(await app.database.db.execute(sql`select id from users where email = 'commander@example.com'`))[0]!.id;
+  const scope = { orgId: org, userId, role: 'Owner' as const };
+  const ctxOf = (tx: unknown) => ({ tx, orgId: org, userId, role: 'Owner' }) as unknown as RequestContext;
+  // PGlite has one connection: another transaction cannot run while this one is open, so the check
+  // that the object is invisible elsewhere before the commit runs on PostgreSQL only.
+  const concurrent = !!process.env.DATABASE_URL;
+  await withTenant(app.database.db, scope, async (tx) => {
+    await tx.execute(sql`insert into services (organization_id, name, description) values (${org}, 'quokka-gateway', 'ingested in its own transaction')`);
+    const inside = await searchService(ctxOf(tx), 'quokka', [], 1);
+    t.same(
+      inside.results.map((r) => [r.type, r.title]),
+      [['Service', 'quokka-gateway']],
+      'the writer finds it before it commits',
+    );
+    if (concurrent) t.equal((await search(app, 'quokka')).total, 0, 'another request does not see it before the commit');
+  });
+  t.same(
+    (await search(app, 'quokka')).results.map((r) => [r.type, r.title]),
+    [['Service', 'quokka-gateway']],
+    'found by the next request once committed',
+  );
 });
 
 t.test('ranking: an exact name first; prefixes, phrases, exclusions and or', async (t) => {
