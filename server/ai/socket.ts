@@ -92,7 +92,7 @@ type Name = keyof Messages;
 const frame = z.object({ type: z.string().min(1).max(100), id: id.optional(), data: z.unknown().optional() });
 
 /** Who is on the socket; `none` may only open shared chats' sources; an API key has Member rights, as on the API. */
-type SocketCaller = Chatter & { kind: 'user' | 'apikey' | 'anonymous' | 'none'; frameBytes: number; sid?: string };
+type SocketCaller = Chatter & { kind: 'user' | 'apikey' | 'anonymous' | 'none'; frameBytes: number; sid?: string; apiKeyId?: number };
 
 async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<SocketCaller> {
   const orgId = req.org.id;
@@ -104,6 +104,7 @@ async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<
     if (key)
       return {
         kind: 'apikey',
+        apiKeyId: key.id,
         orgId,
         userId: null,
         role: 'Member',
@@ -174,8 +175,9 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
     const app = req.server;
     const caller = callers.get(req)!;
     allowFrames(socket, caller.frameBytes);
-    // Signing out, or a password change elsewhere, closes the socket (code 4001).
+    // Signing out, a password change elsewhere, the session running out or the key's revocation closes the socket (code 4001).
     if (caller.sid && caller.userId !== null) app.live.sessions.track(caller.sid, caller.userId, socket);
+    if (caller.apiKeyId !== undefined) app.live.sessions.trackApiKey(caller.apiKeyId, socket);
     const watched = new Set<number>();
 
     const send = (type: string, data: unknown, replyTo?: string | number) => {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, lt, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Executor } from './db/client.js';
 import { sessions, socketTickets } from './db/tables.js';
@@ -31,17 +31,18 @@ export async function startSession(
 }
 
 /**
- * The channel that announces ended sessions, `{"sid"}` or `{"userId", "keep"}`: PostgreSQL delivers it at
- * commit to every app process, which closes that session's open sockets (server/live/session-sockets.ts).
+ * The channel that announces ended sessions, `{"sid"}` or `{"userId", "keep"}`, and revoked API keys,
+ * `{"apiKeyIds"}`: PostgreSQL delivers it at commit to every app process, which closes the open sockets
+ * they opened (server/live/session-sockets.ts).
  */
 export const SESSIONS_CHANNEL = 'firewatch_sessions';
-export type EndedSessions = { sid: string } | { userId: number; keep: string | null };
+export type EndedSessions = { sid: string } | { userId: number; keep: string | null } | { apiKeyIds: number[] };
 
 /** Whether a session named by (sid, userId) is among those `ended` names. */
 export const isEnded = (ended: EndedSessions, sid: string, userId: number) =>
-  'sid' in ended ? ended.sid === sid : ended.userId === userId && ended.keep !== sid;
+  'sid' in ended ? ended.sid === sid : 'userId' in ended ? ended.userId === userId && ended.keep !== sid : false;
 
-async function announce(db: Executor, ended: EndedSessions) {
+export async function announce(db: Executor, ended: EndedSessions) {
   await db.execute(sql`select pg_notify(${SESSIONS_CHANNEL}, ${JSON.stringify(ended)})`);
   forgetSessions((sid, userId) => isEnded(ended, sid, userId));
 }
@@ -61,11 +62,26 @@ export async function endOtherSessions(db: Executor, userId: number, keep: strin
 
 /** Whether the session is open (a socket checks again once it is registered, so a sign-out in between is not missed). */
 export async function sessionIsOpen(db: Executor, sid: string): Promise<boolean> {
+  return (await sessionEnds(db, sid)) !== null;
+}
+
+/** When the open session ends (its token's `exp`, give or take a second), or null if it is not open. */
+export async function sessionEnds(db: Executor, sid: string): Promise<Date | null> {
   const [row] = await db
-    .select({ id: sessions.id })
+    .select({ expires_at: sessions.expires_at })
     .from(sessions)
     .where(and(eq(sessions.id, sid), gt(sessions.expires_at, new Date())));
-  return !!row;
+  return row?.expires_at ?? null;
+}
+
+/** Of these sessions, the ones still open (one statement, for the sockets' periodic check). */
+export async function openSessions(db: Executor, sids: string[]): Promise<Set<string>> {
+  if (!sids.length) return new Set();
+  const rows = await db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(and(inArray(sessions.id, sids), gt(sessions.expires_at, new Date())));
+  return new Set(rows.map((r) => r.id));
 }
 
 const hashTicket = (ticket: string) => createHash('sha256').update(ticket).digest('hex');

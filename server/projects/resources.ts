@@ -4,6 +4,7 @@ import { bodyOf } from '../engine/body.js';
 import { apiKeys, projects } from '../core/db/projects.js';
 import { forbidden } from '../core/errors.js';
 import { newApiKey } from '../accounts/service.js';
+import { announceRevokedApiKeys, apiKeysOfProject } from '../core/api-keys.js';
 import { defineResource } from '../engine/define.js';
 import { color, email, requiredText, text } from '../engine/fields.js';
 
@@ -25,6 +26,8 @@ export const projectResource = defineResource({
   pageSize: 9999,
   sort: [['name', 'asc']],
   search: ['name', 'description'],
+  // The project's API keys go with it: their open sockets close at commit.
+  hooks: { beforeDelete: async (ctx, id) => announceRevokedApiKeys(ctx.tx, await apiKeysOfProject(ctx.tx, id)) },
   fields: ['name', 'color', 'owner_email', 'custom_ttp_patterns', 'annual_employee_cost', 'business_year_hours', 'created_at'],
   fieldMeta: {
     custom_ttp_patterns: { label: 'Attack techniques to recognize', help: 'Patterns (e.g. MITRE ATT&CK ids like T1566) looked for in incident text.' },
@@ -68,6 +71,8 @@ export const apiKeyResource = defineResource({
       (data as { key?: string }).key = secret.key;
       return row!.id;
     },
+    /** A deleted key is revoked: the sockets it opened close at commit, in every app process. */
+    beforeDelete: (ctx, id) => announceRevokedApiKeys(ctx.tx, [id]),
     /** The secret is in the create response only; it is never stored. */
     afterCreate: (_ctx, record, data) => ({ ...record, key: data.key }),
   },

@@ -8,9 +8,12 @@ export function startServerProcess(env: Record<string, string>) {
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (err += c));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  /** The server's base URL once it listens (up to 120 s: the embedded database migrates on first start). */
+  /**
+   * The server's base URL once it listens. Up to 300 s, a hang detector only: the embedded database
+   * migrates on first start, which took over 120 s on a 2-core machine at a load average of 35.
+   */
   const listening = async () => {
-    for (let i = 0; i < 2400; i++) {
+    for (const deadline = Date.now() + 300_000; Date.now() < deadline;) {
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m) return m[1]!;
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited: ${err.slice(-2000)}`);
