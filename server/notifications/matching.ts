@@ -85,9 +85,14 @@ export function likeRegex(pattern: string, insensitive: boolean) {
  * gives undefined: that filter is evaluated in SQL instead. The expression was validated by
  * compileExpression first, so this only reads it.
  */
-function compilePredicate(ctx: RequestContext, subject: FilterSubject, expression: unknown): { predicate: Predicate; needsTags: boolean } | undefined {
+function compilePredicate(
+  ctx: RequestContext,
+  subject: FilterSubject,
+  expression: unknown,
+): { predicate: Predicate; needsTags: boolean; reads: string[] } | undefined {
   const target = subjects[subject];
   let needsTags = false;
+  const reads = new Set<string>();
   const def = findResource(target.model);
   const columns = getTableColumns(target.table) as Record<string, PgColumn>;
   const allowed = new Set(def ? ['id', ...def.fields] : Object.keys(columns));
@@ -135,6 +140,7 @@ function compilePredicate(ctx: RequestContext, subject: FilterSubject, expressio
       throw unsupported;
     const type = columnType(columns[field]);
     const key = field;
+    reads.add(field);
     const scalar = (v: unknown): unknown => {
       if (type === 'number') return Number(v);
       if (type === 'date') return new Date(v as string).getTime();
@@ -193,7 +199,7 @@ function compilePredicate(ctx: RequestContext, subject: FilterSubject, expressio
   };
   try {
     const predicate = walk(tree);
-    return { predicate, needsTags };
+    return { predicate, needsTags, reads: [...reads] };
   } catch (err) {
     if (err === unsupported) return undefined;
     throw err;
@@ -252,6 +258,8 @@ interface Compiled {
   predicate?: Predicate;
   /** The predicate reads the record's tags. */
   needsTags?: boolean;
+  /** The row's columns the predicate reads. */
+  reads?: string[];
   condition: SQL | null;
 }
 // Per database (tests run several in one process, with the same ids).
@@ -276,7 +284,7 @@ function compiled(ctx: RequestContext, filter: SavedFilter): Compiled {
   try {
     const condition = compileExpression(ctx, filter.subject, filter.expression);
     const inMemory = compilePredicate(ctx, filter.subject, filter.expression);
-    entry = { stamp, subject: filter.subject, condition, predicate: inMemory?.predicate, needsTags: inMemory?.needsTags };
+    entry = { stamp, subject: filter.subject, condition, predicate: inMemory?.predicate, needsTags: inMemory?.needsTags, reads: inMemory?.reads };
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     entry = { stamp, subject: filter.subject, condition: null };
@@ -305,6 +313,8 @@ export interface PreparedFilters {
   inMemory: { ids: number[]; predicates: Predicate[] };
   /** Some predicate reads the record's tags: the row's statement reads them too. */
   tags: boolean;
+  /** The columns the predicates read (with id and project_id): the row's statement reads only these. */
+  columns: string[];
   /** `array_remove(array[case when ... then id end, ...], null)`, or undefined when every filter is in memory. */
   bySql?: SQL;
 }
@@ -314,11 +324,13 @@ export function prepareFilters(ctx: RequestContext, subject: FilterSubject, filt
   const predicates: Predicate[] = [];
   const arms: SQL[] = [];
   let needsTags = false;
+  const columns = new Set(['id', 'project_id']);
   for (const f of filters) {
     if (f.subject !== subject) continue;
     const c = compiled(ctx, f);
     if (c.predicate) {
       needsTags ||= !!c.needsTags;
+      for (const column of c.reads ?? []) columns.add(column);
       ids.push(f.id);
       predicates.push(c.predicate);
     } else if (c.condition) arms.push(sql`case when ${c.condition} then ${sql.raw(String(Math.trunc(f.id)))} end`);
@@ -327,6 +339,7 @@ export function prepareFilters(ctx: RequestContext, subject: FilterSubject, filt
     subject,
     inMemory: { ids, predicates },
     tags: needsTags,
+    columns: [...columns],
     bySql: arms.length ? sql<number[]>`array_remove(array[${sql.join(arms, sql`, `)}]::int[], null)` : undefined,
   };
 }
@@ -343,12 +356,12 @@ export function matchRow(prepared: PreparedFilters, row: Record<string, unknown>
   return matched;
 }
 
-/** The record's row, with the SQL-evaluated filters' matches (`sql_matched`) and `extra` values read in the same statement. */
+/** The record's row (only the columns the predicates read, with id and project_id), with the SQL-evaluated filters' matches (`sql_matched`), its tags when a predicate reads them, and `extra` values, in one statement. */
 export async function readRecord(ctx: RequestContext, prepared: PreparedFilters, recordId: number, extra: Record<string, SQL> = {}) {
   const { table } = subjects[prepared.subject];
   const [row] = (await (ctx.tx as Tx)
     .select({
-      ...(getTableColumns(table) as Record<string, PgColumn>),
+      ...Object.fromEntries(prepared.columns.map((name) => [name, (getTableColumns(table) as Record<string, PgColumn>)[name]!])),
       ...(prepared.bySql ? { sql_matched: prepared.bySql } : {}),
       ...(prepared.tags ? { record_tags: recordTags(prepared.subject) } : {}),
       ...extra,
