@@ -53,7 +53,8 @@ export function readableFields(def: ResourceDefinition, ctx: RequestContext) {
   const relations = visibleRelations(def, ctx);
   const nested: AnsweredReference[] = [];
   for (const a of relations.answered) {
-    if (hidden.has(a.field) || !(a.field in selection)) continue;
+    // A computed value under the nested key answers it itself (a workflow's plugin_instance with its slug).
+    if (hidden.has(a.field) || !(a.field in selection) || Object.hasOwn(computed, a.key)) continue;
     const from = Object.hasOwn(computed, `${a.key}_name`) && a.nameKey === 'name' ? `${a.key}_name` : a.key;
     if (from === a.key) selection[a.key] = a.name.as(a.key);
     nested.push({ key: a.key, field: a.field, nameKey: a.nameKey, from });
@@ -137,7 +138,10 @@ export function listClauses(def: ResourceDefinition, { columns, filterable, rela
 
   const order = listOrder(def, query);
   const orderBy: SQL[] = order.map(([field, desc_], i) => {
-    const target = Object.hasOwn(filterable, field) ? filterable[field] : Object.hasOwn(relations.sorts, field) ? relations.sorts[field] : undefined;
+    // A reference's nested key alone (`project`) sorts by the name it answers (`project.name`).
+    const named = relations.answered.find((a) => a.key === field);
+    const sortName = named && !Object.hasOwn(filterable, field) ? `${field}.${named.nameKey}` : field;
+    const target = Object.hasOwn(filterable, field) ? filterable[field] : Object.hasOwn(relations.sorts, sortName) ? relations.sorts[sortName] : undefined;
     if (!target) throw invalid(`Cannot sort by unknown field '${field}'.`, ['query', 'sortBy', i], 'sort_error');
     const key = target.type === 'string' ? textSortKey(target.column) : target.column;
     return desc_ ? desc(key) : asc(key);

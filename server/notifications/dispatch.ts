@@ -1,7 +1,17 @@
 import { and, eq, gte, inArray, or, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { notifications, searchFilters } from './tables.js';
-import { compiledCondition, isCompiled, matchRecord, subjects, type FilterSubject, type SavedFilter } from './matching.js';
+import {
+  compiledCondition,
+  isCompiled,
+  matchRow,
+  prepareFilters,
+  readRecord,
+  subjects,
+  type FilterSubject,
+  type PreparedFilters,
+  type SavedFilter,
+} from './matching.js';
 import type { Db } from '../core/db/client.js';
 import { organizations } from '../core/db/tables.js';
 import { inTransaction, type Queue } from '../core/jobs/queue.js';
@@ -63,7 +73,9 @@ async function loadFollowedFilters(ctx: RequestContext, subject: FilterSubject) 
   return { notes, filters };
 }
 
-type Followed = Awaited<ReturnType<typeof loadFollowedFilters>>;
+type Loaded = Awaited<ReturnType<typeof loadFollowedFilters>>;
+/** The followed filters with what each event needs ready: the prepared predicates, each filter's project. */
+type Followed = Loaded & { prepared: PreparedFilters; projectOf: Map<number, number | null> };
 /**
  * The followed filters per organization and subject, reused while neither table changed: a
  * fingerprint (row count and latest updated_at of each) is one cheap statement, where reading a
@@ -83,44 +95,67 @@ function followedCacheOf(ctx: RequestContext) {
   return cache;
 }
 
+const fresh = (ctx: RequestContext, followed: Followed) => followed.filters.every((f) => isCompiled(ctx, f));
+
 async function followedFilters(ctx: RequestContext, subject: FilterSubject): Promise<Followed> {
   const [row] = await ctx.tx.select({ fingerprint: fingerprint(ctx) }).from(sql`(select 1) one`);
   const cache = followedCacheOf(ctx);
   const key = `${ctx.orgId}:${subject}`;
   const cached = cache.get(key);
-  if (cached && row && cached.fingerprint === row.fingerprint && cached.followed.filters.every((f) => isCompiled(ctx, f))) return cached.followed;
-  const followed = await loadFollowedFilters(ctx, subject);
+  if (cached && row && cached.fingerprint === row.fingerprint && fresh(ctx, cached.followed)) return cached.followed;
+  const loaded = await loadFollowedFilters(ctx, subject);
+  const followed: Followed = {
+    ...loaded,
+    prepared: prepareFilters(ctx, subject, loaded.filters),
+    projectOf: new Map(loaded.filters.map((f) => [f.id, f.project_id])),
+  };
   if (row) cache.set(key, { fingerprint: row.fingerprint, followed });
   return followed;
 }
 
 /**
- * The enabled notifications one incident or case matches, each once with the filters that matched.
- * With the followed filters cached, one statement reads the record's row and the fingerprint
- * together; when the fingerprint moved, the filters are read again and the row once more.
+ * The match itself, in memory: the notifications whose followed filters the record's row satisfies,
+ * each once with the filters that matched (a filter or notification of another project never does).
  */
-export async function matchingNotifications(ctx: RequestContext, subject: FilterSubject, recordId: number) {
+export function notificationsMatching(followed: Followed, row: Record<string, unknown>) {
+  const matched = matchRow(followed.prepared, row);
+  if (!matched.size) return [];
+  const projectId = row.project_id as number;
+  const out: { notificationId: number; filterIds: number[] }[] = [];
+  for (const note of followed.notes) {
+    if (note.project_id && note.project_id !== projectId) continue;
+    const filterIds = note.filters.filter((id) => {
+      if (!matched.has(id)) return false;
+      const p = followed.projectOf.get(id);
+      return !p || p === projectId;
+    });
+    if (filterIds.length) out.push({ notificationId: note.id, filterIds });
+  }
+  return out;
+}
+
+/**
+ * The enabled notifications' followed filters, ready to match, and the record's row, in one
+ * statement when the followed filters are cached (the row and the fingerprint are read together);
+ * when the fingerprint moved, the filters are read again and the row once more.
+ */
+export async function followedAndRow(ctx: RequestContext, subject: FilterSubject, recordId: number) {
   const cached = followedCacheOf(ctx).get(`${ctx.orgId}:${subject}`);
-  let followed: Followed | undefined;
-  let result: Awaited<ReturnType<typeof matchRecord>> = null;
-  if (cached && cached.followed.filters.every((f) => isCompiled(ctx, f))) {
-    const quick = await matchRecord(ctx, subject, recordId, cached.followed.filters, { fingerprint: fingerprint(ctx) });
-    if (quick && quick.row.fingerprint === cached.fingerprint) [followed, result] = [cached.followed, quick];
+  if (cached && fresh(ctx, cached.followed)) {
+    const row = await readRecord(ctx, cached.followed.prepared, recordId, { fingerprint: fingerprint(ctx) });
+    if (!row) return null;
+    if (row.fingerprint === cached.fingerprint) return { followed: cached.followed, row };
   }
-  if (!followed) {
-    followed = await followedFilters(ctx, subject);
-    if (!followed.filters.length) return [];
-    result = await matchRecord(ctx, subject, recordId, followed.filters);
-  }
-  if (!result || !result.matched.size) return [];
-  const { notes, filters } = followed;
-  const projectId = result.project_id;
-  const matched = result.matched;
-  const inProject = new Map(filters.map((f) => [f.id, !f.project_id || f.project_id === projectId]));
-  return notes
-    .filter((note) => !note.project_id || note.project_id === projectId)
-    .map((note) => ({ notificationId: note.id, filterIds: note.filters.filter((id) => matched.has(id) && inProject.get(id)) }))
-    .filter((m) => m.filterIds.length);
+  const followed = await followedFilters(ctx, subject);
+  if (!followed.filters.length) return null;
+  const row = await readRecord(ctx, followed.prepared, recordId);
+  return row ? { followed, row } : null;
+}
+
+/** The enabled notifications one incident or case matches, each once with the filters that matched. */
+export async function matchingNotifications(ctx: RequestContext, subject: FilterSubject, recordId: number) {
+  const found = await followedAndRow(ctx, subject, recordId);
+  return found ? notificationsMatching(found.followed, found.row) : [];
 }
 
 /**

@@ -1,6 +1,7 @@
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
-import { cases, incidents } from '../incidents/tables.js';
+import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
+import { cases, caseTags, incidents, incidentTags } from '../incidents/tables.js';
+import { tags, tagTypes } from '../tags/tables.js';
 import { HttpError, invalid } from '../core/errors.js';
 import { columnType, compileFilter, type FilterField } from '../engine/filters.js';
 import { readableFields } from '../engine/list-query.js';
@@ -51,29 +52,47 @@ export interface SavedFilter {
 type Truth = boolean | null;
 type Predicate = (row: Record<string, unknown>) => Truth;
 
-/** A LIKE pattern as a regular expression (`%`, `_`, and `\\` escaping the next character). */
-function likeRegex(pattern: string, insensitive: boolean) {
-  let out = '';
+/**
+ * A LIKE pattern as a regular expression (`%`, `_`, and `\\` escaping the next character). A leading
+ * or trailing `%` leaves that end unanchored rather than becoming `[\s\S]*`, so the usual `%word%`
+ * is a plain search (no backtracking over the whole value).
+ */
+export function likeRegex(pattern: string, insensitive: boolean) {
+  const ANY = null; // a `%`
+  const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const tokens: (string | null)[] = [];
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
-    if (c === '\\' && i + 1 < pattern.length) out += pattern[++i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    else if (c === '%') out += '[\\s\\S]*';
-    else if (c === '_') out += '[\\s\\S]';
-    else out += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    if (c === '\\' && i + 1 < pattern.length) tokens.push(escape(pattern[++i]!));
+    else if (c === '%') {
+      if (tokens.at(-1) !== ANY || !tokens.length) tokens.push(ANY);
+    } else if (c === '_') tokens.push('[\\s\\S]');
+    else tokens.push(escape(c));
   }
-  return new RegExp(`^${out}$`, insensitive ? 'i' : '');
+  const start = tokens.length && tokens[0] === ANY ? '' : '^';
+  if (!start) tokens.shift();
+  const end = tokens.length && tokens.at(-1) === ANY ? '' : '$';
+  if (!end) tokens.pop();
+  return new RegExp(`${start}${tokens.map((t) => t ?? '[\\s\\S]*').join('')}${end}`, insensitive ? 'i' : '');
 }
 
 /**
  * The expression as a function of the record's row, with SQL's three-valued logic (a comparison
  * with NULL is unknown; a filter matches when its expression is true), for expressions on plain
  * columns of the subject's table with operators whose meaning JavaScript shares with PostgreSQL.
- * Anything else (a computed or custom field, another model's field, text ordered by collation) gives
- * undefined: that filter is evaluated in SQL instead. The expression was validated by
+ * The subjects' tag filters (Tag.name, Tag.id, TagType.name) read the record's tags, read with its row.
+ * Anything else (a computed field, another custom filter or model's field, text ordered by collation)
+ * gives undefined: that filter is evaluated in SQL instead. The expression was validated by
  * compileExpression first, so this only reads it.
  */
-function compilePredicate(ctx: RequestContext, subject: FilterSubject, expression: unknown): Predicate | undefined {
+function compilePredicate(
+  ctx: RequestContext,
+  subject: FilterSubject,
+  expression: unknown,
+): { predicate: Predicate; needsTags: boolean; reads: string[] } | undefined {
   const target = subjects[subject];
+  let needsTags = false;
+  const reads = new Set<string>();
   const def = findResource(target.model);
   const columns = getTableColumns(target.table) as Record<string, PgColumn>;
   const allowed = new Set(def ? ['id', ...def.fields] : Object.keys(columns));
@@ -111,10 +130,17 @@ function compilePredicate(ctx: RequestContext, subject: FilterSubject, expressio
       };
     }
     const { model, field, op, value } = n as { model?: string; field: string; op: string; value?: unknown };
+    // The record's tags (read with its row as `record_tags`), as the subjects' Tag and TagType filters have them.
+    const named = model !== undefined && model.toLowerCase() !== target.model.toLowerCase() ? `${model}.${field}` : field;
+    if (Object.hasOwn(TAG_FILTERS, named) && def?.customFilters?.[named]) {
+      needsTags = true;
+      return tagPredicate(named as keyof typeof TAG_FILTERS, op, value);
+    }
     if ((model !== undefined && model.toLowerCase() !== target.model.toLowerCase()) || !allowed.has(field) || !columns[field] || def?.customFilters?.[field])
       throw unsupported;
     const type = columnType(columns[field]);
     const key = field;
+    reads.add(field);
     const scalar = (v: unknown): unknown => {
       if (type === 'number') return Number(v);
       if (type === 'date') return new Date(v as string).getTime();
@@ -172,11 +198,51 @@ function compilePredicate(ctx: RequestContext, subject: FilterSubject, expressio
     };
   };
   try {
-    return walk(tree);
+    const predicate = walk(tree);
+    return { predicate, needsTags, reads: [...reads] };
   } catch (err) {
     if (err === unsupported) return undefined;
     throw err;
   }
+}
+
+/** A tag of the record: its id, name and its type's name (null when it has none). */
+interface RecordTag {
+  id: number;
+  name: string;
+  type: string | null;
+}
+/** The custom filters on a record's tags (server/incidents/resources.ts tagFilter) evaluated in memory, with their operators. */
+const TAG_FILTERS = { 'Tag.name': ['==', 'in', 'ilike'], 'Tag.id': ['==', 'in'], 'TagType.name': ['==', 'in'] } as const;
+
+function tagPredicate(name: keyof typeof TAG_FILTERS, op: string, value: unknown): Predicate {
+  if (!(TAG_FILTERS[name] as readonly string[]).includes(op)) throw new Error(`${name} ${op} passed compileExpression but has no predicate`);
+  const tagsOf = (row: Record<string, unknown>) => (row.record_tags as RecordTag[] | undefined) ?? [];
+  if (name === 'Tag.id') {
+    const wanted = new Set((op === 'in' ? (value as unknown[]) : [value]).map(Number));
+    return (row) => tagsOf(row).some((t) => wanted.has(Number(t.id)));
+  }
+  const key = name === 'Tag.name' ? 'name' : 'type';
+  if (op === 'ilike') {
+    const re = likeRegex(String(value), true);
+    return (row) => tagsOf(row).some((t) => t[key] !== null && re.test(t[key]));
+  }
+  const wanted = new Set((op === 'in' ? (value as unknown[]) : [value]).map(String));
+  return (row) => tagsOf(row).some((t) => t[key] !== null && wanted.has(t[key]));
+}
+
+/** The record's tags as one JSON array, read beside its row when a filter needs them. */
+function recordTags(subject: FilterSubject) {
+  const { table } = subjects[subject];
+  const link = subject === 'incident' ? incidentTags : caseTags;
+  // Every column qualified (Drizzle writes a single table's columns bare, which would bind inside the subquery).
+  const q = (t: PgTable, column: string) => sql`${sql.identifier(getTableConfig(t).name)}.${sql.identifier(column)}`;
+  return sql<
+    RecordTag[] | string
+  >`(select coalesce(json_agg(json_build_object('id', ${q(tags, 'id')}, 'name', ${q(tags, 'name')}, 'type', ${q(tagTypes, 'name')})), '[]'::json)
+    from ${link} join ${tags} on ${q(tags, 'organization_id')} = ${q(link, 'organization_id')} and ${q(tags, 'id')} = ${q(link, 'tag_id')}
+    left join ${tagTypes} on ${q(tagTypes, 'organization_id')} = ${q(tags, 'organization_id')} and ${q(tagTypes, 'id')} = ${q(tags, 'tag_type_id')}
+    where ${q(link, 'organization_id')} = ${q(table, 'organization_id')} and ${q(link, subject === 'incident' ? 'incident_id' : 'case_id')} = ${q(table, 'id')})`;
 }
 
 /**
@@ -190,6 +256,10 @@ interface Compiled {
   stamp: number;
   subject: FilterSubject;
   predicate?: Predicate;
+  /** The predicate reads the record's tags. */
+  needsTags?: boolean;
+  /** The row's columns the predicate reads. */
+  reads?: string[];
   condition: SQL | null;
 }
 // Per database (tests run several in one process, with the same ids).
@@ -213,7 +283,8 @@ function compiled(ctx: RequestContext, filter: SavedFilter): Compiled {
   let entry: Compiled;
   try {
     const condition = compileExpression(ctx, filter.subject, filter.expression);
-    entry = { stamp, subject: filter.subject, condition, predicate: compilePredicate(ctx, filter.subject, filter.expression) };
+    const inMemory = compilePredicate(ctx, filter.subject, filter.expression);
+    entry = { stamp, subject: filter.subject, condition, predicate: inMemory?.predicate, needsTags: inMemory?.needsTags, reads: inMemory?.reads };
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     entry = { stamp, subject: filter.subject, condition: null };
@@ -233,28 +304,88 @@ export function forgetFilter(ctx: RequestContext, id: number) {
 }
 
 /**
+ * The filters of one subject split by where they are evaluated: a predicate over the record's row
+ * (in memory), else a SQL condition read alongside the row. Built once per set of followed filters
+ * (see dispatch.ts) so an event only runs the predicates.
+ */
+export interface PreparedFilters {
+  subject: FilterSubject;
+  inMemory: { ids: number[]; predicates: Predicate[] };
+  /** Some predicate reads the record's tags: the row's statement reads them too. */
+  tags: boolean;
+  /** The columns the predicates read (with id and project_id): the row's statement reads only these. */
+  columns: string[];
+  /** `array_remove(array[case when ... then id end, ...], null)`, or undefined when every filter is in memory. */
+  bySql?: SQL;
+}
+
+export function prepareFilters(ctx: RequestContext, subject: FilterSubject, filters: SavedFilter[]): PreparedFilters {
+  const ids: number[] = [];
+  const predicates: Predicate[] = [];
+  const arms: SQL[] = [];
+  let needsTags = false;
+  const columns = new Set(['id', 'project_id']);
+  for (const f of filters) {
+    if (f.subject !== subject) continue;
+    const c = compiled(ctx, f);
+    if (c.predicate) {
+      needsTags ||= !!c.needsTags;
+      for (const column of c.reads ?? []) columns.add(column);
+      ids.push(f.id);
+      predicates.push(c.predicate);
+    } else if (c.condition) arms.push(sql`case when ${c.condition} then ${sql.raw(String(Math.trunc(f.id)))} end`);
+  }
+  return {
+    subject,
+    inMemory: { ids, predicates },
+    tags: needsTags,
+    columns: [...columns],
+    bySql: arms.length ? sql<number[]>`array_remove(array[${sql.join(arms, sql`, `)}]::int[], null)` : undefined,
+  };
+}
+
+/**
+ * The match itself: which prepared filters the record's row satisfies. `row.sql_matched` holds the
+ * ids the row's statement matched in SQL (prepared.bySql); the others are evaluated here in memory.
+ */
+export function matchRow(prepared: PreparedFilters, row: Record<string, unknown>): Set<number> {
+  const matched = new Set<number>();
+  for (const id of (row.sql_matched as number[] | undefined) ?? []) matched.add(Number(id));
+  const { ids, predicates } = prepared.inMemory;
+  for (let i = 0; i < predicates.length; i++) if (predicates[i]!(row) === true) matched.add(ids[i]!);
+  return matched;
+}
+
+/** The record's row (only the columns the predicates read, with id and project_id), with the SQL-evaluated filters' matches (`sql_matched`), its tags when a predicate reads them, and `extra` values, in one statement. */
+export async function readRecord(ctx: RequestContext, prepared: PreparedFilters, recordId: number, extra: Record<string, SQL> = {}) {
+  const { table } = subjects[prepared.subject];
+  const [row] = (await (ctx.tx as Tx)
+    .select({
+      ...Object.fromEntries(prepared.columns.map((name) => [name, (getTableColumns(table) as Record<string, PgColumn>)[name]!])),
+      ...(prepared.bySql ? { sql_matched: prepared.bySql } : {}),
+      ...(prepared.tags ? { record_tags: recordTags(prepared.subject) } : {}),
+      ...extra,
+    })
+    .from(table)
+    .where(and(eq(table.organization_id, ctx.orgId), eq(table.id, recordId)))) as Record<string, unknown>[];
+  if (row && typeof row.record_tags === 'string') row.record_tags = JSON.parse(row.record_tags);
+  return row ?? null;
+}
+
+/**
  * Which of `filters` match one incident or case, and the record's project. The record's row is read
  * once; filters with a predicate are evaluated on it in memory, the others in that same statement
  * (each condition a `case when` in one array), with `extra` values read alongside.
  */
-export async function matchRecord(ctx: RequestContext, subject: FilterSubject, recordId: number, filters: SavedFilter[], extra: Record<string, SQL> = {}) {
-  const { table } = subjects[subject];
-  const matched = new Set<number>();
-  const inMemory: [number, Predicate][] = [];
-  const arms: SQL[] = [];
-  for (const f of filters) {
-    if (f.subject !== subject) continue;
-    const c = compiled(ctx, f);
-    if (c.predicate) inMemory.push([f.id, c.predicate]);
-    else if (c.condition) arms.push(sql`case when ${c.condition} then ${sql.raw(String(Math.trunc(f.id)))} end`);
-  }
-  const bySql: Record<string, SQL> = arms.length ? { sql_matched: sql<number[]>`array_remove(array[${sql.join(arms, sql`, `)}]::int[], null)` } : {};
-  const [row] = (await (ctx.tx as Tx)
-    .select({ ...(getTableColumns(table) as Record<string, PgColumn>), ...bySql, ...extra })
-    .from(table)
-    .where(and(eq(table.organization_id, ctx.orgId), eq(table.id, recordId)))) as Record<string, unknown>[];
+export async function matchRecord(
+  ctx: RequestContext,
+  subject: FilterSubject,
+  recordId: number,
+  filters: SavedFilter[] | PreparedFilters,
+  extra: Record<string, SQL> = {},
+) {
+  const prepared = Array.isArray(filters) ? prepareFilters(ctx, subject, filters) : filters;
+  const row = await readRecord(ctx, prepared, recordId, extra);
   if (!row) return null;
-  for (const id of (row.sql_matched as number[] | undefined) ?? []) matched.add(Number(id));
-  for (const [id, predicate] of inMemory) if (predicate(row) === true) matched.add(id);
-  return { project_id: row.project_id as number, matched, row };
+  return { project_id: row.project_id as number, matched: matchRow(prepared, row), row };
 }

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { workflowInstances, workflows, type Artifact, type WorkflowStep } from './tables.js';
+import { workflowInstances, workflows, type Artifact, type SwitchWith, type WorkflowStep } from './tables.js';
 import { enqueueWorkflowJob, registerWorkflowJob, type WorkflowDeps } from './jobs.js';
 import { httpError } from '../core/errors.js';
 import type { RequestContext } from '../core/context.js';
@@ -293,6 +293,53 @@ registerWorkflowJob('timeout', async (deps, data) => {
   });
 });
 
+type PlainStep = Exclude<WorkflowStep, { kind: 'switch' }>;
+/** The step engine's program: the steps in order, each switch followed by its branches, each branch ending in a jump past the others. */
+export type Instruction =
+  | { op: 'step'; step: PlainStep; label: string }
+  | { op: 'switch'; with: SwitchWith; cases: number[]; fallback: number; label: string }
+  | { op: 'jump'; target: number };
+
+/**
+ * The workflow's steps as a flat program, so a run's position is one number (`next_step`) even inside
+ * a branch, and a wait in a branch resumes where it was. Labels name each step for failures
+ * ("Step 2, case 1, step 1").
+ */
+export function compileSteps(steps: WorkflowStep[]): Instruction[] {
+  const program: Instruction[] = [];
+  const emit = (list: WorkflowStep[], prefix: string) => {
+    list.forEach((step, i) => {
+      const label = prefix ? `${prefix}, step ${i + 1}` : `Step ${i + 1}`;
+      if (step.kind !== 'switch') {
+        program.push({ op: 'step', step, label });
+        return;
+      }
+      const sw: Extract<Instruction, { op: 'switch' }> = { op: 'switch', with: step.with, cases: [], fallback: -1, label };
+      program.push(sw);
+      const ends: Extract<Instruction, { op: 'jump' }>[] = [];
+      const branch = (body: WorkflowStep[], name: string) => {
+        const start = program.length;
+        emit(body, `${label}, ${name}`);
+        const end = { op: 'jump' as const, target: -1 };
+        program.push(end);
+        ends.push(end);
+        return start;
+      };
+      step.with.cases.forEach((c, k) => sw.cases.push(branch(c.steps, `case ${k + 1}`)));
+      sw.fallback = branch(step.with.default ?? [], 'default');
+      for (const end of ends) end.target = program.length;
+    });
+  };
+  emit(steps, '');
+  return program;
+}
+
+/** Which branch a switch takes for its filled value: the first case holding it, else the default. */
+export function takeSwitch(ins: Extract<Instruction, { op: 'switch' }>, value: string) {
+  const k = ins.with.cases.findIndex((c) => (Array.isArray(c.equals) ? c.equals : [c.equals]).includes(value));
+  return k >= 0 ? { target: ins.cases[k]!, branch: `case ${k + 1}` } : { target: ins.fallback, branch: 'the default branch' };
+}
+
 /** The built-in step engine: each step in turn; a wait step continues in a later job. */
 async function runSteps(deps: WorkflowDeps, id: number) {
   for (;;) {
@@ -303,24 +350,36 @@ async function runSteps(deps: WorkflowDeps, id: number) {
     });
     if (!state) return;
     const { instance, workflow, subject } = state;
-    const step = workflow.steps[instance.next_step];
-    if (!step) {
+    const program = compileSteps(workflow.steps);
+    const ins = program[instance.next_step];
+    if (!ins) {
       await deps.tenant((ctx) => advance(ctx, id, 'Completed', `${workflow.steps.length} step${workflow.steps.length === 1 ? '' : 's'} run`));
       return;
     }
-    const args = fill(step.with ?? {}, subject) as Record<string, unknown>;
+    let next = instance.next_step + 1;
     let waitSeconds = 0;
-    try {
-      waitSeconds = await runStep(deps, instance, step, args);
-    } catch (err) {
-      await deps.tenant((ctx) => advance(ctx, id, 'Failed', `Step ${instance.next_step + 1} (${step.kind}) failed: ${errorText(err)}`));
-      return;
+    let note: string | null = null;
+    if (ins.op === 'jump') next = ins.target;
+    else if (ins.op === 'switch') {
+      const value = String(fill(ins.with.value, subject));
+      const taken = takeSwitch(ins, value);
+      next = taken.target;
+      note = `Workflow ${workflow.name}: ${ins.label} (switch) took ${taken.branch} for '${value.slice(0, 200)}'`;
+    } else {
+      const args = fill(ins.step.with ?? {}, subject) as Record<string, unknown>;
+      try {
+        waitSeconds = await runStep(deps, instance, ins.step, args);
+      } catch (err) {
+        await deps.tenant((ctx) => advance(ctx, id, 'Failed', `${ins.label} (${ins.step.kind}) failed: ${errorText(err)}`));
+        return;
+      }
     }
     await deps.tenant(async (ctx) => {
       await ctx.tx
         .update(workflowInstances)
-        .set({ next_step: instance.next_step + 1, updated_at: sql`now()` })
+        .set({ next_step: next, updated_at: sql`now()` })
         .where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
+      if (note) await timeline(ctx, instance, note);
       if (waitSeconds) await enqueueWorkflowJob(ctx, 'steps', { instance_id: id }, waitSeconds);
     });
     if (waitSeconds) return;
@@ -332,7 +391,7 @@ registerWorkflowJob('steps', (deps, data) => runSteps(deps, data.instance_id as 
 const SETTABLE_FIELDS = ['title', 'description', 'resolution'];
 
 /** Runs one step; returns how long to wait before the next (a wait step), else 0. */
-async function runStep(deps: WorkflowDeps, instance: InstanceRow, step: WorkflowStep, args: Record<string, unknown>): Promise<number> {
+async function runStep(deps: WorkflowDeps, instance: InstanceRow, step: PlainStep, args: Record<string, unknown>): Promise<number> {
   const target = { incident_id: instance.incident_id, case_id: instance.case_id, workflow_instance_id: instance.id };
   switch (step.kind) {
     case 'message': {

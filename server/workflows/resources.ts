@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { WORKFLOW_STATUSES, workflowInstances, workflows } from './tables.js';
+import { WORKFLOW_STATUSES, workflowInstances, workflows, type WorkflowStep } from './tables.js';
 import { invalid } from '../core/errors.js';
 import type { RequestContext } from '../core/context.js';
 import { fieldsOf, idList, outer, projectField } from '../engine/definition-kit.js';
@@ -9,12 +9,45 @@ import { flag, requiredRef, requiredText, text } from '../engine/fields.js';
 import { pluginBySlug, PLUGINS } from '../plugins/catalog.js';
 import { pluginInstances } from '../plugins/tables.js';
 
-const step = z.strictObject({
-  kind: z.enum(['message', 'email', 'webhook', 'task', 'timeline', 'set_field', 'wait'], {
-    error: 'Step kind must be one of message, email, webhook, task, timeline, set_field, wait',
-  }),
-  with: z.record(z.string(), z.unknown()).default({}),
-});
+const STEP_KINDS = ['message', 'email', 'webhook', 'task', 'timeline', 'set_field', 'wait', 'switch'] as const;
+/** How many steps a workflow may hold, its switches' branches included. */
+export const MAX_STEPS = 200;
+
+const stepList = (): z.ZodType<WorkflowStep[]> => z.array(z.lazy(() => step)).max(50);
+/**
+ * A step of the built-in step engine. A switch compares its value (placeholders filled) with each
+ * case's `equals` (one value or a list) and runs the first matching case's steps, else its default
+ * branch (none: nothing), then goes on after the switch.
+ */
+const step: z.ZodType<WorkflowStep> = z.discriminatedUnion(
+  'kind',
+  [
+    z.strictObject({
+      kind: z.enum(STEP_KINDS.filter((k) => k !== 'switch') as [Exclude<WorkflowStep['kind'], 'switch'>, ...Exclude<WorkflowStep['kind'], 'switch'>[]]),
+      with: z.record(z.string(), z.unknown()).default({}),
+    }),
+    z.strictObject({
+      kind: z.literal('switch'),
+      with: z.strictObject({
+        value: z.string().min(1, 'The value to switch on is required, e.g. {{incident.status}}').max(500),
+        cases: z
+          .array(
+            z.strictObject({
+              equals: z.union([z.string().max(500), z.array(z.string().max(500)).min(1).max(50)]),
+              steps: stepList(),
+            }),
+          )
+          .min(1, 'A switch needs at least one case')
+          .max(20),
+        default: stepList().optional(),
+      }),
+    }),
+  ],
+  { error: `Step kind must be one of ${STEP_KINDS.join(', ')}` },
+);
+
+const countSteps = (steps: WorkflowStep[]): number =>
+  steps.reduce((n, s) => n + 1 + (s.kind === 'switch' ? s.with.cases.reduce((m, c) => m + countSteps(c.steps), 0) + countSteps(s.with.default ?? []) : 0), 0);
 
 /** A workflow runs through a plugin instance of type workflow (the HTTP engine or the step engine). */
 async function checkEngine(ctx: RequestContext, pluginInstanceId: unknown) {
@@ -43,7 +76,9 @@ export const workflowResource = defineResource({
       .max(100)
       .optional(),
     plugin_instance_id: requiredRef(),
-    steps: z.array(step).max(50).optional(),
+    steps: stepList()
+      .refine((steps) => countSteps(steps) <= MAX_STEPS, `A workflow holds at most ${MAX_STEPS} steps, its switches' branches included`)
+      .optional(),
     incident_statuses: z
       .array(z.enum(['Stable', 'Closed'], { error: 'Status must be Stable or Closed' }))
       .max(2)
@@ -60,7 +95,8 @@ export const workflowResource = defineResource({
     ...projectField,
   }),
   pageSize: 10,
-  sort: [['name', 'asc']],
+  // Spec §9: workflows have no default sort; they list in the order they were made.
+  sort: [['id', 'asc']],
   search: ['name', 'description'],
   fields: fieldsOf(workflows, ['parameters', 'steps', 'incident_statuses', 'incident_type_ids', 'incident_priority_ids']),
   references: { project_id: 'Project', plugin_instance_id: 'PluginInstance', incident_type_ids: 'IncidentType', incident_priority_ids: 'IncidentPriority' },

@@ -14,9 +14,13 @@ export interface WorkflowParameter {
   value: string;
 }
 /** One step of the built-in step engine; `with` values may hold {{incident.title}}-style placeholders. */
-export interface WorkflowStep {
-  kind: 'message' | 'email' | 'webhook' | 'task' | 'timeline' | 'set_field' | 'wait';
-  with: Record<string, unknown>;
+export type WorkflowStep =
+  { kind: 'message' | 'email' | 'webhook' | 'task' | 'timeline' | 'set_field' | 'wait'; with: Record<string, unknown> } | { kind: 'switch'; with: SwitchWith };
+/** A switch: the first case whose `equals` holds the value runs, else the default branch. */
+export interface SwitchWith {
+  value: string;
+  cases: { equals: string | string[]; steps: WorkflowStep[] }[];
+  default?: WorkflowStep[];
 }
 
 export const workflows = pgTable(

@@ -174,9 +174,20 @@ t.test('the daily report sends each notification its last 24 hours once', async 
 
 t.test('a filter evaluated in memory matches exactly the rows its SQL matches', async (t) => {
   const { app, api, createIncident } = await setup(t);
+  const type = await api('POST', '/tag_types', { name: 'Layer' });
+  t.equal(type.status, 201, JSON.stringify(type.body));
+  const other = await api('POST', '/tag_types', { name: 'Urgency' });
+  const tag = async (name: string, tag_type_id: number) => {
+    const res = await api('POST', '/tags', { name, tag_type_id });
+    t.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body.id as number;
+  };
+  const redisTag = await tag('Redis', type.body.id);
+  const cacheTag = await tag('cache-layer', type.body.id);
+  const urgent = await tag('urgent', other.body.id);
   const made = [
-    await createIncident({ title: 'Redis 50% down' }),
-    await createIncident({ title: 'redis slow' }),
+    await createIncident({ title: 'Redis 50% down', tags: [redisTag, urgent] }),
+    await createIncident({ title: 'redis slow', tags: [cacheTag] }),
     await createIncident({ title: 'cache_miss storm' }),
   ];
   const stable = await api('PUT', `/iaos/${made[1]!.id}`, { status: 'Stable' });
@@ -186,6 +197,13 @@ t.test('a filter evaluated in memory matches exactly the rows its SQL matches', 
     [{ field: 'title', op: 'like', value: 'Redis 50\\% %' }],
     [{ field: 'title', op: 'ilike', value: '%CACHE\\_miss%' }],
     [{ field: 'title', op: 'not_ilike', value: '%storm%' }],
+    // Unanchored and anchored ends, doubled and escaped wildcards, the match-anything pattern.
+    [{ field: 'title', op: 'ilike', value: '%50\\% DOWN' }],
+    [{ field: 'title', op: 'ilike', value: '%%slow' }],
+    [{ field: 'title', op: 'like', value: 'redis_slow' }],
+    [{ field: 'title', op: 'ilike', value: '%' }],
+    [{ field: 'title', op: 'ilike', value: 'r%s%' }],
+    [{ field: 'title', op: 'not_ilike', value: '%\\_%' }],
     [{ field: 'stable_at', op: 'is_null' }],
     [{ field: 'stable_at', op: '>', value: '2000-01-01T00:00:00Z' }],
     { not: [{ field: 'stable_at', op: '>', value: '2000-01-01T00:00:00Z' }] },
@@ -205,6 +223,20 @@ t.test('a filter evaluated in memory matches exactly the rows its SQL matches', 
       or: [
         { field: 'title', op: 'ilike', value: '%storm' },
         { field: 'incident_type_id', op: '==', value: 1 },
+      ],
+    },
+    // The record's tags, read with its row.
+    [{ model: 'Tag', field: 'name', op: '==', value: 'Redis' }],
+    [{ model: 'Tag', field: 'name', op: '==', value: 'redis' }],
+    [{ model: 'Tag', field: 'name', op: 'ilike', value: '%CACHE%' }],
+    [{ model: 'Tag', field: 'name', op: 'in', value: ['urgent', 'none'] }],
+    [{ model: 'Tag', field: 'id', op: 'in', value: [cacheTag, urgent] }],
+    [{ model: 'TagType', field: 'name', op: '==', value: 'Layer' }],
+    { not: [{ model: 'TagType', field: 'name', op: 'in', value: ['Layer'] }] },
+    {
+      or: [
+        { model: 'Tag', field: 'id', op: '==', value: redisTag },
+        { field: 'title', op: 'ilike', value: '%storm' },
       ],
     },
     // A computed field: evaluated in SQL, in the same statement.

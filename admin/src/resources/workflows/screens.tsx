@@ -237,6 +237,25 @@ const STEP_KINDS: { id: string; name: string; params: FieldSpec[] }[] = [
     ],
   },
   { id: 'wait', name: 'Wait', params: [{ ...text('seconds', 'Seconds', undefined, true), kind: 'number', min: 1 }] },
+  {
+    id: 'switch',
+    name: 'Switch (branch on a value)',
+    params: [
+      text('value', 'Value to switch on', 'e.g. {{incident.status}} or {{parameters.KEY}}', true),
+      {
+        ...text(
+          'cases',
+          'Cases',
+          'A list of {"equals": "Stable", "steps": [{"kind": "timeline", "with": {"description": "…"}}]}; the first case holding the value runs',
+        ),
+        kind: 'json',
+        empty: 'array',
+        required: true,
+        nullable: false,
+      },
+      { ...text('default', 'Default branch', 'Steps run when no case holds the value (empty: none)'), kind: 'json', empty: 'array' },
+    ],
+  },
 ];
 
 /** Each step: its kind, then the parameters of that kind (kept under `with`, as the API takes them). */
