@@ -20,7 +20,7 @@ const baseURL = `http://127.0.0.1:${port}`;
 let server: ChildProcess;
 let dataDir: string;
 
-test.beforeAll(async ({}, testInfo) => {
+test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'fw-first-run-'));
   server = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
     cwd: root,
@@ -35,7 +35,7 @@ test.beforeAll(async ({}, testInfo) => {
       JWT_SECRET: 'first-run-secret-first-run-secret-first-run',
       FIREWATCH_ADMIN_EMAIL: '',
       FIREWATCH_ADMIN_PASSWORD: '',
-      SMTP_URL: `smtp://127.0.0.1:${serverOf(testInfo).smtpPort}`,
+      SMTP_URL: `smtp://127.0.0.1:${serverOf(test.info()).smtpPort}`,
       LOG_LEVEL: 'warn',
       LOGIN_RATE_LIMIT: '1000',
     },

@@ -9,7 +9,7 @@ import { serverOf } from './playwright.config.js';
 export function useMailbox() {
   const mailbox: string[] = [];
   let smtp: SMTPServer;
-  test.beforeAll(async ({}, testInfo) => {
+  test.beforeAll(async () => {
     smtp = new SMTPServer({
       authOptional: true,
       disabledCommands: ['AUTH', 'STARTTLS'],
@@ -24,7 +24,7 @@ export function useMailbox() {
         });
       },
     });
-    await new Promise<void>((resolve) => smtp.listen(serverOf(testInfo).smtpPort, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => smtp.listen(serverOf(test.info()).smtpPort, '127.0.0.1', resolve));
   });
   test.afterAll(async () => {
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
