@@ -39,7 +39,18 @@ async function enqueueMail(ctx: RequestContext, job: MailJob) {
   if (queue) await ctx.asSystem((tx) => queue.enqueue(SIGNAL_MAIL_QUEUE, job, { db: inTransaction(tx) }));
 }
 
-export async function afterCaseFromSignal(ctx: RequestContext, signal: Signal, caseId: number, instanceId: number, found: FoundEntity[]) {
+/**
+ * `subscribed`: the entities with subscribers among those of the whole batch, when the caller read
+ * them once for many cases (else read here).
+ */
+export async function afterCaseFromSignal(
+  ctx: RequestContext,
+  signal: Signal,
+  caseId: number,
+  instanceId: number,
+  found: FoundEntity[],
+  subscribed?: Set<number>,
+) {
   const org = { orgId: ctx.orgId, orgSlug: ctx.orgSlug };
   if (signal.workflow_ids.length) {
     const bound = await ctx.tx
@@ -99,8 +110,11 @@ export async function afterCaseFromSignal(ctx: RequestContext, signal: Signal, c
       }
     }
   }
-  if (found.length) {
-    const [subscribed] = await ctx.tx
+  if (found.length && subscribed) {
+    if (found.some((f) => subscribed.has(f.entity_id)))
+      await enqueueMail(ctx, { ...org, kind: 'subscribers', case_id: caseId, entity_ids: found.map((f) => f.entity_id) });
+  } else if (found.length) {
+    const [anyone] = await ctx.tx
       .select({ entity_id: entitySubscriptions.entity_id })
       .from(entitySubscriptions)
       .where(
@@ -113,7 +127,7 @@ export async function afterCaseFromSignal(ctx: RequestContext, signal: Signal, c
         ),
       )
       .limit(1);
-    if (subscribed) await enqueueMail(ctx, { ...org, kind: 'subscribers', case_id: caseId, entity_ids: found.map((f) => f.entity_id) });
+    if (anyone) await enqueueMail(ctx, { ...org, kind: 'subscribers', case_id: caseId, entity_ids: found.map((f) => f.entity_id) });
   }
 }
 

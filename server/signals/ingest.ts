@@ -10,7 +10,7 @@ import { EVENT_ACTIONS, signalInstances, signals, type SIGNAL_SOURCES } from './
 import { registerSignalMail } from './follow-up.js';
 import { registerReextractJobs } from './entity-routes.js';
 import { hashIngestKey } from './resources.js';
-import { processPending } from './process.js';
+import { PARTITIONS, PROCESS_BATCH, processPending } from './process.js';
 
 const tags = ['Signal ingestion'];
 const publicRoute = { access: 'public' as const };
@@ -456,32 +456,33 @@ function wakeProcessor(db: Db, org: { orgId: number; orgSlug: string }) {
 export async function registerSignalJobs(app: FastifyInstance) {
   await registerSignalMail(app);
   await registerReextractJobs(app);
-  // Two loops per organization: one inserts its batch's cases while the other reads the next batch
-  // (FOR UPDATE SKIP LOCKED gives them different instances; groups are taken in one order, no deadlock).
-  const LOOPS = 2;
-  const running = new Map<number, Set<Promise<void>>>();
-  const again = new Set<number>();
+  // One loop per partition of an organization's instances (PARTITIONS, split by alert series): each
+  // holds its partition's advisory lock per batch, so no two loops, in this process or another, wait
+  // on each other's groups; while one inserts its batch the other extracts the next.
+  const running = new Map<string, Promise<void>>();
+  const again = new Set<string>();
   let closed = false;
-  const run = (org: { orgId: number; orgSlug: string }) => {
+  const runPartition = (org: { orgId: number; orgSlug: string }, partition: number) => {
+    const key = `${org.orgId}:${partition}`;
     if (closed) return;
-    const loops = running.get(org.orgId) ?? new Set();
-    if (loops.size >= LOOPS) {
-      again.add(org.orgId);
+    if (running.has(key)) {
+      again.add(key);
       return;
     }
-    running.set(org.orgId, loops);
     // A short wait first, so that under load a batch takes what several commits brought (fewer, larger
     // processing transactions) instead of one request's signals each.
     const done: Promise<void> = new Promise((r) => setTimeout(r, GATHER_MS))
-      .then(() => processPending(app.db, app.config, org))
+      .then(() => processPending(app.db, app.config, org, PROCESS_BATCH, { partition, partitions: PARTITIONS }, () => closed))
       .then(() => undefined)
       .catch((err: unknown) => app.log.error({ err, orgId: org.orgId }, 'signal processing failed; the next sweep retries'))
       .finally(() => {
-        loops.delete(done);
-        if (!loops.size) running.delete(org.orgId);
-        if (again.delete(org.orgId)) run(org);
+        running.delete(key);
+        if (again.delete(key)) runPartition(org, partition);
       });
-    loops.add(done);
+    running.set(key, done);
+  };
+  const run = (org: { orgId: number; orgSlug: string }) => {
+    for (let p = 0; p < PARTITIONS; p++) runPartition(org, p);
   };
   const sweep = async () => {
     const pending = rowsOf<{ id: number; slug: string }>(
@@ -510,7 +511,7 @@ export async function registerSignalJobs(app: FastifyInstance) {
   app.addHook('onClose', async () => {
     closed = true;
     if (timer) clearTimeout(timer);
-    await Promise.allSettled([...running.values()].flatMap((loops) => [...loops]));
+    await Promise.allSettled([...running.values()]);
   });
 }
 
