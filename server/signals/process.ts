@@ -18,17 +18,18 @@ export const PROCESS_BATCH = 500;
 
 /**
  * An organization's pending instances are split into this many partitions by their alert series
- * (dedup_key; an instance without one by its id), and each partition has one processor at a time
- * across every app process (a transaction-level advisory lock). Two processors therefore never touch
- * the same open group, and a series' events are processed in arrival order; the unique key on the
- * open group still decides every race (a group keyed by a dedup filter's entities can reach two
- * partitions, and a caller may process without a partition).
+ * (dedup_key; an instance without one by its signal definition, whose dedup filters group by entity),
+ * and each partition has one processor at a time across every app process (a transaction-level
+ * advisory lock). Two processors therefore never touch the same open group, and a series' events are
+ * processed in arrival order, so the first of them opens the case. The unique key on the open group
+ * still decides every race (a filter's entity group shared by keyed and unkeyed instances can reach
+ * two partitions, and a caller may process without a partition).
  */
 export const PARTITIONS = 2;
 
 /** The partition an instance falls in, as SQL over signal_instances (for the claim). */
 const partitionOf = (partitions: number) =>
-  sql`mod(case when ${signalInstances.dedup_key} is null then ${signalInstances.id}::bigint else hashtext(${signalInstances.dedup_key})::bigint + 2147483648 end, ${partitions})`;
+  sql`mod(case when ${signalInstances.dedup_key} is null then ${signalInstances.signal_id}::bigint else hashtext(${signalInstances.dedup_key})::bigint + 2147483648 end, ${partitions})`;
 
 /** Taken by a partition's processor for its transaction; false when another process holds it. */
 async function lockPartition(ctx: RequestContext, partition: number, partitions: number): Promise<boolean> {
