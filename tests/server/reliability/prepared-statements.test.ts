@@ -31,17 +31,17 @@ t.test(
      * size) held open together each take a connection of their own.
      */
     const connections = async () => {
-      const seen = new Map<number, { statements: number; contexts: number; privateKb: number | null }>();
+      const seen = new Map<number, { statements: number; texts: string[]; contexts: number; privateKb: number | null }>();
       await Promise.all(
         Array.from({ length: 10 }, () =>
           database.db.transaction(async (tx) => {
-            const [row] = rowsOf<{ pid: number; statements: number; contexts: string }>(
+            const [row] = rowsOf<{ pid: number; statements: number; texts: string[]; contexts: string }>(
               await tx.execute(
-                sql`select pg_backend_pid() as pid, (select count(*)::int from pg_prepared_statements) as statements, (select sum(total_bytes) from pg_backend_memory_contexts)::text as contexts`,
+                sql`select pg_backend_pid() as pid, (select count(*)::int from pg_prepared_statements) as statements, (select coalesce(array_agg(statement), '{}') from pg_prepared_statements) as texts, (select sum(total_bytes) from pg_backend_memory_contexts)::text as contexts`,
               ),
             );
             await tx.execute(sql`select pg_sleep(0.3)`);
-            seen.set(row!.pid, { statements: row!.statements, contexts: Number(row!.contexts), privateKb: privateKb(row!.pid) });
+            seen.set(row!.pid, { statements: row!.statements, texts: row!.texts, contexts: Number(row!.contexts), privateKb: privateKb(row!.pid) });
           }),
         ),
       );
@@ -50,17 +50,23 @@ t.test(
     const summary = (list: Awaited<ReturnType<typeof connections>>) => ({
       connections: list.length,
       maxStatements: Math.max(...list.map((c) => c.statements)),
+      // Which connection served which statement first depends on the pool; the pool's distinct statements do not.
+      distinctStatements: new Set(list.flatMap((c) => c.texts)).size,
       contextsMb: +(list.reduce((s, c) => s + c.contexts, 0) / 1048576).toFixed(1),
       privateMb: list.every((c) => c.privateKb !== null) ? +(list.reduce((s, c) => s + c.privateKb!, 0) / 1024).toFixed(1) : 'not readable',
     });
 
     const before = summary(await connections());
-    // Every connection of the pool serves a list of the usual size first: its statements are then prepared.
+    // Every connection of the pool serves pages 1 to 3 of the usual size first (the pages the distinct
+    // sizes below ask for): the statements of each shape are then prepared.
     const usual = async () => {
-      for (let i = 0; i < 3; i++)
-        await Promise.all(
-          Array.from({ length: 10 }, () => request({ method: 'GET', url: `/api/v1/${org.slug}/tags`, token: org.token, query: { itemsPerPage: '25' } })),
-        );
+      for (let round = 0; round < 2; round++)
+        for (const page of ['1', '2', '3'])
+          await Promise.all(
+            Array.from({ length: 10 }, () =>
+              request({ method: 'GET', url: `/api/v1/${org.slug}/tags`, token: org.token, query: { itemsPerPage: '25', page } }),
+            ),
+          );
     };
     await usual();
     const usualSize = summary(await connections());
@@ -86,8 +92,8 @@ t.test(
       `F9: ${REQUESTS} lists with distinct itemsPerPage; before ${JSON.stringify(before)}; after lists of 25 ${JSON.stringify(usualSize)};${warm ? ` after 600 ${JSON.stringify(warm)};` : ''} after ${JSON.stringify(after)}`,
     );
     t.ok(
-      after.maxStatements <= usualSize.maxStatements,
-      `${REQUESTS} distinct page sizes prepared no statement more than lists of 25 did (${after.maxStatements} against ${usualSize.maxStatements} on the busiest connection)`,
+      after.distinctStatements <= usualSize.distinctStatements,
+      `${REQUESTS} distinct page sizes prepared no statement the lists of 25 had not (${after.distinctStatements} against ${usualSize.distinctStatements} distinct statements in the pool; ${after.maxStatements} on the busiest connection)`,
     );
 
     const page = await request({ method: 'GET', url: `/api/v1/${org.slug}/tags`, token: org.token, query: { itemsPerPage: '7', page: '2' } });
