@@ -1,9 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { freePort, startOwnServer, type OwnServer } from './own-server.js';
 import { E2E } from './playwright.config.js';
 import { startStripeStandin, type StripeStandin } from '../server/billing/stripe-standin.js';
 
@@ -15,68 +11,28 @@ import { startStripeStandin, type StripeStandin } from '../server/billing/stripe
 test.describe.configure({ mode: 'serial' });
 
 const WEBHOOK_SECRET = 'whsec_e2e_billing';
-const root = join(import.meta.dirname, '..', '..');
-let server: ChildProcess;
+let server: OwnServer;
 let stripe: StripeStandin;
 let base: string;
-let dataDir: string;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   stripe = await startStripeStandin({ webhookSecret: WEBHOOK_SECRET, webhookUrl: `${base}/api/v1/stripe/webhook` });
-  dataDir = mkdtempSync(join(tmpdir(), 'fw-e2e-billing-'));
-  server = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: '',
-      DATA_DIR: join(dataDir, 'db'),
-      ADMIN_DIST: join(root, 'dist', 'admin'),
-      PUBLIC_URL: base,
-      JWT_SECRET: 'e2e-billing-secret-e2e-billing-secret-42',
-      FIREWATCH_ADMIN_EMAIL: E2E.adminEmail,
-      FIREWATCH_ADMIN_PASSWORD: E2E.adminPassword,
-      LOG_LEVEL: 'warn',
-      LOGIN_RATE_LIMIT: '1000',
-      STRIPE_SECRET_KEY: 'sk_test_e2e',
-      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      STRIPE_PRICE_PRO: 'price_e2e_pro',
-      STRIPE_PRICE_TEAM_PRO: 'price_e2e_team_pro',
-      STRIPE_API_BASE: stripe.url,
-    },
+  server = await startOwnServer(port, {
+    JWT_SECRET: 'e2e-billing-secret-e2e-billing-secret-42',
+    STRIPE_SECRET_KEY: 'sk_test_e2e',
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_PRICE_PRO: 'price_e2e_pro',
+    STRIPE_PRICE_TEAM_PRO: 'price_e2e_team_pro',
+    STRIPE_API_BASE: stripe.url,
   });
-  await expect
-    .poll(
-      async () =>
-        fetch(`${base}/api/v1/healthcheck`)
-          .then((r) => r.status)
-          .catch(() => 0),
-      { timeout: 170_000, intervals: [500] },
-    )
-    .toBe(200);
 });
 
 test.afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.stop();
   await stripe?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 test('an Owner upgrades to Team Pro through Stripe Checkout, which unlocks the banner settings', async ({ page }) => {

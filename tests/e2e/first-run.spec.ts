@@ -1,8 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
+import { freePort, startOwnServer, type OwnServer } from './own-server.js';
 import { serverOf } from './playwright.config.js';
 import { useMailbox } from './mailbox.js';
 import { RIGHTS, type Right } from '../../server/core/rights.js';
@@ -14,55 +11,25 @@ import { RIGHTS, type Right } from '../../server/core/rights.js';
  * accepts by signing in with the e-mailed code and lands as a Member.
  */
 const codeFor = useMailbox();
-const root = join(import.meta.dirname, '..', '..');
-const port = Number(process.env.FW_E2E_PORT) + 2;
-const baseURL = `http://127.0.0.1:${port}`;
-let server: ChildProcess;
-let dataDir: string;
+let server: OwnServer;
 
 test.beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'fw-first-run-'));
-  server = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: '',
-      DATA_DIR: join(dataDir, 'db'),
-      ADMIN_DIST: join(root, 'dist', 'admin'),
-      JWT_SECRET: 'first-run-secret-first-run-secret-first-run',
-      FIREWATCH_ADMIN_EMAIL: '',
-      FIREWATCH_ADMIN_PASSWORD: '',
-      SMTP_URL: `smtp://127.0.0.1:${serverOf(test.info()).smtpPort}`,
-      LOG_LEVEL: 'warn',
-      LOGIN_RATE_LIMIT: '1000',
-    },
+  test.setTimeout(180_000);
+  server = await startOwnServer(await freePort(), {
+    JWT_SECRET: 'first-run-secret-first-run-secret-first-run',
+    // A fresh installation: no Owner until the first person signs in.
+    FIREWATCH_ADMIN_EMAIL: '',
+    FIREWATCH_ADMIN_PASSWORD: '',
+    SMTP_URL: `smtp://127.0.0.1:${serverOf(test.info()).smtpPort}`,
   });
-  await expect
-    .poll(
-      async () =>
-        fetch(`${baseURL}/api/v1/healthcheck`).then(
-          (r) => r.status,
-          () => 0,
-        ),
-      { timeout: 120_000, intervals: [500] },
-    )
-    .toBe(200);
 });
 
 test.afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(dataDir, { recursive: true, force: true });
+  await server?.stop();
 });
 
 async function signInWithCode(browser: Browser, email: string): Promise<Page> {
-  const page = await (await browser.newContext({ baseURL })).newPage();
+  const page = await (await browser.newContext({ baseURL: server.base })).newPage();
   await page.goto('/default/auth/login');
   await page.getByRole('tab', { name: 'E-mail code' }).click();
   await page.getByLabel('E-mail').fill(email);

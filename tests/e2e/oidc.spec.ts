@@ -1,8 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { freePort, startOwnServer, type OwnServer } from './own-server.js';
 import { startSignInProvider } from './oidc-sign-in-provider.js';
 
 /**
@@ -13,12 +10,13 @@ import { startSignInProvider } from './oidc-sign-in-provider.js';
  * no provider configured.
  */
 let provider: Awaited<ReturnType<typeof startSignInProvider>>;
-let server: ChildProcess;
-const port = Number(process.env.FW_E2E_PORT) + 7;
-const base = `http://127.0.0.1:${port}`;
+let server: OwnServer;
+let base: string;
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
   provider = await startSignInProvider({
     clientId: 'firewatch-e2e',
     clientSecret: 'firewatch-e2e-secret',
@@ -28,41 +26,18 @@ test.beforeAll(async () => {
       'unverified@example.com': { password: 'staple 42', email_verified: false, name: 'Unverified' },
     },
   });
-  const root = join(import.meta.dirname, '..', '..');
-  server = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: '',
-      DATA_DIR: join(mkdtempSync(join(tmpdir(), 'fw-e2e-oidc-')), 'db'),
-      ADMIN_DIST: join(root, 'dist', 'admin'),
-      JWT_SECRET: 'e2e-secret-e2e-secret-e2e-secret-e2e-secret',
-      PUBLIC_URL: base,
-      GOOGLE_CLIENT_ID: 'firewatch-e2e',
-      GOOGLE_CLIENT_SECRET: 'firewatch-e2e-secret',
-      GOOGLE_ISSUER: provider.issuer,
-      LOG_LEVEL: 'warn',
-      LOGIN_RATE_LIMIT: '1000',
-    },
+  server = await startOwnServer(port, {
+    GOOGLE_CLIENT_ID: 'firewatch-e2e',
+    GOOGLE_CLIENT_SECRET: 'firewatch-e2e-secret',
+    GOOGLE_ISSUER: provider.issuer,
+    // The first person to sign in becomes the Owner (no password admin).
+    FIREWATCH_ADMIN_EMAIL: '',
+    FIREWATCH_ADMIN_PASSWORD: '',
   });
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`the Firewatch server exited (${server.exitCode})`);
-    if (
-      await fetch(`${base}/api/v1/healthcheck`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
 });
 
 test.afterAll(async () => {
-  server?.kill('SIGTERM');
+  await server?.stop();
   await provider?.stop();
 });
 

@@ -55,6 +55,8 @@ export default defineConfig({
     ...(i === 0 ? { testMatch: settingsWalk } : { testIgnore: settingsWalk }),
     use: { baseURL: server.baseURL },
     metadata: server,
+    // One file at a time per server: files share its data and its served build.
+    workers: 1,
   })),
   globalTeardown: join(import.meta.dirname, 'teardown.ts'),
   fullyParallel: false,

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { api, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
+import { freePort, startOwnServer } from './own-server.js';
 import { E2E, serverOf } from './playwright.config.js';
 
 /**
@@ -269,48 +268,13 @@ test("a newer build served shows 'Software update is available' with 'Refresh No
   }
 });
 
-/** Starts a Firewatch server of this test's own, on a fresh database, with extra settings; resolves once it answers. */
-async function ownServer(port: number, extra: Record<string, string>) {
-  const server = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: '',
-      DATA_DIR: join(mkdtempSync(join(tmpdir(), 'fw-e2e-shell-')), 'db'),
-      ADMIN_DIST: join(root, 'dist', 'admin'),
-      JWT_SECRET: 'e2e-secret-e2e-secret-e2e-secret-e2e-secret',
-      FIREWATCH_ADMIN_EMAIL: E2E.adminEmail,
-      FIREWATCH_ADMIN_PASSWORD: E2E.adminPassword,
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      LOG_LEVEL: 'warn',
-      LOGIN_RATE_LIMIT: '1000',
-      ...extra,
-    },
-  });
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`the Firewatch server exited (${server.exitCode})`);
-    if (
-      await fetch(`http://127.0.0.1:${port}/api/v1/healthcheck`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return server;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 test("credentials that expire (a server with JWT_EXPIRES_IN=30s): 'Refresh Required', the server refuses the token, Refresh leads to sign-in", async ({
   browser,
 }) => {
   test.setTimeout(240_000);
   // A server of its own: the suite's shared one keeps the 7-day default.
-  const port = Number(process.env.FW_E2E_PORT) + 9;
-  const base = `http://127.0.0.1:${port}`;
-  const server = await ownServer(port, { JWT_EXPIRES_IN: '30s' });
+  const server = await startOwnServer(await freePort(), { JWT_EXPIRES_IN: '30s' });
+  const base = server.base;
   const person = await (await browser.newContext({ baseURL: base })).newPage();
   try {
     await person.goto('/default/auth/login');
@@ -340,7 +304,7 @@ test("credentials that expire (a server with JWT_EXPIRES_IN=30s): 'Refresh Requi
     await expect(person.getByRole('button', { name: 'Sign in' })).toBeVisible();
   } finally {
     await person.context().close();
-    server.kill('SIGTERM');
+    await server.stop();
   }
 });
 
