@@ -24,6 +24,8 @@ const LISTS = Number(process.env.BENCH_STATEMENT_LISTS ?? 6000);
 const CLIENTS = 10;
 const WARMUP = 300;
 const TARGET_GROWTH = 0.1;
+/** BENCH_STATEMENT_SIZES=one: the control, every list a page of 25, to tell growth from distinct sizes apart from the rest. */
+const ONE_SIZE = process.env.BENCH_STATEMENT_SIZES === 'one';
 
 /** Private memory of a backend (kB) from /proc, or null when it cannot be read (another machine or user). */
 function privateKb(pid: number): number | null {
@@ -112,7 +114,7 @@ async function run(): Promise<{ passed: boolean }> {
     const started = performance.now();
     // The distinct sizes 2..LISTS+1 in a scattered order (7919 is prime to LISTS), so the first tenth
     // already reaches every fetch size the engine rounds a page to.
-    const sizes = Array.from({ length: LISTS }, (_, i) => 2 + ((i * 7919) % LISTS));
+    const sizes = Array.from({ length: LISTS }, (_, i) => (ONE_SIZE ? 25 : 2 + ((i * 7919) % LISTS)));
     const tenth = Math.floor(LISTS / 10);
     await lists(sizes.slice(0, tenth));
     const early = await measure();
@@ -144,7 +146,7 @@ async function run(): Promise<{ passed: boolean }> {
       ],
     );
     console.log(
-      `\n${LISTS} lists with distinct page sizes 2..${LISTS + 1} in ${seconds.toFixed(1)} s (${failed} not 200), ${CLIENTS} at a time; load average ${os
+      `\n${LISTS} lists with ${ONE_SIZE ? 'one page size (25, the control)' : `distinct page sizes 2..${LISTS + 1}`} in ${seconds.toFixed(1)} s (${failed} not 200), ${CLIENTS} at a time; load average ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
