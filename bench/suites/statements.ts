@@ -76,16 +76,22 @@ async function run(): Promise<{ passed: boolean }> {
 
     /** Every pooled connection at once (ten open transactions take ten connections): pid, statements, contexts. */
     const pool = async () => {
-      const seen = new Map<number, { statements: number; contexts: number }>();
+      const seen = new Map<number, { statements: number; contexts: number; byName: Record<string, number> }>();
       await Promise.all(
         Array.from({ length: 10 }, () =>
           app.db.transaction(async (tx) => {
             const result = await tx.execute(
-              dsql`select pg_backend_pid() as pid, (select count(*)::int from pg_prepared_statements) as statements, (select sum(total_bytes) from pg_backend_memory_contexts)::text as contexts`,
+              dsql`select pg_backend_pid() as pid, (select count(*)::int from pg_prepared_statements) as statements, (select sum(total_bytes) from pg_backend_memory_contexts)::text as contexts,
+                (select jsonb_object_agg(name, bytes) from (select name, sum(total_bytes)::bigint as bytes from pg_backend_memory_contexts group by name) c) as by_name`,
             );
-            const row = (Array.isArray(result) ? result[0] : (result as { rows: unknown[] }).rows[0]) as { pid: number; statements: number; contexts: string };
+            const row = (Array.isArray(result) ? result[0] : (result as { rows: unknown[] }).rows[0]) as {
+              pid: number;
+              statements: number;
+              contexts: string;
+              by_name: Record<string, number>;
+            };
             await tx.execute(dsql`select pg_sleep(0.3)`);
-            seen.set(row.pid, { statements: row.statements, contexts: Number(row.contexts) });
+            seen.set(row.pid, { statements: row.statements, contexts: Number(row.contexts), byName: row.by_name });
           }),
         ),
       );
@@ -106,6 +112,11 @@ async function run(): Promise<{ passed: boolean }> {
         privateMb,
         contextsMb: [...connections.values()].reduce((s, c) => s + c.contexts, 0) / 1048576,
         maxStatements: Math.max(...[...connections.values()].map((c) => c.statements)),
+        // The pool's memory by context name, to show which one grows.
+        byName: [...connections.values()].reduce<Record<string, number>>((sum, c) => {
+          for (const [name, bytes] of Object.entries(c.byName)) sum[name] = (sum[name] ?? 0) + Number(bytes);
+          return sum;
+        }, {}),
       };
     };
 
@@ -151,6 +162,11 @@ async function run(): Promise<{ passed: boolean }> {
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
+    const grown = Object.entries(after.byName)
+      .map(([name, bytes]) => [name, bytes - (before.byName[name] ?? 0)] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5);
+    console.log(`the pool's contexts that grew most: ${grown.map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} kB`).join(', ')}`);
     const grew = Math.max((after.privateMb - before.privateMb) / before.privateMb || 0, (after.contextsMb - before.contextsMb) / before.contextsMb);
     const passed = !failed && Number.isFinite(after.privateMb) && grew <= TARGET_GROWTH;
     console.log(
