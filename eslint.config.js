@@ -4,7 +4,8 @@ import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 /** The app's entry files: they wire the domains together, so nothing below may import them. */
-const wiring = ['./server/app.ts', './server/server.ts', './server/resources.ts', './server/app-jobs.ts', './server/schema.ts'];
+const wiring = ['./server/app.ts', './server/server.ts', './server/resources.ts', './server/schema.ts'];
+const adminWiring = ['./admin/src/App.tsx', './admin/src/main.tsx', './admin/src/overrides.tsx'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'migrations/**', 'test-results/**', 'playwright-report/**', 'data/**', '.tap/**'] },
@@ -43,8 +44,36 @@ export default tseslint.config(
               from: wiring,
               message: 'only the app wires domains together; a domain does not import app.ts, resources.ts or schema.ts.',
             },
+            // The admin app has the same layers: core (HTTP, providers, metadata), the engine's generic screens, then the domains.
+            {
+              target: './admin/src/core',
+              from: './admin/src',
+              except: ['./core'],
+              message: "the admin's core (providers, metadata, session) imports nothing from the engine, the shell or the domains.",
+            },
+            {
+              target: './admin/src/engine',
+              from: './admin/src',
+              except: ['./core', './engine'],
+              message: "the admin's engine (generic screens) imports only core; a domain's screens are wired in overrides.tsx.",
+            },
+            {
+              target: './admin/src/*/**',
+              from: adminWiring,
+              message: 'only App.tsx and overrides.tsx wire the admin domains together.',
+            },
           ],
         },
+      ],
+    },
+  },
+  {
+    // The admin app runs in the browser: from the server it takes types only (one definition of a shape), never code.
+    files: ['admin/src/**/*.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/server/**'], allowTypeImports: true, message: 'the admin app imports only types from the server (import type).' }] },
       ],
     },
   },

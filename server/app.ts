@@ -6,54 +6,49 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { registerAiScope, registerAiWorkspace } from './ai/plugin.js';
 import type { Config } from './core/config.js';
 import { openDatabase, type Database } from './core/db/client.js';
-import { registerAppJobs } from './app-jobs.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, httpError } from './core/errors.js';
 import { refuseNul } from './core/input.js';
-import { registerTenancy, rewriteCallersOrganization } from './core/tenancy.js';
-import { resources } from './resources.js';
-import { registerAuthRoutes } from './accounts/routes.js';
-import { registerOidcRoutes, setupOidc } from './accounts/oidc.js';
-import { registerCatalogRoutes } from './knowledge/routes.js';
-import { documentResponses, registerCrud } from './engine/crud.js';
-import { registerMetaRoutes } from './engine/meta.js';
-import { registerProjectRoutes } from './projects/routes.js';
-import { registerCaseRoutes } from './cases/routes.js';
-import { registerIncidentRoutes } from './incidents/routes.js';
-import { registerTaskRoutes } from './tasks/routes.js';
-import { registerSignalJobs } from './signals/ingest.js';
-import { registerSignalRoutes } from './signals/routes.js';
-import { ensureDefaults, jwtSecret } from './accounts/service.js';
+import { jobsPlugin } from './core/jobs/plugin.js';
+import { tenancyPlugin, rewriteCallersOrganization } from './core/tenancy.js';
 import { createMailer, type Mailer } from './core/mail.js';
-import { loadSecretKeys } from './plugins/secrets.js';
-import { registerPluginRoutes } from './plugins/routes.js';
-import { registerWorkflowJobs } from './workflows/jobs.js';
-import { registerWorkflowRoutes } from './workflows/routes.js';
-import { registerWebhookJobs } from './webhooks/delivery.js';
-import { registerWebhookRoutes } from './webhooks/routes.js';
-import { registerSearchRoutes } from './search/routes.js';
-import { registerBillingRoutes, registerStripeWebhook } from './billing/routes.js';
-import { registerSiteRoutes } from './site/routes.js';
-import { registerNotificationJobs } from './notifications/dispatch.js';
-import { registerNotificationRoutes } from './notifications/routes.js';
 import { registerDrain } from './core/http/drain.js';
 import { registerHealth } from './core/http/health.js';
 import { registerMetrics } from './core/http/metrics.js';
 import { requestIdOptions, registerRequestId } from './core/http/request-id.js';
 import { registerSecurityHeaders } from './core/http/security.js';
-import { registerInvitationRoutes } from './accounts/invitation-routes.js';
 import { serializeRequest } from './core/redact.js';
-import { registerResources } from './engine/registry.js';
-import { registerRowVisibility } from './engine/visibility.js';
-import { incidentVisibility } from './incidents/common.js';
+import { documentResponses } from './engine/answers.js';
+import { resourcesPlugin } from './engine/plugin.js';
+import { resources } from './resources.js';
+import { livePlugin } from './live/plugin.js';
+import { secretsPlugin } from './plugins/secrets.js';
+import { setupOidc } from './accounts/oidc.js';
+import { ensureDefaults, jwtSecret } from './accounts/service.js';
 import { registerOrganizationSeed } from './accounts/seeds.js';
+import { registerStripeWebhook } from './billing/routes.js';
+import { incidentVisibility } from './incidents/common.js';
 import { seedDocumentTemplates } from './knowledge/seed.js';
 import { seedIncidentSettings } from './incidents/seed.js';
 import { seedCaseSettings } from './cases/seed.js';
 import { seedTagTypes } from './tags/seed.js';
 import { seedCostModel } from './cost-models/seed.js';
+import accounts from './accounts/plugin.js';
+import ai from './ai/plugin.js';
+import billing from './billing/plugin.js';
+import cases from './cases/plugin.js';
+import incidents from './incidents/plugin.js';
+import knowledge from './knowledge/plugin.js';
+import notifications from './notifications/plugin.js';
+import plugins from './plugins/plugin.js';
+import projects from './projects/plugin.js';
+import search from './search/plugin.js';
+import signals from './signals/plugin.js';
+import site from './site/plugin.js';
+import tasks from './tasks/plugin.js';
+import webhooks from './webhooks/plugin.js';
+import workflows from './workflows/plugin.js';
 
 export interface AppOptions {
   config: Config;
@@ -104,7 +99,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (!options.database) app.addHook('onClose', () => database.close());
   app.decorate('db', database.db);
   app.decorate('config', config);
-  await registerAiWorkspace(app, database);
+  await app.register(jobsPlugin, { database });
+  await app.register(livePlugin, { database });
 
   // While shutting down, answers close their connection: a keep-alive socket that was busy when
   // close() began would otherwise hold the process open after its request finished.
@@ -148,12 +144,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await ensureDefaults(database.db, { adminEmail: config.FIREWATCH_ADMIN_EMAIL, adminPassword: config.FIREWATCH_ADMIN_PASSWORD, trialDays: config.TRIAL_DAYS });
   const mailer = options.mailer ?? createMailer(config.SMTP_URL, config.MAIL_FROM, app.log);
   app.decorate('mailer', mailer);
-  await registerAppJobs(app, { mailer });
-  await registerSignalJobs(app);
-  await loadSecretKeys(database.db, config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS);
-  await registerWorkflowJobs(app, { mailer });
-  await registerWebhookJobs(app);
-  await registerNotificationJobs(app, { mailer });
+  await app.register(secretsPlugin);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -171,33 +162,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerHealth(app, database);
   await registerStripeWebhook(app);
 
+  // Every feature under /api/v1/{organization} is a plugin that names what it needs loaded first.
   await app.register(
     async (scope) => {
-      registerTenancy(scope);
-      registerAuthRoutes(scope, { mailer, secret });
-      registerOidcRoutes(scope, oidc);
-      registerProjectRoutes(scope);
-      registerResources(resources);
-      registerRowVisibility(incidentVisibility);
-      registerMetaRoutes(scope, resources);
-      for (const def of resources) registerCrud(scope, def);
-      registerInvitationRoutes(scope);
-      registerAiScope(scope);
-      registerCatalogRoutes(scope, resources);
-      registerIncidentRoutes(scope, { mailer });
-      registerCaseRoutes(scope);
-      registerTaskRoutes(scope, { mailer });
-      registerSignalRoutes(scope);
-      registerPluginRoutes(scope);
-      registerWorkflowRoutes(scope);
-      registerWebhookRoutes(scope);
-      registerSearchRoutes(scope);
-      registerBillingRoutes(scope);
-      registerSiteRoutes(
-        scope,
-        resources.filter((r) => r.routes?.list !== false).map((r) => r.path.replace(/^\//, '')),
-      );
-      registerNotificationRoutes(scope);
+      await scope.register(tenancyPlugin);
+      await scope.register(accounts, { secret, oidc });
+      await scope.register(projects);
+      await scope.register(resourcesPlugin, { resources, visibility: [incidentVisibility] });
+      await scope.register(ai);
+      await scope.register(knowledge);
+      await scope.register(incidents);
+      await scope.register(cases);
+      await scope.register(tasks);
+      await scope.register(plugins);
+      await scope.register(workflows);
+      await scope.register(signals);
+      await scope.register(webhooks);
+      await scope.register(search);
+      await scope.register(billing);
+      await scope.register(site);
+      await scope.register(notifications);
     },
     { prefix: '/api/v1/:organization' },
   );

@@ -21,3 +21,10 @@ export async function ensureDatabase(url: string): Promise<void> {
 
 /** A plain postgres.js client on the bench database (seeding, the floor). */
 export const connect = (url: string, max = 10) => postgres(url, { max, onnotice: () => {} });
+
+/**
+ * The organizations the tags and incidents suites share (`bench-01` … `bench-10`): their slugs'
+ * pattern, and the condition on `organizations o`: not the ones other suites create on the same database (`bench-jobs-…`).
+ */
+export const SHARED_ORG_SLUGS = '^bench-[0-9]+$';
+export const SHARED_ORGS = `o.slug ~ '${SHARED_ORG_SLUGS}'`;

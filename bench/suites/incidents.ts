@@ -13,7 +13,7 @@ import type postgres from 'postgres';
 import { countCap, listQuerySchema, oneListPlan } from '../../server/engine/list-query.js';
 import { incidentResource } from '../../server/incidents/resources.js';
 import { startSession } from '../../server/core/sessions.js';
-import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
+import { benchDatabaseUrl, connect, ensureDatabase, SHARED_ORG_SLUGS, SHARED_ORGS } from '../lib/database.js';
 import { appVsFloor, inTenantFloor, printFloorTable, type FloorScenario } from '../lib/floor.js';
 import { defaultLoad } from '../lib/load.js';
 import { listen, startApp } from '../lib/server.js';
@@ -80,26 +80,26 @@ async function seed(sql: postgres.Sql) {
       from generate_series(1, ${ORGS}) n on conflict (slug) do nothing`);
     await tx.unsafe(`
       insert into users (email, display_name)
-      select 'responder@' || o.slug || '.bench', 'Bench responder ' || o.slug from organizations o where o.slug like 'bench-%'
+      select 'responder@' || o.slug || '.bench', 'Bench responder ' || o.slug from organizations o where ${SHARED_ORGS}
       on conflict (email) do nothing`);
     await tx.unsafe(`
       insert into memberships (organization_id, user_id, role)
       select o.id, u.id, 'Member' from organizations o join users u on u.email = 'responder@' || o.slug || '.bench'
       on conflict do nothing`);
     await tx.unsafe(`
-      insert into projects (organization_id, name) select o.id, 'Incident bench' from organizations o where o.slug like 'bench-%'`);
+      insert into projects (organization_id, name) select o.id, 'Incident bench' from organizations o where ${SHARED_ORGS}`);
     await tx.unsafe(`
-      insert into incident_types (organization_id, name) select o.id, t from organizations o cross join unnest(array['Security', 'Availability', 'Performance', 'Data']) t where o.slug like 'bench-%'`);
+      insert into incident_types (organization_id, name) select o.id, t from organizations o cross join unnest(array['Security', 'Availability', 'Performance', 'Data']) t where ${SHARED_ORGS}`);
     await tx.unsafe(`
-      insert into incident_priorities (organization_id, name, view_order) select o.id, t, k from organizations o cross join unnest(array['Low', 'Medium', 'High', 'Critical']) with ordinality x(t, k) where o.slug like 'bench-%'`);
+      insert into incident_priorities (organization_id, name, view_order) select o.id, t, k from organizations o cross join unnest(array['Low', 'Medium', 'High', 'Critical']) with ordinality x(t, k) where ${SHARED_ORGS}`);
     await tx.unsafe(`
-      insert into incident_severities (organization_id, name, view_order) select o.id, t, k from organizations o cross join unnest(array['Minor', 'Major', 'Severe']) with ordinality x(t, k) where o.slug like 'bench-%'`);
+      insert into incident_severities (organization_id, name, view_order) select o.id, t, k from organizations o cross join unnest(array['Minor', 'Major', 'Severe']) with ordinality x(t, k) where ${SHARED_ORGS}`);
     await tx.unsafe(`
-      insert into tag_types (organization_id, name) select o.id, 'Incident service' from organizations o where o.slug like 'bench-%'`);
+      insert into tag_types (organization_id, name) select o.id, 'Incident service' from organizations o where ${SHARED_ORGS}`);
     await tx.unsafe(`
       insert into tags (organization_id, tag_type_id, name)
       select o.id, tt.id, 'svc-' || n from organizations o join tag_types tt on tt.organization_id = o.id and tt.name = 'Incident service'
-      cross join generate_series(1, 50) n where o.slug like 'bench-%'`);
+      cross join generate_series(1, 50) n where ${SHARED_ORGS}`);
     // Status mix: 5% Active, 15% Stable, 80% Closed; 2% Restricted; reported over three years.
     await tx.unsafe(`
       insert into incidents (organization_id, project_id, name, title, description, status, visibility, incident_type_id, incident_priority_id, incident_severity_id,
@@ -122,9 +122,9 @@ async function seed(sql: postgres.Sql) {
       cross join lateral generate_series(1, ${PER_ORG}) i
       cross join lateral (select ${[1, 2, 3, 4, 5, 6, 7].map((k) => `${h(k)} as h${k}`).join(', ')}) x
       cross join lateral (select now() - make_interval(secs => h3 % (3 * 365 * 86400)) as rep) r
-      where o.slug like 'bench-%'`);
+      where ${SHARED_ORGS}`);
     await tx.unsafe(`
-      insert into name_counters (organization_id, kind, value) select o.id, 'incident', ${PER_ORG} from organizations o where o.slug like 'bench-%'
+      insert into name_counters (organization_id, kind, value) select o.id, 'incident', ${PER_ORG} from organizations o where ${SHARED_ORGS}
       on conflict (organization_id, kind) do update set value = excluded.value`);
     await tx.unsafe(`
       insert into incident_participants (organization_id, incident_id, email, added_at)
@@ -287,7 +287,7 @@ const suite: Suite = {
       const orgs = (await sql`
         select o.id, o.slug, u.id as "userId", u.email from organizations o
         join users u on u.email = 'responder@' || o.slug || '.bench'
-        where o.slug like 'bench-%' order by o.slug`) as unknown as Org[];
+        where o.slug ~ ${SHARED_ORG_SLUGS} order by o.slug`) as unknown as Org[];
       if (orgs.length !== ORGS) throw new Error(`Expected ${ORGS} bench organizations, found ${orgs.length}.`);
       const tokens = await Promise.all(orgs.map((o) => startSession(app, { id: o.userId, email: o.email }, '1h')));
       // Open incidents of every organization spread over the id range, for the single GET.

@@ -18,7 +18,9 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createOrganization } from '../../server/accounts/service.js';
 import { startSession } from '../../server/core/sessions.js';
-import { BACKGROUND_QUEUE } from '../../server/incidents/background.js';
+import { BACKGROUND_LANE } from '../../server/core/jobs/define.js';
+
+const BACKGROUND_QUEUE = BACKGROUND_LANE.name;
 import { users } from '../../server/schema.js';
 import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
 import { startApp } from '../lib/server.js';

@@ -1,3 +1,4 @@
+import { systemActor } from '../../server/core/context.js';
 /**
  * Issue 21: matching saved filters against one event. An organization with FILTERS saved search
  * filters (ILIKE on the title and description, status equality, id ranges, IN lists, OR groups)
@@ -114,7 +115,7 @@ async function run(): Promise<{ passed: boolean }> {
       await sql`insert into notifications (organization_id, name, type, target, filters) values (${org.id}, ${`notification ${n}`}, 'email', 'x@example.com', ${sql.json(ids.slice(n * per, (n + 1) * per))})`;
     }
 
-    const ctxOf = { orgId: org.id, orgSlug: org.slug, userId: null, role: 'Owner' as const };
+    const ctxOf = systemActor({ orgId: org.id, orgSlug: org.slug });
     const tenant = <T>(fn: Parameters<typeof runInTenant<T>>[3]) => runInTenant(app.db, app.config, ctxOf, fn);
     const coldStart = performance.now();
     const cold = await tenant((ctx) => matchingNotifications(ctx, 'incident', incidents[0]!));

@@ -52,7 +52,6 @@ async function seed(sql: postgres.Sql, vocab: string[]) {
       from generate_series(1, ${SUBMISSIONS}) n`;
     // Indexes are built once after the load, with the same definitions as the migration.
     await tx.unsafe(`drop index chunks_org_project_tsv_idx`);
-    await tx.unsafe(`drop index chunks_org_text_trgm_idx`);
     await tx.unsafe(`drop index chunks_org_submission_idx`);
     await tx.unsafe(
       `insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
@@ -66,7 +65,6 @@ async function seed(sql: postgres.Sql, vocab: string[]) {
       [org!.id, project!.id, vocab] as never[],
     );
     await tx.unsafe(`create index chunks_org_project_tsv_idx on chunks using gin (organization_id, project_id, tsv)`);
-    await tx.unsafe(`create index chunks_org_text_trgm_idx on chunks using gin (organization_id, text gin_trgm_ops)`);
     // What indexing maintains per submission, computed once for the whole load.
     await tx.unsafe(
       `insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc) select ${org!.id}, ${project!.id}, word, ndoc from ts_stat('select tsv from chunks')`,

@@ -9,7 +9,7 @@ import type postgres from 'postgres';
 import { countCap, oneListPlan } from '../../server/engine/list-query.js';
 import { tagResource } from '../../server/tags/resources.js';
 import { startSession } from '../../server/core/sessions.js';
-import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
+import { benchDatabaseUrl, connect, ensureDatabase, SHARED_ORG_SLUGS, SHARED_ORGS } from '../lib/database.js';
 import { appVsFloor, inTenantFloor, printFloorTable } from '../lib/floor.js';
 import { defaultLoad, type BenchRequest } from '../lib/load.js';
 import { listen, startApp } from '../lib/server.js';
@@ -105,7 +105,7 @@ async function seed(sql: postgres.Sql) {
       from generate_series(1, ${ORGS}) n on conflict (slug) do nothing`);
     await tx.unsafe(`
       insert into users (email, display_name)
-      select 'owner@' || o.slug || '.bench', 'Bench owner ' || o.slug from organizations o where o.slug like 'bench-%'
+      select 'owner@' || o.slug || '.bench', 'Bench owner ' || o.slug from organizations o where ${SHARED_ORGS}
       on conflict (email) do nothing`);
     await tx.unsafe(`
       insert into memberships (organization_id, user_id, role)
@@ -115,7 +115,7 @@ async function seed(sql: postgres.Sql) {
       insert into tag_types (organization_id, name, description, "default", exclusive)
       select o.id, t.name, t.name || ' tags', t.ord = 1, t.ord in (4, 7)
       from organizations o cross join unnest(${sqlArray(TAG_TYPES)}) with ordinality t(name, ord)
-      where o.slug like 'bench-%'`);
+      where ${SHARED_ORGS}`);
     await tx.unsafe(`
       insert into tags (organization_id, tag_type_id, name, source, uri, description, count, external_id, discoverable, created_at, updated_at)
       select o.id, tt.id,
@@ -134,7 +134,7 @@ async function seed(sql: postgres.Sql) {
       -- independent, well-mixed values per attribute (hashint8extended is PostgreSQL's own 64-bit hash)
       cross join lateral (select ${[1, 2, 3, 4, 5, 6, 7].map((k) => `abs(hashint8extended(i::bigint * 100 + o.id, ${k}) % 1000000007) as h${k}`).join(', ')}) x
       join tag_types tt on tt.organization_id = o.id and tt.name = (${sqlArray(TAG_TYPES)})[1 + h7 % ${TAG_TYPES.length}]
-      where o.slug like 'bench-%'`);
+      where ${SHARED_ORGS}`);
     await tx`insert into settings (key, value) values (${SEED_KEY}, ${SEED_VERSION})`;
   });
   await sql.unsafe('vacuum analyze organizations, users, memberships, tag_types, tags, search_words, search_vocabulary');
@@ -150,7 +150,12 @@ interface Org {
 }
 
 // Every column the app's list sends (the Tag resource's readable fields).
-const TAG_COLUMNS = `id, organization_id, project_id, tag_type_id, name, source, uri, description, count, external_id, discoverable, terms, created_at, updated_at,
+// The terms as the app answers them: `[{id, text}]` in the order kept.
+const TAG_COLUMNS = `id, organization_id, project_id, tag_type_id, name, source, uri, description, count, external_id, discoverable,
+  (select coalesce(json_agg(json_strip_nulls(json_build_object('id', e.id, 'text', t.text)) order by e.n), '[]'::json)
+    from (select (x.v)::int as id, x.n from json_array_elements_text(tags.terms::json) with ordinality x(v, n)) e
+    left join terms t on t.id = e.id and t.organization_id = tags.organization_id) as terms,
+  created_at, updated_at,
   (select t.name from tag_types t where t.id = tags.tag_type_id and t.organization_id = tags.organization_id) as tag_type,
   (select p.name from projects p where p.id = tags.project_id and p.organization_id = tags.organization_id) as project`;
 /** The nested references the app answers with (`tag_type: {id, name}` beside `tag_type_id`), made as the app makes them. */
@@ -306,7 +311,7 @@ const suite: Suite = {
       const orgs: Org[] = (await sql`
         select o.id, o.slug, u.id as "userId", u.email from organizations o
         join users u on u.email = 'owner@' || o.slug || '.bench'
-        where o.slug like 'bench-%' order by o.slug`) as unknown as Org[];
+        where o.slug ~ ${SHARED_ORG_SLUGS} order by o.slug`) as unknown as Org[];
       if (orgs.length !== ORGS) throw new Error(`Expected ${ORGS} bench organizations, found ${orgs.length}.`);
       // A real sign-in token per organization's owner, signed by the app's own JWT key.
       const tokens = await Promise.all(orgs.map((o) => startSession(app, { id: o.userId, email: o.email }, '1h')));

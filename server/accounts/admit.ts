@@ -6,6 +6,8 @@ import { forbidden } from '../core/errors.js';
 import { startSession } from '../core/sessions.js';
 import { acceptInvitation } from './invitations.js';
 import { organizationProjects } from './service.js';
+import { projects } from '../core/db/projects.js';
+import { arrayOf, int, objectOf, rowOf, str } from '../engine/answers.js';
 
 /** How long an address an e-mail signed in from stays exempt from the e-mail's rate-limit ceiling without another sign-in. */
 const KNOWN_ADDRESS_DAYS = 90;
@@ -35,6 +37,14 @@ export async function admitVerifiedEmail(tx: Executor, org: { id: number; slug: 
   await tx.insert(memberships).values({ organization_id: org.id, user_id: person.id, role: anyone ? 'Member' : 'Owner' });
   return person;
 }
+
+/** What signedIn answers, for the OpenAPI document. */
+export const signedInSchema = objectOf({
+  token: str,
+  projects: arrayOf(rowOf(projects)),
+  organization: objectOf({ slug: str }),
+  user: objectOf({ id: int, email: str }),
+});
 
 /** The answer of every successful sign-in: a new session's token, the organization's projects, who signed in. */
 export async function signedIn(app: FastifyInstance, req: FastifyRequest, org: { id: number; slug: string }, user: { id: number; email: string }) {

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { inTenant } from '../core/tenancy.js';
 import { createInvitation, invitationBody, invitationResource, sendInvitation } from './invitations.js';
 import { getRecord } from '../engine/crud.js';
+import { bool, messageAnswer, recordOf } from '../engine/answers.js';
 
 /**
  * POST /users invites: `users` is shared by organizations, so adding a person (new, or a user of other
@@ -12,7 +13,14 @@ export function registerInvitationRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/users',
-    { schema: { tags: ['User'], summary: 'Invite a person by e-mail (they join when they accept)', body: invitationBody } },
+    {
+      schema: {
+        tags: ['User'],
+        summary: 'Invite a person by e-mail (they join when they accept)',
+        body: invitationBody,
+        ...messageAnswer({ invitation: recordOf(invitationResource), emailed: bool }, 201),
+      },
+    },
     async (req, reply) => {
       const { invitation, token, inviter } = await inTenant(req, async (ctx) => {
         const made = await createInvitation(ctx, req.body);

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import type { Config } from '../core/config.js';
 import { organizations, users } from '../core/db/tables.js';
 import { HttpError, httpError } from '../core/errors.js';
-import { admitVerifiedEmail, signedIn } from './admit.js';
+import { admitVerifiedEmail, signedIn, signedInSchema } from './admit.js';
+import { answers, arrayOf, objectOf, str } from '../engine/answers.js';
 import { hitRateLimit } from './rate-limit.js';
 import { normalizeEmail } from './service.js';
 import { oidcLogins, oidcTickets } from './tables.js';
@@ -359,7 +360,14 @@ export function registerOidcRoutes(scope: FastifyInstance, registry: OidcProvide
 
   app.get(
     '/auth/providers',
-    { config: publicRoute, schema: { tags: ['Auth'], summary: 'The sign-in providers this server offers (for the login page)' } },
+    {
+      config: publicRoute,
+      schema: {
+        tags: ['Auth'],
+        summary: 'The sign-in providers this server offers (for the login page)',
+        ...answers(200, objectOf({ providers: arrayOf(objectOf({ id: str, name: str, url: str })) })),
+      },
+    },
     async (req) => {
       // A provider that was down is tried again here, so its button comes back once it answers.
       if (registry.failed.size) await registry.retry(3_000);
@@ -375,6 +383,7 @@ export function registerOidcRoutes(scope: FastifyInstance, registry: OidcProvide
         schema: {
           tags: ['Auth'],
           summary: id === 'google' ? 'Sign in with Google (browser redirect)' : 'Sign in with the configured OpenID Connect provider (browser redirect)',
+          ...answers(302, null),
         },
       },
       async (req, reply) => {
@@ -399,6 +408,7 @@ export function registerOidcRoutes(scope: FastifyInstance, registry: OidcProvide
         tags: ['Auth'],
         summary: "Sign in with a provider sign-in's ticket (from the post-oauth-login page)",
         body: z.strictObject({ token: z.string().trim().min(1).max(200) }),
+        ...answers(200, signedInSchema),
       },
     },
     async (req) => {

@@ -21,11 +21,31 @@ import { hitRateLimit } from './rate-limit.js';
 import { endSession, issueSocketTicket, SOCKET_TICKET_TTL_MS } from '../core/sessions.js';
 
 import { acceptInvitation } from './invitations.js';
-import { admitVerifiedEmail, signedIn } from './admit.js';
+import { admitVerifiedEmail, signedIn, signedInSchema } from './admit.js';
 
 /** How many e-mail allowances (LOGIN_RATE_LIMIT) one e-mail gets over all addresses together. */
 const EMAIL_CEILING = 10;
-import { subscriptionSummary } from '../billing/stripe.js';
+import { subscriptionAnswer, subscriptionSummary } from '../billing/stripe.js';
+import { projects } from '../core/db/projects.js';
+import { answers, arrayOf, nullableStr, num, objectOf, rowOf, str } from '../engine/answers.js';
+
+const signedInAnswer = answers(200, signedInSchema);
+const { plan: _plan, free_trial_end: _trialEnd, cancel_at_period_end: _cancel, ...meSubscription } = subscriptionAnswer;
+const meAnswer = answers(200, {
+  type: 'object',
+  description: 'A signed-in user, with their subscription flags; or an API key or visitor (id and email null, api_key_id)',
+  properties: {
+    id: { type: 'integer', nullable: true },
+    email: nullableStr,
+    display_name: nullableStr,
+    role: str,
+    organization_slug: str,
+    api_key_id: { type: 'integer', nullable: true },
+    projects: arrayOf(rowOf(projects)),
+    ...meSubscription,
+  },
+  required: ['id', 'email', 'role', 'organization_slug', 'projects'],
+});
 
 export const INVALID_CODE = 'Invalid or expired verification code. Please try again.';
 
@@ -64,6 +84,8 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
         tags: ['Auth'],
         summary: 'Sign in with a password, or send a sign-in code',
         body: z.strictObject({ email: email(), password: z.string().min(1).max(200).optional() }),
+        // With a password, signed in; without, `{ message }` once the code is sent.
+        ...answers(200, { oneOf: [signedInSchema, objectOf({ message: str })] }),
       },
     },
     async (req) => {
@@ -105,7 +127,12 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
     '/auth/verify',
     {
       config: publicRoute,
-      schema: { tags: ['Auth'], summary: 'Sign in with an e-mailed code', body: z.strictObject({ email: email(), code: z.string().trim().max(12) }) },
+      schema: {
+        tags: ['Auth'],
+        summary: 'Sign in with an e-mailed code',
+        body: z.strictObject({ email: email(), code: z.string().trim().max(12) }),
+        ...signedInAnswer,
+      },
     },
     async (req) => {
       const address = normalizeEmail(req.body.email);
@@ -139,17 +166,28 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
     },
   );
 
-  app.post('/auth/logout', { schema: { tags: ['Auth'], summary: 'Sign out: the session token stops working' } }, async (req, reply) => {
+  app.post('/auth/logout', { schema: { tags: ['Auth'], summary: 'Sign out: the session token stops working', ...answers(204, null) } }, async (req, reply) => {
     if (req.caller.sid) await endSession(db, req.caller.sid);
     return reply.status(204).send();
   });
 
-  app.post('/auth/ws-ticket', { schema: { tags: ['Auth'], summary: 'A single-use ticket (60 s) that opens the live socket as ?ticket=' } }, async (req) => {
-    const { caller } = req;
-    if (caller.userId === null || !caller.sid) throw forbidden('Socket tickets are for signed-in users; a visitor opens the socket with their anonymous key.');
-    const ticket = await issueSocketTicket(db, { sid: caller.sid, userId: caller.userId, orgId: caller.orgId });
-    return { ticket, expires_in: SOCKET_TICKET_TTL_MS / 1000 };
-  });
+  app.post(
+    '/auth/ws-ticket',
+    {
+      schema: {
+        tags: ['Auth'],
+        summary: 'A single-use ticket (60 s) that opens the live socket as ?ticket=',
+        ...answers(200, objectOf({ ticket: str, expires_in: num })),
+      },
+    },
+    async (req) => {
+      const { caller } = req;
+      if (caller.userId === null || !caller.sid)
+        throw forbidden('Socket tickets are for signed-in users; a visitor opens the socket with their anonymous key.');
+      const ticket = await issueSocketTicket(db, { sid: caller.sid, userId: caller.userId, orgId: caller.orgId });
+      return { ticket, expires_in: SOCKET_TICKET_TTL_MS / 1000 };
+    },
+  );
   app.post(
     '/auth/invitations/accept',
     {
@@ -158,6 +196,7 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
         tags: ['Auth'],
         summary: "Accept an invitation with its e-mail's token (signs in)",
         body: z.strictObject({ token: z.string().trim().min(1).max(200) }),
+        ...signedInAnswer,
       },
     },
     async (req) => {
@@ -169,7 +208,7 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
     },
   );
 
-  app.get('/auth/me', { schema: { tags: ['Auth'], summary: 'The signed-in user' } }, async (req) => {
+  app.get('/auth/me', { schema: { tags: ['Auth'], summary: 'The signed-in user', ...meAnswer } }, async (req) => {
     const { caller } = req;
     if (caller.userId === null)
       return {

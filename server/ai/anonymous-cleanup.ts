@@ -74,13 +74,3 @@ export async function removeExpiredAnonymous(db: Db, now = new Date(), log?: Fas
   }
   return counts;
 }
-
-/** The sweep's worker and its schedule (ANONYMOUS_CLEANUP_CRON), as the task reminders have theirs. */
-export async function registerAnonymousCleanup(app: FastifyInstance) {
-  await app.queue.work(ANONYMOUS_CLEANUP_JOB, async () => {
-    const counts = await removeExpiredAnonymous(app.db, new Date(), app.log);
-    if (counts.sessions) app.log.info(counts, 'expired anonymous sessions removed');
-  });
-  const cron = app.config.ANONYMOUS_CLEANUP_CRON;
-  await app.queue.schedule(ANONYMOUS_CLEANUP_JOB, cron === 'off' ? null : cron);
-}

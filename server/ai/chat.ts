@@ -3,7 +3,7 @@ import type { Config } from '../core/config.js';
 import type { Db, Executor } from '../core/db/client.js';
 import { chatMessages, chats, messageFeedback, type MessageSource } from './tables.js';
 import { projects } from '../core/db/projects.js';
-import type { Role } from '../core/db/tables.js';
+import type { Actor } from '../core/context.js';
 import { withTenant } from '../core/db/tenant.js';
 import { httpError, notFound } from '../core/errors.js';
 import { answer, toSources, type AnswerResult } from './answer.js';
@@ -23,12 +23,8 @@ export function chatTitle(text: string, max = 80): string {
 }
 
 /** Who is chatting: a member, or an anonymous visitor's session. */
-export interface Chatter {
-  orgId: number;
-  userId: number | null;
-  role: Role | null;
-  sessionId: number | null;
-}
+/** Who asks: a member, an API key or an anonymous visitor. */
+export type Chatter = Pick<Actor, 'orgId' | 'userId' | 'role' | 'sessionId'>;
 
 export const accessOf = (c: Chatter): Access =>
   c.sessionId !== null

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 /**
  * Optional hybrid retrieval: passages and questions get vectors from an OpenAI-compatible
  * `/v1/embeddings` endpoint (Ollama, vLLM, llama.cpp, OpenAI) and the vector ranking is fused with
@@ -62,11 +63,7 @@ export function configureEmbeddings(config: Pick<Config, 'EMBEDDINGS_BASE_URL' |
 
 export const configuredEmbedder = () => configured;
 
-const cache = new Map<string, number[]>();
-function remember(key: string, v: number[]) {
-  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  cache.set(key, v);
-}
+const cache = new LRUCache<string, number[]>({ max: CACHE_SIZE });
 
 export function cosine(a: number[], b: number[]): number {
   let dot = 0;
@@ -89,7 +86,7 @@ export async function fuseWithVectors<T extends { id: number | string; text: str
   const key = (r: T) => `${embedder.model}\u0000${r.id}`;
   const missing = pool.filter((r) => !cache.has(key(r)));
   const [q, ...vectors] = await embedder.embed([question, ...missing.map((r) => r.text)]);
-  missing.forEach((r, i) => remember(key(r), vectors[i]!));
+  missing.forEach((r, i) => cache.set(key(r), vectors[i]!));
   const similarity = new Map(pool.map((r) => [r, cosine(q!, cache.get(key(r)) ?? [])]));
   const byVector = [...pool].sort((a, b) => similarity.get(b)! - similarity.get(a)!);
   const fused = new Map(pool.map((r, i) => [r, 1 / (RRF_K + i + 1) + 1 / (RRF_K + byVector.indexOf(r) + 1)]));

@@ -108,11 +108,19 @@ const HEADING_WEIGHT = 0.5;
 const WINDOW = 12;
 const PROXIMITY_REST = 0.3;
 /**
- * Evidence from the rest of the source: the question words found in any candidate passage of the
- * same source, times this, are added to each of its passages (a page about the subject holds the
- * other words nearby).
+ * Evidence from the rest of the source: the question words found in the passages of the same source
+ * up to NEAR passages before or after, times this, are added to each passage (a section about the
+ * subject holds the other words nearby; a long manual holds every word somewhere, which says little).
  */
 const PAGE_WEIGHT = 0.5;
+const NEAR = 3;
+/**
+ * The page's opening passage (a man page's NAME line, a chapter's introduction) says what the page
+ * is about: a question word found there adds this share of its IDF to every passage of the page.
+ */
+const LEAD_WEIGHT = 0.6;
+/** The opening passage is the first under a heading among the page's first few (a navigation bar may come before it). */
+const LEAD_SEARCH = 4;
 /** A source's second passage ranks at this share of its score, the third at its square, and so on. */
 const SAME_SOURCE = 0.8;
 const DISTINCT_FIRST = 3;
@@ -183,8 +191,9 @@ export function passageScore(terms: Term[], tsv: Map<string, { positions: number
  * Best passages for a question, ranked like BM25 without term frequency: each question word found in
  * a passage adds its inverse document frequency (from the project's lexeme counts), more in the
  * source's title and the passage's headings, and body words count fully when they stand together
- * (see passageScore). Only the rarest words select candidates (see BUDGET), so questions full of
- * common words stay fast on millions of chunks. A word no passage holds is read as the closest known
+ * (see passageScore); the words of the page's opening passage and of the passages around it count
+ * too. Only the rarest words select candidates (see BUDGET), so questions full of common words stay
+ * fast on millions of chunks. A word no passage holds is read as the closest known
  * word (typos), and the organization's terms that share a definition stand for each other
  * (synonyms). The first passages come from distinct sources. Codes and host names also match
  * literally through the trigram index. Quoted phrases and -exclusions (web search syntax) filter.
@@ -272,27 +281,45 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
     // Quoted phrases and -exclusions narrow the results as in a web search box.
     const strict = /"|(^|\s)-\w/.test(asked) ? sql`and c.tsv @@ websearch_to_tsquery('english', ${asked})` : sql``;
     const pageScore = sql.join(
-      terms.map((t) => sql`${t.idf}::float8 * max((c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int) over (partition by c.submission_id)`),
+      terms.map((t) => sql`${t.idf}::float8 * max((c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int) over near`),
+      sql` + `,
+    );
+    const leadScore = sql.join(
+      terms.map((t) => sql`${t.idf}::float8 * coalesce((lead.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int, 0)`),
       sql` + `,
     );
     const rows = await tx.execute(sql`
       with cand as (${sql.join(branches, sql` union `)}),
+      -- Materialized: inlined, the planner re-ran it for every candidate (ten times slower).
+      leads as materialized (
+        select p.submission_id, (
+          select l.tsv from chunks l where l.organization_id = ${opts.orgId} and l.submission_id = p.submission_id and l.ordinal < ${LEAD_SEARCH}
+          order by coalesce(l.place->>'heading', '') = '', l.ordinal limit 1) as tsv
+        from (select distinct c.submission_id from chunks c join cand on cand.id = c.id where c.organization_id = ${opts.orgId}) p
+      ),
       scored as (
         select c.id, c.submission_id, tt.tsv as title_tsv, (${score}) as score,
-          ${terms.length ? pageScore : sql`0`} as page_score
+          ${terms.length ? pageScore : sql`0`} as page_score,
+          ${terms.length ? leadScore : sql`0`} as lead_score
         from chunks c join cand on cand.id = c.id
         join submissions s on s.organization_id = ${opts.orgId} and s.id = c.submission_id
         cross join lateral (select to_tsvector('english', regexp_replace(regexp_replace(s.title, ${'\\.[a-zA-Z0-9]{1,5}$'}, ''), '[-_.]+', ' ', 'g')) as tsv) tt
+        left join leads lead on lead.submission_id = c.submission_id
         where c.organization_id = ${opts.orgId} ${strict}
+        window near as (partition by c.submission_id order by c.ordinal range between ${sql.raw(String(NEAR))} preceding and ${sql.raw(String(NEAR))} following)
       ),
-      pool as (select * from scored order by score + ${PAGE_WEIGHT}::float8 * page_score desc, id limit ${Math.max(POOL, limit * 4)})
-      select p.id, p.submission_id, c.text, c.place, c.tsv::text as tsv, p.title_tsv::text as title_tsv, s.title, s.source_url, p.score, p.page_score
+      pool as (select * from scored order by score + ${PAGE_WEIGHT}::float8 * page_score + ${LEAD_WEIGHT}::float8 * lead_score desc, id limit ${Math.max(POOL, limit * 4)})
+      select p.id, p.submission_id, c.text, c.place, c.tsv::text as tsv, p.title_tsv::text as title_tsv, s.title, s.source_url, p.score, p.page_score, p.lead_score
       from pool p join chunks c on c.organization_id = ${opts.orgId} and c.id = p.id
       join submissions s on s.organization_id = ${opts.orgId} and s.id = p.submission_id
     `);
     let pool = rowsOf<Row>(rows).map((r) => ({
       ...r,
-      rank: passageScore(terms, parseTsvector(r.tsv), new Set(parseTsvector(r.title_tsv).keys())) + codeScore(r.text) + PAGE_WEIGHT * Number(r.page_score),
+      rank:
+        passageScore(terms, parseTsvector(r.tsv), new Set(parseTsvector(r.title_tsv).keys())) +
+        codeScore(r.text) +
+        PAGE_WEIGHT * Number(r.page_score) +
+        LEAD_WEIGHT * Number(r.lead_score),
     }));
     pool.sort((a, b) => b.rank - a.rank || Number(a.id) - Number(b.id));
     const embedder = opts.embedder === undefined ? configuredEmbedder() : opts.embedder;
@@ -376,6 +403,7 @@ interface Row {
   source_url: string | null;
   score: number | string;
   page_score: number | string;
+  lead_score: number | string;
 }
 
 /**

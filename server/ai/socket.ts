@@ -4,7 +4,7 @@ import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import { findAnonymousSession, NO_SESSION } from './anonymous.js';
 import { hitAnonymousLimit } from './anonymous-limits.js';
-import { accessOf, ask, giveFeedback, likedInProcessing, type Chatter } from './chat.js';
+import { accessOf, ask, giveFeedback, likedInProcessing } from './chat.js';
 import { objectContent } from './content.js';
 import { likedEvents, queueLiked, type LikedStatusEvent } from './liked.js';
 import { checkProject, createSubmission, INDEX_JOB, submissionColumns, submissionEvents, type SubmissionStatusEvent, type SubmitInput } from './ingest.js';
@@ -16,7 +16,7 @@ import { SENSITIVITY_LEVELS, submissions } from './tables.js';
 import { withTenant } from '../core/db/tenant.js';
 import { HttpError, SERVER_ERROR_MESSAGE, type DetailItem } from '../core/errors.js';
 import type { Queue } from '../core/jobs/queue.js';
-import { API_KEY_PREFIX } from '../core/context.js';
+import { API_KEY_PREFIX, type Actor } from '../core/context.js';
 import { findApiKey } from '../core/api-keys.js';
 import { SubmitError } from './submit-error.js';
 import { useSocketTicket } from '../core/sessions.js';
@@ -92,10 +92,11 @@ type Name = keyof Messages;
 const frame = z.object({ type: z.string().min(1).max(100), id: id.optional(), data: z.unknown().optional() });
 
 /** Who is on the socket; `none` may only open shared chats' sources; an API key has Member rights, as on the API. */
-type SocketCaller = Chatter & { kind: 'user' | 'apikey' | 'anonymous' | 'none'; frameBytes: number; sid?: string; apiKeyId?: number };
+type SocketCaller = Actor & { frameBytes: number };
 
 async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<SocketCaller> {
   const orgId = req.org.id;
+  const org = { orgId, orgSlug: req.org.slug, userId: null, apiKeyId: null, sessionId: null };
   const q = req.query as { ticket?: string; key?: string };
   // Scripts send their API key in the upgrade request's Authorization header; keys never go in a URL (URLs end up in logs).
   const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
@@ -103,12 +104,10 @@ async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<
     const key = await findApiKey(app.db, orgId, bearer);
     if (key)
       return {
+        ...org,
         kind: 'apikey',
         apiKeyId: key.id,
-        orgId,
-        userId: null,
         role: 'Member',
-        sessionId: null,
         frameBytes: frameBytesFor(await limitsFor(app.db, app.config, orgId, false)),
       };
   }
@@ -123,11 +122,10 @@ async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<
         .where(and(eq(memberships.organization_id, orgId), eq(memberships.user_id, userId)));
       if (m)
         return {
+          ...org,
           kind: 'user',
-          orgId,
           userId,
           role: m.role,
-          sessionId: null,
           sid,
           frameBytes: frameBytesFor(await limitsFor(app.db, app.config, orgId, false)),
         };
@@ -137,15 +135,14 @@ async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<
     const session = await findAnonymousSession(app.db, orgId, q.key);
     if (session)
       return {
+        ...org,
         kind: 'anonymous',
-        orgId,
-        userId: null,
         role: null,
         sessionId: session.id,
         frameBytes: frameBytesFor(await limitsFor(app.db, app.config, orgId, true)),
       };
   }
-  return { kind: 'none', orgId, userId: null, role: null, sessionId: null, frameBytes: UNAUTHENTICATED_FRAME_BYTES };
+  return { ...org, kind: 'none', role: null, frameBytes: UNAUTHENTICATED_FRAME_BYTES };
 }
 
 /**
@@ -177,7 +174,7 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
     allowFrames(socket, caller.frameBytes);
     // Signing out, a password change elsewhere, the session running out or the key's revocation closes the socket (code 4001).
     if (caller.sid && caller.userId !== null) app.live.sessions.track(caller.sid, caller.userId, socket);
-    if (caller.apiKeyId !== undefined) app.live.sessions.trackApiKey(caller.apiKeyId, socket);
+    if (caller.apiKeyId !== null) app.live.sessions.trackApiKey(caller.apiKeyId, socket);
     const watched = new Set<number>();
 
     const send = (type: string, data: unknown, replyTo?: string | number) => {
@@ -394,7 +391,7 @@ export function registerSocket(scope: FastifyInstance, deps: { queue: Queue }) {
         if (caller.role === null) return sendError(detail(NO_SESSION, [], 'no_session'), replyTo, 'watch');
         const role = caller.role;
         // Only a record the caller may see can be watched (another organization's or a hidden one is a 404).
-        await runInTenant(app.db, app.config, { orgId: caller.orgId, orgSlug: req.org.slug, userId: caller.userId, apiKeyId: null, role }, async (ctx) => {
+        await runInTenant(app.db, app.config, { ...caller, role }, async (ctx) => {
           if (d.incident_id !== undefined) await loadIncident(ctx, d.incident_id);
           if (d.case_id !== undefined) await loadCase(ctx, d.case_id);
         });

@@ -5,9 +5,33 @@ import Stripe from 'stripe';
 import { organizations, users } from '../core/db/tables.js';
 import { forbidden, httpError } from '../core/errors.js';
 import { planLabel, planTable, type Plan } from './plans.js';
-import { accountOf, applyEvent, billingFrom, customerFor, isEntitled, subscriptionSummary, WEBHOOK_TOLERANCE_SECONDS, type Billing } from './stripe.js';
+import { answers, arrayOf, bool, int, nullableStr, objectOf, str, type JsonSchema } from '../engine/answers.js';
+import {
+  accountOf,
+  applyEvent,
+  billingFrom,
+  customerFor,
+  isEntitled,
+  subscriptionAnswer,
+  subscriptionSummary,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type Billing,
+} from './stripe.js';
 
 const tags = ['Billing'];
+
+const billingAnswer = objectOf({
+  enabled: bool,
+  plans: arrayOf(objectOf({ plan: str, label: str, custom_settings: bool, paid: bool, max_file_bytes: int, files_per_project: int, messages_per_day: int })),
+  support_email: str,
+  ...subscriptionAnswer,
+});
+const upgradeAnswer: JsonSchema = {
+  oneOf: [
+    objectOf({ checkout_url: str }, 'Pay in Stripe Checkout, then come back'),
+    objectOf({ status: str, message: str, plan: str }, 'The existing subscription changed price'),
+  ],
+};
 
 const disabled = () => httpError(409, 'Payments are not set up on this server: the organization keeps its plan.', 'billing_disabled');
 
@@ -36,12 +60,16 @@ export function registerBillingRoutes(scope: FastifyInstance) {
     if (req.caller.userId === null || req.caller.role !== 'Owner') throw forbidden('Only an Owner may change the subscription.');
   };
 
-  app.get('/billing', { schema: { tags, summary: 'Plans, what each allows, and the organization’s subscription' } }, async (req) => ({
-    enabled: billing !== null,
-    plans: planTable(config),
-    support_email: supportEmail(config),
-    ...(await subscriptionSummary(db, req.caller.orgId)),
-  }));
+  app.get(
+    '/billing',
+    { schema: { tags, summary: 'Plans, what each allows, and the organization’s subscription', ...answers(200, billingAnswer) } },
+    async (req) => ({
+      enabled: billing !== null,
+      plans: planTable(config),
+      support_email: supportEmail(config),
+      ...(await subscriptionSummary(db, req.caller.orgId)),
+    }),
+  );
 
   const upgrade = (target: Exclude<Plan, 'free'>) => async (req: FastifyRequest) => {
     owner(req);
@@ -86,35 +114,50 @@ export function registerBillingRoutes(scope: FastifyInstance) {
   const upgradeSchema = (label: string) => ({
     tags,
     summary: `Start a ${label} subscription: answers checkout_url (Stripe Checkout), or success when an existing subscription changed price`,
+    ...answers(200, upgradeAnswer),
   });
   app.post('/stripe/upgrade-to-pro', { schema: upgradeSchema('Pro') }, upgrade('pro'));
   app.post('/stripe/upgrade-to-team-pro', { schema: upgradeSchema('Team Pro') }, upgrade('team_pro'));
 
-  app.post('/stripe/cancel-subscription', { schema: { tags, summary: 'Cancel the subscription at the end of the paid period' } }, async (req) => {
-    owner(req);
-    if (!billing) throw disabled();
-    const account = await accountOf(db, req.caller.orgId);
-    if (!account?.stripe_subscription_id || !isEntitled(account.status))
-      throw httpError(409, 'This organization has no subscription to cancel.', 'no_subscription');
-    const sub = await provider(req, () => billing.stripe.subscriptions.update(account.stripe_subscription_id!, { cancel_at_period_end: true }));
-    const end = sub.items.data[0]?.current_period_end;
-    // The plan itself changes when Stripe's webhook says the subscription ended.
-    return { status: 'success', message: 'Subscription cancelled successfully.', subscription_end_date: end ? new Date(end * 1000).toISOString() : null };
-  });
+  app.post(
+    '/stripe/cancel-subscription',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel the subscription at the end of the paid period',
+        ...answers(200, objectOf({ status: str, message: str, subscription_end_date: nullableStr })),
+      },
+    },
+    async (req) => {
+      owner(req);
+      if (!billing) throw disabled();
+      const account = await accountOf(db, req.caller.orgId);
+      if (!account?.stripe_subscription_id || !isEntitled(account.status))
+        throw httpError(409, 'This organization has no subscription to cancel.', 'no_subscription');
+      const sub = await provider(req, () => billing.stripe.subscriptions.update(account.stripe_subscription_id!, { cancel_at_period_end: true }));
+      const end = sub.items.data[0]?.current_period_end;
+      // The plan itself changes when Stripe's webhook says the subscription ended.
+      return { status: 'success', message: 'Subscription cancelled successfully.', subscription_end_date: end ? new Date(end * 1000).toISOString() : null };
+    },
+  );
 
-  app.post('/stripe/portal', { schema: { tags, summary: "A link to Stripe's customer portal (cards, invoices)" } }, async (req) => {
-    owner(req);
-    if (!billing) throw disabled();
-    const account = await accountOf(db, req.caller.orgId);
-    if (!account) throw httpError(409, 'This organization has not subscribed yet.', 'no_subscription');
-    const portal = await provider(req, () =>
-      billing.stripe.billingPortal.sessions.create({
-        customer: account.stripe_customer_id,
-        return_url: `${config.PUBLIC_URL.replace(/\/$/, '')}/${req.caller.orgSlug}/upgrade`,
-      }),
-    );
-    return { url: portal.url };
-  });
+  app.post(
+    '/stripe/portal',
+    { schema: { tags, summary: "A link to Stripe's customer portal (cards, invoices)", ...answers(200, objectOf({ url: str })) } },
+    async (req) => {
+      owner(req);
+      if (!billing) throw disabled();
+      const account = await accountOf(db, req.caller.orgId);
+      if (!account) throw httpError(409, 'This organization has not subscribed yet.', 'no_subscription');
+      const portal = await provider(req, () =>
+        billing.stripe.billingPortal.sessions.create({
+          customer: account.stripe_customer_id,
+          return_url: `${config.PUBLIC_URL.replace(/\/$/, '')}/${req.caller.orgSlug}/upgrade`,
+        }),
+      );
+      return { url: portal.url };
+    },
+  );
 }
 
 /**
@@ -127,19 +170,26 @@ export async function registerStripeWebhook(app: FastifyInstance) {
   await app.register(async (child) => {
     // Kept as the text received (a string is also cheap for the app's NUL check, unlike a Buffer).
     child.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-    child.post('/api/v1/stripe/webhook', { schema: { tags, summary: 'Stripe events (signed with STRIPE_WEBHOOK_SECRET)' } }, async (req, reply) => {
-      const signature = req.headers['stripe-signature'];
-      if (typeof req.body !== 'string' || typeof signature !== 'string')
-        throw httpError(400, 'A Stripe event needs its JSON body and Stripe-Signature header.', 'invalid_signature', ['header', 'stripe-signature']);
-      let event: Stripe.Event;
-      try {
-        event = billing.stripe.webhooks.constructEvent(req.body, signature, billing.webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
-      } catch {
-        throw httpError(400, 'The Stripe signature does not match this body, or is older than 5 minutes.', 'invalid_signature', ['header', 'stripe-signature']);
-      }
-      // Stripe unreachable while fetching the subscription: 502, and Stripe delivers the event again later.
-      const outcome = await provider(req, () => applyEvent(app.db, billing, event, req.log));
-      return reply.send({ received: true, outcome });
-    });
+    child.post(
+      '/api/v1/stripe/webhook',
+      { schema: { tags, summary: 'Stripe events (signed with STRIPE_WEBHOOK_SECRET)', ...answers(200, objectOf({ received: bool, outcome: str })) } },
+      async (req, reply) => {
+        const signature = req.headers['stripe-signature'];
+        if (typeof req.body !== 'string' || typeof signature !== 'string')
+          throw httpError(400, 'A Stripe event needs its JSON body and Stripe-Signature header.', 'invalid_signature', ['header', 'stripe-signature']);
+        let event: Stripe.Event;
+        try {
+          event = billing.stripe.webhooks.constructEvent(req.body, signature, billing.webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
+        } catch {
+          throw httpError(400, 'The Stripe signature does not match this body, or is older than 5 minutes.', 'invalid_signature', [
+            'header',
+            'stripe-signature',
+          ]);
+        }
+        // Stripe unreachable while fetching the subscription: 502, and Stripe delivers the event again later.
+        const outcome = await provider(req, () => applyEvent(app.db, billing, event, req.log));
+        return reply.send({ received: true, outcome });
+      },
+    );
   });
 }

@@ -5,6 +5,7 @@ import type { Db, Executor } from '../core/db/client.js';
 import { organizations } from '../core/db/tables.js';
 import type { Plan } from './plans.js';
 import { billingAccounts, stripeEvents } from './tables.js';
+import { bool, nullableStr, str, type JsonSchema } from '../engine/answers.js';
 
 /** Stripe's own signature tolerance: a delivery signed more than 5 minutes ago is refused (replay). */
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
@@ -151,6 +152,17 @@ export interface SubscriptionSummary {
   cancel_at_period_end: boolean;
   free_trial_end: string | null;
 }
+
+/** SubscriptionSummary as the OpenAPI document describes it. */
+export const subscriptionAnswer: Record<keyof SubscriptionSummary, JsonSchema> = {
+  plan: str,
+  is_pro: bool,
+  is_pro_team: bool,
+  subscription_status: str,
+  subscription_end_date: nullableStr,
+  cancel_at_period_end: bool,
+  free_trial_end: nullableStr,
+};
 
 export async function subscriptionSummary(db: Executor, orgId: number, now = new Date()): Promise<SubscriptionSummary> {
   const [row] = await db

@@ -9,8 +9,24 @@ import { fullCase } from '../incidents/read.js';
 import { idOrNameParam, idParam } from '../engine/crud.js';
 import { nestNamed } from '../engine/nested.js';
 import { caseResource } from '../incidents/resources.js';
+import { comments, events } from '../incidents/tables.js';
+import { answers, arrayOf, int, messageAnswer, objectOf, recordWith, rowOf, str, type JsonSchema } from '../engine/answers.js';
 
 const tags = ['Case'];
+const list = (description: string): JsonSchema => ({ type: 'array', description, items: { type: 'object' } });
+/** GET /cases/{id}: the case's record with every part of it. */
+const fullCaseSchema = recordWith(caseResource, {
+  documents: list('Attached documents: id, name, resource_type, weblink'),
+  workflow_instances: list('Runs of workflows on the case, with their workflow {id, name}'),
+  signals: list('Signal instances that raised the case'),
+  groups: list('Signal groups of the case'),
+  tags: list('Its tags'),
+  events: arrayOf(rowOf(events)),
+  comments: arrayOf(rowOf(comments)),
+  participants: arrayOf(str),
+  tasks: list('Its tasks'),
+  incidents: list('The incident it was escalated to'),
+});
 
 /** Case actions beyond CRUD (spec §7 /cases). */
 export function registerCaseRoutes(scope: FastifyInstance) {
@@ -18,7 +34,14 @@ export function registerCaseRoutes(scope: FastifyInstance) {
 
   app.get(
     '/cases/:id',
-    { schema: { tags, summary: 'One case (by id or name, OCO-1) with tags, timeline, comments and its incident', params: idOrNameParam } },
+    {
+      schema: {
+        tags,
+        summary: 'One case (by id or name, OCO-1) with tags, timeline, comments and its incident',
+        params: idOrNameParam,
+        ...answers(200, fullCaseSchema),
+      },
+    },
     async (req) => nestNamed(caseResource, await inTenant(req, (ctx) => fullCase(ctx, req.params.id), { readOnly: true })),
   );
 
@@ -37,6 +60,7 @@ export function registerCaseRoutes(scope: FastifyInstance) {
             title: requiredText(500).optional(),
           })
           .nullish(),
+        ...messageAnswer({ incident_id: int, case: fullCaseSchema }),
       },
     },
     (req) =>
@@ -46,13 +70,23 @@ export function registerCaseRoutes(scope: FastifyInstance) {
       }),
   );
 
-  app.get('/cases/:id/probable_cause', { schema: { tags, summary: 'Probable cause through the AI layer', params: idParam } }, (req) =>
-    inTenant(req, (ctx) => probableCause(ctx, req.params.id)),
+  app.get(
+    '/cases/:id/probable_cause',
+    { schema: { tags, summary: 'Probable cause through the AI layer', params: idParam, ...answers(200, objectOf({ probable_cause: str, method: str })) } },
+    (req) => inTenant(req, (ctx) => probableCause(ctx, req.params.id)),
   );
 
   app.post(
     '/cases/:id/comments/add',
-    { schema: { tags, summary: 'Add a comment', params: idParam, body: z.strictObject({ text: requiredText(20_000) }) } },
+    {
+      schema: {
+        tags,
+        summary: 'Add a comment',
+        params: idParam,
+        body: z.strictObject({ text: requiredText(20_000) }),
+        ...messageAnswer({ comment: rowOf(comments) }, 201),
+      },
+    },
     async (req, reply) => {
       const comment = await inTenant(req, (ctx) => addComment(ctx, { case_id: req.params.id }, req.body.text));
       return reply.status(201).send({ message: 'Comment added successfully.', comment });

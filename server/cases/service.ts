@@ -1,12 +1,14 @@
+import { z } from 'zod';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { caseParticipants, cases, caseTags, conversations, events, incidents, type CASE_STATUSES } from '../incidents/tables.js';
+import { caseParticipants, cases, caseTags, conversations, events, incidents, nameCounters, type CASE_STATUSES } from '../incidents/tables.js';
 import { casePriorities, caseSeverities, caseTypes } from './settings-tables.js';
 import { withDefaults } from '../incidents/defaults.js';
 import { httpError } from '../core/errors.js';
 import type { RequestContext } from '../core/context.js';
 import { summarize } from '../incidents/ai.js';
-import { enqueue, NotReady, registerJob } from '../incidents/background.js';
-import { actorOf, addEvent, callerEmail, loadCase, nextNumber } from '../incidents/common.js';
+import { BACKGROUND_LANE, defineJob, enqueueJobs, NotReady } from '../core/jobs/define.js';
+import { actorOf, addEvent, callerEmail, loadCase, type NewEvent } from '../incidents/common.js';
+import { LIVE_CHANNEL } from '../live/changes.js';
 import { checkTags, createIncident } from '../incidents/lifecycle.js';
 import { publish } from '../core/events.js';
 import type { CaseInput } from '../incidents/bodies.js';
@@ -41,32 +43,97 @@ const stamp = (status: CaseStatus) => {
   return { status, ...(column ? { [column]: sql`now()` } : {}), ...(status !== 'Closed' ? { closed_at: null } : {}) };
 };
 
-export async function createCase(ctx: RequestContext, given: CaseInput) {
-  const input = await withDefaults(
-    ctx,
-    given,
-    { case_type_id: caseTypes, case_priority_id: casePriorities, case_severity_id: caseSeverities },
-    given.project_id,
-  );
+/** A case to create, and the timeline entries that follow its "created" one (where it came from). */
+export type NewCase = CaseInput & { timeline?: Pick<NewEvent, 'source' | 'description' | 'details'>[] };
+
+/**
+ * Creates the cases in one go (a processing batch of signals opens hundreds): settings defaults read
+ * once per project and set of fields left out, the counter row taken once for all their numbers, one
+ * insert each for the cases, their tags, participants and timeline entries, their provisioning jobs
+ * in one insert. Returns the ids in the order given.
+ */
+export async function createCases(ctx: RequestContext, inputs: NewCase[]): Promise<number[]> {
+  if (!inputs.length) return [];
   const me = await callerEmail(ctx);
-  const { tags: tagIds = [], participants = [], status = 'New', ...columns } = input;
-  const number = await nextNumber(ctx, 'case');
-  const [row] = await ctx.tx
+  const defaults = new Map<string, Pick<CaseInput, 'case_type_id' | 'case_priority_id' | 'case_severity_id'>>();
+  const filled: NewCase[] = [];
+  for (const given of inputs) {
+    const settings = { case_type_id: given.case_type_id, case_priority_id: given.case_priority_id, case_severity_id: given.case_severity_id };
+    const key = JSON.stringify([given.project_id, settings]);
+    if (!defaults.has(key))
+      defaults.set(
+        key,
+        await withDefaults(ctx, settings, { case_type_id: caseTypes, case_priority_id: casePriorities, case_severity_id: caseSeverities }, given.project_id),
+      );
+    filled.push({ ...given, ...defaults.get(key) });
+  }
+  await checkTags(ctx, [...new Set(filled.flatMap((c) => c.tags ?? []))]);
+  const first = (await reserveNumbers(ctx, 'case', filled.length)) - filled.length + 1;
+  const nameOf = (i: number) => `OCO-${first + i}`;
+  const rows = await ctx.tx
     .insert(cases)
-    .values({ ...columns, reporter_email: input.reporter_email ?? me, organization_id: ctx.orgId, name: `OCO-${number}`, ...stamp(status) })
-    .returning();
-  await setCaseTags(ctx, row!.id, tagIds);
-  await setCaseParticipants(ctx, row!.id, participants);
-  await addEvent(ctx, {
-    case_id: row!.id,
-    type: 'Other',
-    source: 'Case Participant',
-    description: `Case ${row!.name} created by ${me ?? 'an API key'}`,
-    owner: me,
-  });
-  await enqueue(ctx, 'case.provision', { case_id: row!.id });
-  await publish(ctx, { type: 'case.created', id: row!.id });
-  return row!.id;
+    .values(
+      filled.map(({ tags: _tags, participants: _participants, timeline: _timeline, status = 'New', ...columns }, i) => ({
+        ...columns,
+        reporter_email: columns.reporter_email ?? me,
+        organization_id: ctx.orgId,
+        name: nameOf(i),
+        ...stamp(status),
+      })),
+    )
+    .returning({ id: cases.id, name: cases.name });
+  const idOf = new Map(rows.map((r) => [r.name, r.id]));
+  const ids = filled.map((_, i) => idOf.get(nameOf(i))!);
+  const tagRows = filled.flatMap((c, i) => [...new Set(c.tags ?? [])].map((tag_id) => ({ organization_id: ctx.orgId, case_id: ids[i]!, tag_id })));
+  if (tagRows.length) await ctx.tx.insert(caseTags).values(tagRows);
+  const people = filled.flatMap((c, i) => [...new Set(c.participants ?? [])].map((email) => ({ organization_id: ctx.orgId, case_id: ids[i]!, email })));
+  if (people.length) await ctx.tx.insert(caseParticipants).values(people);
+  await ctx.tx.insert(events).values(
+    filled.flatMap((c, i) => [
+      {
+        organization_id: ctx.orgId,
+        case_id: ids[i]!,
+        type: 'Other' as const,
+        source: 'Case Participant',
+        description: `Case ${nameOf(i)} created by ${me ?? 'an API key'}`,
+        owner: me,
+      },
+      ...(c.timeline ?? []).map((e) => ({
+        organization_id: ctx.orgId,
+        case_id: ids[i]!,
+        type: 'Other' as const,
+        source: e.source ?? 'Firewatch',
+        description: e.description,
+        details: e.details ?? null,
+      })),
+    ]),
+  );
+  // Each case's open pages hear of it at commit (what addEvent's notifyChange sends, for all in one statement).
+  const changes = ids.map((id) => JSON.stringify({ orgId: ctx.orgId, incident_id: null, case_id: id }));
+  await ctx.tx.execute(sql`select pg_notify(${LIVE_CHANNEL}, c) from jsonb_array_elements_text(${JSON.stringify(changes)}::jsonb) as c`);
+  await enqueueJobs(
+    ctx,
+    caseProvisionJob,
+    ids.map((case_id) => ({ case_id })),
+  );
+  // The subscribers (webhooks, notifications) take one record per event.
+  for (const id of ids) await publish(ctx, { type: 'case.created', id });
+  return ids;
+}
+
+export async function createCase(ctx: RequestContext, given: CaseInput) {
+  const [id] = await createCases(ctx, [given]);
+  return id!;
+}
+
+/** Takes `n` numbers of the organization's `kind` counter at once; returns the last. */
+async function reserveNumbers(ctx: RequestContext, kind: string, n: number): Promise<number> {
+  const [row] = await ctx.tx
+    .insert(nameCounters)
+    .values({ organization_id: ctx.orgId, kind, value: n })
+    .onConflictDoUpdate({ target: [nameCounters.organization_id, nameCounters.kind], set: { value: sql`${nameCounters.value} + ${n}` } })
+    .returning({ value: nameCounters.value });
+  return row!.value;
 }
 
 export async function updateCase(ctx: RequestContext, id: number, data: Partial<CaseInput>) {
@@ -226,22 +293,28 @@ export async function probableCause(ctx: RequestContext, id: number) {
   return { probable_cause: result.summary, method: result.method };
 }
 
-registerJob('case.provision', async (ctx, data) => {
-  const id = data.case_id as number;
-  const [c] = await ctx.tx
-    .select()
-    .from(cases)
-    .where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, id)))
-    .for('update');
-  if (!c) throw new NotReady();
-  if (c.conversation_id) return;
-  const [conversation] = await ctx.tx
-    .insert(conversations)
-    .values({ organization_id: ctx.orgId, case_id: id, name: `${c.name} ${c.title}`.slice(0, 200) })
-    .returning();
-  await ctx.tx
-    .update(cases)
-    .set({ conversation_id: conversation!.id })
-    .where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, id)));
-  await addEvent(ctx, { case_id: id, type: 'Resource updated', description: 'Conversation created' });
+export const caseProvisionJob = defineJob({
+  name: 'case.provision',
+  lane: BACKGROUND_LANE,
+  payload: z.object({ case_id: z.number().int() }),
+  run: (data, job) =>
+    job.tenant(async (ctx) => {
+      const id = data.case_id as number;
+      const [c] = await ctx.tx
+        .select()
+        .from(cases)
+        .where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, id)))
+        .for('update');
+      if (!c) throw new NotReady();
+      if (c.conversation_id) return;
+      const [conversation] = await ctx.tx
+        .insert(conversations)
+        .values({ organization_id: ctx.orgId, case_id: id, name: `${c.name} ${c.title}`.slice(0, 200) })
+        .returning();
+      await ctx.tx
+        .update(cases)
+        .set({ conversation_id: conversation!.id })
+        .where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, id)));
+      await addEvent(ctx, { case_id: id, type: 'Resource updated', description: 'Conversation created' });
+    }),
 });

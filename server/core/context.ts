@@ -3,14 +3,40 @@ import { RIGHTS, type Right } from './rights.js';
 import type { Db, Tx } from './db/client.js';
 import type { Role } from './db/tables.js';
 
-/** What a request knows about its caller, handed to every hook. */
-export interface RequestContext {
+/**
+ * Who is acting, the same on HTTP, the socket and in jobs: a signed-in user, a script's API key (with
+ * Member rights), a visitor of a public page, the system (a job), or on the socket nobody yet.
+ */
+export interface Actor {
+  kind: 'user' | 'apikey' | 'anonymous' | 'system' | 'none';
   orgId: number;
   orgSlug: string;
   userId: number | null;
-  role: Role;
-  /** The signed-in user's session (their token's `sid`), if the caller is one. */
+  apiKeyId: number | null;
+  /** An anonymous visitor's session. */
+  sessionId: number | null;
+  /** Null for who is not a member: visitors, and a socket nobody signed in to. */
+  role: Role | null;
+  /** The signed-in user's sign-in session (their token's `sid`), if the actor is one. */
   sid?: string | null;
+}
+
+/** An actor with a member's rights: what a tenant transaction runs as. */
+export type MemberActor = Actor & { role: Role };
+
+/** Background work of an organization, with the rights of `role`. */
+export const systemActor = (org: { orgId: number; orgSlug: string }, role: Role = 'Owner'): MemberActor => ({
+  kind: 'system',
+  orgId: org.orgId,
+  orgSlug: org.orgSlug,
+  userId: null,
+  apiKeyId: null,
+  sessionId: null,
+  role,
+});
+
+/** What a request (or a job) knows about its actor, handed to every hook. */
+export interface RequestContext extends MemberActor {
   /**
    * The privileged root database, for work that runs after the request (background jobs). Never
    * use it inside the request: on PGlite it waits for the request's own transaction forever.

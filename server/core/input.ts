@@ -1,3 +1,4 @@
+import { Stream } from 'node:stream';
 import { z } from 'zod';
 import { HttpError } from './errors.js';
 
@@ -20,7 +21,9 @@ export const coercedDate = (error = 'Must be a date') => z.coerce.date({ error }
 /**
  * Where `value` (parsed JSON, a query or path parameters) holds a NUL character, in a string or a
  * key: PostgreSQL text cannot hold one (22021, and 22P05 inside JSON), so it is refused up front.
- * The walk keeps its own stack, so a deeply nested body cannot exhaust the call stack.
+ * The walk keeps its own stack, so a deeply nested body cannot exhaust the call stack. A streamed
+ * body (an HTTP request's socket stream) is not walked: it is not data, and its references lead back
+ * to itself.
  */
 export function nulPath(value: unknown, loc: (string | number)[] = []): (string | number)[] | undefined {
   const pending: [unknown, (string | number)[]][] = [[value, loc]];
@@ -30,7 +33,7 @@ export function nulPath(value: unknown, loc: (string | number)[] = []): (string 
       if (v.includes('\u0000')) return at;
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) pending.push([v[i], [...at, i]]);
-    } else if (v && typeof v === 'object') {
+    } else if (v && typeof v === 'object' && !(v instanceof Stream)) {
       const entries = Object.entries(v);
       for (const [key] of entries) if (key.includes('\u0000')) return [...at, key];
       for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i]![1], [...at, entries[i]![0]]]);

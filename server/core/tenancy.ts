@@ -1,30 +1,22 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { LRUCache } from 'lru-cache';
 import { ANONYMOUS_KEY_PREFIX, API_KEY_PREFIX } from './context.js';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import { memberships, organizations, sessions, type Role } from './db/tables.js';
 import { asSystem, MembershipChanged, withTenant, type TenantOptions } from './db/tenant.js';
 import { httpError, unauthorized } from './errors.js';
-import type { RequestContext } from './context.js';
+import type { MemberActor, RequestContext } from './context.js';
 import { findApiKey, hashApiKey } from './api-keys.js';
 import { apiKeys } from './db/projects.js';
 import { onForgetSessions } from './sessions.js';
 
-export interface Caller {
-  orgId: number;
-  orgSlug: string;
-  userId: number | null;
-  apiKeyId: number | null;
-  role: Role;
-  /** The sign-in session of a signed-in user (a token's `sid`). */
-  sid?: string | null;
-}
-
 declare module 'fastify' {
   interface FastifyRequest {
     org: { id: number; slug: string };
-    caller: Caller;
+    caller: MemberActor;
   }
   interface FastifyContextConfig {
     /** `public`: no sign-in needed (the organization is still resolved). */
@@ -62,8 +54,8 @@ interface Member {
 const MEMBERSHIP_TTL_MS = 2_000;
 const MEMBERSHIP_CACHE_MAX = 10_000;
 
-/** When a membership last changed in this process, by `<user id or *>\0<organization id>`. */
-const membershipChanges = new Map<string, number>();
+/** When a membership last changed in this process, by `<user id or *>\0<organization id>`; older changes no cached copy predates. */
+const membershipChanges = new LRUCache<string, number>({ max: MEMBERSHIP_CACHE_MAX, ttl: 2 * MEMBERSHIP_TTL_MS });
 
 /**
  * Call when a membership changes (role, removal; `userId` null: the whole organization, e.g. deleted):
@@ -71,9 +63,7 @@ const membershipChanges = new Map<string, number>();
  * made meanwhile may have run before the change committed.
  */
 export function membershipChanged(orgId: number, userId: number | null) {
-  const now = Date.now();
-  if (membershipChanges.size >= MEMBERSHIP_CACHE_MAX) for (const [k, at] of membershipChanges) if (now - at > MEMBERSHIP_TTL_MS) membershipChanges.delete(k);
-  membershipChanges.set(`${userId ?? '*'}\u0000${orgId}`, now);
+  membershipChanges.set(`${userId ?? '*'}\u0000${orgId}`, Date.now());
 }
 
 const changedSince = (userId: number | null, orgId: number, at: number) =>
@@ -81,8 +71,10 @@ const changedSince = (userId: number | null, orgId: number, at: number) =>
 
 const orgNotFound = (slug: string) => httpError(404, `Organization '${slug}' could not be found.`, 'not_found', ['path', 'organization']);
 
-/** Resolves `/{organization}` and the caller (JWT or API key) for every route registered in `scope`. */
-export function registerTenancy(scope: FastifyInstance) {
+/** Resolves `/{organization}` and the caller (JWT or API key) for every route of the scope it is registered in. */
+export const tenancyPlugin = fp(async (scope) => registerTenancy(scope), { name: 'firewatch-tenancy', fastify: '5.x' });
+
+function registerTenancy(scope: FastifyInstance) {
   scope.decorateRequest('org', null as never);
   scope.decorateRequest('caller', null as never);
   // Every signed-in request runs this: a named statement (one round trip, plan kept) on postgres.js.
@@ -94,9 +86,9 @@ export function registerTenancy(scope: FastifyInstance) {
     .where(eq(organizations.slug, sql.placeholder('slug')))
     .prepare('tenancy_member_of');
   // Per app instance (tests run many apps on different databases in one process), keyed by session.
-  const cache = new Map<string, { member: Member; at: number; sid: string; userId: number }>();
+  const cache = new LRUCache<string, { member: Member; at: number; sid: string; userId: number }>({ max: MEMBERSHIP_CACHE_MAX });
   const stopForgetting = onForgetSessions((matches) => {
-    for (const [key, hit] of cache) if (matches(hit.sid, hit.userId)) cache.delete(key);
+    for (const [key, hit] of [...cache.entries()]) if (matches(hit.sid, hit.userId)) cache.delete(key);
   });
   scope.addHook('onClose', async () => stopForgetting());
   scope.decorate('resolveMember', async (slug: string, userId: number | null, fresh = false, sid: string | null = null) => {
@@ -108,7 +100,6 @@ export function registerTenancy(scope: FastifyInstance) {
     cache.delete(key);
     // Only members with an open session are kept: a refusal is never cached, so a new member gets in at once.
     if (member?.role && member.session && userId !== null && sid !== null && !changedSince(userId, member.id, started - MEMBERSHIP_TTL_MS)) {
-      if (cache.size >= MEMBERSHIP_CACHE_MAX) cache.delete(cache.keys().next().value!);
       cache.set(key, { member, at: Date.now(), sid, userId });
     }
     return member;
@@ -136,7 +127,7 @@ export function registerTenancy(scope: FastifyInstance) {
       if (!bearer) throw unauthorized('No authentication or temporary session found', 'not_authenticated');
       const key = await findApiKey(scope.db, org.id, bearer);
       if (!key) throw unauthorized('Invalid API key.');
-      req.caller = { orgId: org.id, orgSlug: org.slug, userId: null, apiKeyId: key.id, role: 'Member' };
+      req.caller = { kind: 'apikey', orgId: org.id, orgSlug: org.slug, userId: null, apiKeyId: key.id, sessionId: null, role: 'Member' };
       return;
     }
 
@@ -158,7 +149,8 @@ export function registerTenancy(scope: FastifyInstance) {
     req.org = { id: row.id, slug: row.slug };
     if (userId !== null && !row.session) {
       if (!isPublic) throw sessionEnded();
-    } else if (row.role && userId !== null) req.caller = { orgId: row.id, orgSlug: row.slug, userId, apiKeyId: null, role: row.role, sid };
+    } else if (row.role && userId !== null)
+      req.caller = { kind: 'user', orgId: row.id, orgSlug: row.slug, userId, apiKeyId: null, sessionId: null, role: row.role, sid };
     else if (!isPublic) throw notMember(slug);
   });
 }
@@ -236,11 +228,11 @@ export async function inTenant<T>(req: FastifyRequest, fn: (ctx: RequestContext)
   return run();
 }
 
-/** The same outside a request (background jobs): `caller` says whose rights the work runs with. */
+/** The same outside a request (jobs, the socket): `caller` says whose rights the work runs with. */
 export function runInTenant<T>(
   db: Db,
   config: Config,
-  { verifyRole, ...caller }: Omit<Caller, 'apiKeyId'> & { apiKeyId?: number | null; verifyRole?: boolean },
+  { verifyRole, ...caller }: MemberActor & { verifyRole?: boolean },
   fn: (ctx: RequestContext) => Promise<T>,
   opts?: TenantOptions,
 ): Promise<T> {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { Column, is, SQL, type Query } from 'drizzle-orm';
 import { PgTimestamp, type PgColumn } from 'drizzle-orm/pg-core';
 import type { Tx } from '../core/db/client.js';
@@ -72,18 +73,16 @@ export function decodeRow({ keys, decoders, nested }: CompiledSelect, row: unkno
   return nested.length ? nestRecord(nested, record) : record;
 }
 
-/** A bounded map of compiled statements: the oldest entry goes once `max` are held. */
-export class StatementCache<T> {
-  private readonly entries = new Map<string, T>();
-  constructor(private readonly max: number) {}
+/** A bounded map of compiled statements: the least recently used goes once `max` are held. */
+export class StatementCache<T extends NonNullable<unknown>> {
+  private readonly entries: LRUCache<string, T>;
+  constructor(max: number) {
+    this.entries = new LRUCache({ max });
+  }
 
   get(key: string, build: () => T): T {
     let value = this.entries.get(key);
-    if (value === undefined) {
-      value = build();
-      if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, value);
-    }
+    if (value === undefined) this.entries.set(key, (value = build()));
     return value;
   }
 

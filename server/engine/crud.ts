@@ -13,27 +13,8 @@ import type { RequestContext } from '../core/context.js';
 import { atLeast } from '../core/context.js';
 import { hidesLinkedRows, linkedRows } from './visibility.js';
 import { resourceNamed } from './registry.js';
+import { answers } from './answers.js';
 import { acceptNested, hidesReferences, nestedBodyShape, sameValue, nestRecord, pageJsonSchema, recordJsonSchema, type NestedConflicts } from './nested.js';
-
-/** The route schema key holding a route's answers for the OpenAPI document only (see documentResponses). */
-export const RESPONSE_DOC = 'x-response-doc';
-
-/** For fastify-swagger's transform: a route's documented answers become its `response`. */
-export function documentResponses<T extends { schema: Record<string, unknown> }>(transformed: T): T {
-  const doc = transformed.schema?.[RESPONSE_DOC] as Record<string, unknown> | undefined;
-  if (!doc) return transformed;
-  const { [RESPONSE_DOC]: _doc, ...schema } = transformed.schema;
-  return {
-    ...transformed,
-    schema: {
-      ...schema,
-      response: {
-        ...(schema.response as object),
-        ...Object.fromEntries(Object.entries(doc).map(([status, s]) => [status, { description: 'The answer', ...(s as object) }])),
-      },
-    },
-  };
-}
 
 /** List statement shapes (sort, page size, filter, search or not) each resource keeps compiled. */
 const LIST_SHAPES_KEPT = 200;
@@ -167,9 +148,8 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
       done(err as Error);
     }
   };
-  // Answers as the OpenAPI document shows them (server/app.ts moves these into `response`; answers are not checked against them).
+  // Answers as the OpenAPI document shows them (see answers.ts).
   const record = recordJsonSchema(def);
-  const answers = (status: number, schema: Record<string, unknown>): Record<string, unknown> => ({ [RESPONSE_DOC]: { [status]: schema } });
   const documented = (schema: z.ZodObject) => {
     const nested = nestedBodyShape(def, schema);
     return Object.keys(nested).length ? schema.safeExtend(nested) : schema;
@@ -308,27 +288,31 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   }
 
   if (enabled('delete')) {
-    app.delete(`${def.path}/:id`, { schema: { tags, summary: `Delete a ${def.label.toLowerCase()}`, params: idParam } }, async (req, reply) => {
-      await inTenant(req, async (ctx) => {
-        const id = req.params.id;
-        requireRole(def, ctx.role);
-        await mustSee(def, ctx, id);
-        if (def.hooks?.beforeDelete) await def.hooks.beforeDelete(ctx, id);
-        let deleted: boolean;
-        if (def.hooks?.delete) deleted = await def.hooks.delete(ctx, id);
-        else {
-          const columns = getTableColumns(def.table) as Record<string, PgColumn>;
-          deleted =
-            (
-              await ctx.tx
-                .delete(def.table)
-                .where(and(eq(columns.id!, id), scopeOf(def, ctx)))
-                .returning({ id: columns.id! })
-            ).length > 0;
-        }
-        if (!deleted) throw notFound(def.label, id);
-      });
-      return reply.status(204).send();
-    });
+    app.delete(
+      `${def.path}/:id`,
+      { schema: { tags, summary: `Delete a ${def.label.toLowerCase()}`, params: idParam, ...answers(204, null) } },
+      async (req, reply) => {
+        await inTenant(req, async (ctx) => {
+          const id = req.params.id;
+          requireRole(def, ctx.role);
+          await mustSee(def, ctx, id);
+          if (def.hooks?.beforeDelete) await def.hooks.beforeDelete(ctx, id);
+          let deleted: boolean;
+          if (def.hooks?.delete) deleted = await def.hooks.delete(ctx, id);
+          else {
+            const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+            deleted =
+              (
+                await ctx.tx
+                  .delete(def.table)
+                  .where(and(eq(columns.id!, id), scopeOf(def, ctx)))
+                  .returning({ id: columns.id! })
+              ).length > 0;
+          }
+          if (!deleted) throw notFound(def.label, id);
+        });
+        return reply.status(204).send();
+      },
+    );
   }
 }

@@ -136,6 +136,14 @@ export async function mustExist(ctx: RequestContext, table: PgTable & { id: PgCo
  */
 export const outer = (table: PgTable, column: string) => sql`${sql.identifier(getTableConfig(table).name)}.${sql.identifier(column)}`;
 
+/**
+ * The records of `table` whose list of ids `column` (JSON) names the outer row of `owner`, the side
+ * that does not hold the link (a term's definitions), answered as the spec's `[{"id", <name>}]`.
+ */
+export const linkedFrom = (owner: PgTable, table: PgTable, column: string, name: string) =>
+  sql`(select coalesce(jsonb_agg(jsonb_build_object('id', x.id, ${name}::text, x.${sql.identifier(name)}) order by x.id), '[]'::jsonb) from ${table} x
+    where x.organization_id = ${outer(owner, 'organization_id')} and x.${sql.identifier(column)} @> jsonb_build_array(${outer(owner, 'id')}))`;
+
 type Hooks = NonNullable<ResourceDefinition['hooks']>;
 
 /** Runs the before-create and before-update hooks of several helpers one after another. */

@@ -59,8 +59,10 @@ export function readableFields(def: ResourceDefinition, ctx: RequestContext) {
     if (from === a.key) selection[a.key] = a.name.as(a.key);
     nested.push({ key: a.key, field: a.field, nameKey: a.nameKey, from });
   }
-  // Lists of ids come with their objects, made by the statement (a JSON array per row).
-  for (const a of relations.answeredLists) if (!hidden.has(a.field) && a.field in selection) selection[a.key] = a.list.as(a.key);
+  // Lists of ids come with their objects, made by the statement (a JSON array per row), unless a
+  // computed value under the key answers them itself (a source's incidents with their titles).
+  for (const a of relations.answeredLists)
+    if (!hidden.has(a.field) && a.field in selection && !Object.hasOwn(computed, a.key)) selection[a.key] = a.list.as(a.key);
   const filterable: Record<string, FilterField> = {};
   for (const name of ['id', ...def.fields]) {
     const column = columns[name];

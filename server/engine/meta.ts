@@ -6,6 +6,13 @@ import { columnType } from './filters.js';
 import { resourceNamed } from './registry.js';
 import type { ResourceDefinition } from './define.js';
 import { describeFields, plural, recordRepresentation } from './field-meta.js';
+import { answers, arrayOf, objectOf, str } from './answers.js';
+
+const resourceMeta = {
+  type: 'object',
+  description: 'A definition as the admin app draws it: labels, fields with their widgets, columns, references, roles, routes, body schemas',
+  properties: { name: str, path: str, model: str, label: str, labelPlural: str, fields: { type: 'array', items: { type: 'object' } } },
+};
 
 /** What the admin app needs to draw a generic list and form for a definition. */
 export function describeResource(def: ResourceDefinition) {
@@ -38,5 +45,9 @@ export function describeResource(def: ResourceDefinition) {
 
 export function registerMetaRoutes(scope: FastifyInstance, resources: ResourceDefinition[]) {
   const described = resources.map(describeResource);
-  scope.get('/meta/resources', { schema: { tags: ['Meta'], summary: 'Resource metadata for generic screens' } }, async () => ({ resources: described }));
+  scope.get(
+    '/meta/resources',
+    { schema: { tags: ['Meta'], summary: 'Resource metadata for generic screens', ...answers(200, objectOf({ resources: arrayOf(resourceMeta) })) } },
+    async () => ({ resources: described }),
+  );
 }

@@ -23,6 +23,8 @@ export interface NestedReference {
   key: string;
   model: string;
   list: boolean;
+  /** For a list named as the spec names it (`tags`, `terms`): the `_ids` spelling a body may send instead (`tag_ids`). */
+  alias?: string;
 }
 
 export interface Relations {
@@ -51,6 +53,8 @@ const cache = new WeakMap<ResourceDefinition, Relations>();
 
 /** The spec's plural of a list field's stem (`incident_priority_ids` -> `incident_priorities`). */
 const plural = (stem: string) => (/[^aeiou]y$/.test(stem) ? `${stem.slice(0, -1)}ies` : `${stem}s`);
+/** The `_ids` field of a list the spec names by its plural (`entities` -> `entity_ids`, `tags` -> `tag_ids`). */
+const idsField = (key: string) => `${key.endsWith('ies') ? `${key.slice(0, -3)}y` : key.replace(/s$/, '')}_ids`;
 
 function referencesOf(def: ResourceDefinition): NestedReference[] {
   const columns = getTableColumns(def.table) as Record<string, PgColumn>;
@@ -60,16 +64,17 @@ function referencesOf(def: ResourceDefinition): NestedReference[] {
     const list = column ? column.dataType === 'array' || column.dataType === 'json' : true;
     if (field.endsWith('_id') && !list) out.push({ field, key: field.slice(0, -3), model, list: false });
     else if (field.endsWith('_ids')) out.push({ field, key: plural(field.slice(0, -4)), model, list: true });
-    else out.push({ field, key: field, model, list: true });
+    else out.push({ field, key: field, model, list: true, alias: idsField(field) });
   }
   // References declared for the admin app only (an incident's `tags`, a feedback's incident, checked
   // by the domain's hooks) take and give the nested form too.
   for (const [field, meta] of Object.entries(def.fieldMeta ?? {})) {
     if (!meta.reference || out.some((r) => r.field === field)) continue;
-    if (meta.kind === 'references') out.push({ field, key: field, model: meta.reference, list: true });
+    if (meta.kind === 'references') out.push({ field, key: field, model: meta.reference, list: true, alias: idsField(field) });
     else if (field.endsWith('_id') && columns[field]?.dataType === 'number') out.push({ field, key: field.slice(0, -3), model: meta.reference, list: false });
   }
-  // A nested key that is a column of its own (rare) keeps its column's meaning.
+  // A nested key (or an `_ids` spelling) that is a column of its own (rare) keeps its column's meaning.
+  for (const r of out) if (r.alias && columns[r.alias]) delete r.alias;
   return out.filter((r) => r.key === r.field || !columns[r.key]);
 }
 
@@ -136,13 +141,14 @@ function buildRelations(def: ResourceDefinition, visible?: Visible): Relations {
       : sql``;
     if (ref.list) {
       const column = columns[ref.field]!;
-      if (ref.key === ref.field || !tc[nameKey]) continue;
-      // The ids in their order (an integer array, or a JSON array of numbers), each with its name.
+      // The ids in their order (an integer array, or a JSON array of numbers), each with its name
+      // (a target without a name field answers `{"id"}` objects).
       const elements =
         column.dataType === 'array'
           ? sql`unnest(${outerColumn(column.name)}) with ordinality e(id, n)`
           : sql`(select (x.v)::int as id, x.n from json_array_elements_text(${outerColumn(column.name)}::json) with ordinality x(v, n)) e`;
-      const list = sql`(select coalesce(json_agg(json_strip_nulls(json_build_object('id', e.id, ${sql.raw(`'${nameKey}'`)}::text, ${inner(tc[nameKey])})) order by e.n), '[]'::json)
+      const named = tc[nameKey] ? sql`, ${sql.raw(`'${nameKey}'`)}::text, ${inner(tc[nameKey])}` : sql``;
+      const list = sql`(select coalesce(json_agg(json_strip_nulls(json_build_object('id', e.id${named})) order by e.n), '[]'::json)
         from ${elements} left join ${t} on ${inner(tc.id!)} = e.id${sameOrg}${seen})`;
       answeredLists.push({ key: ref.key, field: ref.field, nameKey, list, table: target.table });
       continue;
@@ -203,9 +209,9 @@ export function nestRecord(nested: readonly AnsweredReference[], record: Record<
 
 const idOf = (value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) && 'id' in value ? (value as { id: unknown }).id : value);
 
-/** Whether two ids (or lists of ids) from a body are the same. */
+/** Whether two ids (or lists of ids, or of `{id}` objects as answers carry them) are the same. */
 export const sameValue = (a: unknown, b: unknown) =>
-  a === b || (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i]));
+  a === b || (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => idOf(x) === idOf(b[i])));
 
 /** A reference written both ways with different ids: the caller decides which one stands (see crud's update). */
 export type NestedConflicts = Record<string, unknown>;
@@ -225,13 +231,20 @@ export function acceptNested(def: ResourceDefinition, body: unknown, schema: z.Z
   for (const ref of relations.references) {
     if (!(ref.field in shape)) continue;
     if (ref.list) {
-      const hasField = Object.hasOwn(out, ref.field);
-      const nested = ref.key !== ref.field && Object.hasOwn(out, ref.key) ? out[ref.key] : undefined;
-      if (ref.key !== ref.field) delete out[ref.key];
-      if (hasField && Array.isArray(out[ref.field])) out[ref.field] = (out[ref.field] as unknown[]).map(idOf);
-      if (Array.isArray(nested)) {
-        const ids = nested.map(idOf);
-        if (!hasField) out[ref.field] = ids;
+      // The field itself takes ids or `{id}` objects; the spec's key (`tags` beside `tag_ids`) or the
+      // `_ids` spelling (`tag_ids` for `tags`) stand for it when it is not sent.
+      if (Array.isArray(out[ref.field])) out[ref.field] = (out[ref.field] as unknown[]).map(idOf);
+      for (const other of [ref.key, ref.alias]) {
+        if (other === undefined || other === ref.field || !Object.hasOwn(out, other)) continue;
+        const given = out[other];
+        delete out[other];
+        if (!Array.isArray(given)) {
+          // A record sent back may carry the nested key as null (a list it could not read).
+          if (given === null && other === ref.key) continue;
+          throw invalid(`'${other}' must be a list of ids or of objects with an 'id'.`, ['body', other], 'nested_reference');
+        }
+        const ids = given.map(idOf);
+        if (!Object.hasOwn(out, ref.field)) out[ref.field] = ids;
         else if (!sameValue(out[ref.field], ids)) conflicts[ref.field] = ids;
       }
       continue;
@@ -253,12 +266,17 @@ export function acceptNested(def: ResourceDefinition, body: unknown, schema: z.Z
 /** The spec's nested fields, for the OpenAPI document: `{id}` objects (other keys allowed) beside the ids. */
 export function nestedBodyShape(def: ResourceDefinition, schema: z.ZodObject): Record<string, z.ZodType> {
   const ref = z.looseObject({ id: z.number().int().positive() });
+  const ids = z.array(z.union([z.number().int().positive(), ref]));
   const shape: Record<string, z.ZodType> = {};
   for (const r of relationsOf(def).references) {
-    if (!(r.field in (schema.shape as Record<string, unknown>)) || r.key === r.field) continue;
-    shape[r.key] = (r.list ? z.array(ref) : ref.nullable())
-      .optional()
-      .describe(`The ${r.model} by id, as the spec's client sends it; the same as '${r.field}'.`);
+    if (!(r.field in (schema.shape as Record<string, unknown>))) continue;
+    if (r.key !== r.field)
+      shape[r.key] = (r.list ? z.array(ref) : ref.nullable())
+        .optional()
+        .describe(`The ${r.model} by id, as the spec's client sends it; the same as '${r.field}'.`);
+    if (!r.alias) continue;
+    shape[r.field] = ids.optional().describe(`${r.model} ids, or objects with an 'id' as answers carry them.`);
+    shape[r.alias] = ids.optional().describe(`The same as '${r.field}'.`);
   }
   return shape;
 }
@@ -286,19 +304,25 @@ const JSON_TYPES: Record<string, JsonSchema> = {
   json_array: {},
 };
 
+/** A row of a table as answers carry it, every column but the `hidden` ones (for the OpenAPI document only). */
+export function tableJsonSchema(table: PgTable, hidden: ReadonlySet<string> = new Set()): JsonSchema {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const properties: Record<string, JsonSchema> = {};
+  for (const [name, column] of Object.entries(columns)) {
+    if (hidden.has(name)) continue;
+    properties[name] = { ...JSON_TYPES[columnType(column)], ...(column.notNull ? {} : { nullable: true }) };
+  }
+  return { type: 'object', properties };
+}
+
 /**
  * A record of a definition as answers carry it, for the OpenAPI document only (answers are not
  * validated against it): every column but the hidden ones, the computed values, and each nested
  * reference `{id, <name>}` beside its id.
  */
 export function recordJsonSchema(def: ResourceDefinition): JsonSchema {
-  const columns = getTableColumns(def.table) as Record<string, PgColumn>;
   const hidden = new Set(def.hidden ?? []);
-  const properties: Record<string, JsonSchema> = {};
-  for (const [name, column] of Object.entries(columns)) {
-    if (hidden.has(name)) continue;
-    properties[name] = { ...JSON_TYPES[columnType(column)], ...(column.notNull ? {} : { nullable: true }) };
-  }
+  const properties = tableJsonSchema(def.table, hidden).properties as Record<string, JsonSchema>;
   for (const name of def.fields) if (!properties[name] && !name.includes('.')) properties[name] = { type: 'string', nullable: true, readOnly: true };
   for (const a of relationsOf(def).answered) {
     if (hidden.has(a.field)) continue;

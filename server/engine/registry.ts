@@ -24,3 +24,6 @@ export function resourceNamed(model: string): ResourceDefinition {
   if (!def) throw new Error(`No resource named '${model}' is registered.`);
   return def;
 }
+
+/** Every registered definition, in registration order. */
+export const registeredResources = () => [...byModel.values()];

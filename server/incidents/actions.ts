@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { comments, conversationMessages, events, incidentResources, incidents, incidentSubscriptions, reports, tasks } from './tables.js';
 import { documents } from '../knowledge/tables.js';
@@ -5,7 +6,7 @@ import { incidentTypes } from './settings-tables.js';
 import { httpError } from '../core/errors.js';
 import { atLeast, type RequestContext } from '../core/context.js';
 import type { Mail } from '../core/mail.js';
-import { enqueue, NotReady, registerJob } from './background.js';
+import { BACKGROUND_LANE, defineJob, enqueueJob, NotReady } from '../core/jobs/define.js';
 import { notifyChange } from '../live/changes.js';
 import { actorOf, addEvent, callerEmail, loadCase, loadIncident, type EventType } from './common.js';
 
@@ -231,7 +232,7 @@ export function setReviewTemplateLookup(lookup: ReviewTemplateLookup) {
 
 export async function requestPostmortem(ctx: RequestContext, incidentId: number) {
   await loadIncident(ctx, incidentId);
-  await enqueue(ctx, 'incident.postmortem', { incident_id: incidentId, requested_by: await callerEmail(ctx) });
+  await enqueueJob(ctx, postmortemJob, { incident_id: incidentId, requested_by: await callerEmail(ctx) });
   await addEvent(ctx, {
     incident_id: incidentId,
     type: 'Resource updated',
@@ -241,47 +242,58 @@ export async function requestPostmortem(ctx: RequestContext, incidentId: number)
   return 'Postmortem (PIR) story will be available shortly';
 }
 
-registerJob('incident.postmortem', async (ctx, data) => {
-  const id = data.incident_id as number;
-  const [incident] = await ctx.tx
-    .select()
-    .from(incidents)
-    .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
-  if (!incident) throw new NotReady();
-  const template = await reviewTemplate(ctx, incident);
-  const timeline = await ctx.tx
-    .select()
-    .from(events)
-    .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, id)))
-    .orderBy(asc(events.started_at), asc(events.id));
-  const taskRows = await ctx.tx
-    .select()
-    .from(tasks)
-    .where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.incident_id, id)))
-    .orderBy(asc(tasks.id));
-  const fmt = (d: Date | null) => (d ? d.toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : 'n/a');
-  const lines = [
-    `# Post-incident review: ${incident.name} ${incident.title}`,
-    template ? `Template: ${template.name}${template.weblink ? ` (${template.weblink})` : ''}` : '',
-    template?.description ?? '',
-    '## Summary',
-    incident.description ?? '',
-    `Reported ${fmt(incident.reported_at)}; stable ${fmt(incident.stable_at)}; closed ${fmt(incident.closed_at)}.`,
-    `Commander: ${incident.commander_email ?? 'unassigned'}. Resolution: ${incident.resolution ?? 'n/a'}`,
-    '## Timeline',
-    ...timeline.map((e) => `- ${fmt(e.started_at)} ${e.description}`),
-    '## Follow-ups',
-    ...taskRows.map((t) => `- [${t.status === 'Resolved' ? 'x' : ' '}] ${t.description}${t.owner_email ? ` (${t.owner_email})` : ''}`),
-  ].filter((l) => l !== '');
-  const [doc] = await ctx.tx
-    .insert(incidentResources)
-    .values({
-      organization_id: ctx.orgId,
-      incident_id: id,
-      resource_type: 'dispatch-incident-review-document',
-      name: `${incident.name} post-incident review`,
-      content: lines.join('\n\n'),
-    })
-    .returning();
-  await addEvent(ctx, { incident_id: id, type: 'Resource updated', description: `Post-incident review document created`, details: { resource_id: doc!.id } });
+export const postmortemJob = defineJob({
+  name: 'incident.postmortem',
+  lane: BACKGROUND_LANE,
+  payload: z.object({ incident_id: z.number().int(), requested_by: z.string().nullable().optional() }),
+  run: (data, job) =>
+    job.tenant(async (ctx) => {
+      const id = data.incident_id as number;
+      const [incident] = await ctx.tx
+        .select()
+        .from(incidents)
+        .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
+      if (!incident) throw new NotReady();
+      const template = await reviewTemplate(ctx, incident);
+      const timeline = await ctx.tx
+        .select()
+        .from(events)
+        .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, id)))
+        .orderBy(asc(events.started_at), asc(events.id));
+      const taskRows = await ctx.tx
+        .select()
+        .from(tasks)
+        .where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.incident_id, id)))
+        .orderBy(asc(tasks.id));
+      const fmt = (d: Date | null) => (d ? d.toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : 'n/a');
+      const lines = [
+        `# Post-incident review: ${incident.name} ${incident.title}`,
+        template ? `Template: ${template.name}${template.weblink ? ` (${template.weblink})` : ''}` : '',
+        template?.description ?? '',
+        '## Summary',
+        incident.description ?? '',
+        `Reported ${fmt(incident.reported_at)}; stable ${fmt(incident.stable_at)}; closed ${fmt(incident.closed_at)}.`,
+        `Commander: ${incident.commander_email ?? 'unassigned'}. Resolution: ${incident.resolution ?? 'n/a'}`,
+        '## Timeline',
+        ...timeline.map((e) => `- ${fmt(e.started_at)} ${e.description}`),
+        '## Follow-ups',
+        ...taskRows.map((t) => `- [${t.status === 'Resolved' ? 'x' : ' '}] ${t.description}${t.owner_email ? ` (${t.owner_email})` : ''}`),
+      ].filter((l) => l !== '');
+      const [doc] = await ctx.tx
+        .insert(incidentResources)
+        .values({
+          organization_id: ctx.orgId,
+          incident_id: id,
+          resource_type: 'dispatch-incident-review-document',
+          name: `${incident.name} post-incident review`,
+          content: lines.join('\n\n'),
+        })
+        .returning();
+      await addEvent(ctx, {
+        incident_id: id,
+        type: 'Resource updated',
+        description: `Post-incident review document created`,
+        details: { resource_id: doc!.id },
+      });
+    }),
 });

@@ -26,6 +26,8 @@ export const incidentCreate = bodyOf(
     title: requiredText(500),
     description: text(20_000),
     resolution: text(20_000),
+    // Left out: the organization's first project (withProject).
+    project_id: ref().optional(),
     visibility: z.enum(VISIBILITIES).optional(),
     status: z.enum(INCIDENT_STATUSES).optional(),
     commander_email: email().nullish(),
@@ -35,9 +37,10 @@ export const incidentCreate = bodyOf(
     services: idList().optional(),
     queries: idList().optional(),
   },
-  { readOnly: ['name', 'stable_at', 'closed_at', 'conversation_id', 'conference_url'], extra: { tags: tagIds().optional() } },
+  { readOnly: ['name', 'stable_at', 'closed_at', 'conversation_id', 'conference_url'], extra: { tags: tagIds().optional(), entities: idList().optional() } },
 );
-export type IncidentInput = z.infer<typeof incidentCreate>;
+/** What createIncident takes: the body, its project filled in (withProject). */
+export type IncidentInput = z.infer<typeof incidentCreate> & { project_id: number };
 
 export const caseCreate = bodyOf(
   cases,
@@ -45,6 +48,7 @@ export const caseCreate = bodyOf(
     title: requiredText(500),
     description: text(20_000),
     resolution: text(20_000),
+    project_id: ref().optional(),
     resolution_reason: z.enum(RESOLUTION_REASONS).nullish(),
     status: z.enum(CASE_STATUSES).optional(),
     visibility: z.enum(VISIBILITIES).optional(),
@@ -63,7 +67,7 @@ export const caseCreate = bodyOf(
     extra: { tags: tagIds().optional(), participants: z.array(email()).max(200).optional() },
   },
 );
-export type CaseInput = z.infer<typeof caseCreate>;
+export type CaseInput = z.infer<typeof caseCreate> & { project_id: number };
 
 export const taskCreate = bodyOf(
   tasks,

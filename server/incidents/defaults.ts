@@ -1,6 +1,8 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { RequestContext } from '../core/context.js';
+import { projects } from '../core/db/projects.js';
+import { invalid } from '../core/errors.js';
 
 type Setting = PgTable & { id: PgColumn; organization_id: PgColumn; project_id: PgColumn; enabled: PgColumn; default: PgColumn };
 
@@ -34,4 +36,15 @@ export async function withDefaults<T extends Record<string, unknown>>(
     }
   }
   return filled as T;
+}
+
+/**
+ * A create that names no project goes to the organization's first project (every organization starts
+ * with one, "Default"), so a first report needs nothing made beforehand.
+ */
+export async function withProject<T extends { project_id?: number | null }>(ctx: RequestContext, input: T): Promise<T & { project_id: number }> {
+  if (input.project_id != null) return input as T & { project_id: number };
+  const [first] = await ctx.tx.select({ id: projects.id }).from(projects).where(eq(projects.organization_id, ctx.orgId)).orderBy(asc(projects.id)).limit(1);
+  if (!first) throw invalid('Create a project first: there is none to put this in.', ['body', 'project_id'], 'missing');
+  return { ...input, project_id: first.id };
 }

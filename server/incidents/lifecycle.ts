@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import {
   cases,
@@ -7,15 +8,17 @@ import {
   incidents,
   incidentSteps,
   incidentSubscriptions,
+  incidentEntities,
   incidentTags,
   INCIDENT_ROLES,
+  INCIDENT_STATUSES,
 } from './tables.js';
 import { incidentPriorities, incidentSeverities, incidentTypes } from './settings-tables.js';
 import { withDefaults } from './defaults.js';
 import { tags } from '../tags/tables.js';
 import { httpError, invalid } from '../core/errors.js';
 import { atLeast, type RequestContext } from '../core/context.js';
-import { enqueue, NotReady, registerJob } from './background.js';
+import { BACKGROUND_LANE, defineJob, enqueueJob, NotReady } from '../core/jobs/define.js';
 import { actorOf, addEvent, callerEmail, loadIncident, nextNumber, type IncidentRow } from './common.js';
 import { publish } from '../core/events.js';
 import type { IncidentInput } from './bodies.js';
@@ -139,11 +142,30 @@ export async function renounceRole(ctx: RequestContext, incidentId: number, role
   });
 }
 
-/** Replaces the incident's tags with `tagIds` (already checked to belong to the organization). */
-export async function setIncidentTags(ctx: RequestContext, incidentId: number, tagIds: number[]) {
-  await ctx.tx.delete(incidentTags).where(and(eq(incidentTags.organization_id, ctx.orgId), eq(incidentTags.incident_id, incidentId)));
-  if (tagIds.length)
-    await ctx.tx.insert(incidentTags).values([...new Set(tagIds)].map((tag_id) => ({ organization_id: ctx.orgId, incident_id: incidentId, tag_id })));
+/** The incident's lists kept in link tables: the body field, its table and the column of the linked id. */
+const LINKS = {
+  tags: { table: incidentTags, column: 'tag_id', label: 'Tags' },
+  entities: { table: incidentEntities, column: 'entity_id', label: 'Entities' },
+} as const;
+
+/** Replaces the incident's tags or entities with `ids` (already checked to belong to the organization). */
+async function setIncidentLinks(ctx: RequestContext, field: keyof typeof LINKS, incidentId: number, ids: number[]) {
+  const { table, column } = LINKS[field];
+  await ctx.tx.delete(table).where(and(eq(table.organization_id, ctx.orgId), eq(table.incident_id, incidentId)));
+  if (ids.length)
+    await ctx.tx.insert(table).values([...new Set(ids)].map((id) => ({ organization_id: ctx.orgId, incident_id: incidentId, [column]: id }) as never));
+}
+
+/** The ids an incident links in `field`, in link order. */
+async function incidentLinks(ctx: RequestContext, field: keyof typeof LINKS, incidentId: number): Promise<number[]> {
+  const { table, column } = LINKS[field];
+  const linked = (table as unknown as Record<string, typeof incidentTags.tag_id>)[column]!;
+  const rows = await ctx.tx
+    .select({ id: linked })
+    .from(table)
+    .where(and(eq(table.organization_id, ctx.orgId), eq(table.incident_id, incidentId)))
+    .orderBy(linked);
+  return rows.map((r) => r.id);
 }
 
 export async function checkTags(ctx: RequestContext, tagIds: number[], field = 'tags') {
@@ -173,7 +195,7 @@ export async function createIncident(ctx: RequestContext, given: IncidentInput) 
   const reporter = input.reporter_email ?? me;
   const commander = input.commander_email ?? reporter;
   const number = await nextNumber(ctx, 'incident');
-  const { tags: tagIds = [], ...columns } = input;
+  const { tags: tagIds = [], entities: entityIds = [], ...columns } = input;
   await checkTags(ctx, tagIds);
   const [row] = await ctx.tx
     .insert(incidents)
@@ -182,7 +204,8 @@ export async function createIncident(ctx: RequestContext, given: IncidentInput) 
   const incident = row!;
   if (reporter) await assignRole(ctx, incident.id, reporter, 'reporter', { silent: true });
   if (commander) await assignRole(ctx, incident.id, commander, 'commander', { silent: true });
-  await setIncidentTags(ctx, incident.id, tagIds);
+  await setIncidentLinks(ctx, 'tags', incident.id, tagIds);
+  await setIncidentLinks(ctx, 'entities', incident.id, entityIds);
   if (checklist.length) {
     await ctx.tx
       .insert(incidentSteps)
@@ -197,7 +220,7 @@ export async function createIncident(ctx: RequestContext, given: IncidentInput) 
     owner: me,
     details: { commander, reporter },
   });
-  await enqueue(ctx, 'incident.provision', { incident_id: incident.id });
+  await enqueueJob(ctx, incidentProvisionJob, { incident_id: incident.id });
   if (input.status && input.status !== 'Active') await setIncidentStatus(ctx, incident.id, input.status, { creating: true });
   await publish(ctx, { type: 'incident.created', id: incident.id });
   return incident.id;
@@ -254,7 +277,7 @@ export async function setIncidentStatus(ctx: RequestContext, id: number, status:
       await addEvent(ctx, { incident_id: id, type: 'Other', description: `Linked case ${c.name} closed` });
     }
   }
-  if (status !== 'Active') await enqueue(ctx, 'incident.workflows', { incident_id: id, status });
+  if (status !== 'Active') await enqueueJob(ctx, statusWorkflowsJob, { incident_id: id, status });
   await publish(ctx, { type: 'incident.updated', id });
   return STATUS_MESSAGES[status];
 }
@@ -287,17 +310,23 @@ async function checkStatusRight(ctx: RequestContext, incidentId: number) {
 }
 
 /** Background: the workflows bound to the status the incident was moved to. */
-registerJob('incident.workflows', async (ctx, data) => {
-  const id = data.incident_id as number;
-  const status = data.status as Status;
-  const ran = await workflowRunner(ctx, { incident_id: id }, status);
-  if (ran)
-    await addEvent(ctx, {
-      incident_id: id,
-      type: 'Other',
-      source: 'Workflow',
-      description: `Running ${ran} ${status.toLowerCase()} status workflow${ran === 1 ? '' : 's'}`,
-    });
+export const statusWorkflowsJob = defineJob({
+  name: 'incident.workflows',
+  lane: BACKGROUND_LANE,
+  payload: z.object({ incident_id: z.number().int(), status: z.enum(INCIDENT_STATUSES) }),
+  run: (data, job) =>
+    job.tenant(async (ctx) => {
+      const id = data.incident_id as number;
+      const status = data.status as Status;
+      const ran = await workflowRunner(ctx, { incident_id: id }, status);
+      if (ran)
+        await addEvent(ctx, {
+          incident_id: id,
+          type: 'Other',
+          source: 'Workflow',
+          description: `Running ${ran} ${status.toLowerCase()} status workflow${ran === 1 ? '' : 's'}`,
+        });
+    }),
 });
 
 /** Timeline wording of a field change (only the fields a user edits; timestamps are kept quiet). */
@@ -319,7 +348,7 @@ const FIELD_LABELS: Record<string, string> = {
 /** Applies an update: plain fields, roles, tags and status, each change with its timeline entry. */
 export async function updateIncident(ctx: RequestContext, id: number, data: Partial<IncidentInput>) {
   const current = await loadIncident(ctx, id, true);
-  const { tags: tagIds, status, commander_email, reporter_email, ...fields } = data;
+  const { tags: tagIds, entities: entityIds, status, commander_email, reporter_email, ...fields } = data;
   const changed = Object.entries(fields).filter(([k, v]) => JSON.stringify(v instanceof Date ? v.toISOString() : v) !== JSON.stringify(valueOf(current, k)));
   const actor = await actorOf(ctx);
   const me = await callerEmail(ctx);
@@ -340,13 +369,28 @@ export async function updateIncident(ctx: RequestContext, id: number, data: Part
   }
   if (commander_email && commander_email !== current.commander_email) await assignRole(ctx, id, commander_email, 'commander');
   if (reporter_email && reporter_email !== current.reporter_email) await assignRole(ctx, id, reporter_email, 'reporter');
-  if (tagIds) {
-    await checkTags(ctx, tagIds);
-    await setIncidentTags(ctx, id, tagIds);
-    await addEvent(ctx, { incident_id: id, type: 'Field updated', description: `Tags changed by ${actor}`, owner: me, details: { field: 'tags', to: tagIds } });
+  if (tagIds) await checkTags(ctx, tagIds);
+  let linksChanged = false;
+  for (const [field, ids] of [
+    ['tags', tagIds],
+    ['entities', entityIds],
+  ] as const) {
+    if (!ids) continue;
+    // A record sent back unchanged leaves its links (and the timeline) alone.
+    const given = [...new Set(ids)].sort((a, b) => a - b);
+    if (JSON.stringify(given) === JSON.stringify(await incidentLinks(ctx, field, id))) continue;
+    linksChanged = true;
+    await setIncidentLinks(ctx, field, id, given);
+    await addEvent(ctx, {
+      incident_id: id,
+      type: 'Field updated',
+      description: `${LINKS[field].label} changed by ${actor}`,
+      owner: me,
+      details: { field, to: ids },
+    });
   }
   if (status && status !== current.status) await setIncidentStatus(ctx, id, status);
-  else if (changed.length || commander_email || reporter_email || tagIds) await publish(ctx, { type: 'incident.updated', id });
+  else if (changed.length || commander_email || reporter_email || linksChanged) await publish(ctx, { type: 'incident.updated', id });
   return true;
 }
 
@@ -389,24 +433,30 @@ export async function unsubscribeIncident(ctx: RequestContext, id: number) {
 }
 
 /** Background: the incident's conversation (a thread inside Firewatch) and its conference link. */
-registerJob('incident.provision', async (ctx, data) => {
-  const id = data.incident_id as number;
-  const [incident] = await ctx.tx
-    .select()
-    .from(incidents)
-    .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)))
-    .for('update');
-  if (!incident) throw new NotReady();
-  if (incident.conversation_id) return;
-  const [conversation] = await ctx.tx
-    .insert(conversations)
-    .values({ organization_id: ctx.orgId, incident_id: id, name: `${incident.name} ${incident.title}`.slice(0, 200) })
-    .returning();
-  // The conference-link plugin (an instance of the incident's project), else the server's template.
-  const conference = await conferenceFor(ctx, incident);
-  await ctx.tx
-    .update(incidents)
-    .set({ conversation_id: conversation!.id, conference_url: conference })
-    .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
-  await addEvent(ctx, { incident_id: id, type: 'Resource updated', description: `Conversation and conference created (${conference})` });
+export const incidentProvisionJob = defineJob({
+  name: 'incident.provision',
+  lane: BACKGROUND_LANE,
+  payload: z.object({ incident_id: z.number().int() }),
+  run: (data, job) =>
+    job.tenant(async (ctx) => {
+      const id = data.incident_id as number;
+      const [incident] = await ctx.tx
+        .select()
+        .from(incidents)
+        .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)))
+        .for('update');
+      if (!incident) throw new NotReady();
+      if (incident.conversation_id) return;
+      const [conversation] = await ctx.tx
+        .insert(conversations)
+        .values({ organization_id: ctx.orgId, incident_id: id, name: `${incident.name} ${incident.title}`.slice(0, 200) })
+        .returning();
+      // The conference-link plugin (an instance of the incident's project), else the server's template.
+      const conference = await conferenceFor(ctx, incident);
+      await ctx.tx
+        .update(incidents)
+        .set({ conversation_id: conversation!.id, conference_url: conference })
+        .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
+      await addEvent(ctx, { incident_id: id, type: 'Resource updated', description: `Conversation and conference created (${conference})` });
+    }),
 });

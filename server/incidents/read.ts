@@ -141,14 +141,16 @@ export async function fullIncident(ctx: RequestContext, id: number | string) {
       'services', ${namedList('services', 'i.services')},
       'queries', ${namedList('queries', 'i.queries')},
       'workflow_instances', ${workflowRuns('incident_id', 'i')},
-      -- Glossary terms the incident's words use, and the entities its cases' signals carried.
+      -- Glossary terms the incident's words use; the entities people linked and those its cases' signals carried.
       'terms', (select coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'text', t.text) order by t.text), '[]') from terms t
         where t.organization_id = i.organization_id and strpos(lower(i.title || ' ' || coalesce(i.description, '')), lower(t.text)) > 0),
-      'entities', (select coalesce(jsonb_agg(distinct jsonb_build_object('id', e.id, 'value', e.value, 'entity_type_id', e.entity_type_id)), '[]')
-        from cases c join signal_instances si on si.organization_id = c.organization_id and si.case_id = c.id
-        join signal_instance_entities se on se.organization_id = si.organization_id and se.signal_instance_id = si.id
-        join entities e on e.organization_id = se.organization_id and e.id = se.entity_id
-        where c.organization_id = i.organization_id and c.incident_id = i.id),
+      'entities', (select coalesce(jsonb_agg(jsonb_build_object('id', e.id, 'value', e.value, 'entity_type_id', e.entity_type_id) order by e.id), '[]')
+        from entities e where e.organization_id = i.organization_id and e.id in (
+          select ie.entity_id from incident_entities ie where ie.organization_id = i.organization_id and ie.incident_id = i.id
+          union
+          select se.entity_id from cases c join signal_instances si on si.organization_id = c.organization_id and si.case_id = c.id
+            join signal_instance_entities se on se.organization_id = si.organization_id and se.signal_instance_id = si.id
+            where c.organization_id = i.organization_id and c.incident_id = i.id)),
       'subscribed', exists (select 1 from ${incidentSubscriptions} s where s.organization_id = i.organization_id and s.incident_id = i.id and s.email = ${me}),
       'is_participant', exists (select 1 from ${incidentParticipants} p2 where p2.organization_id = i.organization_id and p2.incident_id = i.id and p2.email = ${me})
     ) as record

@@ -1,3 +1,4 @@
+import { withProject } from './defaults.js';
 import { eq, exists, ilike, inArray, sql } from 'drizzle-orm';
 import { casePriorities, caseSeverities, caseTypes } from '../cases/settings-tables.js';
 import { incidentPriorities, incidentSeverities, incidentTypes } from './settings-tables.js';
@@ -119,7 +120,7 @@ export const incidentResource: ResourceDefinition = defineResource({
     incident_priority_name: nameOf(incidentPriorities as never, incidents as never, incidents.incident_priority_id),
     incident_severity_name: nameOf(incidentSeverities as never, incidents as never, incidents.incident_severity_id),
   }),
-  // `services` and `queries` are lists of ids: bodies may send them as `[{"id": 3}]` too.
+  // `services`, `queries` and `entities` are lists of ids: bodies may send them as `[{"id": 3}]` or `service_ids` too.
   references: {
     project_id: 'Project',
     incident_type_id: 'IncidentType',
@@ -127,6 +128,7 @@ export const incidentResource: ResourceDefinition = defineResource({
     incident_severity_id: 'IncidentSeverity',
     services: 'Service',
     queries: 'Query',
+    entities: 'Entity',
   },
   // The parts GET /iaos/{id} answers with (read.ts fullIncident): ignored when the record is sent back.
   answerOnly: [
@@ -151,11 +153,10 @@ export const incidentResource: ResourceDefinition = defineResource({
     'custom_checklist',
     'assignee',
     'terms',
-    'entities',
     'workflow_instances',
   ],
   hooks: {
-    create: (ctx, data) => createIncident(ctx, data as never),
+    create: async (ctx, data) => createIncident(ctx, (await withProject(ctx, data)) as never),
     update: (ctx, id, data) => updateIncident(ctx, id, data as never),
   },
 });
@@ -243,7 +244,7 @@ export const caseResource: ResourceDefinition = defineResource({
   // The parts GET /cases/{id} answers with (read.ts fullCase): ignored when the record is sent back.
   answerOnly: ['project_name', 'events', 'comments', 'tasks', 'incidents', 'signals', 'groups', 'workflow_instances'],
   hooks: {
-    create: (ctx, data) => createCase(ctx, data as never),
+    create: async (ctx, data) => createCase(ctx, (await withProject(ctx, data)) as never),
     update: (ctx, id, data) => updateCase(ctx, id, data as never),
   },
 });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { and, eq } from 'drizzle-orm';
-import { incidentResources, INCIDENT_ROLES, REPORT_TYPES, STEP_STATUSES } from './tables.js';
+import { conversationMessages, events, incidentResources, INCIDENT_ROLES, incidentSteps, REPORT_TYPES, reports, STEP_STATUSES, comments } from './tables.js';
 import { notFound } from '../core/errors.js';
 import { inTenant } from '../core/tenancy.js';
 import { email, requiredText, text } from '../engine/fields.js';
@@ -31,6 +31,24 @@ import { handoffResource } from '../oncall/resources.js';
 import { idOrNameParam, idParam, idValue } from '../engine/crud.js';
 import { nestNamed } from '../engine/nested.js';
 import { incidentResource } from './resources.js';
+import {
+  answers,
+  answersBy,
+  arrayOf,
+  bool,
+  int,
+  itemsOf,
+  mapOf,
+  messageAnswer,
+  nullableStr,
+  num,
+  objectOf,
+  recordOf,
+  recordWith,
+  rowOf,
+  str,
+  type JsonSchema,
+} from '../engine/answers.js';
 import { coercedDate } from '../core/input.js';
 
 const tags = ['Incident'];
@@ -51,6 +69,35 @@ const reportBodies = {
   }),
 };
 
+const monthCounts = arrayOf(objectOf({ month: str, count: int }));
+const list = (description: string): JsonSchema => ({ type: 'array', description, items: { type: 'object' } });
+/** GET /iaos/{id}: the incident's record with every part of it. */
+const fullIncidentSchema = recordWith(incidentResource, {
+  participants: list('Participants, each with its roles'),
+  tags: arrayOf(objectOf({ id: int, name: str, tag_type_id: int })),
+  tasks: list('Its tasks'),
+  cases: list('Its cases the caller may see: id, name, title, status, visibility, reported_at'),
+  events: arrayOf(rowOf(events)),
+  reports: arrayOf(rowOf(reports)),
+  resources: arrayOf(rowOf(incidentResources)),
+  steps: arrayOf(rowOf(incidentSteps)),
+  incident_costs: list('Stored response costs'),
+  comments: arrayOf(rowOf(comments)),
+  documents: list('Attached documents'),
+  postmortems: list('Post-incident review documents'),
+  weblinks: list('Attached links'),
+  ticket: { type: 'object', nullable: true },
+  storage: { type: 'object', nullable: true },
+  statuspage: { type: 'object', nullable: true },
+  custom_checklist: { type: 'array', items: {} },
+  assignee: { type: 'object', nullable: true, properties: { email: str } },
+  workflow_instances: list('Runs of workflows on the incident, with their workflow {id, name}'),
+  terms: arrayOf(objectOf({ id: int, text: str })),
+  entities: arrayOf(objectOf({ id: int, value: str, entity_type_id: int })),
+  subscribed: bool,
+  is_participant: bool,
+});
+
 const stepPatch = z.strictObject({
   status: z.enum(STEP_STATUSES).optional(),
   notes: text(20_000),
@@ -62,11 +109,28 @@ const stepPatch = z.strictObject({
 export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: Mailer }) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/iaos/timeline/filters', { schema: { tags, summary: 'Timeline filter toggles, their defaults and event types' } }, async () => ({
-    filters: TIMELINE_FILTERS,
-    event_types: EVENT_TYPES,
-    sources: EVENT_SOURCES,
-  }));
+  app.get(
+    '/iaos/timeline/filters',
+    {
+      schema: {
+        tags,
+        summary: 'Timeline filter toggles, their defaults and event types',
+        ...answers(
+          200,
+          objectOf({
+            filters: arrayOf(objectOf({ key: str, label: str, default: bool })),
+            event_types: mapOf(str, 'Event type -> the filter key that shows it'),
+            sources: arrayOf(str),
+          }),
+        ),
+      },
+    },
+    async () => ({
+      filters: TIMELINE_FILTERS,
+      event_types: EVENT_TYPES,
+      sources: EVENT_SOURCES,
+    }),
+  );
 
   app.get(
     '/iaos/metric/forecast',
@@ -75,6 +139,7 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
         tags,
         summary: 'Incidents per month and a forecast',
         querystring: z.strictObject({ months: z.coerce.number().int().min(2).max(120).default(24), ahead: z.coerce.number().int().min(1).max(24).default(3) }),
+        ...answers(200, objectOf({ method: str, history: monthCounts, forecast: monthCounts })),
       },
     },
     (req) => inTenant(req, (ctx) => incidentForecast(ctx, req.query.months, req.query.ahead), { readOnly: true }),
@@ -87,6 +152,19 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
         tags,
         summary: 'Dashboard figures: incidents, cases and tasks per month, times to stable and close, cost, people, data sources, feedback ratings',
         querystring: z.strictObject({ since: date().optional(), project_id: id.optional() }),
+        ...answers(200, {
+          type: 'object',
+          properties: {
+            since: str,
+            project_id: { type: 'integer', nullable: true },
+            incidents: { type: 'object', description: 'Times to stable and close, and counts by month' },
+            cases: { type: 'object', description: 'Times to close, and counts by month' },
+            tasks: { type: 'object', description: 'Times to resolve, and counts by month' },
+            people: { type: 'object', description: 'Participants and commanders' },
+            data: { type: 'object', description: 'Data sources by month, freshness, most queried' },
+            feedback: { type: 'object', description: 'Ratings by month, latest comments, service feedback' },
+          },
+        }),
       },
     },
     (req) =>
@@ -95,8 +173,20 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
       }),
   );
 
-  app.get('/iaos/similar-incidents/:id', { schema: { tags, summary: 'Similar incidents, scored', params: idParam } }, (req) =>
-    inTenant(req, (ctx) => similarIncidents(ctx, req.params.id), { readOnly: true }),
+  app.get(
+    '/iaos/similar-incidents/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Similar incidents, scored',
+        params: idParam,
+        ...answers(
+          200,
+          itemsOf(objectOf({ id: int, name: str, title: str, status: str, reported_at: str, text_score: num, tag_score: num, score: num }), { method: str }),
+        ),
+      },
+    },
+    (req) => inTenant(req, (ctx) => similarIncidents(ctx, req.params.id), { readOnly: true }),
   );
 
   app.get(
@@ -106,6 +196,7 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
         tags,
         summary: 'One incident (by id or name, IAO-2) with participants, roles, timeline, tasks, reports, resources, steps and costs',
         params: idOrNameParam,
+        ...answers(200, fullIncidentSchema),
       },
     },
     async (req) => nestNamed(incidentResource, await inTenant(req, (ctx) => fullIncident(ctx, req.params.id), { oneRound: true })),
@@ -118,7 +209,18 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
   ] as const) {
     app.post(
       `/iaos/:id/${path}`,
-      { schema: { tags, summary: `Mark the incident ${status.toLowerCase()} (${STATUS_RIGHT})`, params: idParam } },
+      {
+        schema: {
+          tags,
+          summary: `Mark the incident ${status.toLowerCase()} (${STATUS_RIGHT})`,
+          params: idParam,
+          // 409: someone already set the status; the answer carries the incident as it is now.
+          ...answersBy({
+            200: objectOf({ message: str, incident: fullIncidentSchema }),
+            409: objectOf({ detail: { type: 'array' }, incident: fullIncidentSchema }),
+          }),
+        },
+      },
       async (req, reply) => {
         try {
           return await inTenant(req, async (ctx) => {
@@ -134,20 +236,28 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
     );
   }
 
-  app.post('/iaos/:id/join', { schema: { tags, summary: 'Join the incident as a participant', params: idParam } }, (req) =>
+  app.post('/iaos/:id/join', { schema: { tags, summary: 'Join the incident as a participant', params: idParam, ...messageAnswer() } }, (req) =>
     inTenant(req, async (ctx) => ({ message: await joinIncident(ctx, req.params.id) })),
   );
-  app.post('/iaos/:id/subscribe', { schema: { tags, summary: 'Subscribe to tactical report e-mails', params: idParam } }, (req) =>
+  app.post('/iaos/:id/subscribe', { schema: { tags, summary: 'Subscribe to tactical report e-mails', params: idParam, ...messageAnswer() } }, (req) =>
     inTenant(req, async (ctx) => ({ message: await subscribeIncident(ctx, req.params.id) })),
   );
 
-  app.post('/iaos/:id/unsubscribe', { schema: { tags, summary: 'Stop tactical report e-mails', params: idParam } }, (req) =>
+  app.post('/iaos/:id/unsubscribe', { schema: { tags, summary: 'Stop tactical report e-mails', params: idParam, ...messageAnswer() } }, (req) =>
     inTenant(req, async (ctx) => ({ message: await unsubscribeIncident(ctx, req.params.id) })),
   );
 
   app.post(
     '/iaos/:id/roles',
-    { schema: { tags, summary: 'Give a person a role', params: idParam, body: z.strictObject({ email: email(), role: z.enum(INCIDENT_ROLES) }) } },
+    {
+      schema: {
+        tags,
+        summary: 'Give a person a role',
+        params: idParam,
+        body: z.strictObject({ email: email(), role: z.enum(INCIDENT_ROLES) }),
+        ...messageAnswer(),
+      },
+    },
     (req) =>
       inTenant(req, async (ctx) => {
         await loadIncident(ctx, req.params.id, true);
@@ -157,7 +267,7 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
   );
   app.post(
     '/iaos/:id/roles/:roleId/renounce',
-    { schema: { tags, summary: 'Renounce a role (kept as Inactive)', params: z.object({ id, roleId: id }) } },
+    { schema: { tags, summary: 'Renounce a role (kept as Inactive)', params: z.object({ id, roleId: id }), ...messageAnswer() } },
     (req) =>
       inTenant(req, async (ctx) => {
         await loadIncident(ctx, req.params.id, true);
@@ -166,8 +276,23 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
       }),
   );
 
-  app.get('/iaos/:id/report/prefill', { schema: { tags, summary: 'Report dialog defaults (actions from unresolved tasks)', params: idParam } }, (req) =>
-    inTenant(req, (ctx) => reportPrefill(ctx, req.params.id)),
+  app.get(
+    '/iaos/:id/report/prefill',
+    {
+      schema: {
+        tags,
+        summary: 'Report dialog defaults (actions from unresolved tasks)',
+        params: idParam,
+        ...answers(
+          200,
+          objectOf({
+            tactical: objectOf({ conditions: str, actions: str, needs: str }),
+            executive: objectOf({ current_status: str, overview: str, next_steps: str }),
+          }),
+        ),
+      },
+    },
+    (req) => inTenant(req, (ctx) => reportPrefill(ctx, req.params.id)),
   );
   app.post(
     '/iaos/:id/report/:type',
@@ -177,6 +302,7 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
         summary: 'Create a tactical or executive report',
         params: z.object({ id, type: z.enum(REPORT_TYPES) }),
         body: z.record(z.string(), z.unknown()),
+        ...messageAnswer({ report: rowOf(reports), emailed: int }, 201),
       },
     },
     async (req, reply) => {
@@ -208,6 +334,20 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
         tags: ['Handoff'],
         summary: "Handoff dialog defaults: the caller's shift, its ongoing incidents (or one incident) and their tasks",
         querystring: z.strictObject({ incident_id: id.optional() }),
+        ...answers(
+          200,
+          objectOf({
+            handover_from: str,
+            start_time: str,
+            end_time: str,
+            project_id: { type: 'integer', nullable: true },
+            critical_ongoing_issues: str,
+            pending_tasks: str,
+            tasks_completed: str,
+            mentions: str,
+            incidents: arrayOf(str),
+          }),
+        ),
       },
     },
     (req) => inTenant(req, (ctx) => handoffPrefill(ctx, req.query.incident_id), { readOnly: true }),
@@ -220,6 +360,7 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
         summary: "Record an on-call handoff from the incident (in the incident's project) on its timeline",
         params: idParam,
         body: handoffResource.create,
+        ...messageAnswer({ handoff: recordOf(handoffResource) }, 201),
       },
     },
     async (req, reply) => {
@@ -230,7 +371,15 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
 
   app.post(
     '/iaos/:id/comments/add',
-    { schema: { tags, summary: 'Add a comment', params: idParam, body: z.strictObject({ text: requiredText(20_000) }) } },
+    {
+      schema: {
+        tags,
+        summary: 'Add a comment',
+        params: idParam,
+        body: z.strictObject({ text: requiredText(20_000) }),
+        ...messageAnswer({ comment: rowOf(comments) }, 201),
+      },
+    },
     async (req, reply) => {
       const comment = await inTenant(req, (ctx) => addComment(ctx, { incident_id: req.params.id }, req.body.text));
       return reply.status(201).send({ message: 'Comment added successfully.', comment });
@@ -245,6 +394,7 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
         summary: 'Attach a document, link or ticket',
         params: idParam,
         body: z.strictObject({ resource_type: requiredText(100), name: requiredText(500), weblink: z.url('Must be a URL').nullish(), description: text(5000) }),
+        ...messageAnswer({ resource: rowOf(incidentResources) }, 201),
       },
     },
     async (req, reply) => {
@@ -256,7 +406,14 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
   // A document attached to the incident (the postmortem among them), opened whole with its content.
   app.get(
     '/iaos/:id/resources/:resourceId',
-    { schema: { tags, summary: "One of the incident's documents (a postmortem, a runbook link) with its content", params: z.object({ id, resourceId: id }) } },
+    {
+      schema: {
+        tags,
+        summary: "One of the incident's documents (a postmortem, a runbook link) with its content",
+        params: z.object({ id, resourceId: id }),
+        ...answers(200, rowOf(incidentResources)),
+      },
+    },
     (req) =>
       inTenant(
         req,
@@ -281,7 +438,7 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
 
   app.post(
     '/iaos/:id/postmortem/create',
-    { schema: { tags, summary: 'Build the post-incident review document in the background', params: idParam } },
+    { schema: { tags, summary: 'Build the post-incident review document in the background', params: idParam, ...messageAnswer({}, 202) } },
     async (req, reply) => {
       const message = await inTenant(req, (ctx) => requestPostmortem(ctx, req.params.id));
       return reply.status(202).send({ message });
@@ -299,7 +456,15 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
   };
   app.post(
     '/iaos/:id/event',
-    { schema: { tags, summary: 'Add a timeline event (custom events go 1 s after `after`)', params: idParam, body: z.strictObject(eventBody) } },
+    {
+      schema: {
+        tags,
+        summary: 'Add a timeline event (custom events go 1 s after `after`)',
+        params: idParam,
+        body: z.strictObject(eventBody),
+        ...answers(201, rowOf(events)),
+      },
+    },
     async (req, reply) => {
       const event = await inTenant(req, (ctx) => addCustomEvent(ctx, req.params.id, req.body));
       return reply.status(201).send(event);
@@ -320,6 +485,7 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
           pinned: z.boolean().optional(),
           type: eventType.optional(),
         }),
+        ...answers(200, rowOf(events)),
       },
     },
     (req) =>
@@ -330,26 +496,56 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
   );
   app.delete(
     '/iaos/:id/event/:eventId',
-    { schema: { tags, summary: 'Delete a timeline event', params: z.object({ id, eventId: id }) } },
+    { schema: { tags, summary: 'Delete a timeline event', params: z.object({ id, eventId: id }), ...answers(204, null) } },
     async (req, reply) => {
       await inTenant(req, (ctx) => deleteEvent(ctx, req.params.id, req.params.eventId));
       return reply.status(204).send();
     },
   );
 
-  app.get('/iaos/:id/costs', { schema: { tags, summary: 'Response cost from tracked participant activity', params: idParam } }, (req) =>
-    inTenant(req, async (ctx) => {
-      await loadIncident(ctx, req.params.id);
-      return incidentResponseCost(ctx, req.params.id);
-    }),
+  app.get(
+    '/iaos/:id/costs',
+    {
+      schema: {
+        tags,
+        summary: 'Response cost from tracked participant activity',
+        params: idParam,
+        ...answers(
+          200,
+          objectOf({
+            hourly_rate: num,
+            hours: num,
+            amount: num,
+            participants: arrayOf(objectOf({ email: str, hours: num, windows: arrayOf(objectOf({ start: str, end: str })) })),
+            cost_model: nullableStr,
+            response_seconds: mapOf(num, 'Seconds of response each activity kind counts for'),
+          }),
+        ),
+      },
+    },
+    (req) =>
+      inTenant(req, async (ctx) => {
+        await loadIncident(ctx, req.params.id);
+        return incidentResponseCost(ctx, req.params.id);
+      }),
   );
 
-  app.get('/iaos/:id/conversation/messages', { schema: { tags, summary: "The incident conversation's messages", params: idParam } }, (req) =>
-    inTenant(req, async (ctx) => ({ items: await listMessages(ctx, req.params.id) })),
+  app.get(
+    '/iaos/:id/conversation/messages',
+    { schema: { tags, summary: "The incident conversation's messages", params: idParam, ...answers(200, itemsOf(rowOf(conversationMessages))) } },
+    (req) => inTenant(req, async (ctx) => ({ items: await listMessages(ctx, req.params.id) })),
   );
   app.post(
     '/iaos/:id/conversation/messages',
-    { schema: { tags, summary: 'Post in the incident conversation', params: idParam, body: z.strictObject({ text: requiredText(20_000) }) } },
+    {
+      schema: {
+        tags,
+        summary: 'Post in the incident conversation',
+        params: idParam,
+        body: z.strictObject({ text: requiredText(20_000) }),
+        ...answers(201, rowOf(conversationMessages)),
+      },
+    },
     async (req, reply) => {
       const message = await inTenant(req, (ctx) => postMessage(ctx, req.params.id, req.body.text));
       return reply.status(201).send(message);
@@ -357,12 +553,22 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
   );
 
   const stepTags = ['Incident step'];
-  app.get('/incident_steps/:id/steps', { schema: { tags: stepTags, summary: "An incident's steps", params: idParam } }, (req) =>
-    inTenant(req, async (ctx) => ({ items: await listSteps(ctx, req.params.id) })),
+  app.get(
+    '/incident_steps/:id/steps',
+    { schema: { tags: stepTags, summary: "An incident's steps", params: idParam, ...answers(200, itemsOf(rowOf(incidentSteps))) } },
+    (req) => inTenant(req, async (ctx) => ({ items: await listSteps(ctx, req.params.id) })),
   );
   app.put(
     '/incident_steps/:id/:stepId',
-    { schema: { tags: stepTags, summary: 'Update a step', params: z.object({ id, stepId: id }), body: stepPatch.extend({ step: stepPatch.optional() }) } },
+    {
+      schema: {
+        tags: stepTags,
+        summary: 'Update a step',
+        params: z.object({ id, stepId: id }),
+        body: stepPatch.extend({ step: stepPatch.optional() }),
+        ...answers(200, rowOf(incidentSteps)),
+      },
+    },
     (req) =>
       inTenant(req, (ctx) => {
         const { step, ...direct } = req.body;
@@ -371,7 +577,14 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
   );
   app.get(
     '/incident_steps/:id/:stepId/ai-summary',
-    { schema: { tags: stepTags, summary: "A step's AI summary", params: z.object({ id, stepId: id }) } },
+    {
+      schema: {
+        tags: stepTags,
+        summary: "A step's AI summary",
+        params: z.object({ id, stepId: id }),
+        ...answers(200, objectOf({ step_id: int, summary: str, method: str })),
+      },
+    },
     (req) => inTenant(req, (ctx) => stepSummary(ctx, req.params.id, req.params.stepId)),
   );
 }

@@ -7,6 +7,7 @@ import { incidentCostTypes, incidentPriorities, incidentSeverities, incidentType
 import { tenantFk } from '../core/db/mixins.js';
 import { projects } from '../core/db/projects.js';
 import { tags } from '../tags/tables.js';
+import { entities } from '../signals/tables.js';
 
 /**
  * The responder's workflow: incidents (IAOs), cases (OCOs), tasks and everything that hangs off them.
@@ -172,6 +173,23 @@ export const incidentTags = pgTable(
     incidentFk('incident_tags_incident_fk', t as never),
     foreignKey({ name: 'incident_tags_tag_fk', columns: [t.organization_id, t.tag_id], foreignColumns: [tags.organization_id, tags.id] }).onDelete('cascade'),
     tenantPolicy('incident_tags'),
+  ],
+);
+
+/** The spec's entities of an incident that people name themselves (those its cases' signals carried are read through them). */
+export const incidentEntities = pgTable(
+  'incident_entities',
+  {
+    organization_id: org(),
+    incident_id: integer().notNull(),
+    entity_id: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organization_id, t.incident_id, t.entity_id] }),
+    index('incident_entities_org_entity_idx').on(t.organization_id, t.entity_id, t.incident_id),
+    incidentFk('incident_entities_incident_fk', t as never),
+    tenantFk('incident_entities_entity_fk', t.organization_id, t.entity_id, entities).onDelete('cascade'),
+    tenantPolicy('incident_entities'),
   ],
 );
 

@@ -1,8 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { bodyOf } from '../engine/body.js';
 import { bestPractices, definitions, documents, terms, weblinks } from './tables.js';
-import { evergreenFields, evergreenMeta, fieldsOf, idList, outer } from '../engine/definition-kit.js';
+import { evergreenFields, evergreenMeta, fieldsOf, idList, linkedFrom } from '../engine/definition-kit.js';
 import { invalid } from '../core/errors.js';
 import { defineResource, type ResourceDefinition } from '../engine/define.js';
 import { type RequestContext } from '../core/context.js';
@@ -85,10 +85,11 @@ export const termResource = defineResource({
   sort: [['text', 'asc']],
   search: ['text'],
   fields: fieldsOf(terms),
-  // The definitions that name this term (they hold the link).
+  // The definitions that name this term (they hold the link), as the spec's list of `{id, text}`.
   computed: () => ({
-    definitions: sql`(select coalesce(jsonb_agg(d.id order by d.id), '[]'::jsonb) from ${definitions} d where d.organization_id = ${outer(terms, 'organization_id')} and d.terms @> jsonb_build_array(${outer(terms, 'id')}))`,
+    definitions: linkedFrom(terms, definitions, 'terms', 'text'),
   }),
+  answerOnly: ['definitions'],
   references: { project_id: 'Project' },
 });
 

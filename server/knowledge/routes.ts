@@ -17,6 +17,7 @@ import { projectResource } from '../projects/resources.js';
 import { tagResource } from '../tags/resources.js';
 import { atLeast } from '../core/context.js';
 import { getRecord, idParam, idValue, scopeOf } from '../engine/crud.js';
+import { answers, arrayOf, int, mapOf, nullableStr, objectOf, recordWith, str } from '../engine/answers.js';
 
 const pairParams = idParam.extend({ id2: z.coerce.number({ error: 'The second id must be a whole number.' }).int().min(0) });
 
@@ -29,7 +30,7 @@ function registerPairDelete(scope: FastifyInstance, def: ResourceDefinition, sec
     .withTypeProvider<ZodTypeProvider>()
     .delete(
       `${def.path}/:id/:id2`,
-      { schema: { tags: [def.label], summary: `Delete a ${def.label.toLowerCase()} given by someone`, params: pairParams } },
+      { schema: { tags: [def.label], summary: `Delete a ${def.label.toLowerCase()} given by someone`, params: pairParams, ...answers(204, null) } },
       async (req, reply) => {
         await inTenant(req, async (ctx) => {
           if (!atLeast(ctx.role, def.writeRole ?? 'Member')) throw forbidden();
@@ -65,52 +66,56 @@ function registerTagRecommendations(scope: FastifyInstance, resources: ResourceD
     byName.set(def.path.replace(/^\//, '').toLowerCase(), def);
   }
   const params = z.object({ model: z.string().max(100), id: idParam.shape.id });
+  const recommended = recordWith(tagResource, { score: int, matched_terms: arrayOf(str) });
   scope
     .withTypeProvider<ZodTypeProvider>()
-    .get('/tags/recommendations/:model/:id', { schema: { tags: ['Tag'], summary: 'Tags recommended for an object', params } }, (req) =>
-      inTenant(req, async (ctx) => {
-        const def = byName.get(req.params.model.toLowerCase());
-        if (!def || !def.search.length) throw notFound('Model', req.params.model);
-        const record = await getRecord(def, ctx, req.params.id);
-        // The object's text is what `q` searches in it: its title, name, description...
-        const text = def.search
-          .map((f) => record[f])
-          .filter((v) => typeof v === 'string')
-          .join('\n');
-        if (!text.trim()) return { items: [], total: 0 };
+    .get(
+      '/tags/recommendations/:model/:id',
+      { schema: { tags: ['Tag'], summary: 'Tags recommended for an object', params, ...answers(200, objectOf({ items: arrayOf(recommended), total: int })) } },
+      (req) =>
+        inTenant(req, async (ctx) => {
+          const def = byName.get(req.params.model.toLowerCase());
+          if (!def || !def.search.length) throw notFound('Model', req.params.model);
+          const record = await getRecord(def, ctx, req.params.id);
+          // The object's text is what `q` searches in it: its title, name, description...
+          const text = def.search
+            .map((f) => record[f])
+            .filter((v) => typeof v === 'string')
+            .join('\n');
+          if (!text.trim()) return { items: [], total: 0 };
 
-        const termHits = occurrences(text, terms.text);
-        const foundTerms = await ctx.tx
-          .select({ id: terms.id, text: terms.text, hits: termHits })
-          .from(terms)
-          .where(and(scopeOf(termResource, ctx), eq(terms.discoverable, true), sql`${termHits} > 0`))
-          .orderBy(desc(termHits), asc(terms.id))
-          .limit(200);
-        const termById = new Map(foundTerms.map((f) => [f.id, f]));
+          const termHits = occurrences(text, terms.text);
+          const foundTerms = await ctx.tx
+            .select({ id: terms.id, text: terms.text, hits: termHits })
+            .from(terms)
+            .where(and(scopeOf(termResource, ctx), eq(terms.discoverable, true), sql`${termHits} > 0`))
+            .orderBy(desc(termHits), asc(terms.id))
+            .limit(200);
+          const termById = new Map(foundTerms.map((f) => [f.id, f]));
 
-        const nameHits = occurrences(text, tags.name);
-        const linked = foundTerms.map((f) => sql`${tags.terms} @> ${JSON.stringify([f.id])}::jsonb`);
-        const { selection } = readableFields(tagResource, ctx);
-        const candidates = await ctx.tx
-          .select({ ...selection, name_hits: nameHits.as('name_hits') })
-          .from(tags)
-          .where(and(scopeOf(tagResource, ctx), eq(tags.discoverable, true), or(sql`${nameHits} > 0`, ...linked)));
+          const nameHits = occurrences(text, tags.name);
+          const linked = foundTerms.map((f) => sql`${tags.terms} @> ${JSON.stringify([f.id])}::jsonb`);
+          const { selection } = readableFields(tagResource, ctx);
+          const candidates = await ctx.tx
+            .select({ ...selection, name_hits: nameHits.as('name_hits') })
+            .from(tags)
+            .where(and(scopeOf(tagResource, ctx), eq(tags.discoverable, true), or(sql`${nameHits} > 0`, ...linked)));
 
-        type Tag = Record<string, unknown> & { id: number; name: string; count: number; terms: number[] };
-        const items = (candidates as unknown as (Tag & { name_hits: number })[])
-          .map(({ name_hits, ...tag }) => {
-            const name = tag.name.toLowerCase();
-            // A term spelled like the tag's own name is the same match, counted once.
-            const matched = tag.terms.flatMap((id) => termById.get(id) ?? []).filter((f) => f.text.toLowerCase() !== name);
-            const score = Number(name_hits) + matched.reduce((sum, f) => sum + Number(f.hits), 0);
-            return { ...tag, score, name_hits: Number(name_hits), matched_terms: matched.map((f) => f.text) };
-          })
-          .filter((i) => i.score > 0)
-          .sort((a, b) => b.score - a.score || b.name_hits - a.name_hits || b.count - a.count || a.name.localeCompare(b.name) || a.id - b.id)
-          .slice(0, 50)
-          .map(({ name_hits: _, ...item }) => item);
-        return { items, total: items.length };
-      }),
+          type Tag = Record<string, unknown> & { id: number; name: string; count: number; terms: { id: number }[] };
+          const items = (candidates as unknown as (Tag & { name_hits: number })[])
+            .map(({ name_hits, ...tag }) => {
+              const name = tag.name.toLowerCase();
+              // A term spelled like the tag's own name is the same match, counted once.
+              const matched = tag.terms.flatMap(({ id }) => termById.get(id) ?? []).filter((f) => f.text.toLowerCase() !== name);
+              const score = Number(name_hits) + matched.reduce((sum, f) => sum + Number(f.hits), 0);
+              return { ...tag, score, name_hits: Number(name_hits), matched_terms: matched.map((f) => f.text) };
+            })
+            .filter((i) => i.score > 0)
+            .sort((a, b) => b.score - a.score || b.name_hits - a.name_hits || b.count - a.count || a.name.localeCompare(b.name) || a.id - b.id)
+            .slice(0, 50)
+            .map(({ name_hits: _, ...item }) => item);
+          return { items, total: items.length };
+        }),
     );
 }
 
@@ -123,45 +128,60 @@ const SUMMARY_ENTRIES = 200;
  */
 function registerFeedbackSummary(scope: FastifyInstance, def: ResourceDefinition, table: typeof feedback | typeof serviceFeedback, ratings: readonly string[]) {
   const params = z.object({ projectId: idValue });
-  scope
-    .withTypeProvider<ZodTypeProvider>()
-    .get(
-      `${def.path}/summarize/:projectId`,
-      { schema: { tags: [def.label], summary: `Summarize a project's ${def.label.toLowerCase()}`, params } },
-      async (req) => {
-        const { projectId } = req.params;
-        const { counts, rows } = await inTenant(req, async (ctx) => {
-          await getRecord(projectResource, ctx, projectId);
-          const where = and(scopeOf(def, ctx), eq(table.project_id, projectId));
-          const counts = await ctx.tx.select({ rating: table.rating, n: count() }).from(table).where(where).groupBy(table.rating);
-          const rows = await ctx.tx
-            .select({ feedback: table.feedback })
-            .from(table)
-            .where(and(where, sql`nullif(trim(${table.feedback}), '') is not null`))
-            .orderBy(desc(table.created_at), desc(table.id))
-            .limit(SUMMARY_ENTRIES);
-          return { counts, rows };
-        });
-        // Outside the request's transaction: a model may take a while to answer.
-        const result = await summarize(
-          req.server.config,
-          rows.map((r) => r.feedback!),
-          {
-            instruction: `Summarize what this ${def.label.toLowerCase()} says, in at most 3 sentences: what went well and what did not. Use only what the texts say.`,
-            maxSentences: 3,
-          },
-        );
-        const total = counts.reduce((sum, c) => sum + c.n, 0);
-        return {
-          project_id: projectId,
-          total,
-          ratings: Object.fromEntries(ratings.map((r) => [r, counts.find((c) => c.rating === r)?.n ?? 0])),
-          summary: result.summary || (total ? 'The feedback has ratings but no comments yet.' : 'No feedback has been given yet.'),
-          method: result.answered_by,
-          notice: result.notice,
-        };
+  scope.withTypeProvider<ZodTypeProvider>().get(
+    `${def.path}/summarize/:projectId`,
+    {
+      schema: {
+        tags: [def.label],
+        summary: `Summarize a project's ${def.label.toLowerCase()}`,
+        params,
+        ...answers(
+          200,
+          objectOf({
+            project_id: int,
+            total: int,
+            ratings: mapOf(int, 'How many entries gave each rating'),
+            summary: str,
+            method: str,
+            notice: nullableStr,
+          }),
+        ),
       },
-    );
+    },
+    async (req) => {
+      const { projectId } = req.params;
+      const { counts, rows } = await inTenant(req, async (ctx) => {
+        await getRecord(projectResource, ctx, projectId);
+        const where = and(scopeOf(def, ctx), eq(table.project_id, projectId));
+        const counts = await ctx.tx.select({ rating: table.rating, n: count() }).from(table).where(where).groupBy(table.rating);
+        const rows = await ctx.tx
+          .select({ feedback: table.feedback })
+          .from(table)
+          .where(and(where, sql`nullif(trim(${table.feedback}), '') is not null`))
+          .orderBy(desc(table.created_at), desc(table.id))
+          .limit(SUMMARY_ENTRIES);
+        return { counts, rows };
+      });
+      // Outside the request's transaction: a model may take a while to answer.
+      const result = await summarize(
+        req.server.config,
+        rows.map((r) => r.feedback!),
+        {
+          instruction: `Summarize what this ${def.label.toLowerCase()} says, in at most 3 sentences: what went well and what did not. Use only what the texts say.`,
+          maxSentences: 3,
+        },
+      );
+      const total = counts.reduce((sum, c) => sum + c.n, 0);
+      return {
+        project_id: projectId,
+        total,
+        ratings: Object.fromEntries(ratings.map((r) => [r, counts.find((c) => c.rating === r)?.n ?? 0])),
+        summary: result.summary || (total ? 'The feedback has ratings but no comments yet.' : 'No feedback has been given yet.'),
+        method: result.answered_by,
+        notice: result.notice,
+      };
+    },
+  );
 }
 
 export function registerCatalogRoutes(scope: FastifyInstance, resources: ResourceDefinition[]) {

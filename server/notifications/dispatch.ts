@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { defineJob, enqueueJob } from '../core/jobs/define.js';
+import { systemActor } from '../core/context.js';
 import { and, eq, gte, inArray, or, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { notifications, searchFilters } from './tables.js';
@@ -12,9 +15,7 @@ import {
   type PreparedFilters,
   type SavedFilter,
 } from './matching.js';
-import type { Db } from '../core/db/client.js';
 import { organizations } from '../core/db/tables.js';
-import { inTransaction, type Queue } from '../core/jobs/queue.js';
 import { runInTenant } from '../core/tenancy.js';
 import type { RequestContext } from '../core/context.js';
 import { subscribe, type DomainEvent } from '../core/events.js';
@@ -28,9 +29,14 @@ export const DAILY_REPORT_JOB = 'notification-daily-report';
 export const DAILY_REPORT_CRON = '0 7 * * *';
 const CONVERSATION_PLUGINS = ['slack-webhook', 'teams-webhook'];
 
-type Job = { orgId: number; orgSlug: string; notificationId: number; subject: FilterSubject; recordId: number; event: string; filterIds: number[] };
-const queues = new WeakMap<Db, Queue>();
-const queued = new WeakSet<Db>();
+const sendPayload = z.object({
+  notificationId: z.number().int(),
+  subject: z.enum(['incident', 'case']),
+  recordId: z.number().int(),
+  event: z.string(),
+  filterIds: z.array(z.number().int()),
+});
+type Job = z.infer<typeof sendPayload> & { orgId: number; orgSlug: string };
 
 /** The organization's enabled filters of one subject that some enabled notification follows. */
 async function loadFollowedFilters(ctx: RequestContext, subject: FilterSubject) {
@@ -166,39 +172,34 @@ subscribe(async (ctx: RequestContext, event: DomainEvent) => {
   const [kind, action] = event.type.split('.') as [string, string];
   if ((kind !== 'incident' && kind !== 'case') || (action !== 'created' && action !== 'updated')) return;
   for (const m of await matchingNotifications(ctx, kind, event.id)) {
-    await enqueue(ctx, { orgId: ctx.orgId, orgSlug: ctx.orgSlug, subject: kind, recordId: event.id, event: event.type, ...m });
+    await enqueueJob(ctx, notificationJob, { subject: kind, recordId: event.id, event: event.type, ...m });
   }
 });
 
-async function enqueue(ctx: RequestContext, job: Job) {
-  const queue = queues.get(ctx.system);
-  if (!queue) throw new Error('Notifications are not registered for this database (registerNotificationJobs).');
-  await ctx.asSystem((tx) => queue.enqueue(NOTIFICATION_QUEUE, job, { db: inTransaction(tx), retryLimit: 5, retryDelaySeconds: 10 }));
-  queued.add(ctx.system);
-}
+/** One notification's message about one change, retried when its channel fails. */
+export const notificationJob = defineJob({
+  name: NOTIFICATION_QUEUE,
+  payload: sendPayload,
+  concurrency: 2,
+  retries: () => ({ retryLimit: 5, retryDelaySeconds: 10 }),
+  run: (data, job) => sendNotification(job.app, job.app.mailer, { ...data, ...job.org }),
+});
 
-/** After a response whose transaction queued notifications: wake the workers now rather than at their next poll. */
-export function wakeNotifications(db: Db) {
-  if (!queued.has(db)) return;
-  queued.delete(db);
-  queues.get(db)?.notify(NOTIFICATION_QUEUE);
-}
-
-export async function registerNotificationJobs(app: FastifyInstance, deps: { mailer: Mailer }) {
-  queues.set(app.db, app.queue);
-  await app.queue.work<Job>(NOTIFICATION_QUEUE, (job) => sendNotification(app, deps.mailer, job), { concurrency: 2 });
-  await app.queue.work(DAILY_REPORT_JOB, async () => {
-    const sent = await sendDailyReports(app, deps.mailer);
+export const dailyReportJob = defineJob({
+  name: DAILY_REPORT_JOB,
+  payload: z.object({}),
+  cron: () => DAILY_REPORT_CRON,
+  run: async (_data, { app }) => {
+    const sent = await sendDailyReports(app, app.mailer);
     if (sent) app.log.info({ sent }, 'notification daily reports sent');
-  });
-  await app.queue.schedule(DAILY_REPORT_JOB, DAILY_REPORT_CRON);
-}
+  },
+});
 
 type Tenant = <T>(fn: (ctx: RequestContext) => Promise<T>) => Promise<T>;
 const tenantOf =
   (app: FastifyInstance, orgId: number, orgSlug: string): Tenant =>
   (fn) =>
-    runInTenant(app.db, app.config, { orgId, orgSlug, userId: null, role: 'Owner' }, fn);
+    runInTenant(app.db, app.config, systemActor({ orgId, orgSlug }), fn);
 
 /** The conversation plugin a notification posts through: the enabled one titled as its target, else its project's, else the organization's first. */
 async function conversationPlugin(ctx: RequestContext, note: typeof notifications.$inferSelect) {

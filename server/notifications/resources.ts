@@ -1,9 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { bodyOf } from '../engine/body.js';
 import { individuals, services, teams } from '../people/tables.js';
 import { NOTIFICATION_TYPES, notifications, SEARCH_FILTER_SUBJECTS, searchFilters } from './tables.js';
-import { evergreenFields, evergreenMeta, fieldsOf, idList, outer } from '../engine/definition-kit.js';
+import { evergreenFields, evergreenMeta, fieldsOf, idList, linkedFrom } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
 import { compileExpression, forgetFilter, type FilterSubject } from './matching.js';
 import { type RequestContext } from '../core/context.js';
@@ -27,20 +27,13 @@ export const searchFilterResource = defineResource({
   fields: fieldsOf(searchFilters, ['expression']),
   fieldMeta: { expression: { help: 'A list filter as JSON, e.g. {"and": [{"field": "status", "op": "==", "value": "Active"}]}.' } },
   // Individuals, services, teams and notifications hold the link (their `filters` lists).
-  computed: () =>
-    Object.fromEntries(
-      (
-        [
-          ['individuals', individuals],
-          ['services', services],
-          ['teams', teams],
-          ['notifications', notifications],
-        ] as const
-      ).map(([name, table]) => [
-        name,
-        sql`(select coalesce(jsonb_agg(x.id order by x.id), '[]'::jsonb) from ${table} x where x.organization_id = ${outer(searchFilters, 'organization_id')} and x.filters @> jsonb_build_array(${outer(searchFilters, 'id')}))`,
-      ]),
-    ),
+  computed: () => ({
+    individuals: linkedFrom(searchFilters, individuals, 'filters', 'name'),
+    services: linkedFrom(searchFilters, services, 'filters', 'name'),
+    teams: linkedFrom(searchFilters, teams, 'filters', 'name'),
+    notifications: linkedFrom(searchFilters, notifications, 'filters', 'name'),
+  }),
+  answerOnly: ['individuals', 'services', 'teams', 'notifications'],
   references: { project_id: 'Project' },
   hooks: {
     async beforeCreate(ctx, data) {

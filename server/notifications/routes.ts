@@ -4,16 +4,25 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { searchFilters, SEARCH_FILTER_SUBJECTS } from './tables.js';
 import { compileExpression, subjects, type FilterSubject } from './matching.js';
-import { wakeNotifications } from './dispatch.js';
 import { notFound } from '../core/errors.js';
 import { inTenant } from '../core/tenancy.js';
 import type { RequestContext } from '../core/context.js';
 import { idParam } from '../engine/crud.js';
 import { caseScope, incidentScope } from '../incidents/common.js';
+import { answers, arrayOf, int, objectOf, str } from '../engine/answers.js';
 
 const PREVIEW_DAYS = 30;
 const PREVIEW_ITEMS = 25;
 const tags = ['Search filter'];
+const previewAnswer = answers(
+  200,
+  objectOf({
+    subject: str,
+    days: int,
+    total: int,
+    items: arrayOf(objectOf({ id: int, name: str, title: str, status: str, project_id: int, reported_at: str })),
+  }),
+);
 
 const previewBody = z.object({
   subject: z.enum(SEARCH_FILTER_SUBJECTS, { error: `Subject must be one of ${SEARCH_FILTER_SUBJECTS.join(', ')}` }).default('incident'),
@@ -37,20 +46,17 @@ async function preview(ctx: RequestContext, subject: FilterSubject, expression: 
   return { subject, days: PREVIEW_DAYS, total, items };
 }
 
-/** The filter editor's preview, and waking the notification workers after a write. */
+/** The filter editor's preview. */
 export function registerNotificationRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  scope.addHook('onResponse', async (req) => {
-    if (req.method !== 'GET') wakeNotifications(req.server.db);
-  });
   app.post(
     '/search/filters/preview',
-    { schema: { tags, summary: 'What an expression would have matched over the last 30 days (count and first 25)', body: previewBody } },
+    { schema: { tags, summary: 'What an expression would have matched over the last 30 days (count and first 25)', body: previewBody, ...previewAnswer } },
     async (req) => inTenant(req, (ctx) => preview(ctx, req.body.subject, req.body.expression)),
   );
   app.get(
     '/search/filters/:id/preview',
-    { schema: { tags, summary: 'What a saved filter would have matched over the last 30 days (count and first 25)', params: idParam } },
+    { schema: { tags, summary: 'What a saved filter would have matched over the last 30 days (count and first 25)', params: idParam, ...previewAnswer } },
     async (req) =>
       inTenant(req, async (ctx) => {
         const [filter] = await ctx.tx

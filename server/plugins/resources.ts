@@ -7,6 +7,7 @@ import { encryptSecret, SECRET_MASK } from './secrets.js';
 import { invalid, notFound } from '../core/errors.js';
 import type { RequestContext } from '../core/context.js';
 import { fieldsOf, outer, projectField } from '../engine/definition-kit.js';
+import { bodyOf } from '../engine/body.js';
 import { defineResource } from '../engine/define.js';
 import { flag, requiredText } from '../engine/fields.js';
 
@@ -60,15 +61,19 @@ export const pluginInstanceResource = defineResource({
   labelPlural: 'Plugins',
   path: '/plugins/instances',
   table: pluginInstances,
-  create: z.strictObject({
-    plugin_slug: z.enum(PLUGINS.map((p) => p.slug) as [string, ...string[]], {
-      error: `Plugin must be one of ${PLUGINS.map((p) => p.slug).join(', ')} (GET /plugins lists them)`,
-    }),
-    title: requiredText(200),
-    enabled: flag().optional(),
-    configuration: z.record(z.string(), z.unknown()).optional(),
-    ...projectField,
-  }),
+  create: bodyOf(
+    pluginInstances,
+    {
+      plugin_slug: z.enum(PLUGINS.map((p) => p.slug) as [string, ...string[]], {
+        error: `Plugin must be one of ${PLUGINS.map((p) => p.slug).join(', ')} (GET /plugins lists them)`,
+      }),
+      title: requiredText(200),
+      enabled: flag().optional(),
+      configuration: z.record(z.string(), z.unknown()).optional(),
+      ...projectField,
+    },
+    { readOnly: ['secrets'] },
+  ),
   pageSize: 75,
   sort: [['title', 'asc']],
   search: ['title', 'plugin_slug'],

@@ -1,12 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import { PLUGINS } from './catalog.js';
+import { answers, arrayOf, int, objectOf, str } from '../engine/answers.js';
+
+const plugin = objectOf({ slug: str, type: str, title: str, description: str, capabilities: arrayOf(str), configuration_schema: { type: 'object' } });
 
 /** Spec §7 /plugins: the catalog of plugins this server knows. */
 export function registerPluginRoutes(scope: FastifyInstance) {
-  scope.get('/plugins', { schema: { tags: ['Plugin'], summary: 'The plugins that can be configured, each with its configuration JSON schema' } }, async () => ({
-    items: PLUGINS,
-    total: PLUGINS.length,
-    page: 1,
-    itemsPerPage: PLUGINS.length,
-  }));
+  scope.get(
+    '/plugins',
+    {
+      schema: {
+        tags: ['Plugin'],
+        summary: 'The plugins that can be configured, each with its configuration JSON schema',
+        ...answers(200, objectOf({ items: arrayOf(plugin), total: int, page: int, itemsPerPage: int })),
+      },
+    },
+    async () => ({
+      items: PLUGINS,
+      total: PLUGINS.length,
+      page: 1,
+      itemsPerPage: PLUGINS.length,
+    }),
+  );
 }

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin';
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../core/db/client.js';
@@ -53,3 +54,9 @@ export function decryptSecret(db: Db, sealed: string): string {
 
 /** What the API shows in place of a secret. */
 export const SECRET_MASK = '********';
+
+/** The keys that encrypt plugin, webhook and model secrets, loaded before any route or job reads one. */
+export const secretsPlugin = fp(async (app) => loadSecretKeys(app.db, app.config.SECRETS_KEY, app.config.SECRETS_KEY_PREVIOUS), {
+  name: 'firewatch-secrets',
+  fastify: '5.x',
+});

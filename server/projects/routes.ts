@@ -1,10 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { organizationProjects } from '../accounts/service.js';
+import { projects } from '../core/db/projects.js';
+import { answers, arrayOf, int, objectOf, rowOf } from '../engine/answers.js';
 
 /** The projects the caller can pick from (every project of the organization). */
 export function registerProjectRoutes(scope: FastifyInstance) {
-  scope.get('/projects/user', { schema: { tags: ['Project'], summary: "The caller's projects" } }, async (req) => {
-    const items = await organizationProjects(scope.db, req.caller.orgId);
-    return { items, itemsPerPage: -1, page: 1, total: items.length };
-  });
+  scope.get(
+    '/projects/user',
+    {
+      schema: {
+        tags: ['Project'],
+        summary: "The caller's projects",
+        ...answers(200, objectOf({ items: arrayOf(rowOf(projects)), itemsPerPage: int, page: int, total: int })),
+      },
+    },
+    async (req) => {
+      const items = await organizationProjects(scope.db, req.caller.orgId);
+      return { items, itemsPerPage: -1, page: 1, total: items.length };
+    },
+  );
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { inTenant } from '../core/tenancy.js';
+import { answers, arrayOf, bool, int, num, objectOf, str } from '../engine/answers.js';
 import { PAGE_SIZE, CANDIDATES, SEARCH_TYPES, search, type SearchType } from './service.js';
 
 const typeNames = Object.keys(SEARCH_TYPES) as [SearchType, ...SearchType[]];
@@ -14,6 +15,16 @@ const typeList = z
       .filter(Boolean),
   )
   .pipe(z.array(z.enum(typeNames, { error: `Must be one of: ${typeNames.join(', ')}.` })).max(typeNames.length));
+
+const searchAnswer = objectOf({
+  query: str,
+  page: int,
+  items_per_page: int,
+  total: int,
+  total_capped: bool,
+  groups: arrayOf(objectOf({ type: str, label: str, count: int })),
+  results: arrayOf(objectOf({ type: str, id: str, title: str, link: str, headline: str, updated_at: str, exact: bool, score: num })),
+});
 
 export const searchQuery = z.strictObject({
   q: z.string().max(500, 'The search may hold at most 500 characters.').default(''),
@@ -33,7 +44,7 @@ export function registerSearchRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/search',
-    { schema: { tags: ['Search'], summary: 'Search every type at once, grouped by type, 25 a page', querystring: searchQuery } },
+    { schema: { tags: ['Search'], summary: 'Search every type at once, grouped by type, 25 a page', querystring: searchQuery, ...answers(200, searchAnswer) } },
     // It only reads: on PostgreSQL its statements then go out with BEGIN and the scope, and the answer
     // does not wait for COMMIT.
     async (req) =>

@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { httpError, invalid, notFound } from '../core/errors.js';
-import { inTransaction } from '../core/jobs/queue.js';
-import { inTenant, runInTenant } from '../core/tenancy.js';
+import { defineJob, enqueueJob } from '../core/jobs/define.js';
+import { inTenant } from '../core/tenancy.js';
 import type { RequestContext } from '../core/context.js';
 import { idParam } from '../engine/crud.js';
 import { linkedRows, ownRows } from '../engine/visibility.js';
@@ -538,12 +538,9 @@ export function registerEntityRoutes(scope: FastifyInstance) {
           );
         if (open) return open;
         const [row] = await ctx.tx.insert(entityTypeRuns).values({ organization_id: ctx.orgId, entity_type_id: req.params.id }).returning();
-        await ctx.asSystem((tx) =>
-          req.server.queue.enqueue(REEXTRACT_QUEUE, { orgId: ctx.orgId, orgSlug: ctx.orgSlug, run_id: row!.id }, { db: inTransaction(tx) }),
-        );
+        await enqueueJob(ctx, reextractJob, { run_id: row!.id });
         return row!;
       });
-      req.server.queue.notify(REEXTRACT_QUEUE);
       return reply.status(202).send(run);
     },
   );
@@ -574,9 +571,10 @@ export function registerEntityRoutes(scope: FastifyInstance) {
  * old links in the chunk are replaced by what it finds now, and the run's cursor and counts move on in
  * the same commit, so a run taken up again after a crash neither skips nor counts twice.
  */
-export async function registerReextractJobs(app: FastifyInstance) {
-  await app.queue.work<{ orgId: number; orgSlug: string; run_id: number }>(REEXTRACT_QUEUE, async ({ orgId, orgSlug, run_id }) => {
-    const tenant = <T>(fn: (ctx: RequestContext) => Promise<T>) => runInTenant(app.db, app.config, { orgId, orgSlug, userId: null, role: 'Owner' }, fn);
+export const reextractJob = defineJob({
+  name: REEXTRACT_QUEUE,
+  payload: z.object({ run_id: z.number().int() }),
+  run: async ({ run_id }, { org: { orgId }, tenant }) => {
     const start = await tenant(async (ctx) => {
       const [run] = await ctx.tx
         .select()
@@ -689,5 +687,5 @@ export async function registerReextractJobs(app: FastifyInstance) {
       );
       throw err;
     }
-  });
-}
+  },
+});

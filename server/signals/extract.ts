@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { query } from 'jsonpath-rfc9535';
 import { RE2JS } from 're2js';
 
@@ -25,14 +26,10 @@ const MAX_CANDIDATE = 64 * 1024;
 /** At most this many values per type and instance: a payload listing 10,000 hosts is not 10,000 entities. */
 const MAX_PER_TYPE = 100;
 
-const compiled = new Map<string, RE2JS>();
+const compiled = new LRUCache<string, RE2JS>({ max: 1000 });
 function pattern(source: string): RE2JS {
   let re = compiled.get(source);
-  if (!re) {
-    re = RE2JS.compile(source);
-    if (compiled.size > 1000) compiled.clear();
-    compiled.set(source, re);
-  }
+  if (!re) compiled.set(source, (re = RE2JS.compile(source)));
   return re;
 }
 

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { inTransaction } from '../core/jobs/queue.js';
-import { runInTenant } from '../core/tenancy.js';
+import { z } from 'zod';
+import { defineJob, enqueueJob, jobRegistered, type JobRun } from '../core/jobs/define.js';
 import type { RequestContext } from '../core/context.js';
 import { users } from '../core/db/tables.js';
 import { cases } from '../incidents/tables.js';
@@ -25,18 +25,17 @@ export interface FoundEntity {
   type_name: string;
   value: string;
 }
-type MailJob = { orgId: number; orgSlug: string } & (
-  { kind: 'engagement'; request_id: number } | { kind: 'subscribers'; case_id: number; entity_ids: number[] }
-);
-
-const queues = new WeakMap<object, FastifyInstance['queue']>();
+const mailPayload = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('engagement'), request_id: z.number().int() }),
+  z.object({ kind: z.literal('subscribers'), case_id: z.number().int(), entity_ids: z.array(z.number().int()) }),
+]);
+type MailJob = z.infer<typeof mailPayload> & { orgId: number; orgSlug: string };
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const hashEngagementToken = (token: string) => createHash('sha256').update(`engage:${token}`).digest('hex');
 
-async function enqueueMail(ctx: RequestContext, job: MailJob) {
-  const queue = queues.get(ctx.system);
+async function enqueueMail(ctx: RequestContext, job: z.infer<typeof mailPayload>) {
   // Without the app's queue (a unit test calling processBatch alone), nothing is mailed.
-  if (queue) await ctx.asSystem((tx) => queue.enqueue(SIGNAL_MAIL_QUEUE, job, { db: inTransaction(tx) }));
+  if (jobRegistered(ctx.system, signalMailJob)) await enqueueJob(ctx, signalMailJob, job);
 }
 
 /**
@@ -51,7 +50,6 @@ export async function afterCaseFromSignal(
   found: FoundEntity[],
   subscribed?: Set<number>,
 ) {
-  const org = { orgId: ctx.orgId, orgSlug: ctx.orgSlug };
   if (signal.workflow_ids.length) {
     const bound = await ctx.tx
       .select()
@@ -106,13 +104,13 @@ export async function afterCaseFromSignal(
           description: `Asked ${e.value} to confirm (${engagement.name})`,
           details: { engagement_id: engagement.id, entity_id: e.entity_id },
         });
-        await enqueueMail(ctx, { ...org, kind: 'engagement', request_id: request.id });
+        await enqueueMail(ctx, { kind: 'engagement', request_id: request.id });
       }
     }
   }
   if (found.length && subscribed) {
     if (found.some((f) => subscribed.has(f.entity_id)))
-      await enqueueMail(ctx, { ...org, kind: 'subscribers', case_id: caseId, entity_ids: found.map((f) => f.entity_id) });
+      await enqueueMail(ctx, { kind: 'subscribers', case_id: caseId, entity_ids: found.map((f) => f.entity_id) });
   } else if (found.length) {
     const [anyone] = await ctx.tx
       .select({ entity_id: entitySubscriptions.entity_id })
@@ -127,7 +125,7 @@ export async function afterCaseFromSignal(
         ),
       )
       .limit(1);
-    if (anyone) await enqueueMail(ctx, { ...org, kind: 'subscribers', case_id: caseId, entity_ids: found.map((f) => f.entity_id) });
+    if (anyone) await enqueueMail(ctx, { kind: 'subscribers', case_id: caseId, entity_ids: found.map((f) => f.entity_id) });
   }
 }
 
@@ -135,11 +133,14 @@ export async function afterCaseFromSignal(
 export const engagementLink = (publicUrl: string, orgSlug: string, token: string, answer: 'approve' | 'deny') =>
   `${publicUrl.replace(/\/$/, '')}/api/v1/${orgSlug}/signals/engagements/respond?token=${token}&answer=${answer}`;
 
-export async function registerSignalMail(app: FastifyInstance) {
-  queues.set(app.db, app.queue);
-  await app.queue.work<MailJob>(SIGNAL_MAIL_QUEUE, async (job) => {
-    const tenant = <T>(fn: (ctx: RequestContext) => Promise<T>) =>
-      runInTenant(app.db, app.config, { orgId: job.orgId, orgSlug: job.orgSlug, userId: null, role: 'Owner' }, fn);
+export const signalMailJob = defineJob({
+  name: SIGNAL_MAIL_QUEUE,
+  payload: mailPayload,
+  run: (data, { app, org, tenant }) => sendSignalMail(app, { ...data, ...org }, tenant),
+});
+
+async function sendSignalMail(app: FastifyInstance, job: MailJob, tenant: JobRun['tenant']) {
+  {
     if (job.kind === 'engagement') {
       const token = randomBytes(24).toString('base64url');
       const mail = await tenant(async (ctx) => {
@@ -211,5 +212,5 @@ export async function registerSignalMail(app: FastifyInstance) {
         text: `${u.values.join(', ')} turned up in a new case: ${mail.kase.title} (${mail.kase.name}).\n${app.config.PUBLIC_URL.replace(/\/$/, '')}/cases/${mail.kase.name}\n`,
       });
     }
-  });
+  }
 }

@@ -1,3 +1,4 @@
+import { systemActor } from '../core/context.js';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -7,8 +8,6 @@ import { unauthorized } from '../core/errors.js';
 import { rowsOf, type Db } from '../core/db/client.js';
 import { runInTenant } from '../core/tenancy.js';
 import { EVENT_ACTIONS, signalInstances, signals, type SIGNAL_SOURCES } from './tables.js';
-import { registerSignalMail } from './follow-up.js';
-import { registerReextractJobs } from './entity-routes.js';
 import { hashIngestKey } from './resources.js';
 import { PARTITIONS, PROCESS_BATCH, processPending } from './process.js';
 
@@ -190,7 +189,7 @@ export class RateLimiter {
 /** Takes up to `want` tokens from the source's shared bucket in one transaction (the row lock orders processes). */
 export function databaseReserve(app: Pick<FastifyInstance, 'db' | 'config'>): Reserve {
   return ({ orgId, orgSlug }, sourceId, perMinute, want) =>
-    runInTenant(app.db, app.config, { orgId, orgSlug, userId: null, role: 'Member' }, async (ctx) => {
+    runInTenant(app.db, app.config, systemActor({ orgId, orgSlug }, 'Member'), async (ctx) => {
       await ctx.tx.execute(
         sql`insert into signal_rate_buckets (organization_id, signal_id, tokens) values (${orgId}, ${sourceId}, ${perMinute}) on conflict do nothing`,
       );
@@ -247,7 +246,7 @@ function groupCommitter(app: Pick<FastifyInstance, 'db' | 'config'>, onCommitted
     inFlight.set(orgId, (inFlight.get(orgId) ?? 0) + 1);
     const org = { orgId, orgSlug: taken[0]!.orgSlug };
     const all = taken.flatMap((w) => w.rows);
-    runInTenant(app.db, app.config, { ...org, userId: null, role: 'Member' }, async (ctx) =>
+    runInTenant(app.db, app.config, systemActor(org, 'Member'), async (ctx) =>
       // One parameter however many rows: no per-value query building, and one plan for every batch size.
       rowsOf<{ id: number }>(
         await ctx.tx.execute(sql`insert into signal_instances (organization_id, project_id, signal_id, source, event_action, dedup_key, raw)
@@ -453,9 +452,7 @@ function wakeProcessor(db: Db, org: { orgId: number; orgSlug: string }) {
  * its own durable record (processed_at null, indexed): no job row per request, and after a kill -9
  * the next sweep of any process takes up whatever was not finished.
  */
-export async function registerSignalJobs(app: FastifyInstance) {
-  await registerSignalMail(app);
-  await registerReextractJobs(app);
+export function registerSignalProcessor(app: FastifyInstance) {
   // One loop per partition of an organization's instances (PARTITIONS, split by alert series): each
   // holds its partition's advisory lock per batch, so no two loops, in this process or another, wait
   // on each other's groups; while one inserts its batch the other extracts the next.

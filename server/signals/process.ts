@@ -1,3 +1,4 @@
+import { systemActor } from '../core/context.js';
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Config } from '../core/config.js';
@@ -6,9 +7,8 @@ import { runInTenant } from '../core/tenancy.js';
 import type { RequestContext } from '../core/context.js';
 import { cases } from '../incidents/tables.js';
 import { addEvent } from '../incidents/common.js';
-import { updateCase } from '../cases/service.js';
+import { createCases, updateCase } from '../cases/service.js';
 import { entities, entitySubscriptions, entityTypes, signalFilters, signalInstanceEntities, signalInstances, signals } from './tables.js';
-import { createSignalCases } from './cases.js';
 import { extract, type Extracted } from './extract.js';
 import { matches } from './filters.js';
 import { afterCaseFromSignal, type FoundEntity } from './follow-up.js';
@@ -205,20 +205,28 @@ async function caseStatus(ctx: RequestContext, caseId: number) {
 }
 
 /** How a case opened from this event says where it came from (its second timeline entry). */
-const originOf = (p: Plan, found: FoundEntity[]) => ({
-  description: `Created from signal '${p.signal.name}' (${p.instance.source})`,
-  details: { signal_id: p.signal.id, signal_instance_id: p.instance.id, entity_ids: [...new Set(found.map((f) => f.entity_id))], raw: p.instance.raw },
+const originOf = (signal: Signal, instance: Instance, found: FoundEntity[]) => ({
+  source: 'Signal',
+  description: `Created from signal '${signal.name}' (${instance.source})`,
+  details: { signal_id: signal.id, signal_instance_id: instance.id, entity_ids: [...new Set(found.map((f) => f.entity_id))], raw: instance.raw },
 });
 
 /**
- * The cases of groups just opened, created together (createSignalCases): the definition's type and
+ * The cases of groups just opened, created together (createCases): the definition's type and
  * priority, the raw event on the timeline, the group pointed at its case, then each case's follow-ups.
  */
 async function openCases(ctx: RequestContext, opened: { plan: Plan; groupId: number; found: FoundEntity[] }[]): Promise<number[]> {
   if (!opened.length) return [];
-  const ids = await createSignalCases(
+  const ids = await createCases(
     ctx,
-    opened.map((o) => ({ signal: o.plan.signal, title: summaryOf(o.plan.instance, o.plan.signal.name), event: originOf(o.plan, o.found) })),
+    opened.map(({ plan: { signal, instance }, found }) => ({
+      project_id: signal.project_id,
+      title: summaryOf(instance, signal.name),
+      description: signal.description,
+      case_type_id: signal.case_type_id,
+      case_priority_id: signal.case_priority_id,
+      timeline: [originOf(signal, instance, found)],
+    })),
   );
   await ctx.tx.execute(sql`update signal_groups g set case_id = r.case_id
     from jsonb_to_recordset(${JSON.stringify(opened.map((o, i) => ({ id: o.groupId, case_id: ids[i] })))}::jsonb) as r(id int, case_id int)
@@ -440,7 +448,7 @@ export async function processPending(
     let done: number;
     for (let attempt = 1; ; attempt++) {
       try {
-        done = await runInTenant(db, config, { ...org, userId: null, role: 'Owner' }, (ctx) => processBatch(ctx, batchSize, share));
+        done = await runInTenant(db, config, systemActor(org), (ctx) => processBatch(ctx, batchSize, share));
         break;
       } catch (err) {
         // Another batch holding the same groups in the other order: PostgreSQL aborted this one; again.

@@ -1,3 +1,4 @@
+import { systemActor } from '../core/context.js';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -119,7 +120,7 @@ export function registerSignalExtras(scope: FastifyInstance) {
       return row ?? null;
     };
     const tenant = <T>(req: { server: FastifyInstance; org: { id: number; slug: string } }, fn: Parameters<typeof runInTenant<T>>[3]) =>
-      runInTenant(req.server.db, req.server.config, { orgId: req.org.id, orgSlug: req.org.slug, userId: null, role: 'Owner' }, fn);
+      runInTenant(req.server.db, req.server.config, systemActor({ orgId: req.org.id, orgSlug: req.org.slug }), fn);
 
     respond.get(
       '/signals/engagements/respond',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sitePages, SITE_PAGE_KINDS } from './tables.js';
+import { bodyOf } from '../engine/body.js';
 import { defineResource } from '../engine/define.js';
 import { flag, requiredText } from '../engine/fields.js';
 
@@ -13,7 +14,7 @@ export const sitePageResource = defineResource({
   },
   path: '/site/pages',
   table: sitePages,
-  create: z.strictObject({
+  create: bodyOf(sitePages, {
     kind: z.enum(SITE_PAGE_KINDS, 'Must be one of terms, privacy, faq, blog'),
     title: requiredText(200),
     body: z.string().max(100_000).optional(),

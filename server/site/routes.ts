@@ -9,6 +9,7 @@ import { atLeast } from '../core/context.js';
 import { inTenant } from '../core/tenancy.js';
 import { email, text, url } from '../engine/fields.js';
 import type { Tx } from '../core/db/client.js';
+import { answers, arrayOf, int, nullableStr, objectOf, str } from '../engine/answers.js';
 
 const tags = ['Public site'];
 const SETTINGS_FIELDS = [
@@ -41,6 +42,9 @@ const settingsBody = z.strictObject({
   temporary_message: text(500),
 });
 
+const settingsAnswer = objectOf(Object.fromEntries(SETTINGS_FIELDS.map((f) => [f, nullableStr])));
+const sitePage = objectOf({ id: int, kind: str, title: str, body: str, created_at: str, updated_at: str });
+
 const empty = Object.fromEntries(SETTINGS_FIELDS.map((f) => [f, null])) as SiteSettings;
 
 async function readSettings(tx: Tx, orgId: number): Promise<SiteSettings> {
@@ -62,14 +66,25 @@ export function registerSiteRoutes(scope: FastifyInstance, screens: string[] = [
     '/site/screens',
     {
       config: { access: 'public' },
-      schema: { tags, summary: 'The addresses of the screens behind the sign-in (resource lists), for telling them from unknown ones' },
+      schema: {
+        tags,
+        summary: 'The addresses of the screens behind the sign-in (resource lists), for telling them from unknown ones',
+        ...answers(200, objectOf({ screens: arrayOf(str) })),
+      },
     },
     async () => listed,
   );
 
   app.get(
     '/site',
-    { config: { access: 'public' }, schema: { tags, summary: "The organization's public pages (published ones) and its contact and product links" } },
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: "The organization's public pages (published ones) and its contact and product links",
+        ...answers(200, objectOf({ organization: str, settings: settingsAnswer, pages: arrayOf(sitePage) })),
+      },
+    },
     async (req) =>
       withTenant(scope.db, { orgId: req.org.id, userId: null }, async (tx) => {
         const pages = await tx
@@ -91,7 +106,14 @@ export function registerSiteRoutes(scope: FastifyInstance, screens: string[] = [
 
   app.put(
     '/site/settings',
-    { schema: { tags, summary: 'Change the contact menu, product links and temporary message (Admin and above)', body: settingsBody } },
+    {
+      schema: {
+        tags,
+        summary: 'Change the contact menu, product links and temporary message (Admin and above)',
+        body: settingsBody,
+        ...answers(200, settingsAnswer),
+      },
+    },
     async (req) =>
       inTenant(req, async (ctx) => {
         if (!atLeast(ctx.role, 'Admin')) throw forbidden('Only an Admin or above may change the organization settings.');

@@ -1,3 +1,4 @@
+import { systemActor } from '../core/context.js';
 import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../core/config.js';
@@ -162,7 +163,7 @@ export async function remindEveryOrganization(db: Db, config: Config, mailer: Ma
   const orgs = await db.select({ id: organizations.id, slug: organizations.slug }).from(organizations).orderBy(organizations.id);
   let sent = 0;
   for (const org of orgs) {
-    const mails = await runInTenant(db, config, { orgId: org.id, orgSlug: org.slug, userId: null, role: 'Owner' }, (ctx) => taskReminders(ctx));
+    const mails = await runInTenant(db, config, systemActor({ orgId: org.id, orgSlug: org.slug }), (ctx) => taskReminders(ctx));
     sent += await sendReminderMails(mailer, mails, log);
   }
   return sent;

@@ -1,10 +1,9 @@
+import { z } from 'zod';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { webhookDeliveries, webhookEndpoints } from './tables.js';
-import type { Db } from '../core/db/client.js';
-import { inTransaction, type Queue } from '../core/jobs/queue.js';
-import { runInTenant } from '../core/tenancy.js';
+import { defineJob, enqueueJob, type JobRun } from '../core/jobs/define.js';
 import type { RequestContext } from '../core/context.js';
 import { subscribe, type DomainEvent } from '../core/events.js';
 import { cases, incidents, tasks } from '../incidents/tables.js';
@@ -17,15 +16,6 @@ export const MAX_ATTEMPTS = 16;
 const RETRY_WINDOW_MS = 24 * 3600 * 1000;
 const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 const TIMEOUT_MS = 15_000;
-
-interface Job {
-  orgId: number;
-  orgSlug: string;
-  deliveryId: number;
-}
-const queues = new WeakMap<Db, Queue>();
-/** Databases with deliveries queued by a transaction: their workers are woken after the response. */
-const queued = new WeakSet<Db>();
 
 const tableOf = { incident: incidents, case: cases, task: tasks } as const;
 
@@ -59,31 +49,18 @@ subscribe(async (ctx: RequestContext, event: DomainEvent) => {
   for (const r of rows) await enqueueDelivery(ctx, r.id);
 });
 
-export async function enqueueDelivery(ctx: RequestContext, deliveryId: number) {
-  const queue = queues.get(ctx.system);
-  if (!queue) throw new Error('Webhook delivery is not registered for this database (registerWebhookJobs).');
-  const job: Job = { orgId: ctx.orgId, orgSlug: ctx.orgSlug, deliveryId };
-  await ctx.asSystem((tx) =>
-    queue.enqueue(WEBHOOK_QUEUE, job, { db: inTransaction(tx), retryLimit: MAX_ATTEMPTS - 1, retryDelaySeconds: ctx.config.WEBHOOK_RETRY_SECONDS }),
-  );
-  queued.add(ctx.system);
-}
-
-export async function registerWebhookJobs(app: FastifyInstance) {
-  queues.set(app.db, app.queue);
-  await app.queue.work<Job>(WEBHOOK_QUEUE, (job) => deliver(app, job), { concurrency: 4 });
-}
-
-/** After a response whose transaction queued deliveries: wake the workers now rather than at their next poll. */
-export function wakeDeliveries(db: Db) {
-  if (!queued.has(db)) return;
-  queued.delete(db);
-  queues.get(db)?.notify(WEBHOOK_QUEUE);
-}
+export const enqueueDelivery = (ctx: RequestContext, deliveryId: number) => enqueueJob(ctx, deliveryJob, { deliveryId });
 
 /** One attempt. A failure throws, so the queue retries it with backoff, until the 24-hour window closes. */
-async function deliver(app: FastifyInstance, { orgId, orgSlug, deliveryId }: Job) {
-  const tenant = <T>(fn: (ctx: RequestContext) => Promise<T>) => runInTenant(app.db, app.config, { orgId, orgSlug, userId: null, role: 'Owner' }, fn);
+export const deliveryJob = defineJob({
+  name: WEBHOOK_QUEUE,
+  payload: z.object({ deliveryId: z.number().int() }),
+  concurrency: 4,
+  retries: (config) => ({ retryLimit: MAX_ATTEMPTS - 1, retryDelaySeconds: config.WEBHOOK_RETRY_SECONDS }),
+  run: ({ deliveryId }, { app, org, tenant }) => deliver(app, org.orgId, deliveryId, tenant),
+});
+
+async function deliver(app: FastifyInstance, orgId: number, deliveryId: number, tenant: JobRun['tenant']) {
   const target = await tenant(async (ctx) => {
     const [delivery] = await ctx.tx
       .select()

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { webhookDeliveries, webhookEndpoints } from './tables.js';
 import { invalid } from '../core/errors.js';
 import { fieldsOf } from '../engine/definition-kit.js';
+import { bodyOf } from '../engine/body.js';
 import { defineResource } from '../engine/define.js';
 import { flag, text } from '../engine/fields.js';
 import { encryptSecret } from '../plugins/secrets.js';
@@ -29,15 +30,19 @@ export const webhookEndpointResource = defineResource({
   label: 'Webhook endpoint',
   path: '/webhooks/endpoints',
   table: webhookEndpoints,
-  create: z.strictObject({
-    url: endpointUrl,
-    description: text(2000),
-    events: z
-      .array(z.enum(WEBHOOK_EVENTS, { error: `Event must be one of ${WEBHOOK_EVENTS.join(', ')}` }))
-      .min(1, 'Subscribe to at least one event')
-      .max(WEBHOOK_EVENTS.length),
-    enabled: flag().optional(),
-  }),
+  create: bodyOf(
+    webhookEndpoints,
+    {
+      url: endpointUrl,
+      description: text(2000),
+      events: z
+        .array(z.enum(WEBHOOK_EVENTS, { error: `Event must be one of ${WEBHOOK_EVENTS.join(', ')}` }))
+        .min(1, 'Subscribe to at least one event')
+        .max(WEBHOOK_EVENTS.length),
+      enabled: flag().optional(),
+    },
+    { readOnly: ['secret', 'failing_since', 'disabled_reason'] },
+  ),
   pageSize: 25,
   sort: [['url', 'asc']],
   search: ['url', 'description'],

@@ -2,22 +2,20 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { webhookDeliveries, webhookEndpoints } from './tables.js';
-import { enqueueDelivery, wakeDeliveries } from './delivery.js';
+import { enqueueDelivery } from './delivery.js';
 import { webhookDeliveryResource } from './resources.js';
 import { forbidden, httpError, notFound } from '../core/errors.js';
 import { may } from '../core/context.js';
 import { inTenant } from '../core/tenancy.js';
 import { getRecord, idParam } from '../engine/crud.js';
+import { recordAnswer } from '../engine/answers.js';
 
-/** Replay of a delivery (same webhook-id, a new series of attempts), and waking the workers after a write. */
+/** Replay of a delivery (same webhook-id, a new series of attempts). */
 export function registerWebhookRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.addHook('onResponse', async (req) => {
-    if (req.method !== 'GET') wakeDeliveries(req.server.db);
-  });
   app.post(
     '/webhooks/deliveries/:id/replay',
-    { schema: { tags: ['Webhook delivery'], summary: 'Send a delivery again (same webhook-id)', params: idParam } },
+    { schema: { tags: ['Webhook delivery'], summary: 'Send a delivery again (same webhook-id)', params: idParam, ...recordAnswer(webhookDeliveryResource) } },
     async (req) =>
       inTenant(req, async (ctx) => {
         if (!may(ctx.role, 'webhooks')) throw forbidden();

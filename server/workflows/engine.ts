@@ -1,6 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { workflowInstances, workflows, type Artifact, type SwitchWith, type WorkflowStep } from './tables.js';
-import { enqueueWorkflowJob, registerWorkflowJob, type WorkflowDeps } from './jobs.js';
+import { z } from 'zod';
+import { defineJob, enqueueJob } from '../core/jobs/define.js';
+import { WORKFLOW_LANE, workflowDeps, type WorkflowDeps } from './jobs.js';
 import { httpError } from '../core/errors.js';
 import type { RequestContext } from '../core/context.js';
 import { subscribe } from '../core/events.js';
@@ -52,8 +54,8 @@ export async function startRun(
     })
     .returning();
   await timeline(ctx, instance!, `Workflow ${workflow.name} submitted (${opts.trigger}${opts.run_reason ? `: ${opts.run_reason}` : ''})`);
-  await enqueueWorkflowJob(ctx, 'start', { instance_id: instance!.id });
-  await enqueueWorkflowJob(ctx, 'timeout', { instance_id: instance!.id }, workflow.timeout_seconds);
+  await enqueueJob(ctx, workflowStartJob, { instance_id: instance!.id });
+  await enqueueJob(ctx, workflowTimeoutJob, { instance_id: instance!.id }, { startAfterSeconds: workflow.timeout_seconds });
   return instance!;
 }
 
@@ -156,9 +158,16 @@ export function fill(value: unknown, values: Record<string, unknown>): unknown {
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500);
 const FETCH_TIMEOUT_MS = 10_000;
+/** Every step of a run is a job of the workflow lane about one instance. */
+const instanceJob = (step: string, run: (deps: WorkflowDeps, id: number) => Promise<void>) =>
+  defineJob({
+    name: `workflow.${step}`,
+    lane: WORKFLOW_LANE,
+    payload: z.object({ instance_id: z.number().int() }),
+    run: (data, job) => run(workflowDeps(job), data.instance_id),
+  });
 
-registerWorkflowJob('start', async (deps, data) => {
-  const id = data.instance_id as number;
+export const workflowStartJob = instanceJob('start', async (deps, id) => {
   const ready = await deps.tenant(async (ctx) => {
     const found = await load(ctx, id);
     if (!found || found.instance.status !== 'Submitted') return null;
@@ -224,7 +233,7 @@ async function startOnEngine(deps: WorkflowDeps, plugin: LoadedPlugin, instance:
       workflow_instance_id: instance.id,
     });
     await applyReport(ctx, instance.id, { status: answer.status ?? 'Running', reason: answer.reason, artifacts: answer.artifacts });
-    if (statusUrl) await enqueueWorkflowJob(ctx, 'poll', { instance_id: instance.id }, deps.config.WORKFLOW_POLL_SECONDS);
+    if (statusUrl) await enqueueJob(ctx, workflowPollJob, { instance_id: instance.id }, { startAfterSeconds: deps.config.WORKFLOW_POLL_SECONDS });
   });
 }
 
@@ -251,8 +260,7 @@ export async function applyReport(ctx: RequestContext, id: number, report: { sta
   );
 }
 
-registerWorkflowJob('poll', async (deps, data) => {
-  const id = data.instance_id as number;
+export const workflowPollJob = instanceJob('poll', async (deps, id) => {
   const found = await deps.tenant(async (ctx) => {
     const f = await load(ctx, id);
     if (!f || TERMINAL.has(f.instance.status) || !f.instance.status_url || f.instance.deadline_at.getTime() <= Date.now()) return null;
@@ -275,12 +283,11 @@ registerWorkflowJob('poll', async (deps, data) => {
       .select({ status: workflowInstances.status })
       .from(workflowInstances)
       .where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
-    if (now && !TERMINAL.has(now.status)) await enqueueWorkflowJob(ctx, 'poll', { instance_id: id }, deps.config.WORKFLOW_POLL_SECONDS);
+    if (now && !TERMINAL.has(now.status)) await enqueueJob(ctx, workflowPollJob, { instance_id: id }, { startAfterSeconds: deps.config.WORKFLOW_POLL_SECONDS });
   });
 });
 
-registerWorkflowJob('timeout', async (deps, data) => {
-  const id = data.instance_id as number;
+export const workflowTimeoutJob = instanceJob('timeout', async (deps, id) => {
   await deps.tenant(async (ctx) => {
     const found = await load(ctx, id);
     if (!found || TERMINAL.has(found.instance.status)) return;
@@ -380,13 +387,13 @@ async function runSteps(deps: WorkflowDeps, id: number) {
         .set({ next_step: next, updated_at: sql`now()` })
         .where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
       if (note) await timeline(ctx, instance, note);
-      if (waitSeconds) await enqueueWorkflowJob(ctx, 'steps', { instance_id: id }, waitSeconds);
+      if (waitSeconds) await enqueueJob(ctx, workflowStepsJob, { instance_id: id }, { startAfterSeconds: waitSeconds });
     });
     if (waitSeconds) return;
   }
 }
 
-registerWorkflowJob('steps', (deps, data) => runSteps(deps, data.instance_id as number));
+export const workflowStepsJob = instanceJob('steps', runSteps);
 
 const SETTABLE_FIELDS = ['title', 'description', 'resolution'];
 

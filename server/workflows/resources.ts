@@ -4,6 +4,7 @@ import { WORKFLOW_STATUSES, workflowInstances, workflows, type WorkflowStep } fr
 import { invalid } from '../core/errors.js';
 import type { RequestContext } from '../core/context.js';
 import { fieldsOf, idList, outer, projectField } from '../engine/definition-kit.js';
+import { bodyOf } from '../engine/body.js';
 import { defineResource } from '../engine/define.js';
 import { flag, requiredRef, requiredText, text } from '../engine/fields.js';
 import { pluginBySlug, PLUGINS } from '../plugins/catalog.js';
@@ -66,7 +67,7 @@ export const workflowResource = defineResource({
   label: 'Workflow',
   path: '/workflows',
   table: workflows,
-  create: z.strictObject({
+  create: bodyOf(workflows, {
     name: requiredText(200),
     description: text(5000),
     enabled: flag().optional(),

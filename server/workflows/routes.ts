@@ -1,10 +1,10 @@
+import { systemActor } from '../core/context.js';
 import { and, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { workflowInstances, workflows } from './tables.js';
 import { applyReport, startRun } from './engine.js';
-import { nudgeWorkflows } from './jobs.js';
 import { httpError, invalid, notFound } from '../core/errors.js';
 import { inTenant, runInTenant } from '../core/tenancy.js';
 import { idParam, getRecord } from '../engine/crud.js';
@@ -13,6 +13,7 @@ import { callerEmail, loadCase, loadIncident } from '../incidents/common.js';
 import { loadPlugin, recordPluginEvent } from '../plugins/runtime.js';
 import { verifySigned } from '../plugins/signing.js';
 import { workflowInstanceResource } from './resources.js';
+import { answers, bool, objectOf, recordAnswer } from '../engine/answers.js';
 
 const tags = ['Workflow'];
 const idOrObject = z.union([ref(), z.object({ id: ref() })]).nullish();
@@ -45,6 +46,7 @@ export function registerWorkflowRoutes(scope: FastifyInstance) {
           signal: idOrObject,
           workflow: z.unknown().optional(),
         }),
+        ...recordAnswer(workflowInstanceResource, 201),
       },
     },
     async (req, reply) => {
@@ -73,7 +75,6 @@ export function registerWorkflowRoutes(scope: FastifyInstance) {
         );
         return getRecord(workflowInstanceResource, ctx, row.id);
       });
-      nudgeWorkflows(req.server.db);
       return reply.status(201).send(instance);
     },
   );
@@ -85,49 +86,48 @@ export function registerWorkflowRoutes(scope: FastifyInstance) {
       '/workflows/instances/:id/callback',
       {
         config: { access: 'public' },
-        schema: { tags, summary: 'HTTP engine callback: {status, reason?, artifacts?}, signed as Standard Webhooks with the engine secret' },
+        schema: {
+          tags,
+          summary: 'HTTP engine callback: {status, reason?, artifacts?}, signed as Standard Webhooks with the engine secret',
+          ...answers(200, objectOf({ accepted: bool }, 'Whether the report changed the run (false: it had already ended)')),
+        },
       },
       async (req) => {
         const id = Number((req.params as { id: string }).id);
         const body = typeof req.body === 'string' ? req.body : '';
         if (!Number.isInteger(id) || id <= 0) throw invalid('The id must be a whole number.', ['path', 'id']);
-        const result = await runInTenant(
-          req.server.db,
-          req.server.config,
-          { orgId: req.org.id, orgSlug: req.org.slug, userId: null, role: 'Owner' },
-          async (ctx) => {
-            const [instance] = await ctx.tx
-              .select()
-              .from(workflowInstances)
-              .where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
-            const [workflow] = instance
-              ? await ctx.tx
-                  .select()
-                  .from(workflows)
-                  .where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.id, instance.workflow_id)))
-              : [];
-            const plugin = workflow ? await loadPlugin(ctx, workflow.plugin_instance_id) : null;
-            // Unknown run and bad signature answer alike, so the route tells nothing to a stranger.
-            if (!instance || !plugin || plugin.slug !== 'http-workflow-engine' || !verifySigned(String(plugin.config.signing_secret), req.headers, body)) {
-              throw httpError(401, 'The callback signature does not match.', 'unauthorized');
-            }
-            let report: Record<string, unknown>;
-            try {
-              report = JSON.parse(body) as Record<string, unknown>;
-            } catch {
-              throw invalid('The body must be JSON.', ['body']);
-            }
-            const changed = await applyReport(ctx, id, report);
-            await recordPluginEvent(ctx, plugin, {
-              name: 'Callback received',
-              description: `Status ${String(report.status)}`,
-              incident_id: instance.incident_id,
-              case_id: instance.case_id,
-              workflow_instance_id: id,
-            });
-            return changed;
-          },
-        );
+        const result = await runInTenant(req.server.db, req.server.config, systemActor({ orgId: req.org.id, orgSlug: req.org.slug }), async (ctx) => {
+          const [instance] = await ctx.tx
+            .select()
+            .from(workflowInstances)
+            .where(and(eq(workflowInstances.organization_id, ctx.orgId), eq(workflowInstances.id, id)));
+          const [workflow] = instance
+            ? await ctx.tx
+                .select()
+                .from(workflows)
+                .where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.id, instance.workflow_id)))
+            : [];
+          const plugin = workflow ? await loadPlugin(ctx, workflow.plugin_instance_id) : null;
+          // Unknown run and bad signature answer alike, so the route tells nothing to a stranger.
+          if (!instance || !plugin || plugin.slug !== 'http-workflow-engine' || !verifySigned(String(plugin.config.signing_secret), req.headers, body)) {
+            throw httpError(401, 'The callback signature does not match.', 'unauthorized');
+          }
+          let report: Record<string, unknown>;
+          try {
+            report = JSON.parse(body) as Record<string, unknown>;
+          } catch {
+            throw invalid('The body must be JSON.', ['body']);
+          }
+          const changed = await applyReport(ctx, id, report);
+          await recordPluginEvent(ctx, plugin, {
+            name: 'Callback received',
+            description: `Status ${String(report.status)}`,
+            incident_id: instance.incident_id,
+            case_id: instance.case_id,
+            workflow_instance_id: id,
+          });
+          return changed;
+        });
         return { accepted: result };
       },
     );

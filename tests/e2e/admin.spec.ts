@@ -345,3 +345,16 @@ test('changing one’s password: required, at least 8 characters, then the new o
   await expect(page).toHaveURL(/\/default\/chat$/);
   await page.context().close();
 });
+
+test('list numbers read in en-US whatever the browser speaks', async ({ browser }) => {
+  const page = await (await browser.newContext({ locale: 'de-DE' })).newPage();
+  await page.goto('/default/auth/login');
+  await signIn(page);
+  await expect(page).not.toHaveURL(/auth\/login/);
+  await page.goto('/default/projects');
+  // The seeded Default project: 50000 a year, 2080 hours (a German browser would write 50.000 and 2.080).
+  const row = page.locator('tbody tr', { hasText: 'Where incidents, cases and documents go' });
+  await expect(row).toContainText('50,000');
+  await expect(row).toContainText('2,080');
+  await page.context().close();
+});

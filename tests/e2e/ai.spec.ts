@@ -65,6 +65,29 @@ test('a signed-in user uploads a PDF, asks about it, opens the citation, likes a
   await expect(row.getByTestId('submission-status')).toHaveText('indexed', { timeout: 60_000 });
   await shot(page, '1-indexed');
 
+  // A larger file goes over the streamed HTTP route; on a slowed link its upload shows a progress bar
+  // with the share sent, then it is indexed, found by global search and answered from.
+  const walrus = join(shots, 'walrus.md');
+  const filler = Array.from({ length: 3000 }, (_, i) => `Shift log ${i}: the on-call engineer reviewed dashboards and found nothing unusual.`).join('\n\n');
+  writeFileSync(walrus, `# Queue operations\n\nTo drain the walrus queue, run walrusctl drain --graceful before a deploy.\n\n${filler}\n`);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 64 * 1024 });
+  await page.getByTestId('upload-input').setInputFiles(walrus);
+  const progress = page.getByTestId('upload-progress');
+  await expect(progress).toContainText(/Uploading walrus\.md: \d+%/);
+  await expect.poll(async () => Number(await progress.getByRole('progressbar').getAttribute('aria-valuenow'))).toBeGreaterThan(0);
+  await shot(page, '1-upload-progress');
+  await expect(progress).toBeHidden({ timeout: 60_000 });
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  const walrusRow = page.getByTestId('submission').filter({ hasText: 'walrus.md' });
+  await expect(walrusRow.getByTestId('submission-status')).toHaveText('indexed', { timeout: 60_000 });
+  const found = await page.evaluate(async () => {
+    const res = await fetch('/api/v1/default/search?q=walrusctl', { headers: { authorization: `Bearer ${localStorage.getItem('token')}` } });
+    return ((await res.json()) as { results: { type: string; title: string }[] }).results;
+  });
+  expect(found).toContainEqual(expect.objectContaining({ type: 'FileSubmission', title: 'walrus.md' }));
+
   await page.getByLabel('Your question').fill('How do I rotate the kraken API keys?');
   await page.getByRole('button', { name: 'Ask' }).click();
   const answer = page.getByTestId('message-assistant').last();
@@ -100,6 +123,14 @@ test('a signed-in user uploads a PDF, asks about it, opens the citation, likes a
   await page.reload();
   await expect(page.getByTestId('message-assistant').last()).toContainText('keyctl rotate --all');
   await expect(page.getByRole('list', { name: 'Chats' })).toContainText('How do I rotate the kraken API keys?');
+
+  // The streamed upload answers too, in a chat of its own.
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await page.getByLabel('Your question').fill('How do I drain the walrus queue?');
+  await page.getByRole('button', { name: 'Ask' }).click();
+  const walrusAnswer = page.getByTestId('message-assistant').last();
+  await expect(walrusAnswer).toContainText('walrusctl drain --graceful', { timeout: 30_000 });
+  await expect(walrusAnswer.getByRole('list', { name: 'Sources' })).toContainText('walrus.md');
 });
 
 test('the shared chat opens read-only for someone signed out, citations included', async ({ browser }) => {

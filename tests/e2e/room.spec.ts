@@ -452,3 +452,35 @@ test("the case edit sheet draws the ticket, the evidence storage and the case ty
   expect(saved.storage).toMatchObject({ weblink: 'https://drive.example.test/evidence' });
   expect(saved.custom_fields).toEqual({ 'Card network': 'Mastercard', 'Cards tried': 14 });
 });
+
+test("the incident edit sheet draws its incident type's fields as labelled inputs, not JSON", async () => {
+  const type = await api(maya, token, 'POST', '/incident_types', {
+    name: `Outage ${stamp}`,
+    custom_fields: [
+      { name: 'Region', type: 'select', options: ['eu-west', 'us-east'], required: true },
+      { name: 'Customers hit', type: 'number' },
+      { name: 'Status page note', type: 'text' },
+    ],
+  });
+  expect(type.status, JSON.stringify(type.json)).toBe(201);
+  const created = await api(maya, token, 'POST', '/iaos', { title: `Login outage ${stamp}`, project_id: projectId, incident_type_id: type.json.id });
+  expect(created.status).toBe(201);
+  await maya.goto(`/default/iaos/${created.json.id}`);
+  await expect(maya.getByRole('textbox', { name: 'Title' })).toHaveValue(`Login outage ${stamp}`);
+  await expect(maya.getByRole('group', { name: `Fields of the incident type Outage ${stamp}` })).toBeVisible();
+  // No box of JSON for them.
+  await expect(maya.getByRole('textbox', { name: /custom fields/i })).toHaveCount(0);
+  await maya.getByRole('spinbutton', { name: 'Customers hit' }).fill('1200');
+  await maya.getByRole('textbox', { name: 'Status page note' }).fill('Sign-in slow in Europe');
+  await expectNoSeriousAxeViolations(maya, 'incident edit sheet');
+  await maya.screenshot({ path: join(shots, '06-incident-edit.png'), fullPage: true });
+  // The type's required field is asked for in place.
+  await maya.getByRole('button', { name: 'Save' }).click();
+  await expect(maya.getByText('This field is required').first()).toBeVisible();
+  await maya.getByRole('combobox', { name: /^Region/ }).click();
+  await maya.getByRole('option', { name: 'eu-west' }).click();
+  await maya.getByRole('button', { name: 'Save' }).click();
+  await expect(maya.getByText('Incident updated successfully.')).toBeVisible();
+  const saved = (await api(maya, token, 'GET', `/iaos/${created.json.id}`)).json;
+  expect(saved.custom_fields).toEqual({ Region: 'eu-west', 'Customers hit': 1200, 'Status page note': 'Sign-in slow in Europe' });
+});

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import type { JsonSchema, ResourceMeta } from '../../admin/src/meta-types.js';
-import { documentAliases } from '../../admin/src/resources/catalog/documents.js';
+import type { JsonSchema, ResourceMeta } from '../../admin/src/core/meta-types.js';
+import { documentAliases } from '../../admin/src/catalog/documents.js';
 import { api as apiAs, dismiss, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
-import { SPEC_ROUTE_ALIASES } from '../../admin/src/specRoutes.js';
+import { SPEC_ROUTE_ALIASES } from '../../admin/src/core/specRoutes.js';
 
 /**
  * Every settings, knowledge, people and data-catalog screen, walked as a person would: the list, a

@@ -381,8 +381,6 @@ test('a visitor on the landing page creates a project and uploads into it, withi
 test('a temporary message hides after its 30 seconds; with an update waiting, fifteen minutes without activity reload the page to the new build', async ({
   browser,
 }) => {
-  const file = join(serverOf(test.info()).adminDist, 'version.json');
-  const original = readFileSync(file, 'utf8');
   const person = await (await browser.newContext()).newPage();
   // The page's timers run on Playwright's clock, so the test decides how much time passes.
   await person.clock.install();
@@ -401,13 +399,30 @@ test('a temporary message hides after its 30 seconds; with an update waiting, fi
   await person.clock.resume();
   expect((await api(person, own, 'PUT', '/site/settings', { temporary_message: null })).status).toBe(200);
   try {
-    writeFileSync(file, JSON.stringify({ build: `idle-${stamp}` }));
+    await expectSelfUpdate(person, async () => {
+      // Ten minutes idle: nothing yet; six more pass fifteen.
+      await person.clock.fastForward('10:00');
+      await expect(person.getByTestId('temporary-message')).toHaveCount(0);
+    });
+  } finally {
+    await person.context().close();
+  }
+});
+
+/**
+ * The self-update both idle rules end in: the server starts serving a newer build, the page notices
+ * it on its next navigation ('Software update is available'); `after` then lets time pass up to five
+ * minutes short of the page's limit (checking nothing happened yet); six more minutes pass the limit,
+ * and the page says 'Updating to latest version...' and reloads itself to the new build.
+ */
+async function expectSelfUpdate(person: Page, after: () => Promise<void>) {
+  const file = join(serverOf(test.info()).adminDist, 'version.json');
+  const original = readFileSync(file, 'utf8');
+  try {
+    writeFileSync(file, JSON.stringify({ build: `newer-${Date.now()}` }));
     await person.locator('.RaSidebar-fixed').getByRole('menuitem', { name: 'Tasks' }).click();
     await expect(person.getByTestId('update-snackbar')).toContainText('Software update is available');
-    // Ten minutes idle: nothing yet.
-    await person.clock.fastForward('10:00');
-    await expect(person.getByTestId('temporary-message')).toHaveCount(0);
-    // Past fifteen: the page updates itself.
+    await after();
     const reloaded = person.waitForEvent('load');
     await person.clock.fastForward('06:00');
     await expect(person.getByTestId('temporary-message')).toHaveText('Updating to latest version...');
@@ -415,9 +430,8 @@ test('a temporary message hides after its 30 seconds; with an update waiting, fi
     await reloaded;
   } finally {
     writeFileSync(file, original);
-    await person.context().close();
   }
-});
+}
 
 /** Makes the page believe its tab went to the background (or came back), as a browser tells it. */
 const setHidden = (person: Page, hidden: boolean) =>
@@ -428,39 +442,30 @@ const setHidden = (person: Page, hidden: boolean) =>
   }, hidden);
 
 test('with an update waiting, a tab in the background reloads to the new build after thirty minutes hidden, not fifteen', async ({ browser }) => {
-  const file = join(serverOf(test.info()).adminDist, 'version.json');
-  const original = readFileSync(file, 'utf8');
   const person = await (await browser.newContext()).newPage();
   await person.clock.install();
   await signInAsAdmin(person);
   await person.goto('/default/chat');
   await expect(person.getByTestId('organization-banner')).toBeVisible();
   try {
-    writeFileSync(file, JSON.stringify({ build: `hidden-${stamp}` }));
-    await person.locator('.RaSidebar-fixed').getByRole('menuitem', { name: 'Tasks' }).click();
-    await expect(person.getByTestId('update-snackbar')).toContainText('Software update is available');
-    await setHidden(person, true);
-    // Twenty minutes in the background: past the fifteen of a visible idle page, yet no reload.
-    await person.clock.fastForward('20:00');
-    await expect(person.getByTestId('temporary-message')).toHaveCount(0);
-    // Back for a moment, then away again: returning counts as activity, and the hidden time restarts.
-    await setHidden(person, false);
-    await setHidden(person, true);
-    await person.clock.fastForward('25:00');
-    await expect(person.getByTestId('temporary-message')).toHaveCount(0);
-    // Past thirty minutes hidden: the page updates itself in the background.
-    const reloaded = person.waitForEvent('load');
-    await person.clock.fastForward('06:00');
-    await expect(person.getByTestId('temporary-message')).toHaveText('Updating to latest version...');
-    await person.clock.fastForward(2000);
-    await reloaded;
+    await expectSelfUpdate(person, async () => {
+      await setHidden(person, true);
+      // Twenty minutes in the background: past the fifteen of a visible idle page, yet no reload.
+      await person.clock.fastForward('20:00');
+      await expect(person.getByTestId('temporary-message')).toHaveCount(0);
+      // Back for a moment, then away again: returning counts as activity, and the hidden time restarts.
+      await setHidden(person, false);
+      await setHidden(person, true);
+      // Twenty-five minutes hidden: nothing yet; six more pass thirty, and the page updates in the background.
+      await person.clock.fastForward('25:00');
+      await expect(person.getByTestId('temporary-message')).toHaveCount(0);
+    });
   } finally {
-    writeFileSync(file, original);
     await person.context().close();
   }
 });
 
-test("chat without its live socket says 'WebSocket is not connected' and offers no upload until it is back", async ({ browser }) => {
+test("chat without its live socket says 'WebSocket is not connected', still uploads files over HTTP, and offers no video submission until it is back", async ({ browser }) => {
   const person = await (await browser.newContext()).newPage();
   const own = await signInAsAdmin(person);
   const projectName = `Offline project ${stamp}`;
@@ -473,12 +478,16 @@ test("chat without its live socket says 'WebSocket is not connected' and offers 
   await expect(person.getByText('WebSocket is not connected')).toBeVisible();
   await person.getByLabel('Project').click();
   await person.getByRole('option', { name: projectName }).click();
-  await expect(person.getByRole('button', { name: 'Upload files' })).toBeDisabled();
+  // Files go up over HTTP, so they need no socket; a video link is submitted over the socket.
+  await expect(person.getByRole('button', { name: 'Upload files' })).toBeEnabled();
+  await person.getByLabel('YouTube link').fill('https://www.youtube.com/watch?v=offline');
+  const submitVideo = person.getByRole('button', { name: 'Add transcript' });
+  await expect(submitVideo).toBeDisabled();
   await expectNoSeriousAxeViolations(person, 'chat without its socket');
   // The page keeps trying; once connections go through again it is live without a reload.
   refuse = false;
   await expect(person.getByText('Connected')).toBeVisible({ timeout: 40_000 });
   await expect(person.getByText('WebSocket is not connected')).toHaveCount(0);
-  await expect(person.getByRole('button', { name: 'Upload files' })).toBeEnabled();
+  await expect(submitVideo).toBeEnabled();
   await person.context().close();
 });

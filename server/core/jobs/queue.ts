@@ -28,6 +28,8 @@ export type JobHandler<T> = (data: T, job: { id: string; name: string }) => Prom
 /** The job queue every domain uses: background work lives in the same database as the data. */
 export interface Queue {
   enqueue<T extends object>(name: string, data: T, opts?: JobOptions): Promise<string | null>;
+  /** Many jobs of `name` in one insert, in the transaction `opts.db` (a batch's work); no start delay or singleton key. */
+  enqueueMany<T extends object>(name: string, data: T[], opts: Pick<JobOptions, 'retryLimit' | 'retryDelaySeconds'> & { db: SqlExecutor }): Promise<void>;
   /** `concurrency` workers, each taking up to `batchSize` jobs at a time (default 10) and running up to 3 of them at once. */
   work<T extends object>(name: string, handler: JobHandler<T>, opts?: { concurrency?: number; batchSize?: number }): Promise<void>;
   /** Sends a `name` job with `data` on the cron schedule (UTC), once across all processes; null removes it. */
@@ -219,6 +221,18 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
         ready = true;
       })();
       return started;
+    },
+    async enqueueMany(name, data, o) {
+      if (!data.length) return;
+      if (!ready || !created.has(name)) throw new Error(`The job queue '${name}' is not ready: start the queue with a worker for it first.`);
+      const options = { retryLimit: o.retryLimit ?? 2, retryDelay: o.retryDelaySeconds ?? 5, retryBackoff: true, expireInSeconds: lease };
+      await settle([
+        boss.insert(
+          data.map((d) => ({ name, data: d, ...options })),
+          { db: o.db } as never,
+        ),
+        o.db.executeSql('select pg_notify($1, $2)', [JOBS_CHANNEL, name]),
+      ] as const);
     },
     async enqueue(name, data, o = {}) {
       const options = {

@@ -65,6 +65,33 @@ t.test('a word in the title or a heading weighs more than the same word in the b
   t.equal((await ask('keystore renewal'))[0]?.submission_id, headed, 'the passage under a heading naming the word first');
 });
 
+t.test('the page whose opening passage names the subject ranks above one that mentions it in passing', async (t) => {
+  const { upload, ask } = await setup(t);
+  // Uploaded first, so the order of ids would put it first when nothing else differs.
+  const passing = await upload(
+    'handbook-a.md',
+    `# Handbook\n\nThe release pipeline builds every tag.\n\n## Notes\n\nWe rotate the signing keys once a year.\n\n${filler(4, 'handbook')}`,
+  );
+  const about = await upload(
+    'handbook-b.md',
+    `# Handbook\n\nHow we rotate the signing keys once a year.\n\n## Notes\n\nThe release pipeline builds every tag.\n\n${filler(4, 'handbook')}`,
+  );
+  t.ok(passing < about);
+  t.equal((await ask('rotate signing keys'))[0]?.submission_id, about, 'the page about it first');
+});
+
+t.test('words in neighbouring passages of a page count; the same words far apart in a long manual count less', async (t) => {
+  const { upload, ask } = await setup(t);
+  const sections = (topic: string, n: number) => Array.from({ length: n }, (_, i) => `## Part ${i}\n\n${filler(1, `${topic} ${i}`)}`).join('\n\n');
+  const disk = `## Disks\n\nThe disk was replaced on Monday.`;
+  const quota = `## Limits\n\nThe quota was raised later.`;
+  // Uploaded first, so the order of ids would put it first when nothing else differs.
+  const apart = await upload('manual.md', `# Manual\n\n${disk}\n\n${sections('manual', 30)}\n\n${quota}`);
+  const near = await upload('storage.md', `# Storage\n\n${disk}\n\n${quota}\n\n${sections('storage', 2)}`);
+  t.ok(apart < near);
+  t.equal((await ask('disk quota'))[0]?.submission_id, near, 'the page holding both words in neighbouring sections first');
+});
+
 t.test('words that stand together rank above the same words far apart', async (t) => {
   const { upload, ask } = await setup(t);
   const apart = await upload(

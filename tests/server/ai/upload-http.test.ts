@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
+import { PassThrough } from 'node:stream';
 import { indexSubmission, UPLOAD_PART_BYTES } from '../../../server/ai/ingest.js';
+import { nulPath } from '../../../server/core/input.js';
 import { rowsOf, testApp } from '../../helpers.js';
 
 const MB = 1024 * 1024;
@@ -102,4 +104,26 @@ t.test('an HTTP upload over the plan size, of an unknown kind, empty or to anoth
 
   const [n] = rowsOf<{ n: number }>(await database.db.execute(`select count(*)::int as n from submissions`));
   t.equal(Number(n!.n), 0, 'no submission was stored');
+});
+
+t.test('an upload over a real HTTP connection is stored: the streamed body is not walked like parsed JSON', async (t) => {
+  // The NUL check walks parsed bodies; a stream's references lead back to itself (a walk never ends).
+  const stream = new PassThrough();
+  Object.assign(stream, { note: 'nul \u0000 inside' });
+  t.equal(nulPath({ body: stream }), undefined, 'a stream is not walked');
+  t.same(nulPath({ body: { a: ['x', 'nul \u0000'] } }), ['body', 'a', 1], 'parsed JSON still is');
+
+  const { app, request, login } = await testApp(t, env);
+  const token = await login('owner@example.com');
+  const project = (await request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Sockets' } })).body as { id: number };
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const bytes = Buffer.from('# Notes\n\nThe narwhal gateway restarts with the tidepool command.\n');
+  const res = await fetch(`${address}/api/v1/default/submissions/upload?project_id=${project.id}&fileName=notes.md&buildIndex=false`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'text/markdown' },
+    body: bytes,
+    signal: AbortSignal.timeout(60_000),
+  });
+  t.equal(res.status, 201);
+  t.match(await res.json(), { size_bytes: bytes.length, fileName: 'notes.md' });
 });

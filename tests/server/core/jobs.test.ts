@@ -1,45 +1,60 @@
+import { systemActor } from '../../../server/core/context.js';
 import { and, eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import t from 'tap';
 import { buildApp } from '../../../server/app.js';
 import { organizations, tagTypes } from '../../../server/schema.js';
 import { runInTenant } from '../../../server/core/tenancy.js';
-import { BACKGROUND_QUEUE, drainJobs, enqueue, registerJob } from '../../../server/incidents/background.js';
+import { z } from 'zod';
+import { BACKGROUND_LANE, defineJob, drainJobs, enqueueJob, registerJobs } from '../../../server/core/jobs/define.js';
 import { testApp, type TestApp } from '../../helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Jobs these tests queue: each records its `n` (and which test it belongs to). */
 const ran: { test: string; n: number }[] = [];
-registerJob('test.record', async (_ctx, data) => {
-  await sleep(5);
-  ran.push({ test: data.test as string, n: data.n as number });
+const recordJob = defineJob({
+  name: 'test.record',
+  lane: BACKGROUND_LANE,
+  payload: z.object({ test: z.string(), n: z.number() }),
+  run: async (data) => {
+    await sleep(5);
+    ran.push(data);
+  },
 });
 let slowStarted: () => void = () => {};
-registerJob('test.slow', async (ctx) => {
-  slowStarted();
-  await sleep(1000);
-  await ctx.tx.insert(tagTypes).values({ organization_id: ctx.orgId, name: 'Written by a slow job' });
+const slowJob = defineJob({
+  name: 'test.slow',
+  lane: BACKGROUND_LANE,
+  payload: z.object({}),
+  run: (_data, job) =>
+    job.tenant(async (ctx) => {
+      slowStarted();
+      await sleep(1000);
+      await ctx.tx.insert(tagTypes).values({ organization_id: ctx.orgId, name: 'Written by a slow job' });
+    }),
 });
+const BACKGROUND_QUEUE = BACKGROUND_LANE.name;
 
 /** Runs `fn` in the default organization's tenant transaction, as a job-queuing request would. */
 async function inDefaultOrg<T>(base: TestApp, fn: Parameters<typeof runInTenant<T>>[3]) {
   const [org] = await base.database.db.select().from(organizations).where(eq(organizations.slug, 'default'));
-  return runInTenant(base.database.db, base.config, { orgId: org!.id, orgSlug: org!.slug, userId: null, role: 'Owner' }, fn);
+  return runInTenant(base.database.db, base.config, systemActor({ orgId: org!.id, orgSlug: org!.slug }), fn);
 }
 
 t.test("a job exists only if the request's transaction committed", async (t) => {
   const base = await testApp(t, { JOB_POLL_SECONDS: '0.5' });
+  await registerJobs(base.app, [recordJob, slowJob]);
   await base.app.ready();
   await t.rejects(
     inDefaultOrg(base, async (ctx) => {
-      await enqueue(ctx, 'test.record', { test: 'rollback', n: 1 });
+      await enqueueJob(ctx, recordJob, { test: 'rollback', n: 1 });
       throw new Error('the request failed after queuing');
     }),
     /the request failed/,
   );
   t.same(Object.values(await base.app.queue.countJobs(BACKGROUND_QUEUE)), [0, 0, 0, 0, 0, 0], 'a rolled back request leaves no job');
-  await inDefaultOrg(base, (ctx) => enqueue(ctx, 'test.record', { test: 'commit', n: 2 }));
+  await inDefaultOrg(base, (ctx) => enqueueJob(ctx, recordJob, { test: 'commit', n: 2 }));
   await drainJobs(base.app);
   t.same(
     ran.filter((r) => ['rollback', 'commit'].includes(r.test)),
@@ -75,9 +90,11 @@ t.test('two apps on one database run each job once', async (t) => {
   const base = await testApp(t, { JOB_POLL_SECONDS: '0.5' });
   const other = await buildApp({ config: base.config, database: base.database, logger: false, mailer: async () => {} });
   t.teardown(() => other.close());
+  await registerJobs(base.app, [recordJob, slowJob]);
+  await registerJobs(other, [recordJob, slowJob]);
   await Promise.all([base.app.ready(), other.ready()]);
   await inDefaultOrg(base, async (ctx) => {
-    for (let n = 1; n <= 20; n++) await enqueue(ctx, 'test.record', { test: 'two apps', n });
+    for (let n = 1; n <= 20; n++) await enqueueJob(ctx, recordJob, { test: 'two apps', n });
   });
   other.queue.notify(BACKGROUND_QUEUE);
   await drainJobs(base.app);
@@ -92,10 +109,11 @@ t.test('two apps on one database run each job once', async (t) => {
 
 t.test('closing the app lets a running job finish', async (t) => {
   const base = await testApp(t, { JOB_POLL_SECONDS: '0.5' });
+  await registerJobs(base.app, [recordJob, slowJob]);
   await base.app.ready();
   const started = new Promise<void>((resolve) => (slowStarted = resolve));
   const org = await inDefaultOrg(base, async (ctx) => {
-    await enqueue(ctx, 'test.slow', {});
+    await enqueueJob(ctx, slowJob, {});
     return ctx.orgId;
   });
   base.app.queue.notify(BACKGROUND_QUEUE);
@@ -139,3 +157,29 @@ t.test(
     t.equal(await count(`state = 'active' and pid <> pg_backend_pid()`), 0, 'no statement of the queue is left running once the app has closed');
   },
 );
+
+t.test('a job is enqueued only with the payload it declares, and only once its domain registered it', async (t) => {
+  const base = await testApp(t, { JOB_POLL_SECONDS: '0.5' });
+  await registerJobs(base.app, [recordJob]);
+  await base.app.ready();
+  await t.rejects(
+    inDefaultOrg(base, (ctx) => enqueueJob(ctx, recordJob, { test: 'bad', n: 'one' as never })),
+    /expected number/,
+    'a payload of the wrong shape is refused before anything is queued',
+  );
+  await t.rejects(
+    inDefaultOrg(base, (ctx) => enqueueJob(ctx, slowJob, {})),
+    /Job 'test.slow' is not registered/,
+  );
+  await t.rejects(registerJobs(base.app, [recordJob]), /registered twice/);
+  t.same(Object.values(await base.app.queue.countJobs(BACKGROUND_QUEUE)), [0, 0, 0, 0, 0, 0], 'nothing was queued');
+});
+
+t.test('a feature plugin names what it needs loaded first', async (t) => {
+  const { default: Fastify } = await import('fastify');
+  const { default: cases } = await import('../../../server/cases/plugin.js');
+  const app = Fastify();
+  t.teardown(() => app.close());
+  app.register(cases);
+  await t.rejects(async () => void (await app.ready()), /dependency 'firewatch-tenancy' of plugin 'cases' is not registered/);
+});

@@ -406,7 +406,10 @@ t.test('search filter expressions are checked with the list filter grammar', asy
   const service = await post('/services', { name: 'Payments', filters: [ok.id] });
   const team = await post('/teams', { name: 'Security team', filters: [ok.id, caseFilter.id] });
   const followed = (await api('GET', `/search/filters/${ok.id}`)).body;
-  t.same([followed.services, followed.teams, followed.individuals, followed.notifications], [[service.id], [team.id], [], []]);
+  t.same(
+    [followed.services, followed.teams, followed.individuals, followed.notifications],
+    [[{ id: service.id, name: 'Payments' }], [{ id: team.id, name: 'Security team' }], [], []],
+  );
   const missing = await api('POST', '/notifications', { name: 'x', target: '#x', filters: [ok.id, 4242] });
   t.equal(missing.status, 422);
   t.equal(missing.body.detail[0].msg, "Search filter '4242' could not be found.");
@@ -447,7 +450,10 @@ t.test('terms list the definitions that name them; cost models have no single GE
   const term = await post('/terms', { text: 'RTO' });
   const d1 = await post('/definitions', { text: 'Recovery time objective', terms: [term.id] });
   const d2 = await post('/definitions', { text: 'How long a restore may take', terms: [term.id] });
-  t.same((await api('GET', `/terms/${term.id}`)).body.definitions, [d1.id, d2.id]);
+  t.same((await api('GET', `/terms/${term.id}`)).body.definitions, [
+    { id: d1.id, text: 'Recovery time objective' },
+    { id: d2.id, text: 'How long a restore may take' },
+  ]);
   t.equal((await api('POST', '/definitions', { text: 'x', terms: [4242] })).status, 422);
   const model = await post('/cost_models', { name: 'Standard', activities: [{ plugin_event: 'page sent', response_time_seconds: 120 }] });
   t.same(model.activities, [{ plugin_event: 'page sent', response_time_seconds: 120, enabled: true }]);

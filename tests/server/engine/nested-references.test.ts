@@ -23,7 +23,7 @@ t.test('a reference goes in as the spec nests it or as its id, and comes out bot
   t.same(strip(nested.body), strip(flat.body), 'the same record either way');
   t.same(nested.body.tag_type, { id: service.body.id, name: 'Service' }, 'the answer nests the reference with its name');
   t.equal(nested.body.tag_type_id, service.body.id, 'beside the id');
-  t.same(nested.body.terms, [term.body.id]);
+  t.same(nested.body.terms, [{ id: term.body.id, text: 'latency' }], 'a list of references answers objects with their names');
 
   const listed = await request({ method: 'GET', url: `${api}/tags?itemsPerPage=25`, token });
   t.same(
@@ -66,6 +66,66 @@ t.test('a reference goes in as the spec nests it or as its id, and comes out bot
   const foreign = await request({ method: 'POST', url: `${api}/tags`, token, payload: { name: 'x', tag_type: { id: 999999 } } });
   t.equal(foreign.status, 422);
   t.match(foreign.body.detail[0].msg, /Tag type '999999' could not be found/);
+});
+
+t.test('every list of references answers objects and takes ids, objects or the _ids field', async (t) => {
+  const { request, login } = await testApp(t);
+  const token = await login('owner@example.com');
+  const post = async (path: string, payload: unknown) => {
+    const res = await request({ method: 'POST', url: `${api}${path}`, token, payload: payload as never });
+    t.equal(res.status, 201, `${path}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const latency = await post('/terms', { text: 'latency' });
+  const errors = await post('/terms', { text: 'errors' });
+
+  // A definition's terms, in the order given, three ways.
+  const asIds = await post('/definitions', { text: 'p99 of requests', terms: [errors.id, latency.id] });
+  const asObjects = await post('/definitions', { text: 'p95 of requests', terms: [{ id: errors.id }, { id: latency.id, text: 'ignored' }] });
+  const asField = await post('/definitions', { text: 'p50 of requests', term_ids: [errors.id, latency.id] });
+  const expected = [
+    { id: errors.id, text: 'errors' },
+    { id: latency.id, text: 'latency' },
+  ];
+  for (const made of [asIds, asObjects, asField]) t.same(made.terms, expected, `${made.text}: the terms as the spec names them`);
+  const listed = await request({ method: 'GET', url: `${api}/definitions?itemsPerPage=25&sortBy=text`, token });
+  t.same(
+    listed.body.items.map((d: { terms: unknown }) => d.terms),
+    [expected, expected, expected],
+    'lists carry them too',
+  );
+  // A term answers the definitions that name it.
+  const term = await request({ method: 'GET', url: `${api}/terms/${latency.id}`, token });
+  t.same(
+    term.body.definitions.map((d: { id: number; text: string }) => d.text),
+    ['p99 of requests', 'p95 of requests', 'p50 of requests'],
+  );
+  t.same(Object.keys(term.body.definitions[0]).sort(), ['id', 'text']);
+  // Sent back whole (terms as objects, definitions read-only) with one change.
+  const back = await request({ method: 'PUT', url: `${api}/terms/${latency.id}`, token, payload: { ...term.body, discoverable: false } });
+  t.equal(back.status, 200, JSON.stringify(back.body));
+  const again = await request({ method: 'PUT', url: `${api}/definitions/${asIds.id}`, token, payload: { ...asIds, terms: [...asIds.terms].reverse() } });
+  t.equal(again.status, 200, JSON.stringify(again.body));
+  t.same(again.body.terms, [...expected].reverse(), 'a reordered list sent back as objects is saved');
+
+  // The same rule everywhere: a notification's search filters.
+  const filter = await post('/search/filters', { name: 'Active', expression: { field: 'status', op: '==', value: 'Active' } });
+  const notification = await post('/notifications', { name: 'On call', target: 'oncall@example.com', filter_ids: [filter.id] });
+  t.same(notification.filters, [{ id: filter.id, name: 'Active' }]);
+  const read = await request({ method: 'GET', url: `${api}/search/filters/${filter.id}`, token });
+  t.same(read.body.notifications, [{ id: notification.id, name: 'On call' }], 'and the filter answers the notifications that use it');
+  const sentBack = await request({ method: 'PUT', url: `${api}/search/filters/${filter.id}`, token, payload: { ...read.body, description: 'on call' } });
+  t.equal(sentBack.status, 200, JSON.stringify(sentBack.body));
+
+  // Bad input is a 422 naming the field.
+  const mixed = await request({ method: 'POST', url: `${api}/definitions`, token, payload: { text: 'x', terms: [latency.id], term_ids: [errors.id] } });
+  t.equal(mixed.status, 422);
+  t.same(mixed.body.detail[0].loc, ['body', 'terms']);
+  const notList = await request({ method: 'POST', url: `${api}/definitions`, token, payload: { text: 'x', term_ids: latency.id } });
+  t.equal(notList.status, 422);
+  t.same(notList.body.detail[0].loc, ['body', 'term_ids']);
+  const missing = await request({ method: 'POST', url: `${api}/definitions`, token, payload: { text: 'x', terms: [{ id: 999999 }] } });
+  t.equal(missing.status, 422, 'an id of no record is refused, however it is written');
 });
 
 t.test('filters name a related model and sorts a related field', async (t) => {

@@ -1,6 +1,6 @@
 import type { Test } from 'tap';
 import { testApp, type TestApp } from '../../helpers.js';
-import { drainJobs } from '../../../server/incidents/background.js';
+import { drainJobs } from '../../../server/core/jobs/define.js';
 
 /** A test app with a signed-in owner, a project and shortcuts for incident calls. */
 export async function incidentApp(t: Test, env: Record<string, string> = {}) {

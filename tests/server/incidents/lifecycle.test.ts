@@ -237,3 +237,17 @@ t.test('restricted incidents: participants and admins only', async (t) => {
   await api('POST', `/iaos/${secret.id}/roles`, { email: 'member@example.com', role: 'observer' });
   t.equal((await api('GET', `/iaos/${secret.id}`, undefined, member)).status, 200, 'a participant sees it');
 });
+
+t.test('an incident or a case reported with no project goes to the organization\'s first project, "Default"', async (t) => {
+  const { api } = await incidentApp(t);
+  const projects = (await api('GET', '/projects?sortBy=id')).body.items;
+  t.equal(projects[0].name, 'Default', 'every organization starts with a Default project');
+  const incident = await api('POST', '/iaos', { title: 'Checkout fails' });
+  t.equal(incident.status, 201);
+  t.equal(incident.body.project_id, projects[0].id);
+  const reported = await api('POST', '/cases', { title: 'Phishing mail reported' });
+  t.equal(reported.status, 201);
+  t.equal(reported.body.project_id, projects[0].id);
+  const named = await api('POST', '/iaos', { title: 'In Ops', project_id: projects[1].id });
+  t.equal(named.body.project_id, projects[1].id, 'a named project is kept');
+});

@@ -87,6 +87,57 @@ t.test('incidents and cases speak the spec: nested references, names, record sen
   t.equal(byType.body.total, 1);
 });
 
+t.test('an incident takes its tags and entities as ids, objects or _ids, and answers them as objects', async (t) => {
+  const { api, createIncident } = await incidentApp(t);
+  const tagType = (await api('POST', '/tag_types', { name: 'Service' })).body;
+  const db = (await api('POST', '/tags', { name: 'db', tag_type_id: tagType.id })).body;
+  const api2 = (await api('POST', '/tags', { name: 'api', tag_type_id: tagType.id })).body;
+  const hostType = (await api('POST', '/entity_type', { name: 'Host' })).body;
+  const host = await api('POST', '/entity', { value: 'db-1.internal', entity_type_id: hostType.id });
+  t.equal(host.status, 201, JSON.stringify(host.body));
+  const other = (await api('POST', '/entity', { value: 'db-2.internal', entity_type_id: hostType.id })).body;
+
+  const byIds = await createIncident({ tag_ids: [db.id], entities: [host.body.id] });
+  const byObjects = await createIncident({ tags: [{ id: db.id, name: 'db' }], entities: [{ id: host.body.id }] });
+  const byField = await createIncident({ tags: [db.id], entity_ids: [host.body.id] });
+  for (const made of [byIds, byObjects, byField]) {
+    const full = (await api('GET', `/iaos/${made.id}`)).body;
+    t.same(
+      full.tags.map((x: { id: number; name: string }) => [x.id, x.name]),
+      [[db.id, 'db']],
+      `${made.name}: tags`,
+    );
+    t.same(
+      full.entities.map((e: { id: number; value: string }) => [e.id, e.value]),
+      [[host.body.id, 'db-1.internal']],
+      `${made.name}: entities`,
+    );
+  }
+
+  // The record sent back as answered, with its lists changed.
+  const full = (await api('GET', `/iaos/${byIds.id}`)).body;
+  const back = await api('PUT', `/iaos/${byIds.id}`, { ...full, tags: [...full.tags, { id: api2.id }], entities: [{ id: other.id }] });
+  t.equal(back.status, 200, JSON.stringify(back.body));
+  const after = (await api('GET', `/iaos/${byIds.id}`)).body;
+  t.same(after.tags.map((x: { name: string }) => x.name).sort(), ['api', 'db']);
+  t.same(
+    after.entities.map((e: { value: string }) => e.value),
+    ['db-2.internal'],
+  );
+  t.ok(
+    after.events.some((e: { description: string }) => /^Entities changed by/.test(e.description)),
+    'the timeline says the entities changed',
+  );
+  const unchanged = await api('PUT', `/iaos/${byIds.id}`, after);
+  t.equal(unchanged.status, 200);
+  const count = (r: { events: { description: string }[] }) => r.events.filter((e) => /changed by/.test(e.description)).length;
+  t.equal(count((await api('GET', `/iaos/${byIds.id}`)).body), count(after), 'sent back unchanged: no new timeline entries');
+
+  const unknown = await api('PUT', `/iaos/${byIds.id}`, { entity_ids: [999999] });
+  t.equal(unknown.status, 422);
+  t.same(unknown.body.detail[0].loc, ['body', 'entities']);
+});
+
 t.test("the spec's fields of incidents, cases and sources; the postmortem opens from the incident", async (t) => {
   const { api, createIncident, drain, projectId } = await incidentApp(t);
   const term = await api('POST', '/terms', { text: 'database' });

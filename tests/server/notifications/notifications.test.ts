@@ -1,3 +1,4 @@
+import { systemActor } from '../../../server/core/context.js';
 import t, { type Test } from 'tap';
 import { incidentApp } from '../incidents/helpers.js';
 import { smtpMailbox } from '../core/smtp-mailbox.js';
@@ -251,7 +252,7 @@ t.test('a filter evaluated in memory matches exactly the rows its SQL matches', 
   const filters = expressions.map((expression, i) => ({ id: 900_000 + i, subject: 'incident' as const, expression, updated_at: new Date() }));
   const inMemory = new Map<number, Set<number>>(filters.map((f) => [f.id, new Set()]));
   for (const incident of made) {
-    const result = await runInTenant(app.db, app.config, { orgId: Number(org!.id), orgSlug: 'default', userId: null, role: 'Owner' }, (ctx) =>
+    const result = await runInTenant(app.db, app.config, systemActor({ orgId: Number(org!.id), orgSlug: 'default' }), (ctx) =>
       matchRecord(ctx, 'incident', incident.id, filters),
     );
     for (const id of result!.matched) inMemory.get(id)!.add(incident.id);

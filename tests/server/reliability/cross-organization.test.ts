@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import t from 'tap';
-import { drainJobs } from '../../../server/incidents/background.js';
+import { drainJobs } from '../../../server/core/jobs/define.js';
 import { rowsOf, testApp } from '../../helpers.js';
 
 // Every route of the OpenAPI document with an {organization} and an id in its path, tried by

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import t from 'tap';
 import { rowsOf, testApp } from '../../helpers.js';
-import { drainJobs } from '../../../server/incidents/background.js';
+import { drainJobs } from '../../../server/core/jobs/define.js';
 import { SocketClient, type Frame } from '../ai/socket-client.js';
 
 // A standing fuzz of bad input (review F13, F16, F18): list parameters, create/update bodies, path

@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import t from 'tap';
 import { buildApp } from '../../../server/app.js';
-import { BACKGROUND_QUEUE, drainJobs } from '../../../server/incidents/background.js';
+import { BACKGROUND_LANE, drainJobs } from '../../../server/core/jobs/define.js';
+
+const BACKGROUND_QUEUE = BACKGROUND_LANE.name;
 import { rowsOf, testApp } from '../../helpers.js';
 
 // Review F12, "workers take batches": a worker claims up to 10 jobs with one statement, not one job per

@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import t from 'tap';
-import { TASK_REMINDERS_JOB } from '../../../server/app-jobs.js';
+import { taskRemindersJob } from '../../../server/tasks/jobs.js';
+
+const TASK_REMINDERS_JOB = taskRemindersJob.name;
 import { organizations, tasks } from '../../../server/schema.js';
 import { rowsOf, testApp } from '../../helpers.js';
 import { smtpMailbox } from '../core/smtp-mailbox.js';

@@ -1,0 +1,271 @@
+import { useEffect, useState } from 'react';
+import { Link, useParams } from 'react-router-dom';
+import { Box, Button, Chip, Grid, Link as MuiLink, List, ListItem, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import { Title, useBasename, useNotify, useTranslate } from 'react-admin';
+import { api } from '../core/http.js';
+import { utc } from '../engine/screens.js';
+import { ConfirmDialog, LiveChip, Section, Tasks, Timeline, useAct, useRecordByName, WorkflowRuns, type ApiRecord } from '../incidents/parts.js';
+
+/** Statuses a case moves to by hand; Escalated comes only from escalation, which creates the incident. */
+const MANUAL_STATUSES = ['New', 'Triage', 'Stable', 'Closed'];
+
+/**
+ * cases/{name}/view, the entity case view: the case's timeline, participants, tasks, comments and
+ * probable cause, with escalation to an incident. After escalating it polls every 5 s until the
+ * new incident has its conference (spec §4).
+ */
+export function CaseView() {
+  const { name = '' } = useParams();
+  const translate = useTranslate();
+  const basename = useBasename();
+  const notify = useNotify();
+  const {
+    record: kase,
+    missing,
+    load,
+    live,
+  } = useRecordByName('/cases', name, (c) => !!c.conversation_id && (c.incidents as ApiRecord[]).every((i) => !!i.conference_url));
+  const act = useAct(load);
+  const [cause, setCause] = useState<string | null>(null);
+  const [participant, setParticipant] = useState('');
+  const [comment, setComment] = useState('');
+  const [escalating, setEscalating] = useState(false);
+  const t = (key: string, options?: Record<string, unknown>) => translate(`fw.responder.${key}`, options);
+  const r = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
+  const related = useRelated(kase);
+
+  if (missing) return <Typography sx={{ m: 2 }}>{t('not_found', { entity: 'Case', name })}</Typography>;
+  if (!kase) return <Typography sx={{ m: 2 }}>{t('loading')}</Typography>;
+  const path = `/cases/${kase.id}`;
+  const status = kase.status as string;
+  const incidents = kase.incidents as ApiRecord[];
+  const participants = kase.participants as string[];
+
+  const probableCause = async () => {
+    try {
+      setCause((await api<{ probable_cause: string }>(`${path}/probable_cause`)).probable_cause);
+    } catch {
+      notify('Failed to get probable cause.', { type: 'error', autoHideDuration: 0 });
+    }
+  };
+
+  return (
+    <Box sx={{ p: 2 }}>
+      <Title title={`${kase.name} ${kase.title}`} />
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 2, gap: 1 }}>
+        <Typography variant="h5" component="h1">
+          {kase.name}: {kase.title}
+        </Typography>
+        <Chip label={status} color={status === 'Closed' ? 'default' : status === 'Escalated' ? 'error' : 'primary'} aria-label={t('status_is', { status })} />
+        {kase.case_type_name ? <Chip variant="outlined" label={`${translate('fw.room.type')}: ${kase.case_type_name}`} /> : null}
+        {kase.case_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: kase.case_priority_name })} /> : null}
+        {kase.visibility === 'Restricted' ? <Chip variant="outlined" label={t('restricted')} /> : null}
+        <LiveChip live={live} />
+      </Stack>
+      <Stack direction="row" sx={{ flexWrap: 'wrap', mb: 2, gap: 1, alignItems: 'center' }}>
+        {!kase.incident_id && status !== 'Closed' ? (
+          <Button variant="contained" onClick={() => setEscalating(true)}>
+            {t('escalate')}
+          </Button>
+        ) : null}
+        <Button variant="outlined" onClick={() => void probableCause()}>
+          {t('probable_cause')}
+        </Button>
+        <TextField
+          select
+          size="small"
+          label={t('status')}
+          value={status}
+          onChange={(e) => void act(path, { method: 'PUT', json: { status: e.target.value } }, translate('fw.updated', { name: 'Case' }))}
+          sx={{ minWidth: 160 }}
+        >
+          {/* Escalated is shown (never chosen by hand): it comes only from escalation. */}
+          {(MANUAL_STATUSES.includes(status) ? MANUAL_STATUSES : [...MANUAL_STATUSES, status]).map((s) => (
+            <MenuItem key={s} value={s} disabled={!MANUAL_STATUSES.includes(s)}>
+              {s}
+            </MenuItem>
+          ))}
+        </TextField>
+        <Button component={Link} to={`${basename}/cases/${kase.id}`}>
+          {translate('ra.action.edit')}
+        </Button>
+      </Stack>
+      <Typography variant="body2" sx={{ mb: 2 }}>
+        {t('case_line', { assignee: kase.assignee_email ?? t('unassigned'), reported: utc(kase.reported_at) })}
+        {kase.closed_at ? ` · ${t('closed_at', { at: utc(kase.closed_at) })}` : ''}
+        {kase.conversation_id ? '' : ` · ${t('conversation_pending')}`}
+      </Typography>
+
+      <Grid container spacing={2}>
+        <Grid size={{ xs: 12, md: 7 }}>
+          {cause !== null ? (
+            <Section title={t('probable_cause')}>
+              <Typography variant="body2">{cause || t('no_probable_cause')}</Typography>
+            </Section>
+          ) : null}
+          {kase.description ? (
+            <Section title={t('description')}>
+              <Typography variant="body2" sx={{ whiteSpace: 'pre-wrap' }}>
+                {kase.description}
+              </Typography>
+            </Section>
+          ) : null}
+          <Timeline events={kase.events} />
+          <Section title={t('comments')}>
+            {(kase.comments as ApiRecord[]).map((c) => (
+              <Typography key={c.id} variant="body2" sx={{ mb: 1 }}>
+                {utc(c.created_at)} {c.author_email ?? ''}: {c.text}
+              </Typography>
+            ))}
+            <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
+              <TextField size="small" label={t('new_comment')} value={comment} onChange={(e) => setComment(e.target.value)} sx={{ flex: 1 }} multiline />
+              <Button
+                variant="outlined"
+                disabled={!comment.trim()}
+                onClick={async () => {
+                  if (await act(`${path}/comments/add`, { method: 'POST', json: { text: comment.trim() } }, undefined, 'Failed to add comment.'))
+                    setComment('');
+                }}
+              >
+                {t('add_comment')}
+              </Button>
+            </Stack>
+          </Section>
+        </Grid>
+        <Grid size={{ xs: 12, md: 5 }}>
+          <Section title={t('incident')}>
+            {incidents.length ? (
+              incidents.map((i) => (
+                <Typography key={i.id} variant="body2">
+                  <MuiLink component={Link} to={`${basename}/iaos/${encodeURIComponent(i.name)}/view`}>
+                    {i.name}: {i.title}
+                  </MuiLink>{' '}
+                  ({i.status})
+                  {i.conference_url ? (
+                    <>
+                      {' · '}
+                      <MuiLink href={i.conference_url} target="_blank" rel="noreferrer">
+                        {t('conference')}
+                      </MuiLink>
+                    </>
+                  ) : (
+                    ` · ${t('conversation_pending')}`
+                  )}
+                </Typography>
+              ))
+            ) : (
+              <Typography variant="body2">{t('not_escalated')}</Typography>
+            )}
+          </Section>
+          <Section title={t('participants')}>
+            <List dense aria-label={t('participants')}>
+              {participants.map((p) => (
+                <ListItem key={p} disableGutters>
+                  <ListItemText primary={p} />
+                </ListItem>
+              ))}
+              {participants.length ? null : (
+                <ListItem disableGutters>
+                  <ListItemText primary={t('no_participants')} />
+                </ListItem>
+              )}
+            </List>
+            <Stack direction="row" spacing={1}>
+              <TextField
+                size="small"
+                type="email"
+                label={t('participant_email')}
+                value={participant}
+                onChange={(e) => setParticipant(e.target.value)}
+                sx={{ flex: 1 }}
+              />
+              <Button
+                variant="outlined"
+                disabled={!participant.trim()}
+                onClick={async () => {
+                  if (
+                    await act(path, { method: 'PUT', json: { participants: [...participants, participant.trim()] } }, translate('fw.updated', { name: 'Case' }))
+                  )
+                    setParticipant('');
+                }}
+              >
+                {t('add_participant')}
+              </Button>
+            </Stack>
+          </Section>
+          <Tasks tasks={kase.tasks} owner={{ case_id: kase.id }} reload={load} />
+          <WorkflowRuns runs={(kase.workflow_instances ?? []) as ApiRecord[]} owner="case" />
+          <Section title={r('related_cases')}>
+            {related.cases.length ? (
+              related.cases.map((c) => (
+                <Typography key={c.id} variant="body2">
+                  <MuiLink component={Link} to={`${basename}/cases/${encodeURIComponent(c.name)}/view`}>
+                    {c.name}: {c.title}
+                  </MuiLink>{' '}
+                  ({c.status})
+                </Typography>
+              ))
+            ) : (
+              <Typography variant="body2">{incidents.length ? r('no_same_incident_cases') : t('not_escalated')}</Typography>
+            )}
+          </Section>
+          <Section title={r('similar')}>
+            {related.similar?.length ? (
+              related.similar.map((s) => (
+                <Typography key={s.id} variant="body2">
+                  <MuiLink component={Link} to={`${basename}/iaos/${encodeURIComponent(s.name)}/view`}>
+                    {s.name}: {s.title}
+                  </MuiLink>{' '}
+                  ({s.status}, {r('score', { score: s.score.toLocaleString('en-US', { maximumSignificantDigits: 6 }) })})
+                </Typography>
+              ))
+            ) : (
+              <Typography variant="body2">{incidents.length ? (related.similar ? r('no_similar') : t('loading')) : t('not_escalated')}</Typography>
+            )}
+          </Section>
+        </Grid>
+      </Grid>
+      {escalating ? (
+        <ConfirmDialog
+          title={translate('fw.room.confirm_escalate', { name: kase.name })}
+          body={translate('fw.room.confirm_escalate_body')}
+          onClose={() => setEscalating(false)}
+          onConfirm={() => act(`${path}/escalate`, { method: 'PUT' })}
+        />
+      ) : null}
+    </Box>
+  );
+}
+
+/**
+ * What a case relates to through the incident it was escalated to: the other cases of that incident,
+ * and the incidents similar to it (the incident page's own list). Read again when the case changes.
+ */
+function useRelated(kase: ApiRecord | null) {
+  const [cases, setCases] = useState<ApiRecord[]>([]);
+  const [similar, setSimilar] = useState<ApiRecord[] | null>(null);
+  const incidentId = kase?.incident_id as number | null | undefined;
+  const caseId = kase?.id as number | undefined;
+  const version = kase?.updated_at as string | undefined;
+  useEffect(() => {
+    if (!incidentId) {
+      setCases([]);
+      setSimilar(null);
+      return;
+    }
+    let current = true;
+    const filter = JSON.stringify([{ field: 'incident_id', op: '==', value: incidentId }]);
+    void api<{ items: ApiRecord[] }>(`/cases?itemsPerPage=50&filter=${encodeURIComponent(filter)}`).then(
+      (page) => current && setCases(page.items.filter((c) => c.id !== caseId)),
+      () => undefined,
+    );
+    void api<{ items: ApiRecord[] }>(`/iaos/similar-incidents/${incidentId}`).then(
+      (page) => current && setSimilar(page.items),
+      () => current && setSimilar([]),
+    );
+    return () => {
+      current = false;
+    };
+  }, [incidentId, caseId, version]);
+  return { cases, similar };
+}

@@ -1,0 +1,35 @@
+import type { ComponentType } from 'react';
+import { Box, Chip } from '@mui/material';
+import { organization } from '../core/org.js';
+import { GenericCreate, GenericEdit, GenericList } from '../engine/screens.js';
+import type { Screens } from '../engine/registry.js';
+import { documentKinds } from './documents.js';
+
+/** Spec §2 marks forms and cost models as Preview: a chip above each of their screens says so. */
+function withPreview(Screen: ComponentType) {
+  const Previewed = () => (
+    <>
+      <Box sx={{ mt: 1 }}>
+        {/* primary, not info: the light blue fails axe colour contrast on the page background */}
+        <Chip label="Preview" color="primary" size="small" variant="outlined" />
+      </Box>
+      <Screen />
+    </>
+  );
+  return Previewed;
+}
+const preview: Partial<Screens> = { list: withPreview(GenericList), create: withPreview(GenericCreate), edit: withPreview(GenericEdit) };
+
+/** A source row opens its page (data/sources/{name}/details); editing is one click further. */
+const SourceList = () => (
+  <GenericList rowClick={(_id, _resource, record) => `/${organization}/data/sources/${encodeURIComponent(String(record.name))}/details`} />
+);
+
+/** Screens of the settings, knowledge and catalog resources that differ from the generic ones. */
+export const catalogOverrides: Record<string, Partial<Screens>> = {
+  forms: preview,
+  form_types: preview,
+  cost_models: preview,
+  'data/sources': { list: SourceList },
+  ...Object.fromEntries(Object.entries(documentKinds).map(([name, menuLabel]) => [name, { menuLabel }])),
+};

@@ -1,0 +1,367 @@
+import { useEffect, useMemo, useState } from 'react';
+import { Link, useParams } from 'react-router-dom';
+import { Alert, Box, Button, Card, CardContent, Grid, Stack, Tab, Tabs, TextField, Typography } from '@mui/material';
+import { Title, useBasename, useGetList, useNotify, useTranslate } from 'react-admin';
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { api } from '../core/http.js';
+import { utc } from '../engine/screens.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- figures come straight from the API */
+type Summary = Record<string, any>;
+
+const KINDS = ['iaos', 'cases', 'tasks', 'data', 'people', 'feedback'] as const;
+type Kind = (typeof KINDS)[number];
+const COLORS = ['#1565C0', '#C62828', '#EF6C00', '#2E7D32', '#6A1B9A', '#00838F', '#4E342E', '#546E7A'];
+
+/** Rows of {month, key, count} → one object per month with a count per key, for a stacked bar chart. */
+function pivot(rows: { month: string; count: number }[], by: (r: any) => string, order?: readonly string[]) {
+  const months = new Map<string, Record<string, number | string>>();
+  const keys = new Set<string>();
+  for (const r of rows) {
+    const k = by(r) ?? 'None';
+    keys.add(k);
+    const m = months.get(r.month) ?? { month: r.month };
+    m[k] = ((m[k] as number | undefined) ?? 0) + r.count;
+    months.set(r.month, m);
+  }
+  const rank = (k: string) => (order?.includes(k) ? order.indexOf(k) : Number.MAX_SAFE_INTEGER);
+  return { data: [...months.values()], keys: [...keys].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)) };
+}
+
+/** Counts per month, stacked by `by`; the same figures are spelled out for screen readers. */
+function Chart({ title, rows, by, order }: { title: string; rows: any[]; by: (r: any) => string; order?: readonly string[] }) {
+  const translate = useTranslate();
+  const { data, keys } = useMemo(() => pivot(rows, by, order), [rows, by, order]);
+  return (
+    <Card>
+      <CardContent>
+        <Typography variant="h6" component="h2">
+          {title}
+        </Typography>
+        {data.length ? (
+          <Box
+            sx={{ height: 260 }}
+            role="img"
+            aria-label={`${title}: ${data.map((d) => `${d.month} ${keys.map((k) => `${k} ${d[k] ?? 0}`).join(', ')}`).join('; ')}`}
+          >
+            <ResponsiveContainer width="100%" height="100%">
+              <BarChart data={data}>
+                <CartesianGrid strokeDasharray="3 3" />
+                <XAxis dataKey="month" />
+                <YAxis allowDecimals={false} />
+                <Tooltip />
+                <Legend />
+                {keys.map((k, i) => (
+                  <Bar key={k} dataKey={k} stackId="a" fill={COLORS[i % COLORS.length]} />
+                ))}
+              </BarChart>
+            </ResponsiveContainer>
+          </Box>
+        ) : (
+          <Typography variant="body2">{translate('fw.dashboards.nothing')}</Typography>
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+function Figure({ label, value }: { label: string; value: string | number | null | undefined }) {
+  return (
+    <Card sx={{ height: '100%' }}>
+      <CardContent>
+        <Typography variant="body2">{label}</Typography>
+        <Typography variant="h5" component="p" aria-label={label}>
+          {value === null || value === undefined ? '–' : value}
+        </Typography>
+      </CardContent>
+    </Card>
+  );
+}
+
+/** A titled list of lines, with a sentence when it is empty. */
+function Lines({ title, lines }: { title: string; lines: string[] }) {
+  const translate = useTranslate();
+  return (
+    <Card sx={{ height: '100%' }}>
+      <CardContent>
+        <Typography variant="h6" component="h2">
+          {title}
+        </Typography>
+        {lines.length ? (
+          <Box component="ul" aria-label={title} sx={{ pl: 2, my: 1 }}>
+            {lines.map((l, i) => (
+              <Typography key={i} component="li" variant="body2">
+                {l}
+              </Typography>
+            ))}
+          </Box>
+        ) : (
+          <Typography variant="body2">{translate('fw.dashboards.nothing')}</Typography>
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+const number = (n: number | null | undefined, options?: Intl.NumberFormatOptions) =>
+  n === null || n === undefined ? null : n.toLocaleString('en-US', { maximumSignificantDigits: 6, ...options });
+const money = (n: number | null | undefined) => number(n, { style: 'currency', currency: 'USD' });
+const bytes = (n: number | null | undefined) => {
+  if (n === null || n === undefined) return null;
+  const units = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+  const i = n > 0 ? Math.min(units.length - 1, Math.floor(Math.log10(n) / 3)) : 0;
+  return `${number(n / 1000 ** i, { maximumSignificantDigits: 3 })} ${units[i]}`;
+};
+
+const FEEDBACK_RATINGS = ['Very satisfied', 'Somewhat satisfied', 'Neither satisfied nor dissatisfied', 'Somewhat dissatisfied', 'Very dissatisfied'];
+const EFFORT_RATINGS = ['No effort', 'Little effort', 'Moderate effort', 'Lots of effort', 'Very high effort'];
+const cell = { xs: 12, md: 3 } as const;
+const half = { xs: 12, md: 6 } as const;
+
+/**
+ * dashboards/{iaos|cases|tasks|data|people|feedback}: counts over time by status, type and
+ * priority, times to stable and close, cost, data sources and their freshness, feedback ratings;
+ * filtered by a start date and a project.
+ */
+export function Dashboards() {
+  // Spec §2 writes dashboards/People and dashboards/Feedback with capitals.
+  const asked = (useParams().kind ?? 'iaos').toLowerCase();
+  const kind: Kind = (KINDS as readonly string[]).includes(asked) ? (asked as Kind) : 'iaos';
+  const notify = useNotify();
+  const basename = useBasename();
+  const translate = useTranslate();
+  const t = (key: string, options?: Record<string, unknown>) => translate(`fw.dashboards.${key}`, options);
+  const [since, setSince] = useState(() => new Date(Date.now() - 365 * 86400_000).toISOString().slice(0, 10));
+  const [project, setProject] = useState<string>('');
+  const { data: projects = [] } = useGetList<{ id: number; name: string }>('projects', {
+    pagination: { page: 1, perPage: 200 },
+    sort: { field: 'name', order: 'ASC' },
+  });
+  const [summary, setSummary] = useState<Summary | null>(null);
+  useEffect(() => {
+    if (!since) return;
+    const query = new URLSearchParams({ since, ...(project ? { project_id: project } : {}) });
+    void api<Summary>(`/iaos/metric/summary?${query}`)
+      .then(setSummary)
+      .catch((e: Error) => notify(e.message, { type: 'error', autoHideDuration: 0 }));
+  }, [since, project, notify]);
+  const s = summary;
+  return (
+    <Box sx={{ p: 2 }}>
+      <Title title={t('title')} />
+      <Tabs value={kind} aria-label={t('title')} variant="scrollable" allowScrollButtonsMobile>
+        {KINDS.map((k) => (
+          <Tab key={k} value={k} label={t(`tabs.${k}`)} component={Link} to={`${basename}/dashboards/${k}`} />
+        ))}
+      </Tabs>
+      <Stack direction="row" spacing={2} sx={{ my: 2, flexWrap: 'wrap' }}>
+        <TextField
+          type="date"
+          label={t(kind === 'data' ? 'added_since' : 'reported_since')}
+          value={since}
+          onChange={(e) => setSince(e.target.value)}
+          slotProps={{ inputLabel: { shrink: true } }}
+        />
+        {/* The browser's own list: MUI's menu could leave its invisible backdrop over the page when the chosen project was chosen again. */}
+        <TextField
+          select
+          label={t('project')}
+          value={project}
+          onChange={(e) => setProject(e.target.value)}
+          sx={{ minWidth: 200 }}
+          slotProps={{ select: { native: true }, inputLabel: { shrink: true } }}
+        >
+          <option value="">{t('all_projects')}</option>
+          {projects.map((p) => (
+            <option key={p.id} value={String(p.id)}>
+              {p.name}
+            </option>
+          ))}
+        </TextField>
+      </Stack>
+      {!s ? (
+        <Typography>{translate('fw.responder.loading')}</Typography>
+      ) : kind === 'cases' ? (
+        <Grid container spacing={2}>
+          <Grid size={{ xs: 12, md: 4 }}>
+            <Figure label={t('cases')} value={s.cases.total} />
+          </Grid>
+          <Grid size={{ xs: 12, md: 4 }}>
+            <Figure label={t('time_to_triage')} value={hours(s.cases.hours_to_triage)} />
+          </Grid>
+          <Grid size={{ xs: 12, md: 4 }}>
+            <Figure label={t('time_to_close')} value={hours(s.cases.hours_to_close)} />
+          </Grid>
+          <Grid size={half}>
+            <Chart title={t('cases_by_status')} rows={s.cases.by_month} by={(r) => r.status} />
+          </Grid>
+          <Grid size={half}>
+            <Chart title={t('cases_by_type')} rows={s.cases.by_month} by={(r) => r.type} />
+          </Grid>
+        </Grid>
+      ) : kind === 'tasks' ? (
+        <Grid container spacing={2}>
+          <Grid size={cell}>
+            <Figure label={t('tasks')} value={s.tasks.total} />
+          </Grid>
+          <Grid size={cell}>
+            <Figure label={t('open_tasks')} value={s.tasks.open} />
+          </Grid>
+          <Grid size={cell}>
+            <Figure label={t('overdue_tasks')} value={s.tasks.overdue} />
+          </Grid>
+          <Grid size={cell}>
+            <Figure label={t('time_to_resolve')} value={hours(s.tasks.hours_to_resolve)} />
+          </Grid>
+          <Grid size={half}>
+            <Chart title={t('tasks_by_status')} rows={s.tasks.by_month} by={(r) => r.status} />
+          </Grid>
+          <Grid size={half}>
+            <Chart title={t('tasks_by_priority')} rows={s.tasks.by_month} by={(r) => r.priority} />
+          </Grid>
+        </Grid>
+      ) : kind === 'people' ? (
+        <Lines title={t('engaged')} lines={(s.people as any[]).map((p) => t('engaged_line', { email: p.email, smart_count: p.incidents }))} />
+      ) : kind === 'data' ? (
+        <Grid container spacing={2}>
+          <Grid size={cell}>
+            <Figure label={t('sources')} value={s.data.total} />
+          </Grid>
+          <Grid size={cell}>
+            <Figure label={t('daily_volume')} value={bytes(s.data.bytes_per_day)} />
+          </Grid>
+          <Grid size={cell}>
+            <Figure label={t('data_cost')} value={money(s.data.cost)} />
+          </Grid>
+          <Grid size={cell}>
+            <Figure label={t('mean_delay')} value={s.data.mean_delay_minutes === null ? null : t('minutes', { n: number(s.data.mean_delay_minutes) })} />
+          </Grid>
+          {(s.data.freshness as any[]).map((f) => (
+            <Grid key={f.name} size={cell}>
+              <Figure label={f.name} value={f.count} />
+            </Grid>
+          ))}
+          <Grid size={half}>
+            <Chart title={t('sources_by_type')} rows={s.data.by_month} by={(r) => r.type} />
+          </Grid>
+          <Grid size={half}>
+            <Chart title={t('sources_by_status')} rows={s.data.by_month} by={(r) => r.status} />
+          </Grid>
+          <Grid size={half}>
+            <Chart title={t('sources_by_environment')} rows={s.data.by_month} by={(r) => r.environment} />
+          </Grid>
+          <Grid size={half}>
+            <Lines title={t('most_queried')} lines={(s.data.most_queried as any[]).map((q) => t('queries_line', { name: q.name, smart_count: q.queries }))} />
+          </Grid>
+        </Grid>
+      ) : kind === 'feedback' ? (
+        <Grid container spacing={2}>
+          <Grid size={cell}>
+            <Figure label={t('feedback')} value={s.feedback.total} />
+          </Grid>
+          <Grid size={cell}>
+            <Figure label={t('mean_rating')} value={s.feedback.mean_score === null ? null : t('of_five', { n: number(s.feedback.mean_score) })} />
+          </Grid>
+          <Grid size={cell}>
+            <Figure label={t('service_feedback')} value={s.feedback.service.total} />
+          </Grid>
+          <Grid size={cell}>
+            <Figure
+              label={t('mean_effort')}
+              value={s.feedback.service.mean_score === null ? null : t('of_five', { n: number(s.feedback.service.mean_score) })}
+            />
+          </Grid>
+          <Grid size={half}>
+            <Chart title={t('ratings')} rows={s.feedback.by_month} by={(r) => r.rating} order={FEEDBACK_RATINGS} />
+          </Grid>
+          <Grid size={half}>
+            <Chart title={t('effort')} rows={s.feedback.service.by_month} by={(r) => r.rating} order={EFFORT_RATINGS} />
+          </Grid>
+          <Grid size={12}>
+            <FeedbackSummary project={project} />
+          </Grid>
+          <Grid size={12}>
+            <Lines
+              title={t('latest_feedback')}
+              lines={(s.feedback.latest as any[]).map((f) => `${utc(f.created_at)} · ${f.rating}${f.incident ? ` · ${f.incident}` : ''}: ${f.feedback}`)}
+            />
+          </Grid>
+        </Grid>
+      ) : (
+        <Grid container spacing={2}>
+          <Grid size={cell}>
+            <Figure label={t('incidents')} value={s.incidents.total} />
+          </Grid>
+          <Grid size={cell}>
+            <Figure label={t('time_to_stable')} value={hours(s.incidents.hours_to_stable)} />
+          </Grid>
+          <Grid size={cell}>
+            <Figure label={t('time_to_close')} value={hours(s.incidents.hours_to_close)} />
+          </Grid>
+          <Grid size={cell}>
+            <Figure label={t('cost')} value={money(s.incidents.cost)} />
+          </Grid>
+          <Grid size={{ xs: 12, md: 4 }}>
+            <Chart title={t('incidents_by_status')} rows={s.incidents.by_month} by={(r) => r.status} />
+          </Grid>
+          <Grid size={{ xs: 12, md: 4 }}>
+            <Chart title={t('incidents_by_type')} rows={s.incidents.by_month} by={(r) => r.type} />
+          </Grid>
+          <Grid size={{ xs: 12, md: 4 }}>
+            <Chart title={t('incidents_by_priority')} rows={s.incidents.by_month} by={(r) => r.priority} />
+          </Grid>
+        </Grid>
+      )}
+    </Box>
+  );
+}
+
+/**
+ * What a project's feedback says, summarized on request (GET /feedback/summarize/{projectId}: the
+ * configured model, else the most central sentences), with a note when the model could not answer.
+ */
+function FeedbackSummary({ project }: { project: string }) {
+  const translate = useTranslate();
+  const notify = useNotify();
+  const t = (key: string) => translate(`fw.dashboards.${key}`);
+  const [answer, setAnswer] = useState<{ project: string; summary: string; notice: string | null } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const run = () => {
+    setBusy(true);
+    api<{ summary: string; notice: string | null }>(`/feedback/summarize/${project}`)
+      .then((r) => setAnswer({ project, summary: r.summary, notice: r.notice }))
+      .catch(() => notify('Failed to summarize feedback.', { type: 'error' }))
+      .finally(() => setBusy(false));
+  };
+  const shown = answer?.project === project ? answer : null;
+  return (
+    <Card>
+      <CardContent>
+        <Stack direction="row" spacing={2} sx={{ alignItems: 'center', mb: shown ? 1 : 0 }}>
+          <Typography variant="h6" component="h2" sx={{ flexGrow: 1 }}>
+            {t('summary')}
+          </Typography>
+          <Button variant="outlined" disabled={!project || busy} onClick={run}>
+            {busy ? t('summarizing') : t('summarize')}
+          </Button>
+        </Stack>
+        {!project ? (
+          <Typography variant="body2">{t('summary_pick_project')}</Typography>
+        ) : shown ? (
+          <>
+            <Typography variant="body1" aria-label={t('summary')}>
+              {shown.summary}
+            </Typography>
+            {shown.notice ? (
+              <Alert severity="info" sx={{ mt: 1 }}>
+                {shown.notice}
+              </Alert>
+            ) : null}
+          </>
+        ) : null}
+      </CardContent>
+    </Card>
+  );
+}
+
+const hours = (h: number | null | undefined) => (h === null || h === undefined ? null : `${number(h)} h`);

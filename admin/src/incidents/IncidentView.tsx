@@ -1,0 +1,723 @@
+import { useEffect, useMemo, useState } from 'react';
+import { Link, useParams } from 'react-router-dom';
+import {
+  Box,
+  Button,
+  Chip,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  Grid,
+  Link as MuiLink,
+  MenuItem,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableRow,
+  TextField,
+  Typography,
+} from '@mui/material';
+import { Title, useBasename, useNotify, useTranslate } from 'react-admin';
+import { api } from '../core/http.js';
+import { utc } from '../engine/screens.js';
+import { HandoffDialog } from './HandoffDialog.js';
+import { RunWorkflowDialog } from '../workflows/screens.js';
+import { ConfirmDialog, EventDialog, LiveChip, Section, Tasks, Timeline, useAct, useRecordByName, WorkflowRuns, type ApiRecord } from './parts.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- records come straight from the API */
+type Incident = ApiRecord;
+
+/** Spec: numbers and currency in en-US, up to 6 significant digits. */
+const money = (n: number) => n.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 6 });
+const number = (n: number) => n.toLocaleString('en-US', { maximumSignificantDigits: 6 });
+
+/**
+ * iaos/{name}/view: what a responder works from during an incident. The header carries the
+ * lifecycle actions; below it the timeline (with the spec's filter toggles), roles, tasks, costs,
+ * reports, resources and steps. Every action answers with the server's message.
+ */
+export function IncidentView() {
+  const { name = '' } = useParams();
+  const notify = useNotify();
+  const translate = useTranslate();
+  const basename = useBasename();
+  const { record: incident, missing, load, live } = useRecordByName('/iaos', name, (i) => !!i.conversation_id);
+  const [cost, setCost] = useState<any>(null);
+  const [similar, setSimilar] = useState<any[] | null>(null);
+  const [dialog, setDialog] = useState<null | 'report' | 'event' | 'resource' | 'summary' | 'handoff' | 'details' | 'postmortem' | 'workflow'>(null);
+  const [confirmStatus, setConfirmStatus] = useState<null | 'Stable' | 'Closed' | 'Active'>(null);
+  const [reading, setReading] = useState<{ title: string; body: string } | null>(null);
+  const [summary, setSummary] = useState<string>('');
+  const [comment, setComment] = useState('');
+  const act = useAct(load);
+  const incidentAct = (path: string, init?: RequestInit & { json?: unknown }, fallback?: string, failure?: string) =>
+    act(`/iaos/${incident!.id}${path}`, init, fallback, failure);
+
+  // Costs follow the record (participants' activity changes them); similar incidents are read once.
+  useEffect(() => {
+    if (incident) void api(`/iaos/${incident.id}/costs`).then(setCost, () => undefined);
+  }, [incident]);
+  const incidentId = incident?.id as number | undefined;
+  useEffect(() => {
+    if (incidentId !== undefined)
+      void api<{ items: any[] }>(`/iaos/similar-incidents/${incidentId}`).then(
+        (r) => setSimilar(r.items),
+        () => setSimilar([]),
+      );
+  }, [incidentId]);
+
+  if (missing) return <Typography sx={{ m: 2 }}>{translate('fw.responder.not_found', { entity: 'Incident', name })}</Typography>;
+  if (!incident) return <Typography sx={{ m: 2 }}>{translate('fw.responder.loading')}</Typography>;
+  const status = incident.status as 'Active' | 'Stable' | 'Closed';
+  const t = (key: string, options?: Record<string, unknown>) => translate(`fw.responder.${key}`, options);
+  const r = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
+  const cases = (incident.cases ?? []) as any[];
+  const comments = (incident.comments ?? []) as any[];
+
+  return (
+    <Box sx={{ p: 2 }}>
+      <Title title={`${incident.name} ${incident.title}`} />
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 2, gap: 1 }}>
+        <Typography variant="h5" component="h1">
+          {incident.name}: {incident.title}
+        </Typography>
+        <Chip
+          label={status}
+          color={status === 'Active' ? 'error' : status === 'Stable' ? 'primary' : 'default'}
+          aria-label={t('status_is', { status })}
+          data-testid="incident-status"
+        />
+        {incident.incident_severity_name ? <Chip variant="outlined" label={`${r('severity')}: ${incident.incident_severity_name}`} /> : null}
+        {incident.incident_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: incident.incident_priority_name })} /> : null}
+        {incident.incident_type_name ? <Chip variant="outlined" label={`${r('type')}: ${incident.incident_type_name}`} /> : null}
+        <LiveChip live={live} />
+      </Stack>
+      <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', mb: 1, gap: 1 }}>
+        {!incident.is_participant ? (
+          <Button variant="contained" onClick={() => void incidentAct('/join')}>
+            {t('join')}
+          </Button>
+        ) : null}
+        {!incident.subscribed ? (
+          <Button variant="outlined" onClick={() => void incidentAct('/subscribe')}>
+            {t('subscribe')}
+          </Button>
+        ) : (
+          <Button variant="outlined" onClick={() => void incidentAct('/unsubscribe')}>
+            {r('unsubscribe')}
+          </Button>
+        )}
+        {status === 'Active' ? (
+          <Button variant="outlined" onClick={() => setConfirmStatus('Stable')}>
+            {t('mark_stable')}
+          </Button>
+        ) : null}
+        {status !== 'Closed' ? (
+          <Button variant="outlined" onClick={() => setConfirmStatus('Closed')}>
+            {t('mark_closed')}
+          </Button>
+        ) : (
+          <Button variant="outlined" onClick={() => setConfirmStatus('Active')}>
+            {t('reopen')}
+          </Button>
+        )}
+        <Button variant="outlined" onClick={() => setDialog('details')}>
+          {r('edit_details')}
+        </Button>
+        <Button variant="outlined" onClick={() => setDialog('report')}>
+          {t('report')}
+        </Button>
+        <Button variant="outlined" onClick={() => setDialog('event')}>
+          {t('add_event')}
+        </Button>
+        <Button variant="outlined" onClick={() => setDialog('resource')}>
+          {t('add_resource')}
+        </Button>
+        <Button variant="outlined" onClick={() => setDialog('handoff')}>
+          {t('handoff')}
+        </Button>
+        <Button variant="outlined" onClick={() => setDialog('postmortem')}>
+          {t('create_postmortem')}
+        </Button>
+      </Stack>
+      <Typography variant="caption" component="p" sx={{ mb: 2 }}>
+        {r('status_right')}
+      </Typography>
+
+      <Grid container spacing={2}>
+        <Grid size={{ xs: 12, md: 7 }}>
+          <Section title={r('details')}>
+            <Typography variant="body2" sx={{ whiteSpace: 'pre-wrap', mb: 1 }}>
+              {incident.description || r('no_description')}
+            </Typography>
+            <Table size="small" aria-label={r('details')}>
+              <TableBody>
+                <TableRow>
+                  <TableCell component="th" scope="row">
+                    {r('type')}
+                  </TableCell>
+                  <TableCell>{incident.incident_type_name ?? r('none')}</TableCell>
+                </TableRow>
+                <TableRow>
+                  <TableCell component="th" scope="row">
+                    {r('severity')}
+                  </TableCell>
+                  <TableCell>{incident.incident_severity_name ?? r('none')}</TableCell>
+                </TableRow>
+                <TableRow>
+                  <TableCell component="th" scope="row">
+                    {r('priority')}
+                  </TableCell>
+                  <TableCell>{incident.incident_priority_name ?? r('none')}</TableCell>
+                </TableRow>
+                <TableRow>
+                  <TableCell component="th" scope="row">
+                    {t('status')}
+                  </TableCell>
+                  <TableCell>
+                    {status} · {r('status_times', { reported: utc(incident.reported_at) })}
+                    {incident.stable_at ? ` · ${t('stable_at', { at: utc(incident.stable_at) })}` : ''}
+                    {incident.closed_at ? ` · ${t('closed_at', { at: utc(incident.closed_at) })}` : ''}
+                  </TableCell>
+                </TableRow>
+                <TableRow>
+                  <TableCell component="th" scope="row">
+                    {translate('fw.responder.conference')}
+                  </TableCell>
+                  <TableCell>
+                    {incident.conference_url ? (
+                      <>
+                        <a href={incident.conference_url} target="_blank" rel="noreferrer">
+                          {translate('fw.responder.conference')}
+                        </a>{' '}
+                        ({incident.conference_url})
+                      </>
+                    ) : (
+                      t('conversation_pending')
+                    )}
+                  </TableCell>
+                </TableRow>
+                <TableRow>
+                  <TableCell component="th" scope="row">
+                    {translate('fw.responder.roles')}
+                  </TableCell>
+                  <TableCell>{t('commander_line', { commander: incident.commander_email ?? t('unassigned'), reported: utc(incident.reported_at) })}</TableCell>
+                </TableRow>
+              </TableBody>
+            </Table>
+          </Section>
+          <Timeline events={incident.events} act={(path, init, fallback) => incidentAct(path, init, fallback)} />
+          <Section title={t('comments')}>
+            {comments.map((c) => (
+              <Typography key={c.id} variant="body2" sx={{ mb: 1 }}>
+                {utc(c.created_at)} {c.author_email ?? ''}: {c.text}
+              </Typography>
+            ))}
+            <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
+              <TextField size="small" label={t('new_comment')} value={comment} onChange={(e) => setComment(e.target.value)} sx={{ flex: 1 }} multiline />
+              <Button
+                variant="outlined"
+                disabled={!comment.trim()}
+                onClick={async () => {
+                  if (await incidentAct('/comments/add', { method: 'POST', json: { text: comment.trim() } })) setComment('');
+                }}
+              >
+                {t('add_comment')}
+              </Button>
+            </Stack>
+          </Section>
+        </Grid>
+        <Grid size={{ xs: 12, md: 5 }}>
+          <Roles incident={incident} act={incidentAct} />
+          <Tasks tasks={incident.tasks} owner={{ incident_id: incident.id }} reload={load} />
+          <WorkflowRuns
+            runs={(incident.workflow_instances ?? []) as any[]}
+            owner="incident"
+            action={
+              <Button variant="outlined" size="small" sx={{ mt: 1 }} onClick={() => setDialog('workflow')}>
+                {r('run_workflow')}
+              </Button>
+            }
+          />
+          <Section title={t('costs')}>
+            {cost ? (
+              <Typography variant="body2">
+                {t('cost_line', {
+                  amount: money(cost.amount),
+                  hours: number(cost.hours),
+                  rate: money(cost.hourly_rate),
+                  model: cost.cost_model ? t('cost_model', { model: cost.cost_model }) : '',
+                })}
+              </Typography>
+            ) : null}
+          </Section>
+          <Section title={t('reports')}>
+            {(incident.reports as any[]).length ? null : <Typography variant="body2">{r('no_reports')}</Typography>}
+            {(incident.reports as any[]).map((rep) => (
+              <Typography key={rep.id} variant="body2">
+                <MuiLink
+                  component="button"
+                  aria-label={r('report_open', { type: rep.type, at: utc(rep.created_at) })}
+                  onClick={() =>
+                    setReading({
+                      title: r('report_title', {
+                        type: rep.type === 'tactical' ? t('tactical') : t('executive'),
+                        at: utc(rep.created_at),
+                        author: rep.author_email ?? 'API key',
+                      }),
+                      body: reportText(rep.details ?? {}, translate),
+                    })
+                  }
+                >
+                  {t('report_line', { at: utc(rep.created_at), type: rep.type, author: rep.author_email })}
+                </MuiLink>
+              </Typography>
+            ))}
+          </Section>
+          <Section title={t('resources')}>
+            {(incident.resources as any[]).length ? null : <Typography variant="body2">{r('no_resources')}</Typography>}
+            {(incident.resources as any[]).map((res) => (
+              <Typography key={res.id} variant="body2">
+                {res.weblink ? (
+                  <a href={res.weblink}>{res.name}</a>
+                ) : res.content ? (
+                  <MuiLink
+                    component="button"
+                    aria-label={r('open_document', { name: res.name })}
+                    onClick={() => setReading({ title: res.name, body: res.content })}
+                  >
+                    {res.name}
+                  </MuiLink>
+                ) : (
+                  res.name
+                )}{' '}
+                ({res.resource_type === 'dispatch-incident-review-document' ? r('document') : res.resource_type})
+              </Typography>
+            ))}
+          </Section>
+          <Section title={r('related_cases')}>
+            {cases.length ? (
+              cases.map((c) => (
+                <Typography key={c.id} variant="body2">
+                  <MuiLink component={Link} to={`${basename}/cases/${encodeURIComponent(c.name)}/view`}>
+                    {c.name}: {c.title}
+                  </MuiLink>{' '}
+                  ({c.status})
+                </Typography>
+              ))
+            ) : (
+              <Typography variant="body2">{r('no_related_cases')}</Typography>
+            )}
+          </Section>
+          <Section title={r('similar')}>
+            {similar?.length ? (
+              similar.map((s) => (
+                <Typography key={s.id} variant="body2">
+                  <MuiLink component={Link} to={`${basename}/iaos/${encodeURIComponent(s.name)}/view`}>
+                    {s.name}: {s.title}
+                  </MuiLink>{' '}
+                  ({s.status}, {r('score', { score: number(s.score) })})
+                </Typography>
+              ))
+            ) : (
+              <Typography variant="body2">{similar ? r('no_similar') : translate('fw.responder.loading')}</Typography>
+            )}
+          </Section>
+          <Section title={t('steps')}>
+            {(incident.steps as any[]).map((s) => (
+              // The step's name is its status field's label: one line each, however narrow the column.
+              <Stack key={s.id} direction="row" spacing={1} sx={{ alignItems: 'center', mb: 1 }}>
+                <TextField
+                  select
+                  size="small"
+                  sx={{ flex: 1 }}
+                  label={`${s.position}. ${s.name}`}
+                  value={s.status}
+                  onChange={async (ev) => {
+                    try {
+                      await api(`/incident_steps/${incident.id}/${s.id}`, { method: 'PUT', json: { status: ev.target.value } });
+                      await load();
+                    } catch {
+                      notify('Failed to update step.', { type: 'error', autoHideDuration: 0 });
+                    }
+                  }}
+                >
+                  {['Pending', 'In progress', 'Done', 'Skipped'].map((v) => (
+                    <MenuItem key={v} value={v}>
+                      {v}
+                    </MenuItem>
+                  ))}
+                </TextField>
+                <Button
+                  size="small"
+                  aria-label={r('ai_summary_of', { step: s.name })}
+                  onClick={async () => {
+                    try {
+                      setSummary((await api<{ summary: string }>(`/incident_steps/${incident.id}/${s.id}/ai-summary`)).summary);
+                      setDialog('summary');
+                    } catch {
+                      notify('Failed to get step AI summary.', { type: 'error', autoHideDuration: 0 });
+                    }
+                  }}
+                >
+                  {t('ai_summary')}
+                </Button>
+              </Stack>
+            ))}
+          </Section>
+        </Grid>
+      </Grid>
+
+      {confirmStatus ? (
+        <ConfirmDialog
+          title={r(`confirm_status.${confirmStatus}`, { name: incident.name })}
+          body={
+            <>
+              {r(`confirm_status_body.${confirmStatus}`)}
+              <br />
+              {r('status_right')}
+            </>
+          }
+          onClose={() => setConfirmStatus(null)}
+          onConfirm={() => incidentAct(`/${confirmStatus === 'Stable' ? 'stable' : confirmStatus === 'Closed' ? 'closed' : 'active'}`)}
+        />
+      ) : null}
+      {dialog === 'postmortem' ? (
+        <ConfirmDialog
+          title={r('confirm_postmortem', { name: incident.name })}
+          body={r('confirm_postmortem_body')}
+          onClose={() => setDialog(null)}
+          onConfirm={() => incidentAct('/postmortem/create')}
+        />
+      ) : null}
+      {dialog === 'details' ? <DetailsDialog incident={incident} onClose={() => setDialog(null)} reload={load} /> : null}
+      {dialog === 'report' ? (
+        <ReportDialog
+          incident={incident}
+          onClose={() => setDialog(null)}
+          submit={(type, body) => incidentAct(`/report/${type}`, { method: 'POST', json: body })}
+        />
+      ) : null}
+      {dialog === 'event' ? (
+        <EventDialog
+          title={translate('fw.responder.add_timeline_event')}
+          timeLabel={translate('fw.responder.after_utc')}
+          timeKey="after"
+          saveLabel={translate('fw.responder.add_event')}
+          onClose={() => setDialog(null)}
+          submit={(body) => incidentAct('/event', { method: 'POST', json: body }, t('event_added'))}
+        />
+      ) : null}
+      {dialog === 'resource' ? (
+        <ResourceDialog
+          onClose={() => setDialog(null)}
+          submit={(body) => incidentAct('/add-resource', { method: 'POST', json: body }, undefined, t('add_resource_failed'))}
+        />
+      ) : null}
+      {dialog === 'workflow' ? <RunFromIncident id={incident.id} name={incident.name} title={incident.title} onClose={() => setDialog(null)} /> : null}
+      {dialog === 'handoff' ? <HandoffDialog incidentId={incident.id} onClose={() => setDialog(null)} onDone={load} /> : null}
+      <Dialog open={dialog === 'summary'} onClose={() => setDialog(null)} aria-labelledby="summary-title">
+        <DialogTitle id="summary-title">{t('step_summary')}</DialogTitle>
+        <DialogContent>
+          <Typography>{summary}</Typography>
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setDialog(null)}>{t('close')}</Button>
+        </DialogActions>
+      </Dialog>
+      <Dialog open={reading !== null} onClose={() => setReading(null)} aria-labelledby="reading-title" fullWidth maxWidth="md">
+        <DialogTitle id="reading-title">{reading?.title}</DialogTitle>
+        <DialogContent>
+          <Typography component="div" variant="body2" sx={{ whiteSpace: 'pre-wrap' }}>
+            {reading?.body}
+          </Typography>
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setReading(null)}>{t('close')}</Button>
+        </DialogActions>
+      </Dialog>
+    </Box>
+  );
+}
+
+/**
+ * The run dialog, on this incident. Its target is kept the same object while the page reloads the
+ * record (every live change does): the dialog starts over when its target changes, and a new object
+ * each time sent it back from following the run to its empty form.
+ */
+function RunFromIncident({ id, name, title, onClose }: { id: number; name: string; title: string; onClose: () => void }) {
+  const incident = useMemo(() => ({ id, name, title }), [id, name, title]);
+  return <RunWorkflowDialog open onClose={onClose} incident={incident} />;
+}
+
+/** The incident's roles as spec §3 names them (server/incidents/tables.ts INCIDENT_ROLES). */
+const ROLES = ['commander', 'reporter', 'liaison', 'scribe', 'participant', 'observer'] as const;
+
+/**
+ * Who holds which role, and changes to it: a role given to a person (a new commander or reporter
+ * replaces the previous one, as the server does), a role taken back after a confirmation. Renounced
+ * roles stay listed as Inactive: the record of who held them.
+ */
+function Roles({ incident, act }: { incident: Incident; act: (path: string, init?: RequestInit & { json?: unknown }, fallback?: string) => Promise<boolean> }) {
+  const translate = useTranslate();
+  const t = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<(typeof ROLES)[number]>('commander');
+  const [renouncing, setRenouncing] = useState<{ id: number; email: string; role: string } | null>(null);
+  const rows = (incident.participants as any[]).flatMap((p) => (p.roles as any[]).map((r) => ({ ...r, email: p.email as string })));
+  const valid = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim());
+  return (
+    <Section title={translate('fw.responder.roles')}>
+      {/* Long addresses wrap (and only they) inside the card instead of pushing the Remove buttons past its edge. */}
+      <Table
+        size="small"
+        aria-label={translate('fw.responder.roles')}
+        sx={{ '& td': { whiteSpace: 'nowrap' }, '& td:first-of-type': { whiteSpace: 'normal', overflowWrap: 'anywhere' } }}
+      >
+        <TableBody>
+          {rows.map((r) => (
+            <TableRow key={r.id}>
+              <TableCell id={`role-${r.id}-email`}>{r.email}</TableCell>
+              {/* The server's word for the role, as the timeline says it ("assigned the commander role"). */}
+              <TableCell id={`role-${r.id}-role`}>{r.role}</TableCell>
+              <TableCell>{r.status}</TableCell>
+              <TableCell padding="none" align="right">
+                {r.status === 'Active' ? (
+                  // Named "Remove", described by its row: a name holding the role ("reporter") would also answer to "Report".
+                  <Button
+                    size="small"
+                    onClick={() => setRenouncing({ id: r.id, email: r.email, role: r.role })}
+                    aria-describedby={`role-${r.id}-email role-${r.id}-role`}
+                  >
+                    {t('role_remove_short')}
+                  </Button>
+                ) : null}
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+      <Stack
+        component="form"
+        direction="row"
+        sx={{ mt: 2, alignItems: 'flex-start', flexWrap: 'wrap', gap: 1 }}
+        aria-label={t('role_assign_form')}
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (valid && (await act('/roles', { method: 'POST', json: { email: email.trim(), role } }))) setEmail('');
+        }}
+      >
+        <TextField size="small" label={t('role_email')} type="email" value={email} onChange={(e) => setEmail(e.target.value)} sx={{ flex: '1 1 200px' }} />
+        <TextField size="small" select label={t('role')} value={role} onChange={(e) => setRole(e.target.value as never)} sx={{ flex: '0 0 140px' }}>
+          {ROLES.map((r) => (
+            <MenuItem key={r} value={r}>
+              {t(`role_names.${r}`)}
+            </MenuItem>
+          ))}
+        </TextField>
+        <Button type="submit" variant="outlined" disabled={!valid}>
+          {t('role_assign')}
+        </Button>
+      </Stack>
+      {renouncing ? (
+        <ConfirmDialog
+          title={t('role_remove_title', { role: renouncing.role, email: renouncing.email })}
+          body={t('role_remove_body')}
+          onClose={() => setRenouncing(null)}
+          onConfirm={() => act(`/roles/${renouncing.id}/renounce`)}
+        />
+      ) : null}
+    </Section>
+  );
+}
+
+/** A sent report as its readers got it: each section under its heading. */
+function reportText(details: Record<string, string>, translate: (k: string) => string) {
+  return Object.entries(details)
+    .filter(([k]) => k !== 'type')
+    .map(([k, v]) => `${translate(`fw.responder.report_fields.${k}`)}\n${v || '—'}`)
+    .join('\n\n');
+}
+
+/**
+ * Title, description, type, severity and priority, saved with If-Match: the version this dialog
+ * opened from. If someone changed the incident meanwhile the server refuses (409) and the page
+ * shows their version instead of overwriting it.
+ */
+function DetailsDialog({ incident, onClose, reload }: { incident: Incident; onClose: () => void; reload: () => Promise<unknown> }) {
+  const translate = useTranslate();
+  const notify = useNotify();
+  const r = (key: string) => translate(`fw.room.${key}`);
+  const [values, setValues] = useState<Record<string, any>>({
+    title: incident.title ?? '',
+    description: incident.description ?? '',
+    incident_type_id: incident.incident_type_id ?? '',
+    incident_severity_id: incident.incident_severity_id ?? '',
+    incident_priority_id: incident.incident_priority_id ?? '',
+  });
+  const [options, setOptions] = useState<Record<string, { id: number; name: string }[]>>({});
+  const [version] = useState<string>(incident.updated_at);
+  useEffect(() => {
+    for (const [key, path] of [
+      ['incident_type_id', '/incident_types'],
+      ['incident_severity_id', '/incident_severities'],
+      ['incident_priority_id', '/incident_priorities'],
+    ] as const) {
+      void api<{ items: { id: number; name: string }[] }>(`${path}?itemsPerPage=100`).then(
+        (p) => setOptions((o) => ({ ...o, [key]: p.items })),
+        () => undefined,
+      );
+    }
+  }, []);
+  const save = async () => {
+    try {
+      const json = {
+        ...values,
+        description: values.description || null,
+        ...Object.fromEntries(['incident_type_id', 'incident_severity_id', 'incident_priority_id'].map((k) => [k, values[k] === '' ? null : values[k]])),
+      };
+      await api(`/iaos/${incident.id}`, { method: 'PUT', json, headers: { 'If-Match': `"${version}"` } });
+      notify(r('details_saved'), { type: 'success' });
+      await reload();
+      onClose();
+    } catch (e) {
+      const stale = (e as { status?: number }).status === 409;
+      notify(stale ? r('stale') : (e as Error).message, { type: 'error', autoHideDuration: 0 });
+      await reload().catch(() => undefined);
+      if (stale) onClose();
+    }
+  };
+  return (
+    <Dialog open onClose={onClose} aria-labelledby="details-title" fullWidth>
+      <DialogTitle id="details-title">{r('edit_details')}</DialogTitle>
+      <DialogContent>
+        <TextField
+          label={translate('fw.responder.title')}
+          value={values.title}
+          onChange={(e) => setValues({ ...values, title: e.target.value })}
+          fullWidth
+          sx={{ mt: 1 }}
+          required
+        />
+        <TextField
+          label={translate('fw.responder.description')}
+          value={values.description}
+          onChange={(e) => setValues({ ...values, description: e.target.value })}
+          fullWidth
+          multiline
+          minRows={3}
+          sx={{ mt: 2 }}
+        />
+        {(['incident_type_id', 'incident_severity_id', 'incident_priority_id'] as const).map((key) => (
+          <TextField
+            key={key}
+            select
+            label={r(key === 'incident_type_id' ? 'type' : key === 'incident_severity_id' ? 'severity' : 'priority')}
+            value={values[key]}
+            onChange={(e) => setValues({ ...values, [key]: e.target.value })}
+            fullWidth
+            sx={{ mt: 2 }}
+          >
+            <MenuItem value="">{r('none')}</MenuItem>
+            {(options[key] ?? []).map((o) => (
+              <MenuItem key={o.id} value={o.id}>
+                {o.name}
+              </MenuItem>
+            ))}
+          </TextField>
+        ))}
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose}>{r('cancel')}</Button>
+        <Button variant="contained" disabled={!String(values.title).trim()} onClick={() => void save()}>
+          {r('save')}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}
+
+function ReportDialog({
+  incident,
+  onClose,
+  submit,
+}: {
+  incident: Incident;
+  onClose: () => void;
+  submit: (type: string, body: Record<string, string>) => Promise<boolean>;
+}) {
+  const translate = useTranslate();
+  const [type, setType] = useState<'tactical' | 'executive'>('tactical');
+  const [values, setValues] = useState<Record<string, string>>({});
+  useEffect(() => {
+    // The dialog starts from the server's prefill: actions are the incident's unresolved tasks.
+    // What the user typed before it arrives is kept (the two types' fields have different names).
+    void api<Record<string, Record<string, string>>>(`/iaos/${incident.id}/report/prefill`).then((p) =>
+      setValues((typed) => ({ ...(p[type] ?? {}), ...typed })),
+    );
+  }, [incident.id, type]);
+  const fields = type === 'tactical' ? ['conditions', 'actions', 'needs'] : ['current_status', 'overview', 'next_steps'];
+  return (
+    <Dialog open onClose={onClose} aria-labelledby="report-title" fullWidth>
+      <DialogTitle id="report-title">{translate('fw.responder.report')}</DialogTitle>
+      <DialogContent>
+        <TextField
+          select
+          label={translate('fw.responder.report_type')}
+          value={type}
+          onChange={(e) => setType(e.target.value as never)}
+          fullWidth
+          sx={{ mt: 1 }}
+        >
+          <MenuItem value="tactical">{translate('fw.responder.tactical')}</MenuItem>
+          <MenuItem value="executive">{translate('fw.responder.executive')}</MenuItem>
+        </TextField>
+        {fields.map((f) => (
+          <TextField
+            key={f}
+            label={translate(`fw.responder.report_fields.${f}`)}
+            value={values[f] ?? ''}
+            onChange={(e) => setValues({ ...values, [f]: e.target.value })}
+            fullWidth
+            multiline
+            minRows={2}
+            sx={{ mt: 2 }}
+          />
+        ))}
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose}>{translate('ra.action.cancel')}</Button>
+        <Button variant="contained" onClick={async () => (await submit(type, Object.fromEntries(fields.map((f) => [f, values[f] ?? ''])))) && onClose()}>
+          {translate('fw.responder.send_report')}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}
+
+function ResourceDialog({ onClose, submit }: { onClose: () => void; submit: (body: Record<string, unknown>) => Promise<boolean> }) {
+  const translate = useTranslate();
+  const [name, setName] = useState('');
+  const [weblink, setWeblink] = useState('');
+  return (
+    <Dialog open onClose={onClose} aria-labelledby="resource-title" fullWidth>
+      <DialogTitle id="resource-title">{translate('fw.responder.add_resource')}</DialogTitle>
+      <DialogContent>
+        <TextField label={translate('fw.responder.name')} value={name} onChange={(e) => setName(e.target.value)} fullWidth sx={{ mt: 1 }} />
+        <TextField label={translate('fw.responder.link')} value={weblink} onChange={(e) => setWeblink(e.target.value)} fullWidth sx={{ mt: 2 }} />
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose}>{translate('ra.action.cancel')}</Button>
+        <Button
+          variant="contained"
+          disabled={!name.trim()}
+          onClick={async () => (await submit({ resource_type: 'weblink', name: name.trim(), weblink: weblink.trim() || null })) && onClose()}
+        >
+          {translate('ra.action.add')}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}

@@ -1,0 +1,467 @@
+import { useCallback, useEffect, useId, useState, type ReactNode } from 'react';
+import {
+  Button,
+  Card,
+  CardContent,
+  CardHeader,
+  Chip,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  IconButton,
+  Snackbar,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  TextField,
+  ToggleButton,
+  Tooltip,
+  Typography,
+} from '@mui/material';
+import LockOutlinedIcon from '@mui/icons-material/LockOutlined';
+import { useNotify, useTranslate } from 'react-admin';
+import { api } from '../core/http.js';
+import { storage } from '../core/org.js';
+import { useLiveSocket, type Frame } from '../ai/socket.js';
+import { utc } from '../engine/screens.js';
+import { ConfirmDialog } from '../engine/ConfirmDialog.js';
+
+export { ConfirmDialog };
+
+/**
+ * Parts of the responder's record screens that the incident view (iaos/{name}/view) and the case
+ * view (cases/{name}/view) share: titled sections, the timeline with its filter toggles, the tasks.
+ */
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- records come straight from the API */
+export type ApiRecord = Record<string, any>;
+
+/** A titled card; a region named by its heading, so a screen reader (and a test) can go to it. */
+export function Section({ title, children }: { title: string; children: ReactNode }) {
+  const id = useId();
+  return (
+    <Card component="section" aria-labelledby={id} sx={{ mb: 2 }}>
+      <CardHeader title={title} titleTypographyProps={{ variant: 'h6', component: 'h2', id }} sx={{ pb: 0 }} />
+      <CardContent>{children}</CardContent>
+    </Card>
+  );
+}
+
+/** An action's outcome as a notification: the server's own message, or the fallback; a failure's words (spec §8) lead its reason. Errors stay until dismissed. */
+export function useAct(reload: () => Promise<unknown>) {
+  const notify = useNotify();
+  return useCallback(
+    async (path: string, init: RequestInit & { json?: unknown } = { method: 'POST' }, fallback = 'Done.', failure?: string) => {
+      try {
+        const answer = await api<{ message?: string } | null>(path, init);
+        notify(answer?.message ?? fallback, { type: 'success' });
+        await reload();
+        return true;
+      } catch (e) {
+        // The spec's failure words first, then the server's reason (what to correct).
+        notify(failure ? `${failure} ${(e as Error).message}` : (e as Error).message, { type: 'error', autoHideDuration: 0 });
+        // A refusal (e.g. 'already stable') means the page was behind: show the record as it is now.
+        await reload().catch(() => undefined);
+        return false;
+      }
+    },
+    [notify, reload],
+  );
+}
+
+/** Loads a record by its name (IAO-3, OCO-7) through the list filter, then its full GET; polls while `until` is false. */
+export function useRecordByName(path: '/iaos' | '/cases', name: string, pollUntil?: (record: ApiRecord) => boolean) {
+  const notify = useNotify();
+  const [record, setRecord] = useState<ApiRecord | null>(null);
+  const [missing, setMissing] = useState(false);
+  const load = useCallback(async () => {
+    const page = await api<{ items: ApiRecord[] }>(`${path}?filter=${encodeURIComponent(JSON.stringify({ and: [{ field: 'name', op: '==', value: name }] }))}`);
+    const hit = page.items[0];
+    if (!hit) return setMissing(true);
+    setRecord(await api<ApiRecord>(`${path}/${hit.id}`));
+  }, [path, name]);
+  useEffect(() => {
+    void load().catch((e: Error) => notify(e.message, { type: 'error', autoHideDuration: 0 }));
+  }, [load, notify]);
+  // Spec §4: after creation (or escalation) the client polls every 5 s until the conversation or conference exists.
+  const waiting = record !== null && pollUntil !== undefined && !pollUntil(record);
+  useEffect(() => {
+    if (!waiting) return;
+    const timer = setInterval(() => void load().catch(() => undefined), 5000);
+    return () => clearInterval(timer);
+  }, [waiting, load]);
+  // Live: the socket watches this record; each change anyone commits (from any app process) sends a
+  // `changed` frame, and the page fetches the record again.
+  const id = record?.id as number | undefined;
+  const [watching, setWatching] = useState(false);
+  const { connected, request } = useLiveSocket({ token: storage.token }, (frame: Frame) => {
+    if (frame.type === 'changed') void load().catch(() => undefined);
+  });
+  useEffect(() => {
+    setWatching(false);
+    if (!connected || id === undefined) return;
+    let cancelled = false;
+    void request('watch', path === '/iaos' ? { incident_id: id } : { case_id: id }).then(
+      (f) => {
+        if (cancelled || f.type !== 'watching') return;
+        setWatching(true);
+        // What changed while the socket was down.
+        void load().catch(() => undefined);
+      },
+      () => undefined,
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [connected, id, path, request, load]);
+  return { record, missing, load, live: connected && watching };
+}
+
+/** Whether the page is live (watching its record) or reconnecting. */
+export function LiveChip({ live }: { live: boolean }) {
+  const translate = useTranslate();
+  return (
+    <Tooltip title={translate('fw.room.live_help')}>
+      <Chip
+        size="small"
+        variant="outlined"
+        color={live ? 'success' : 'default'}
+        label={translate(live ? 'fw.room.live' : 'fw.room.offline')}
+        data-testid="live-state"
+      />
+    </Tooltip>
+  );
+}
+
+interface Filter {
+  key: string;
+  label: string;
+  default: boolean;
+}
+
+/** The timeline toggles a person chose, kept in this browser. */
+const FILTERS_KEY = 'fw.timeline.filters';
+function savedFilters(): Record<string, boolean> {
+  try {
+    return JSON.parse(localStorage.getItem(FILTERS_KEY) ?? '{}') as Record<string, boolean>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The timeline with the spec's filter toggles (their defaults come from the server; a person's
+ * choices are remembered). Pin, edit and delete are offered when `act` is given (incidents; a case's
+ * timeline is its record of changes). System entries cannot be edited or deleted; a custom event can,
+ * after a confirmation, with an undo.
+ */
+export function Timeline({
+  events,
+  act,
+}: {
+  events: ApiRecord[];
+  act?: (path: string, init: RequestInit & { json?: unknown }, fallback: string) => Promise<boolean>;
+}) {
+  const translate = useTranslate();
+  const [filters, setFilters] = useState<Filter[]>([]);
+  const [eventTypes, setEventTypes] = useState<Record<string, string>>({});
+  const [on, setOn] = useState<Record<string, boolean>>({});
+  const [deleting, setDeleting] = useState<ApiRecord | null>(null);
+  const [editing, setEditing] = useState<ApiRecord | null>(null);
+  const [undo, setUndo] = useState<ApiRecord | null>(null);
+  useEffect(() => {
+    void api<{ filters: Filter[]; event_types: Record<string, string> }>('/iaos/timeline/filters').then((f) => {
+      setFilters(f.filters);
+      setEventTypes(f.event_types);
+      setOn({ ...Object.fromEntries(f.filters.map((x) => [x.key, x.default])), ...savedFilters() });
+    });
+  }, []);
+  const toggle = (key: string) => {
+    const next = { ...on, [key]: !on[key] };
+    setOn(next);
+    localStorage.setItem(FILTERS_KEY, JSON.stringify(next));
+  };
+  const shown = events.filter((e) => on[eventTypes[e.type] ?? 'other_events'] ?? true);
+  const custom = (e: ApiRecord) => e.type === 'Custom event';
+  return (
+    <Section title={translate('fw.responder.timeline')}>
+      <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 0.5, mb: 1 }} role="group" aria-label={translate('fw.responder.timeline_filters')}>
+        {filters.map((f) => (
+          <ToggleButton
+            key={f.key}
+            size="small"
+            value={f.key}
+            selected={!!on[f.key]}
+            color="primary"
+            onChange={() => toggle(f.key)}
+            sx={{ '&.Mui-selected': { fontWeight: 700 } }}
+          >
+            {on[f.key] ? '✓ ' : ''}
+            {f.label}
+          </ToggleButton>
+        ))}
+      </Stack>
+      <Table size="small" aria-label={translate('fw.responder.timeline')}>
+        <TableBody>
+          {shown.map((e) => (
+            <TableRow key={e.id}>
+              <TableCell sx={{ whiteSpace: 'nowrap' }}>{utc(e.started_at)}</TableCell>
+              <TableCell>
+                {e.pinned ? '📌 ' : ''}
+                {e.description}
+                <Typography variant="caption" display="block">
+                  {e.type} · {e.source}
+                  {e.owner ? ` · ${e.owner}` : ''}
+                </Typography>
+              </TableCell>
+              {act ? (
+                <TableCell sx={{ whiteSpace: 'nowrap' }}>
+                  <IconButton
+                    size="small"
+                    aria-label={translate(e.pinned ? 'fw.responder.unpin' : 'fw.responder.pin')}
+                    onClick={() => void act('/event', { method: 'PATCH', json: { id: e.id, pinned: !e.pinned } }, translate('fw.responder.event_updated'))}
+                  >
+                    {e.pinned ? '☆' : '★'}
+                  </IconButton>
+                  {custom(e) ? (
+                    <>
+                      <IconButton size="small" aria-label={translate('fw.room.edit_event')} onClick={() => setEditing(e)}>
+                        ✎
+                      </IconButton>
+                      <IconButton size="small" aria-label={translate('fw.responder.delete_event')} onClick={() => setDeleting(e)}>
+                        ✕
+                      </IconButton>
+                    </>
+                  ) : (
+                    <Tooltip title={translate('fw.room.system_event')}>
+                      <LockOutlinedIcon
+                        fontSize="small"
+                        color="action"
+                        role="img"
+                        aria-label={translate('fw.room.system_event')}
+                        aria-hidden={false}
+                        sx={{ verticalAlign: 'middle', mx: 0.5 }}
+                      />
+                    </Tooltip>
+                  )}
+                </TableCell>
+              ) : null}
+            </TableRow>
+          ))}
+          {shown.length ? null : (
+            <TableRow>
+              <TableCell>{translate('fw.responder.no_events')}</TableCell>
+            </TableRow>
+          )}
+        </TableBody>
+      </Table>
+      {act && deleting ? (
+        <ConfirmDialog
+          title={translate('fw.room.delete_event_title')}
+          body={translate('fw.room.delete_event_body', { description: deleting.description })}
+          confirm={translate('fw.responder.delete_event')}
+          onClose={() => setDeleting(null)}
+          onConfirm={async () => {
+            const gone = deleting;
+            if (await act(`/event/${gone.id}`, { method: 'DELETE' }, translate('fw.responder.event_deleted'))) setUndo(gone);
+          }}
+        />
+      ) : null}
+      {act && editing ? (
+        <EventDialog
+          title={translate('fw.room.edit_event_title')}
+          timeLabel={translate('fw.room.event_time')}
+          timeKey="started_at"
+          saveLabel={translate('fw.room.save')}
+          initial={{ description: editing.description, at: String(editing.started_at) }}
+          onClose={() => setEditing(null)}
+          submit={(json) => act('/event', { method: 'PATCH', json: { id: editing.id, ...json } }, translate('fw.responder.event_updated'))}
+        />
+      ) : null}
+      <Snackbar
+        open={undo !== null}
+        autoHideDuration={10_000}
+        onClose={() => setUndo(null)}
+        message={translate('fw.responder.event_deleted')}
+        action={
+          <Button
+            color="inherit"
+            size="small"
+            onClick={async () => {
+              const e = undo!;
+              setUndo(null);
+              // Undo writes the event again as it was (same text, time, details and pin).
+              await act?.(
+                '/event',
+                { method: 'POST', json: { description: e.description, started_at: e.started_at, details: e.details ?? null, pinned: !!e.pinned } },
+                translate('fw.room.event_restored'),
+              );
+            }}
+          >
+            {translate('fw.room.undo')}
+          </Button>
+        }
+      />
+    </Section>
+  );
+}
+
+/**
+ * A timeline event's text and time, for adding one (the time it happened after) or editing one (the
+ * time it started): the same two fields, under the words and body key the caller gives.
+ */
+export function EventDialog(props: {
+  title: string;
+  timeLabel: string;
+  timeKey: 'after' | 'started_at';
+  saveLabel: string;
+  initial?: { description: string; at: string };
+  onClose: () => void;
+  submit: (json: Record<string, unknown>) => Promise<boolean>;
+}) {
+  const translate = useTranslate();
+  const [description, setDescription] = useState<string>(props.initial?.description ?? '');
+  const [at, setAt] = useState<string>((props.initial?.at ?? new Date().toISOString()).slice(0, 19));
+  return (
+    <Dialog open onClose={props.onClose} aria-labelledby="event-title" fullWidth>
+      <DialogTitle id="event-title">{props.title}</DialogTitle>
+      <DialogContent>
+        <TextField
+          label={translate('fw.responder.description')}
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          fullWidth
+          multiline
+          sx={{ mt: 1 }}
+        />
+        <TextField
+          label={props.timeLabel}
+          type="datetime-local"
+          value={at}
+          onChange={(e) => setAt(e.target.value)}
+          fullWidth
+          sx={{ mt: 2 }}
+          slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }}
+        />
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={props.onClose}>{translate('ra.action.cancel')}</Button>
+        <Button
+          variant="contained"
+          disabled={!description.trim()}
+          onClick={async () => (await props.submit({ description: description.trim(), [props.timeKey]: `${at}Z` })) && props.onClose()}
+        >
+          {props.saveLabel}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}
+
+/** The record's tasks: resolve or reopen each, add one (linked to the incident or the case). */
+export function Tasks({ tasks, owner, reload }: { tasks: ApiRecord[]; owner: { incident_id: number } | { case_id: number }; reload: () => Promise<unknown> }) {
+  const translate = useTranslate();
+  const act = useAct(reload);
+  const [text, setText] = useState('');
+  return (
+    <Section title={translate('fw.responder.tasks')}>
+      <Table size="small" aria-label={translate('fw.responder.tasks')}>
+        <TableHead>
+          <TableRow>
+            <TableCell>{translate('fw.responder.task')}</TableCell>
+            <TableCell>{translate('fw.responder.status')}</TableCell>
+            <TableCell />
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {tasks.map((t) => (
+            <TableRow key={t.id}>
+              <TableCell>{t.description}</TableCell>
+              <TableCell>{t.status}</TableCell>
+              <TableCell>
+                <Button size="small" onClick={() => void act(`/tasks/${t.id}/${t.status === 'Open' ? 'mark-resolved' : 'mark-open'}`)}>
+                  {translate(t.status === 'Open' ? 'fw.responder.resolve' : 'fw.responder.reopen')}
+                </Button>
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+      <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
+        <TextField size="small" label={translate('fw.responder.new_task')} value={text} onChange={(e) => setText(e.target.value)} sx={{ flex: 1 }} />
+        <Button
+          variant="outlined"
+          disabled={!text.trim()}
+          onClick={async () => {
+            if (await act('/tasks', { method: 'POST', json: { description: text.trim(), ...owner } }, translate('fw.created', { name: 'Task' }))) setText('');
+          }}
+        >
+          {translate('fw.responder.add_task')}
+        </Button>
+      </Stack>
+    </Section>
+  );
+}
+
+/** A run's status as a chip: running ones stand out, failed ones in red. */
+const RUN_COLOR: Record<string, 'default' | 'info' | 'success' | 'error'> = { Submitted: 'default', Running: 'info', Completed: 'success', Failed: 'error' };
+
+/**
+ * The workflow runs on this incident or case, newest first, live like the rest of the page: a run
+ * started anywhere (a person, a status trigger, an escalation) and each status it reaches show here.
+ */
+export function WorkflowRuns({ runs, owner, action }: { runs: ApiRecord[]; owner: 'incident' | 'case'; action?: ReactNode }) {
+  const translate = useTranslate();
+  const t = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
+  const newest = [...runs].sort((a, b) => b.id - a.id);
+  return (
+    <Section title={t('workflow_runs')}>
+      {newest.length ? (
+        <Table size="small" aria-label={t('workflow_runs')}>
+          <TableHead>
+            <TableRow>
+              <TableCell>{t('workflow')}</TableCell>
+              <TableCell>{t('run_status')}</TableCell>
+              <TableCell>{t('run_started')}</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {newest.map((run) => (
+              <TableRow key={run.id}>
+                <TableCell>
+                  {run.workflow?.name ?? t('workflow_gone')}
+                  {run.run_reason ? (
+                    <Typography variant="caption" component="div">
+                      {run.run_reason}
+                    </Typography>
+                  ) : null}
+                </TableCell>
+                <TableCell>
+                  <Chip
+                    size="small"
+                    label={run.status}
+                    color={RUN_COLOR[run.status] ?? 'default'}
+                    variant={run.status === 'Completed' ? 'outlined' : 'filled'}
+                  />
+                  {run.status_reason ? (
+                    <Typography variant="caption" component="div">
+                      {run.status_reason}
+                    </Typography>
+                  ) : null}
+                </TableCell>
+                <TableCell>{utc(run.created_at)}</TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      ) : (
+        <Typography variant="body2">{t(owner === 'incident' ? 'no_runs_incident' : 'no_runs_case')}</Typography>
+      )}
+      {action}
+    </Section>
+  );
+}

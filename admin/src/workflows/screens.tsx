@@ -1,0 +1,727 @@
+import { useEffect, useRef, useState } from 'react';
+import { useFormContext, useWatch } from 'react-hook-form';
+import {
+  Alert,
+  Autocomplete,
+  Box,
+  Button,
+  Card,
+  CardContent,
+  Chip,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  MenuItem,
+  TextField as MuiTextField,
+  Typography,
+} from '@mui/material';
+import {
+  ArrayInput,
+  FormDataConsumer,
+  FunctionField,
+  SelectInput,
+  SimpleFormIterator,
+  useNotify,
+  useRecordContext,
+  useRefresh,
+  type RaRecord,
+} from 'react-admin';
+import { GenericCreate, GenericEdit, GenericList, utc } from '../engine/screens.js';
+import { FieldInput } from '../engine/inputs.js';
+import { api } from '../core/http.js';
+import { organization } from '../core/org.js';
+import type { FieldSpec } from '../core/meta.js';
+import type { Screens } from '../engine/registry.js';
+
+/**
+ * Issue 21's screens beyond the generic ones: the plugin instance form drawn from its plugin's JSON
+ * schema, the workflow editor's step list, the run dialog that follows its instance, the filter
+ * editor's 30-day preview and the webhook delivery log with replay. Each keeps the generic screen and
+ * adds only what a field cannot draw.
+ */
+
+const panel = { width: 380, ml: 2, alignSelf: 'flex-start' } as const;
+
+// ---------------------------------------------------------------- plugin configuration from its schema
+
+interface SchemaProperty {
+  type?: string;
+  title?: string;
+  default?: unknown;
+  format?: string;
+  writeOnly?: boolean;
+  enum?: string[];
+  description?: string;
+}
+interface CatalogPlugin {
+  slug: string;
+  type: string;
+  title: string;
+  description: string;
+  configuration_schema: { properties: Record<string, SchemaProperty>; required?: string[] };
+}
+
+let catalog: Promise<CatalogPlugin[]> | null = null;
+const loadCatalog = () => (catalog ??= api<{ items: CatalogPlugin[] }>('/plugins').then((r) => r.items));
+
+function useCatalog() {
+  const [plugins, setPlugins] = useState<CatalogPlugin[]>([]);
+  useEffect(() => {
+    let live = true;
+    void loadCatalog().then((p) => live && setPlugins(p));
+    return () => {
+      live = false;
+    };
+  }, []);
+  return plugins;
+}
+
+/** Spec §5: a property starts from its default, else the empty value of its type. */
+export function startingValue(p: SchemaProperty): unknown {
+  if (p.default !== undefined) return p.default;
+  switch (p.type) {
+    case 'string':
+      return '';
+    case 'number':
+    case 'integer':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    default:
+      return null;
+  }
+}
+
+/** A schema property as a generic field: secrets are password inputs, so a stored one shows masked. */
+function propertySpec(name: string, p: SchemaProperty, required: boolean): FieldSpec {
+  const kind: FieldSpec['kind'] = p.writeOnly
+    ? 'password'
+    : p.enum
+      ? 'enum'
+      : p.type === 'boolean'
+        ? 'boolean'
+        : p.type === 'number' || p.type === 'integer'
+          ? 'number'
+          : p.type === 'array'
+            ? 'strings'
+            : p.type === 'object'
+              ? 'json'
+              : p.format === 'uri'
+                ? 'url'
+                : 'text';
+  return {
+    name,
+    label: p.title ?? name,
+    kind,
+    list: false,
+    form: true,
+    required,
+    nullable: !required,
+    help: p.description,
+    choices: p.enum?.map((v) => ({ id: v, name: v })),
+    empty: p.type === 'array' ? 'array' : p.type === 'object' ? 'object' : undefined,
+  };
+}
+
+/** The configuration inputs of the chosen plugin; on a new instance each starts from spec §5's value. */
+function ConfigurationInputs({ creating }: { creating: boolean }) {
+  const plugins = useCatalog();
+  const slug = useWatch({ name: 'plugin_slug' }) as string | undefined;
+  const { getValues, setValue } = useFormContext();
+  const plugin = plugins.find((p) => p.slug === slug);
+  const filled = useRef<string | null>(null);
+  useEffect(() => {
+    if (!plugin || filled.current === plugin.slug) return;
+    filled.current = plugin.slug;
+    const current = (getValues('configuration') ?? {}) as Record<string, unknown>;
+    // A new instance starts afresh for the plugin chosen; an edited one keeps what it has.
+    const start: Record<string, unknown> = creating ? {} : { ...current };
+    for (const [key, p] of Object.entries(plugin.configuration_schema.properties)) if (start[key] === undefined) start[key] = startingValue(p);
+    setValue('configuration', start, { shouldDirty: creating });
+  }, [plugin, creating, getValues, setValue]);
+  if (!plugin) return null;
+  const required = new Set(plugin.configuration_schema.required ?? []);
+  const properties = Object.entries(plugin.configuration_schema.properties);
+  return (
+    <Box sx={{ width: '100%' }} aria-label="Configuration">
+      <Typography variant="subtitle1" sx={{ mt: 1 }}>
+        Configuration
+      </Typography>
+      <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
+        {plugin.description}
+      </Typography>
+      {properties.length ? (
+        properties.map(([key, p]) => (
+          <FieldInput key={`${plugin.slug}.${key}`} spec={propertySpec(key, p, required.has(key))} source={`configuration.${key}`} />
+        ))
+      ) : (
+        <Typography variant="body2">Nothing to configure.</Typography>
+      )}
+    </Box>
+  );
+}
+
+const PluginInstanceCreate = () => (
+  // Instances and workflows are enabled unless switched off, as the server has it.
+  <GenericCreate tweaks={{ omit: ['configuration'] }} defaults={{ enabled: true }}>
+    <ConfigurationInputs creating />
+  </GenericCreate>
+);
+const PluginInstanceEdit = () => (
+  <GenericEdit tweaks={{ omit: ['configuration'] }}>
+    <ConfigurationInputs creating={false} />
+  </GenericEdit>
+);
+
+// ---------------------------------------------------------------- workflow steps
+
+const text = (name: string, label: string, help?: string, required = false): FieldSpec => ({
+  name,
+  label,
+  kind: 'text',
+  list: false,
+  form: true,
+  required,
+  nullable: !required,
+  help,
+});
+const PLACEHOLDERS = 'Placeholders: {{incident.name}}, {{incident.title}}, {{case.name}}, {{parameters.KEY}}, {{run.reason}}';
+
+/** The built-in step engine's steps (server/workflows/engine.ts `runStep`) and their parameters. */
+const STEP_KINDS: { id: string; name: string; params: FieldSpec[] }[] = [
+  {
+    id: 'message',
+    name: 'Send a message',
+    params: [
+      {
+        name: 'plugin_instance_id',
+        label: 'Conversation plugin',
+        kind: 'reference',
+        resource: 'plugins/instances',
+        referenceFilter: { plugin_slug: ['slack-webhook', 'teams-webhook'] },
+        list: false,
+        form: true,
+        required: true,
+        nullable: false,
+      },
+      { ...text('text', 'Message', PLACEHOLDERS, true), kind: 'longtext' },
+    ],
+  },
+  {
+    id: 'email',
+    name: 'Send an e-mail',
+    params: [text('to', 'To', undefined, true), text('subject', 'Subject'), { ...text('text', 'Text', PLACEHOLDERS), kind: 'longtext' }],
+  },
+  {
+    id: 'webhook',
+    name: 'Call a webhook',
+    params: [
+      { ...text('url', 'URL', undefined, true), kind: 'url' },
+      { ...text('method', 'Method'), kind: 'enum', choices: ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'].map((m) => ({ id: m, name: m })) },
+      { ...text('body', 'Body (JSON)', PLACEHOLDERS), kind: 'json', empty: 'object' },
+    ],
+  },
+  { id: 'task', name: 'Create a task', params: [text('description', 'Task', PLACEHOLDERS, true), { ...text('owner_email', 'Owner e-mail'), kind: 'email' }] },
+  { id: 'timeline', name: 'Add a timeline event', params: [text('description', 'Event', PLACEHOLDERS, true)] },
+  {
+    id: 'set_field',
+    name: 'Set a field',
+    params: [
+      { ...text('field', 'Field', undefined, true), kind: 'enum', choices: ['title', 'description', 'resolution'].map((f) => ({ id: f, name: f })) },
+      text('value', 'Value', PLACEHOLDERS),
+    ],
+  },
+  { id: 'wait', name: 'Wait', params: [{ ...text('seconds', 'Seconds', undefined, true), kind: 'number', min: 1 }] },
+  {
+    id: 'switch',
+    name: 'Switch (branch on a value)',
+    params: [
+      text('value', 'Value to switch on', 'e.g. {{incident.status}} or {{parameters.KEY}}', true),
+      {
+        ...text(
+          'cases',
+          'Cases',
+          'A list of {"equals": "Stable", "steps": [{"kind": "timeline", "with": {"description": "…"}}]}; the first case holding the value runs',
+        ),
+        kind: 'json',
+        empty: 'array',
+        required: true,
+        nullable: false,
+      },
+      { ...text('default', 'Default branch', 'Steps run when no case holds the value (empty: none)'), kind: 'json', empty: 'array' },
+    ],
+  },
+];
+
+/** Each step: its kind, then the parameters of that kind (kept under `with`, as the API takes them). */
+function StepsInput() {
+  return (
+    <ArrayInput source="steps" label="Steps (built-in step engine)" helperText="Run in order by the built-in step engine; an HTTP engine ignores them.">
+      <SimpleFormIterator disableReordering={false} sx={{ '& .RaSimpleFormIterator-form': { width: '100%' } }}>
+        <SelectInput source="kind" label="Step" choices={STEP_KINDS} validate={(v: unknown) => (v ? undefined : 'Required')} />
+        <FormDataConsumer>
+          {({ scopedFormData }) => {
+            const kind = STEP_KINDS.find((k) => k.id === (scopedFormData as { kind?: string } | undefined)?.kind);
+            return kind ? (
+              <Box sx={{ display: 'flex', flexDirection: 'column', width: '100%' }}>
+                {kind.params.map((p) => (
+                  <FieldInput key={`${kind.id}.${p.name}`} spec={p} source={`with.${p.name}`} />
+                ))}
+              </Box>
+            ) : null;
+          }}
+        </FormDataConsumer>
+      </SimpleFormIterator>
+    </ArrayInput>
+  );
+}
+
+// ---------------------------------------------------------------- the run dialog
+
+interface Instance {
+  id: number;
+  status: 'Submitted' | 'Running' | 'Completed' | 'Failed';
+  status_reason: string | null;
+  artifacts: { name: string; url?: string; description?: string }[];
+  workflow?: { id: number; name: string };
+  created_at: string;
+}
+interface WorkflowRecord {
+  id: number;
+  name: string;
+  enabled: boolean;
+  parameters: { key: string; value: string }[];
+}
+interface IncidentOption {
+  id: number;
+  name: string;
+  title: string;
+}
+
+/** Spec §4: a run's instance is polled every 5 s until it is Completed or Failed, or gone. */
+export const POLL_MS = 5000;
+
+function useInstance(id: number | null) {
+  const [instance, setInstance] = useState<Instance | null>(null);
+  const [gone, setGone] = useState(false);
+  useEffect(() => {
+    if (id === null) return;
+    let live = true;
+    let timer: ReturnType<typeof setTimeout>;
+    const poll = async () => {
+      try {
+        const now = await api<Instance>(`/workflows/instances/${id}`, { globalErrors: false });
+        if (!live) return;
+        setInstance(now);
+        if (now.status === 'Completed' || now.status === 'Failed') return;
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) {
+          if (live) setGone(true);
+          return;
+        }
+      }
+      if (live) timer = setTimeout(() => void poll(), POLL_MS);
+    };
+    void poll();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [id]);
+  return { instance, gone };
+}
+
+function InstanceStatus({ id }: { id: number }) {
+  const { instance, gone } = useInstance(id);
+  if (gone) return <Alert severity="warning">The run is gone.</Alert>;
+  if (!instance) return <Typography>Submitting…</Typography>;
+  const done = instance.status === 'Completed' || instance.status === 'Failed';
+  return (
+    <Box role="status" aria-live="polite">
+      <Typography sx={{ mb: 1 }}>
+        Run #{instance.id}:{' '}
+        <Chip size="small" color={instance.status === 'Completed' ? 'success' : instance.status === 'Failed' ? 'error' : 'default'} label={instance.status} />
+      </Typography>
+      {instance.status_reason ? <Typography variant="body2">{instance.status_reason}</Typography> : null}
+      {!done ? (
+        <Typography variant="body2" color="text.secondary">
+          Checked every {POLL_MS / 1000} s until it completes or fails.
+        </Typography>
+      ) : null}
+      {instance.artifacts.length ? (
+        <Box component="ul" sx={{ pl: 2 }} aria-label="Artifacts">
+          {instance.artifacts.map((a, i) => (
+            <li key={i}>
+              {a.url ? (
+                <a href={a.url} target="_blank" rel="noreferrer">
+                  {a.name}
+                </a>
+              ) : (
+                a.name
+              )}
+              {a.description ? ` — ${a.description}` : ''}
+            </li>
+          ))}
+        </Box>
+      ) : null}
+    </Box>
+  );
+}
+
+/**
+ * Runs a workflow (POST /workflows/{id}/run with run_reason, parameters and the incident) and follows
+ * its instance. Opened from a workflow (the incident is chosen) or from an incident (the workflow is).
+ */
+export function RunWorkflowDialog({
+  open,
+  onClose,
+  workflow,
+  incident,
+}: {
+  open: boolean;
+  onClose: () => void;
+  workflow?: WorkflowRecord;
+  incident?: IncidentOption;
+}) {
+  const notify = useNotify();
+  const [workflows, setWorkflows] = useState<WorkflowRecord[]>([]);
+  const [incidents, setIncidents] = useState<IncidentOption[]>([]);
+  const [chosen, setChosen] = useState<WorkflowRecord | null>(workflow ?? null);
+  const [target, setTarget] = useState<IncidentOption | null>(incident ?? null);
+  const [reason, setReason] = useState('');
+  const [parameters, setParameters] = useState<{ key: string; value: string }[]>(workflow?.parameters ?? []);
+  const [running, setRunning] = useState<number | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (!open) return;
+    setRunning(null);
+    if (!workflow)
+      void api<{ items: WorkflowRecord[] }>('/workflows?itemsPerPage=100').then(
+        (r) => setWorkflows(r.items.filter((w) => w.enabled)),
+        () => undefined,
+      );
+    if (!incident)
+      void api<{ items: IncidentOption[] }>('/iaos?itemsPerPage=50').then(
+        (r) => setIncidents(r.items),
+        () => undefined,
+      );
+  }, [open, workflow, incident]);
+  const choose = (w: WorkflowRecord | null) => {
+    setChosen(w);
+    setParameters(w?.parameters ?? []);
+  };
+  const run = async () => {
+    if (!chosen) return;
+    setBusy(true);
+    try {
+      const instance = await api<Instance>(`/workflows/${chosen.id}/run`, {
+        method: 'POST',
+        json: {
+          run_reason: reason || null,
+          parameters: Object.fromEntries(parameters.map((p) => [p.key, p.value])),
+          ...(target ? { incident_id: target.id } : {}),
+        },
+      });
+      setRunning(instance.id);
+    } catch (error) {
+      notify((error as Error).message, { type: 'error' });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog open={open} onClose={onClose} maxWidth="sm" fullWidth aria-labelledby="run-workflow-title">
+      <DialogTitle id="run-workflow-title">Run {chosen ? `workflow ${chosen.name}` : 'a workflow'}</DialogTitle>
+      <DialogContent>
+        {running === null ? (
+          <Box sx={{ display: 'flex', flexDirection: 'column', gap: 2, pt: 1 }}>
+            {workflow ? null : (
+              <MuiTextField
+                select
+                label="Workflow"
+                value={chosen?.id ?? ''}
+                onChange={(e) => choose(workflows.find((w) => w.id === Number(e.target.value)) ?? null)}
+                required
+              >
+                {workflows.map((w) => (
+                  <MenuItem key={w.id} value={w.id}>
+                    {w.name}
+                  </MenuItem>
+                ))}
+              </MuiTextField>
+            )}
+            {incident ? (
+              <Typography>
+                Incident {incident.name}: {incident.title}
+              </Typography>
+            ) : (
+              <Autocomplete
+                options={incidents}
+                value={target}
+                onChange={(_e, v) => setTarget(v)}
+                getOptionLabel={(i) => `${i.name} ${i.title}`}
+                isOptionEqualToValue={(a, b) => a.id === b.id}
+                renderInput={(params) => <MuiTextField {...params} label="Incident (optional)" />}
+              />
+            )}
+            <MuiTextField label="Run reason" value={reason} onChange={(e) => setReason(e.target.value)} multiline minRows={2} />
+            {parameters.map((p, i) => (
+              <MuiTextField
+                key={p.key}
+                label={`Parameter ${p.key}`}
+                value={p.value}
+                onChange={(e) => setParameters(parameters.map((q, j) => (j === i ? { ...q, value: e.target.value } : q)))}
+              />
+            ))}
+          </Box>
+        ) : (
+          <InstanceStatus id={running} />
+        )}
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose}>Close</Button>
+        {running === null ? (
+          <Button variant="contained" disabled={!chosen || busy} onClick={() => void run()}>
+            Run
+          </Button>
+        ) : null}
+      </DialogActions>
+    </Dialog>
+  );
+}
+
+/** Beside a workflow's form: run it, and its latest runs. */
+function WorkflowRuns() {
+  const record = useRecordContext<WorkflowRecord & RaRecord>();
+  const [open, setOpen] = useState(false);
+  const [runs, setRuns] = useState<Instance[]>([]);
+  useEffect(() => {
+    if (!record || open) return;
+    const filter = JSON.stringify([{ field: 'workflow_id', op: '==', value: record.id }]);
+    void api<{ items: Instance[] }>(`/workflows/instances?itemsPerPage=5&filter=${encodeURIComponent(filter)}`).then(
+      (r) => setRuns(r.items),
+      () => undefined,
+    );
+  }, [record, open]);
+  if (!record) return null;
+  return (
+    <Card sx={panel}>
+      <CardContent>
+        <Typography variant="h6">Runs</Typography>
+        <Button variant="contained" size="small" sx={{ my: 1 }} disabled={!record.enabled} onClick={() => setOpen(true)}>
+          Run workflow
+        </Button>
+        {runs.map((r) => (
+          <Typography key={r.id} variant="body2">
+            #{r.id} {r.status} · {utc(r.created_at)}
+            {r.status_reason ? ` · ${r.status_reason}` : ''}
+          </Typography>
+        ))}
+        <RunWorkflowDialog open={open} onClose={() => setOpen(false)} workflow={record} />
+      </CardContent>
+    </Card>
+  );
+}
+
+const WorkflowCreate = () => (
+  <GenericCreate tweaks={{ omit: ['steps'] }} defaults={{ enabled: true }}>
+    <StepsInput />
+  </GenericCreate>
+);
+const WorkflowEdit = () => (
+  <GenericEdit tweaks={{ omit: ['steps'] }} aside={<WorkflowRuns />}>
+    <StepsInput />
+  </GenericEdit>
+);
+
+/** On an incident's sheet: run one of the workflows on it. */
+export function IncidentWorkflows() {
+  const record = useRecordContext<IncidentOption & RaRecord>();
+  const [open, setOpen] = useState(false);
+  if (!record) return null;
+  return (
+    <Card sx={{ ...panel, width: 240 }}>
+      <CardContent>
+        <Typography variant="h6">Workflows</Typography>
+        <Button variant="outlined" size="small" sx={{ mt: 1 }} onClick={() => setOpen(true)}>
+          Run workflow
+        </Button>
+        {open ? <RunWorkflowDialog open onClose={() => setOpen(false)} incident={{ id: Number(record.id), name: record.name, title: record.title }} /> : null}
+      </CardContent>
+    </Card>
+  );
+}
+
+// ---------------------------------------------------------------- the filter editor's preview
+
+interface Preview {
+  total: number;
+  days: number;
+  items: { id: number; name: string; title: string; status: string; reported_at: string }[];
+}
+
+/** What the expression being edited would have matched over the last 30 days (POST /search/filters/preview). */
+function FilterPreview() {
+  const [subject, expression] = useWatch({ name: ['subject', 'expression'] }) as [string | undefined, unknown];
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const ask = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setPreview(await api<Preview>('/search/filters/preview', { method: 'POST', json: { subject: subject || 'incident', expression }, globalErrors: false }));
+    } catch (e) {
+      setPreview(null);
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const valid = !!expression && typeof expression === 'object';
+  const base = subject === 'case' ? 'cases' : 'iaos';
+  return (
+    <Box sx={{ width: '100%', my: 1 }} aria-label="Preview">
+      <Button variant="outlined" size="small" disabled={!valid || busy} onClick={() => void ask()}>
+        Preview last 30 days
+      </Button>
+      {error ? (
+        <Alert severity="error" sx={{ mt: 1 }}>
+          {error}
+        </Alert>
+      ) : null}
+      {preview ? (
+        <Box sx={{ mt: 1 }} role="status">
+          <Typography variant="body2">
+            Would have matched {preview.total} {subject === 'case' ? 'case' : 'incident'}
+            {preview.total === 1 ? '' : 's'} in the last {preview.days} days
+            {preview.total > preview.items.length ? ` (newest ${preview.items.length} shown)` : ''}.
+          </Typography>
+          <Box component="ul" sx={{ pl: 2, my: 0 }}>
+            {preview.items.map((i) => (
+              <li key={i.id}>
+                <a href={`/${organization}/${base}/${i.id}`}>{i.name}</a> {i.title} · {i.status} · {utc(i.reported_at)}
+              </li>
+            ))}
+          </Box>
+        </Box>
+      ) : null}
+    </Box>
+  );
+}
+
+const SearchFilterCreate = () => (
+  <GenericCreate>
+    <FilterPreview />
+  </GenericCreate>
+);
+const SearchFilterEdit = () => (
+  <GenericEdit>
+    <FilterPreview />
+  </GenericEdit>
+);
+
+// ---------------------------------------------------------------- webhook delivery log with replay
+
+interface Attempt {
+  at: string;
+  status: number | null;
+  error?: string;
+  ms: number;
+}
+
+function DeliveryAttempts({ record }: { record: RaRecord }) {
+  const [open, setOpen] = useState(false);
+  const attempts = (record.attempts ?? []) as Attempt[];
+  const last = attempts.at(-1);
+  return (
+    <>
+      <Button
+        size="small"
+        onClick={(e) => {
+          e.stopPropagation();
+          setOpen(true);
+        }}
+      >
+        {attempts.length} {attempts.length === 1 ? 'attempt' : 'attempts'}
+        {last ? ` · ${last.status ?? last.error ?? ''}` : ''}
+      </Button>
+      <Dialog open={open} onClose={() => setOpen(false)} maxWidth="md" fullWidth aria-labelledby="delivery-title" onClick={(e) => e.stopPropagation()}>
+        <DialogTitle id="delivery-title">Delivery {String(record.message_id)}</DialogTitle>
+        <DialogContent>
+          <Box component="table" sx={{ mb: 2, '& td, & th': { pr: 2, textAlign: 'left' } }}>
+            <thead>
+              <tr>
+                <th>Attempted</th>
+                <th>Answer</th>
+                <th>Time</th>
+              </tr>
+            </thead>
+            <tbody>
+              {attempts.map((a, i) => (
+                <tr key={i}>
+                  <td>{utc(a.at)}</td>
+                  <td>{a.error ?? a.status}</td>
+                  <td>{a.ms} ms</td>
+                </tr>
+              ))}
+            </tbody>
+          </Box>
+          <Box component="pre" aria-label="Payload" tabIndex={0} sx={{ fontSize: 12, bgcolor: 'action.hover', p: 1, overflow: 'auto', maxHeight: 300 }}>
+            {JSON.stringify(record.payload, null, 2)}
+          </Box>
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setOpen(false)}>Close</Button>
+        </DialogActions>
+      </Dialog>
+    </>
+  );
+}
+
+/** Sends a finished delivery again (same webhook-id, a new series of attempts). */
+function ReplayButton({ record }: { record: RaRecord }) {
+  const notify = useNotify();
+  const refresh = useRefresh();
+  if (record.status === 'Pending') return null;
+  return (
+    <Button
+      size="small"
+      variant="outlined"
+      onClick={(e) => {
+        e.stopPropagation();
+        api(`/webhooks/deliveries/${record.id}/replay`, { method: 'POST' }).then(
+          () => {
+            notify('Delivery queued again.', { type: 'success' });
+            refresh();
+          },
+          (error: Error) => notify(error.message, { type: 'error' }),
+        );
+      }}
+    >
+      Replay
+    </Button>
+  );
+}
+
+const DeliveryList = () => (
+  <GenericList
+    columns={['created_at', 'event_type', 'endpoint_id', 'status', 'attempts', 'delivered_at', 'replay']}
+    cells={{
+      attempts: <FunctionField key="attempts" source="attempts" label="Attempts" sortable={false} render={(r) => <DeliveryAttempts record={r} />} />,
+      replay: <FunctionField key="replay" source="replay" label="" sortable={false} render={(r) => <ReplayButton record={r} />} />,
+    }}
+  />
+);
+
+export const workflowOverrides: Record<string, Partial<Screens>> = {
+  'plugins/instances': { create: PluginInstanceCreate, edit: PluginInstanceEdit },
+  workflows: { create: WorkflowCreate, edit: WorkflowEdit },
+  'search/filters': { create: SearchFilterCreate, edit: SearchFilterEdit },
+  'webhooks/deliveries': { list: DeliveryList },
+};

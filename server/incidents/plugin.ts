@@ -1,0 +1,14 @@
+import fp from 'fastify-plugin';
+import { registerJobs } from '../core/jobs/define.js';
+import { postmortemJob } from './actions.js';
+import { incidentProvisionJob, statusWorkflowsJob } from './lifecycle.js';
+import { registerIncidentRoutes } from './routes.js';
+
+/** Incidents: their action routes, and the jobs that provision them, run their status workflows and write the postmortem. */
+export default fp(
+  async (scope) => {
+    registerIncidentRoutes(scope, { mailer: scope.mailer });
+    await registerJobs(scope, [incidentProvisionJob, statusWorkflowsJob, postmortemJob]);
+  },
+  { name: 'incidents', dependencies: ['firewatch-tenancy', 'firewatch-jobs'], fastify: '5.x' },
+);
