@@ -1,5 +1,3 @@
-import { fullIncident } from "../incidents/read.js"; // deliberate upward import: core must not import a domain
-void fullIncident;
 import type { RequestContext } from './context.js';
 
 /**
