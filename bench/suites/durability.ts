@@ -12,6 +12,7 @@ import { loadConfig } from '../../server/core/config.js';
 import { openDatabase } from '../../server/core/db/client.js';
 import { users } from '../../server/schema.js';
 import { createOrganization } from '../../server/accounts/service.js';
+import { startSession } from '../../server/core/sessions.js';
 import { listen } from '../lib/server.js';
 import type { Suite } from '../lib/suite.js';
 import { printTable } from '../lib/table.js';
@@ -32,17 +33,18 @@ async function measure(dir: string, sync: boolean, connections: number, round: n
       user!.id,
       14,
     );
-    const headers = { authorization: `Bearer ${app.jwt.sign({ sub: String(user!.id), email }, { expiresIn: '1h' })}`, 'content-type': 'application/json' };
+    const headers = { authorization: `Bearer ${await startSession(app, { id: user!.id, email }, '1h')}`, 'content-type': 'application/json' };
     const latencies: number[] = [];
     let failures = 0;
+    let firstFailure = '';
     const end = performance.now() + SECONDS * 1000;
     const client = async (c: number) => {
       for (let n = 0; performance.now() < end; n++) {
         const t0 = performance.now();
         const res = await fetch(`${base}/api/v1/${org.slug}/tag_types`, { method: 'POST', headers, body: JSON.stringify({ name: `c${c} n${n}` }) });
-        await res.arrayBuffer();
+        const answer = await res.text();
         if (res.status === 201) latencies.push(performance.now() - t0);
-        else failures++;
+        else if (failures++ === 0) firstFailure = `${res.status} ${answer.slice(0, 200)}`;
       }
     };
     const started = performance.now();
@@ -50,7 +52,7 @@ async function measure(dir: string, sync: boolean, connections: number, round: n
     const elapsed = (performance.now() - started) / 1000;
     latencies.sort((a, b) => a - b);
     const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-    return { perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), failures };
+    return { perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), failures, firstFailure };
   } finally {
     await app.close();
     await database.close();
@@ -69,6 +71,7 @@ async function run(): Promise<{ passed: boolean }> {
       for (const sync of [true, false]) {
         const r = await measure(dir, sync, connections, ++round);
         failures += r.failures;
+        if (r.firstFailure) console.log(`first refused write: ${r.firstFailure}`);
         rows.push([sync ? 'fsync each commit' : 'no sync (before)', connections, r.perSecond, r.p50, r.p99, r.failures]);
       }
     }
