@@ -63,17 +63,33 @@ export const databaseUrl = (base: string, name: string) => {
   return url.toString();
 };
 
+/**
+ * This process's connection for creating databases. The databases it makes (the template and one per
+ * test) are dropped together when the file ends: DROP DATABASE waits for a checkpoint on PostgreSQL 15,
+ * and one at each test's end made that test wait 2-11 s on a loaded machine; dropped side by side they
+ * share checkpoints, and the first one has written what the rest would.
+ */
+let postgresAdmin: postgres.Sql | undefined;
+const dropAtEnd: string[] = [];
+
+function adminConnection(base: string): postgres.Sql {
+  if (!postgresAdmin) {
+    const admin = (postgresAdmin = postgres(base, { max: 4, onnotice: () => {} }));
+    tap.teardown(async () => {
+      await Promise.all(dropAtEnd.map((name) => admin.unsafe(`drop database if exists ${name} with (force)`)));
+      await admin.end();
+    });
+  }
+  return postgresAdmin;
+}
+
 function migratedTemplate(base: string, admin: postgres.Sql): Promise<string> {
   postgresTemplate ??= (async () => {
     const name = `fw_tpl_${randomBytes(6).toString('hex')}`;
     await admin.unsafe(`create database ${name}`);
+    dropAtEnd.push(name);
     const database = await openDatabase({ url: databaseUrl(base, name), dataDir: '', max: 1 });
     await database.close();
-    tap.teardown(async () => {
-      const cleanup = postgres(base, { max: 1, onnotice: () => {} });
-      await cleanup.unsafe(`drop database if exists ${name} with (force)`);
-      await cleanup.end();
-    });
     return name;
   })();
   return postgresTemplate;
@@ -81,7 +97,8 @@ function migratedTemplate(base: string, admin: postgres.Sql): Promise<string> {
 
 /**
  * A fresh, migrated database for one test: in-memory PGlite by default, or, with DATABASE_URL set, a
- * new PostgreSQL database created next to the given one and dropped when the test ends.
+ * new PostgreSQL database created next to the given one, closed when the test ends and dropped when
+ * the file ends.
  */
 export async function freshDatabase(t: Test): Promise<{ database: Database; url?: string }> {
   const base = process.env.DATABASE_URL;
@@ -91,15 +108,12 @@ export async function freshDatabase(t: Test): Promise<{ database: Database; url?
     return { database };
   }
   const name = `fw_test_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  const admin = adminConnection(base);
   await admin.unsafe(`create database ${name} template ${await migratedTemplate(base, admin)}`);
+  dropAtEnd.push(name);
   const url = databaseUrl(base, name);
   const database = await openDatabase({ url, dataDir: '', max: 4 });
-  t.teardown(async () => {
-    await database.close();
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  });
+  t.teardown(() => database.close());
   return { database, url };
 }
 

@@ -19,8 +19,9 @@ const root = join(import.meta.dirname, '..', '..');
 
 /**
  * Two servers, each with its own database, SMTP listener and copy of the admin build, so the two
- * workers never see each other's data or served build. A spec file runs against one of them: the
- * settings walk (half of the run) on the first, every other file on the second.
+ * workers never see each other's data or served build. The settings walk (half of the run) is shared:
+ * its tests tagged @server-1 run on the first, every other test (its @server-2 parts and every other
+ * file) on the second, so that the two finish about together.
  */
 const servers = [0, 1].map((i) => {
   const port = Number(env.FW_E2E_PORT) + 10 * i;
@@ -43,6 +44,7 @@ export const E2E = {
 export const serverOf = (info: TestInfo) => info.project.metadata as E2EServer;
 
 const settingsWalk = ['settings.spec.ts'];
+const firstServer = /@server-1\b/;
 
 export default defineConfig({
   testDir: '.',
@@ -52,7 +54,7 @@ export default defineConfig({
   outputDir: join(root, 'test-results', `run-${env.FW_E2E_PORT}`),
   projects: servers.map((server, i) => ({
     name: `server-${i + 1}`,
-    ...(i === 0 ? { testMatch: settingsWalk } : { testIgnore: settingsWalk }),
+    ...(i === 0 ? { testMatch: settingsWalk, grep: firstServer } : { grepInvert: firstServer }),
     use: { baseURL: server.baseURL },
     metadata: server,
     // One file at a time per server: files share its data and its served build.

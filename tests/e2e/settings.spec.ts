@@ -153,72 +153,93 @@ function editableField(meta: ResourceMeta): string | undefined {
   return (plain.find(([n]) => n === 'description') ?? plain.find(([n]) => (meta.update.required ?? meta.create.required ?? []).includes(n)) ?? plain[0])?.[0];
 }
 
-test('every settings and data-catalog screen: list, create, edit, delete and a missing id, with no serious axe violation', async () => {
-  const all = metas.filter((m) => m.routes.list && !NOT_WALKED.has(m.name));
-  // FW_SCREENS=tags,teams walks only those (while working on a screen); the full walk checks the set below.
-  const only = process.env.FW_SCREENS?.split(',');
-  const screens = only ? all.filter((m) => only.includes(m.name)) : all;
-  test.setTimeout(screens.length * 90_000);
-  // The screens this issue must offer are among them (a renamed path would silently drop one).
-  expect(all.map((m) => m.name)).toEqual(
-    expect.arrayContaining([
-      'incident_priorities',
-      'incident_roles',
-      'case_types',
-      'services',
-      'teams',
-      'individuals',
-      'runbooks',
-      'templates',
-      'references',
-      'terms',
-      'data/sources',
-      'data/sources/dataFormats',
-      'data/commands',
-      'cost_models',
-      'forms',
-      'okrs',
-      'search/filters',
-      'notifications',
-    ]),
-  );
+/**
+ * The walk comes in parts, each a test of its own, so that both browser-test servers share it: parts
+ * tagged SECOND_SERVER run on the second server, every other test of this file on the first (see
+ * playwright.config.ts). The whole walk took 5.5 of the first server's 7.1 min.
+ */
+const WALK_PARTS = 4;
+const FIRST_SERVER = { tag: '@server-1' };
+const SECOND_SERVER = { tag: '@server-2' };
+const onSecondServer = (part: number) => part > WALK_PARTS / 2;
 
-  // One record of every table a required reference points at (a form needs its form type).
-  const refs: Record<string, number> = {};
-  for (const target of new Set(screens.flatMap((m) => (m.create.required ?? []).map((f) => m.references[f]).filter(Boolean)))) {
-    const targetMeta = metas.find((m) => m.name === target)!;
-    const created = await api('POST', targetMeta.path, sampleBody(targetMeta, refs));
-    expect(created.status, `seed ${target}: ${JSON.stringify(created.json)}`).toBeLessThan(300);
-    refs[target!] = created.json.id;
-  }
+/** One record of every table a required reference points at (a form needs its form type), made once per server. */
+const refs: Record<string, number> = {};
 
-  const failures: string[] = [];
-  // Each screen is then reached from the side menu.
-  await page.goto('/default/overview');
-  for (const meta of screens) {
-    await test.step(meta.name, async () => {
-      try {
-        await walk(meta);
-      } catch (error) {
-        // Keep walking: one report names every screen that failed.
-        // The notifications on screen say what the person would have seen.
-        const shown = await page
-          .locator('.MuiSnackbar-root')
-          .allInnerTexts()
-          .catch(() => []);
-        const appeared = await page.evaluate(() => (window as unknown as { fwNotifications: string[] }).fwNotifications).catch(() => []);
-        failures.push(
-          `${meta.name}: ${(error as Error).message.split('\n').slice(0, 12).join(' ')} [notifications shown: ${JSON.stringify(shown)}; appeared since the page loaded: ${JSON.stringify(appeared)}]`,
+for (let part = 1; part <= WALK_PARTS; part++) {
+  test(
+    `every settings and data-catalog screen, part ${part} of ${WALK_PARTS}: list, create, edit, delete and a missing id, with no serious axe violation`,
+    onSecondServer(part) ? SECOND_SERVER : FIRST_SERVER,
+    async () => {
+      const all = metas.filter((m) => m.routes.list && !NOT_WALKED.has(m.name));
+      // FW_SCREENS=tags,teams walks only those (while working on a screen); the full walk checks the set below.
+      const only = process.env.FW_SCREENS?.split(',');
+      const chosen = only ? all.filter((m) => only.includes(m.name)) : all;
+      // The part's share: consecutive screens, the same split on every run.
+      const screens = chosen.filter((_, i) => Math.floor((i * WALK_PARTS) / chosen.length) === part - 1);
+      test.setTimeout(Math.max(1, screens.length) * 90_000);
+      // The screens this issue must offer are among them (a renamed path would silently drop one).
+      if (part === 1)
+        expect(all.map((m) => m.name)).toEqual(
+          expect.arrayContaining([
+            'incident_priorities',
+            'incident_roles',
+            'case_types',
+            'services',
+            'teams',
+            'individuals',
+            'runbooks',
+            'templates',
+            'references',
+            'terms',
+            'data/sources',
+            'data/sources/dataFormats',
+            'data/commands',
+            'cost_models',
+            'forms',
+            'okrs',
+            'search/filters',
+            'notifications',
+          ]),
         );
-        console.log(failures.at(-1));
-        await shot(page, `${meta.name}-failure`).catch(() => undefined);
-        // The next screen starts from a page in a known state (a dialog may still be open).
-        await page.goto('/default/overview');
+
+      for (const target of new Set(screens.flatMap((m) => (m.create.required ?? []).map((f) => m.references[f]).filter(Boolean)))) {
+        if (refs[target!] !== undefined) continue;
+        const targetMeta = metas.find((m) => m.name === target)!;
+        const created = await api('POST', targetMeta.path, sampleBody(targetMeta, refs));
+        expect(created.status, `seed ${target}: ${JSON.stringify(created.json)}`).toBeLessThan(300);
+        refs[target!] = created.json.id;
       }
-    });
-  }
-  expect(failures).toEqual([]);
-});
+
+      const failures: string[] = [];
+      // Each screen is then reached from the side menu.
+      await page.goto('/default/overview');
+      for (const meta of screens) {
+        await test.step(meta.name, async () => {
+          try {
+            await walk(meta);
+          } catch (error) {
+            // Keep walking: one report names every screen that failed.
+            // The notifications on screen say what the person would have seen.
+            const shown = await page
+              .locator('.MuiSnackbar-root')
+              .allInnerTexts()
+              .catch(() => []);
+            const appeared = await page.evaluate(() => (window as unknown as { fwNotifications: string[] }).fwNotifications).catch(() => []);
+            failures.push(
+              `${meta.name}: ${(error as Error).message.split('\n').slice(0, 12).join(' ')} [notifications shown: ${JSON.stringify(shown)}; appeared since the page loaded: ${JSON.stringify(appeared)}]`,
+            );
+            console.log(failures.at(-1));
+            await shot(page, `${meta.name}-failure`).catch(() => undefined);
+            // The next screen starts from a page in a known state (a dialog may still be open).
+            await page.goto('/default/overview');
+          }
+        });
+      }
+      expect(failures).toEqual([]);
+    },
+  );
+}
 
 /**
  * Follows an address inside the running app, as its own links do (no page load). A load costs about
@@ -338,7 +359,7 @@ async function createEditDelete(meta: ResourceMeta) {
   }
 }
 
-test('no create form shows a raw identifier: labels are words, JSON boxes are labelled and never hold a bare {}', async () => {
+test('no create form shows a raw identifier: labels are words, JSON boxes are labelled and never hold a bare {}', FIRST_SERVER, async () => {
   const forms = metas.filter((m) => m.routes.list && m.routes.create && !NOT_WALKED.has(m.name));
   test.setTimeout(forms.length * 20_000);
   const raw: string[] = [];
@@ -367,7 +388,7 @@ test('no create form shows a raw identifier: labels are words, JSON boxes are la
   expect(raw).toEqual([]);
 });
 
-test('the settings pane lists runbooks, templates and references apart, each showing only its own documents', async () => {
+test('the settings pane lists runbooks, templates and references apart, each showing only its own documents', FIRST_SERVER, async () => {
   const documents = metas.find((m) => m.name === 'documents')!;
   for (const [name, type] of [
     ['Runbook', 'dispatch-security-runbook'],
@@ -400,7 +421,7 @@ test('the settings pane lists runbooks, templates and references apart, each sho
   await expect(page.getByText('Preview', { exact: true })).toBeVisible();
 });
 
-test('a source page has its tabs: details, schema, sample log, queries, incidents and alerts', async () => {
+test('a source page has its tabs: details, schema, sample log, queries, incidents and alerts', FIRST_SERVER, async () => {
   const source = await api('POST', '/data/sources', {
     name: `auth-logs-${stamp}`,
     owner: 'secops',
@@ -544,7 +565,7 @@ const SPEC_SETTINGS: [string, [string, ...string[]][]][] = [
   ],
 ];
 
-test('the settings pane groups its entries as spec §2 lists them, in its order, with a filter box', async () => {
+test('the settings pane groups its entries as spec §2 lists them, in its order, with a filter box', FIRST_SERVER, async () => {
   const served = new Set(metas.map((m) => m.name));
   const expected = SPEC_SETTINGS.map(
     ([group, entries]) => [group, entries.filter(([, ...names]) => names.some((n) => served.has(n))).map(([label]) => label)] as const,
@@ -585,7 +606,7 @@ test('the settings pane groups its entries as spec §2 lists them, in its order,
   await expect(pane.getByRole('menuitem', { name: 'Incident roles', exact: true })).toBeVisible();
 });
 
-test("incident roles: an entry with renounced_at shows 'Inactive', the others 'Active'", async () => {
+test("incident roles: an entry with renounced_at shows 'Inactive', the others 'Active'", FIRST_SERVER, async () => {
   const holder = async (name: string) => (await api('POST', '/individuals', { name, email: `${name.replace(/\W+/g, '-').toLowerCase()}@example.com` })).json.id;
   const current = await holder(`Current liaison ${stamp}`);
   const former = await holder(`Former liaison ${stamp}`);
@@ -619,7 +640,7 @@ test("incident roles: an entry with renounced_at shows 'Inactive', the others 'A
   await expect(currentRow.getByText('Inactive', { exact: true })).toBeVisible();
 });
 
-test("spec §2's own addresses open their screens (projects/incidentTypes, data/weblinks, handoffs/{id}, ...)", async () => {
+test("spec §2's own addresses open their screens (projects/incidentTypes, data/weblinks, handoffs/{id}, ...)", FIRST_SERVER, async () => {
   for (const [from, to] of Object.entries(SPEC_ROUTE_ALIASES)) {
     await page.goto(`/default/${from}`);
     await expect(page, from).toHaveURL(new RegExp(`/default/${to.replace(/\//g, '\\/')}$`));
