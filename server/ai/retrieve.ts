@@ -201,7 +201,7 @@ export function passageScore(terms: Term[], tsv: Map<string, { positions: number
  * too. Only the rarest words select candidates (see BUDGET), so questions full of common words stay
  * fast on millions of chunks. A word no passage holds is read as the closest known
  * word (typos), and the organization's terms that share a definition stand for each other
- * (synonyms). The first passages come from distinct sources. Codes and host names also match
+ * (synonyms), the definition's words counting less (retrieve-expand.ts). The first passages come from distinct sources. Codes and host names also match
  * literally through the trigram index. Quoted phrases and -exclusions (web search syntax) filter.
  */
 export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Passage[]> {
