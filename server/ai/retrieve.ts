@@ -4,6 +4,7 @@ import type { ChunkPlace, SensitivityLevel } from './tables.js';
 import type { Role } from '../core/db/tables.js';
 import { containing } from '../engine/filters.js';
 import { configuredEmbedder, fuseWithVectors, type Embedder } from './embeddings.js';
+import { expansions } from './retrieve-expand.js';
 
 /** Who is asking, which decides the sensitivity levels they may retrieve. */
 export type Access = { kind: 'user'; userId: number; role: Role } | { kind: 'apikey' } | { kind: 'anonymous'; sessionId: number };
@@ -99,7 +100,10 @@ const lexemeQuery = (lex: string) => `'${lex.replace(/\\/g, '\\\\').replace(/'/g
 interface TermStat {
   lex: string;
   df: number | string;
+  weight: number | string;
 }
+/** Distinct lexemes a question is ranked on (its own words first, then its expansions'). */
+const MAX_TERMS = 24;
 
 /** Title and heading matches weigh this much more than a match in the body (times the word's IDF). */
 const TITLE_WEIGHT = 1.0;
@@ -132,6 +136,8 @@ const TYPO_SIMILARITY = 0.45;
 interface Term {
   lex: string;
   df: number;
+  weight: number;
+  /** Inverse document frequency times the word's weight (1 for the question's own words; see retrieve-expand.ts). */
   idf: number;
 }
 
@@ -195,28 +201,32 @@ export function passageScore(terms: Term[], tsv: Map<string, { positions: number
  * too. Only the rarest words select candidates (see BUDGET), so questions full of common words stay
  * fast on millions of chunks. A word no passage holds is read as the closest known
  * word (typos), and the organization's terms that share a definition stand for each other
- * (synonyms). The first passages come from distinct sources. Codes and host names also match
+ * (synonyms), the definition's words counting less (retrieve-expand.ts). The first passages come from distinct sources. Codes and host names also match
  * literally through the trigram index. Quoted phrases and -exclusions (web search syntax) filter.
  */
 export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Passage[]> {
   const limit = opts.limit ?? 8;
   const asked = opts.query.trim().slice(0, 1000);
   if (!asked) return [];
-  const query = `${asked} ${(await synonyms(tx, opts.orgId, opts.projectId ?? null, asked)).join(' ')}`.trim();
+  const groups = [{ text: asked, weight: 1 }, ...(await expansions(tx, opts.orgId, opts.projectId ?? null, asked))];
   const inProject = (alias: string) => (opts.projectId ? sql`and ${sql.raw(alias)}.project_id = ${opts.projectId}` : sql``);
+  // Each lexeme keeps the largest weight of the texts it comes from; the question's own words first.
   const [stats] = rowsOf<{ terms: TermStat[] | string | null; n: number | string }>(
     await tx.execute(sql`
-      with t as (select distinct lex from unnest(tsvector_to_array(to_tsvector('english', ${query}))) lex limit 16)
+      with q as (select q.text, q.weight / case when q.shared then greatest(1, length(to_tsvector('english', q.text))) else 1 end as weight
+        from json_to_recordset(${JSON.stringify(groups)}::json) as q(text text, weight float8, shared boolean)),
+      t as (select lex, max(q.weight) as weight from q, unnest(tsvector_to_array(to_tsvector('english', q.text))) lex
+        group by lex order by max(q.weight) desc, lex limit ${MAX_TERMS})
       select (select coalesce(sum(s.chunk_count), 0) from submissions s where s.organization_id = ${opts.orgId} ${inProject('s')} and s.status = 'indexed') as n,
-        (select json_agg(json_build_object('lex', t.lex, 'df',
+        (select json_agg(json_build_object('lex', t.lex, 'weight', t.weight, 'df',
           (select coalesce(sum(l.ndoc), 0) from chunk_lexemes l where l.organization_id = ${opts.orgId} ${inProject('l')} and l.lexeme = t.lex)))
          from t) as terms`),
   );
   const rawTerms = typeof stats?.terms === 'string' ? (JSON.parse(stats.terms) as TermStat[]) : (stats?.terms ?? []);
   const n = Math.max(Number(stats?.n ?? 0), 1);
-  const known = rawTerms.map((t) => ({ lex: t.lex, df: Number(t.df) }));
-  // Typos: a word of four letters or more that no passage holds becomes the closest word that some do.
-  const unknown = known.filter((t) => t.df === 0 && t.lex.length >= 4 && !/\d/.test(t.lex));
+  const known = rawTerms.map((t) => ({ lex: t.lex, df: Number(t.df), weight: Number(t.weight) }));
+  // Typos: a word of the question, four letters or more, that no passage holds becomes the closest word that some do.
+  const unknown = known.filter((t) => t.df === 0 && t.weight === 1 && t.lex.length >= 4 && !/\d/.test(t.lex));
   if (unknown.length) {
     const fixed = rowsOf<{ lex: string; df: number | string }>(
       await tx.execute(sql`
@@ -226,10 +236,11 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
             and similarity(l.lexeme, w.word) >= ${TYPO_SIMILARITY}
           group by l.lexeme order by similarity(l.lexeme, w.word) desc, sum(l.ndoc) desc limit 1) f`),
     );
-    known.push(...fixed.map((f) => ({ lex: f.lex, df: Number(f.df) })));
+    known.push(...fixed.map((f) => ({ lex: f.lex, df: Number(f.df), weight: 1 })));
   }
+  // A typo's fix comes last, so it counts fully when it is also an expansion's word.
   const terms: Term[] = [...new Map(known.filter((t) => t.df > 0).map((t) => [t.lex, t])).values()]
-    .map((t) => ({ ...t, idf: Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)) }))
+    .map((t) => ({ lex: t.lex, df: t.df, weight: t.weight, idf: t.weight * Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)) }))
     .sort((a, b) => a.df - b.df);
   const codes = codeTokens(asked);
   const passages: Passage[] = [];
@@ -239,12 +250,14 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
     const chosen: typeof terms = [];
     let total = 0;
     const budget = n <= SMALL_PROJECT ? SMALL_BUDGET : BUDGET;
-    for (const t of terms) {
+    // The question's own words select first; its expansions only with the budget they leave.
+    const selecting = [...terms.filter((t) => t.weight === 1), ...terms.filter((t) => t.weight < 1)];
+    for (const t of selecting) {
       if (total + t.df > budget) break;
       chosen.push(t);
       total += t.df;
     }
-    const indexed = terms.filter((t) => t.df <= INDEXED_DF_MAX).slice(0, 2);
+    const indexed = selecting.filter((t) => t.df <= INDEXED_DF_MAX).slice(0, 2);
     if (chosen.length) branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${chosen.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery)`);
     else if (indexed.length) {
       // Over budget but not everywhere: a sample of the chunks holding the rarest words, found through the index.
@@ -404,30 +417,4 @@ interface Row {
   score: number | string;
   page_score: number | string;
   lead_score: number | string;
-}
-
-/**
- * The organization's own vocabulary: terms that share a definition stand for each other, so a
- * question naming one (an acronym, a team's nickname) also finds passages that use another.
- */
-async function synonyms(tx: Executor, orgId: number, projectId: number | null, query: string): Promise<string[]> {
-  const rows = rowsOf<{ term: string; other: string }>(
-    await tx.execute(sql`
-      select t.text as term, o.text as other
-      from terms t
-      join definitions d on d.organization_id = t.organization_id and d.terms @> to_jsonb(t.id)
-      join terms o on o.organization_id = d.organization_id and d.terms @> to_jsonb(o.id) and o.id <> t.id
-      where t.organization_id = ${orgId} and strpos(lower(${query}), lower(t.text)) > 0
-        and (t.project_id is null ${projectId ? sql`or t.project_id = ${projectId}` : sql``})
-        and (d.project_id is null ${projectId ? sql`or d.project_id = ${projectId}` : sql``})
-      limit 20`),
-  );
-  // Whole words only ("DB" is not in "dbms").
-  const words = (s: string) =>
-    s
-      .toLowerCase()
-      .split(/[^\p{L}\p{N}]+/u)
-      .filter(Boolean);
-  const asked = ` ${words(query).join(' ')} `;
-  return [...new Set(rows.filter((r) => asked.includes(` ${words(r.term).join(' ')} `)).map((r) => r.other))];
 }

@@ -131,3 +131,29 @@ t.test("the organization's terms that share a definition stand for each other", 
   t.equal(hits[0]?.submission_id, id, 'the acronym finds the passage that spells it out');
   t.same(await ask('pitrs and more'), [], 'only whole terms are expanded');
 });
+
+t.test("a term's definition lends its words to the question, weighing less than the question's own words", async (t) => {
+  const { db, orgId, projectId, upload, ask } = await setup(t);
+  const drill = await upload('drills.md', `# Drills\n\nOur PITR drill runs on the first Monday of the month.\n\n${filler(3, 'drills')}`);
+  const replay = await upload('replay.md', `# Replay\n\nReplaying the archived WAL up to a chosen moment brings the database back.\n\n${filler(3, 'replay')}`);
+  await upload('other.md', `# Other\n\n${filler(3, 'other')}`);
+  t.same(
+    (await ask('PITR')).map((h) => h.submission_id),
+    [drill],
+    'without a definition only the page naming the term',
+  );
+  const [pitr] = rowsOf<{ id: number }>(
+    await db.execute(sql`insert into terms (organization_id, project_id, text) values (${orgId}, ${projectId}, 'PITR') returning id`),
+  );
+  // A definition of this term alone: no other term stands for it, its words do.
+  await db.execute(
+    sql`insert into definitions (organization_id, project_id, text, terms) values (${orgId}, null, 'Replaying archived WAL to a chosen moment.', ${JSON.stringify([Number(pitr!.id)])}::jsonb)`,
+  );
+  const hits = (await ask('PITR')).map((h) => h.submission_id);
+  t.equal(hits[0], drill, "the page with the question's own word first");
+  t.ok(hits.includes(replay), 'the page in the words of the definition is found too');
+  t.notOk(
+    (await ask('pitrs')).some((h) => h.submission_id === replay),
+    'a word that is not the whole term is not expanded',
+  );
+});
