@@ -367,7 +367,10 @@ export async function readRecords(ctx: RequestContext, prepared: PreparedFilters
       ...extra,
     })
     .from(table)
-    .where(and(eq(table.organization_id, ctx.orgId), recordIds.length === 1 ? eq(table.id, recordIds[0]!) : inArray(table.id, recordIds)))) as Record<string, unknown>[];
+    .where(and(eq(table.organization_id, ctx.orgId), recordIds.length === 1 ? eq(table.id, recordIds[0]!) : inArray(table.id, recordIds)))) as Record<
+    string,
+    unknown
+  >[];
   for (const row of rows) if (typeof row.record_tags === 'string') row.record_tags = JSON.parse(row.record_tags);
   return rows;
 }

@@ -8,7 +8,7 @@ import type { RequestContext } from '../core/context.js';
 import { cases } from '../incidents/tables.js';
 import { addEvent } from '../incidents/common.js';
 import { createCases, updateCase } from '../cases/service.js';
-import { entities, entitySubscriptions, entityTypes, signalFilters, signalInstanceEntities, signalInstances, signals } from './tables.js';
+import { entities, entityTypes, signalFilters, signalInstanceEntities, signalInstances, signals } from './tables.js';
 import { extract, type Extracted } from './extract.js';
 import { matches } from './filters.js';
 import { afterCasesFromSignals, type FoundEntity } from './follow-up.js';
@@ -286,11 +286,7 @@ async function apply(ctx: RequestContext, p: Plan, found: FoundEntity[]): Promis
  * on the open group still decides: a batch that loses the race to open a group waits for the winner's
  * commit and joins it. Cases are created only for the groups this statement opened.
  */
-async function applyTriggers(
-  ctx: RequestContext,
-  plans: Plan[],
-  entityOf: (p: Plan) => FoundEntity[],
-): Promise<{ outcomes: Outcome[]; opened: Opened[] }> {
+async function applyTriggers(ctx: RequestContext, plans: Plan[], entityOf: (p: Plan) => FoundEntity[]): Promise<{ outcomes: Outcome[]; opened: Opened[] }> {
   const outcomes: Outcome[] = [];
   const byKey = new Map<string, Plan[]>();
   for (const p of plans) {

@@ -498,7 +498,12 @@ subscribe(async (ctx, events) => {
   for (const id of events.ids) {
     const kase = caseOf.get(id);
     for (const w of bound.filter((w) => !w.project_id || w.project_id === kase?.project_id)) {
-      await startRun(ctx, w, { case_id: id, incident_id: events.incident_id }, { trigger: 'case escalation', run_reason: `Case ${kase?.name ?? id} escalated` });
+      await startRun(
+        ctx,
+        w,
+        { case_id: id, incident_id: events.incident_id },
+        { trigger: 'case escalation', run_reason: `Case ${kase?.name ?? id} escalated` },
+      );
     }
   }
 });

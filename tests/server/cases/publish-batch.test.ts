@@ -67,11 +67,7 @@ t.test('a batch of cases: each subscriber reads its configuration once, and ever
   const reads = (table: string, seen: { reads: string[] }) => seen.reads.filter((r) => r === table).length;
   t.equal(reads('webhook_endpoints', twelve), 1, 'the webhook endpoints are read once for the twelve cases');
   t.equal(reads('webhook_endpoints', one), 1);
-  t.equal(
-    twelve.statements,
-    one.statements,
-    `twelve cases take as many statements as one (${one.statements}): no listener reads or queues once per case`,
-  );
+  t.equal(twelve.statements, one.statements, `twelve cases take as many statements as one (${one.statements}): no listener reads or queues once per case`);
 
   const all = [...warm.ids, ...one.ids, ...twelve.ids];
   await drain();
