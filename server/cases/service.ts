@@ -10,7 +10,7 @@ import { BACKGROUND_LANE, defineJob, enqueueJobs, NotReady } from '../core/jobs/
 import { actorOf, addEvent, callerEmail, loadCase, type NewEvent } from '../incidents/common.js';
 import { LIVE_CHANNEL } from '../live/changes.js';
 import { checkTags, createIncident } from '../incidents/lifecycle.js';
-import { publish } from '../core/events.js';
+import { publish, publishMany } from '../core/events.js';
 import type { CaseInput } from '../incidents/bodies.js';
 
 type CaseStatus = (typeof CASE_STATUSES)[number];
@@ -116,8 +116,8 @@ export async function createCases(ctx: RequestContext, inputs: NewCase[]): Promi
     caseProvisionJob,
     ids.map((case_id) => ({ case_id })),
   );
-  // The subscribers (webhooks, notifications) take one record per event.
-  for (const id of ids) await publish(ctx, { type: 'case.created', id });
+  // One event for the batch: each subscriber reads its configuration once and queues in one insert.
+  await publishMany(ctx, 'case.created', ids);
   return ids;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineJob, enqueueJob } from '../core/jobs/define.js';
+import { defineJob, enqueueJobs } from '../core/jobs/define.js';
 import { systemActor } from '../core/context.js';
 import { and, eq, gte, inArray, or, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
@@ -9,7 +9,7 @@ import {
   isCompiled,
   matchRow,
   prepareFilters,
-  readRecord,
+  readRecords,
   subjects,
   type FilterSubject,
   type PreparedFilters,
@@ -18,7 +18,7 @@ import {
 import { organizations } from '../core/db/tables.js';
 import { runInTenant } from '../core/tenancy.js';
 import type { RequestContext } from '../core/context.js';
-import { subscribe, type DomainEvent } from '../core/events.js';
+import { subscribe, type DomainEvents } from '../core/events.js';
 import type { Mailer } from '../core/mail.js';
 import { pluginInstances } from '../plugins/tables.js';
 import { loadPlugin, recordPluginEvent, sendMessage } from '../plugins/runtime.js';
@@ -141,21 +141,26 @@ export function notificationsMatching(followed: Followed, row: Record<string, un
 }
 
 /**
- * The enabled notifications' followed filters, ready to match, and the record's row, in one
- * statement when the followed filters are cached (the row and the fingerprint are read together);
- * when the fingerprint moved, the filters are read again and the row once more.
+ * The enabled notifications' followed filters, ready to match, and the records' rows (in no order), in
+ * one statement when the followed filters are cached (the rows and the fingerprint are read together);
+ * when the fingerprint moved, the filters are read again and the rows once more. Null when no
+ * notification follows a filter of the subject.
  */
-export async function followedAndRow(ctx: RequestContext, subject: FilterSubject, recordId: number) {
+export async function followedAndRows(ctx: RequestContext, subject: FilterSubject, recordIds: number[]) {
   const cached = followedCacheOf(ctx).get(`${ctx.orgId}:${subject}`);
   if (cached && fresh(ctx, cached.followed)) {
-    const row = await readRecord(ctx, cached.followed.prepared, recordId, { fingerprint: fingerprint(ctx) });
-    if (!row) return null;
-    if (row.fingerprint === cached.fingerprint) return { followed: cached.followed, row };
+    const rows = await readRecords(ctx, cached.followed.prepared, recordIds, { fingerprint: fingerprint(ctx) });
+    if (!rows.length) return null;
+    if (rows[0]!.fingerprint === cached.fingerprint) return { followed: cached.followed, rows };
   }
   const followed = await followedFilters(ctx, subject);
   if (!followed.filters.length) return null;
-  const row = await readRecord(ctx, followed.prepared, recordId);
-  return row ? { followed, row } : null;
+  return { followed, rows: await readRecords(ctx, followed.prepared, recordIds) };
+}
+
+export async function followedAndRow(ctx: RequestContext, subject: FilterSubject, recordId: number) {
+  const found = await followedAndRows(ctx, subject, [recordId]);
+  return found?.rows[0] ? { followed: found.followed, row: found.rows[0] } : null;
 }
 
 /** The enabled notifications one incident or case matches, each once with the filters that matched. */
@@ -165,15 +170,21 @@ export async function matchingNotifications(ctx: RequestContext, subject: Filter
 }
 
 /**
- * An incident or case created or changed: every matching notification gets one send job, queued in
- * the event's transaction (so it exists exactly when the change committed).
+ * Incidents or cases created or changed: every matching notification gets one send job per record,
+ * all queued in one insert in the event's transaction (so they exist exactly when the change committed).
  */
-subscribe(async (ctx: RequestContext, event: DomainEvent) => {
-  const [kind, action] = event.type.split('.') as [string, string];
+subscribe(async (ctx: RequestContext, events: DomainEvents) => {
+  const [kind, action] = events.type.split('.') as [string, string];
   if ((kind !== 'incident' && kind !== 'case') || (action !== 'created' && action !== 'updated')) return;
-  for (const m of await matchingNotifications(ctx, kind, event.id)) {
-    await enqueueJob(ctx, notificationJob, { subject: kind, recordId: event.id, event: event.type, ...m });
-  }
+  const subject: FilterSubject = kind;
+  const found = await followedAndRows(ctx, subject, events.ids);
+  if (!found) return;
+  const rowOf = new Map(found.rows.map((r) => [r.id as number, r]));
+  const jobs = events.ids.flatMap((recordId) => {
+    const row = rowOf.get(recordId);
+    return row ? notificationsMatching(found.followed, row).map((m) => ({ subject, recordId, event: events.type, ...m })) : [];
+  });
+  await enqueueJobs(ctx, notificationJob, jobs);
 });
 
 /** One notification's message about one change, retried when its channel fails. */

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import { cases, caseTags, incidents, incidentTags } from '../incidents/tables.js';
 import { tags, tagTypes } from '../tags/tables.js';
@@ -356,10 +356,10 @@ export function matchRow(prepared: PreparedFilters, row: Record<string, unknown>
   return matched;
 }
 
-/** The record's row (only the columns the predicates read, with id and project_id), with the SQL-evaluated filters' matches (`sql_matched`), its tags when a predicate reads them, and `extra` values, in one statement. */
-export async function readRecord(ctx: RequestContext, prepared: PreparedFilters, recordId: number, extra: Record<string, SQL> = {}) {
+/** The records' rows (only the columns the predicates read, with id and project_id), each with the SQL-evaluated filters' matches (`sql_matched`), its tags when a predicate reads them, and `extra` values, in one statement; in no particular order. */
+export async function readRecords(ctx: RequestContext, prepared: PreparedFilters, recordIds: number[], extra: Record<string, SQL> = {}) {
   const { table } = subjects[prepared.subject];
-  const [row] = (await (ctx.tx as Tx)
+  const rows = (await (ctx.tx as Tx)
     .select({
       ...Object.fromEntries(prepared.columns.map((name) => [name, (getTableColumns(table) as Record<string, PgColumn>)[name]!])),
       ...(prepared.bySql ? { sql_matched: prepared.bySql } : {}),
@@ -367,10 +367,16 @@ export async function readRecord(ctx: RequestContext, prepared: PreparedFilters,
       ...extra,
     })
     .from(table)
-    .where(and(eq(table.organization_id, ctx.orgId), eq(table.id, recordId)))) as Record<string, unknown>[];
-  if (row && typeof row.record_tags === 'string') row.record_tags = JSON.parse(row.record_tags);
-  return row ?? null;
+    .where(and(eq(table.organization_id, ctx.orgId), recordIds.length === 1 ? eq(table.id, recordIds[0]!) : inArray(table.id, recordIds)))) as Record<
+    string,
+    unknown
+  >[];
+  for (const row of rows) if (typeof row.record_tags === 'string') row.record_tags = JSON.parse(row.record_tags);
+  return rows;
 }
+
+export const readRecord = async (ctx: RequestContext, prepared: PreparedFilters, recordId: number, extra: Record<string, SQL> = {}) =>
+  (await readRecords(ctx, prepared, [recordId], extra))[0] ?? null;
 
 /**
  * Which of `filters` match one incident or case, and the record's project. The record's row is read

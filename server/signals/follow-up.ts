@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { defineJob, enqueueJob, jobRegistered, type JobRun } from '../core/jobs/define.js';
+import { defineJob, enqueueJobs, jobRegistered, type JobRun } from '../core/jobs/define.js';
 import type { RequestContext } from '../core/context.js';
 import { users } from '../core/db/tables.js';
 import { cases } from '../incidents/tables.js';
@@ -33,33 +33,69 @@ type MailJob = z.infer<typeof mailPayload> & { orgId: number; orgSlug: string };
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const hashEngagementToken = (token: string) => createHash('sha256').update(`engage:${token}`).digest('hex');
 
-async function enqueueMail(ctx: RequestContext, job: z.infer<typeof mailPayload>) {
-  // Without the app's queue (a unit test calling processBatch alone), nothing is mailed.
-  if (jobRegistered(ctx.system, signalMailJob)) await enqueueJob(ctx, signalMailJob, job);
+/** A case just opened from a signal, with what its follow-ups need. */
+export interface OpenedCase {
+  signal: Signal;
+  caseId: number;
+  instanceId: number;
+  found: FoundEntity[];
 }
 
+const idsOf = (lists: number[][]) => [...new Set(lists.flat())];
+
 /**
- * `subscribed`: the entities with subscribers among those of the whole batch, when the caller read
- * them once for many cases (else read here).
+ * The follow-ups of a batch of cases opened from signals: the workflows, engagements, case names and
+ * entity subscriptions they need are read once for the batch, and the e-mail jobs queued in one insert.
  */
-export async function afterCaseFromSignal(
-  ctx: RequestContext,
-  signal: Signal,
-  caseId: number,
-  instanceId: number,
-  found: FoundEntity[],
-  subscribed?: Set<number>,
-) {
-  if (signal.workflow_ids.length) {
-    const bound = await ctx.tx
-      .select()
-      .from(workflows)
-      .where(and(eq(workflows.organization_id, ctx.orgId), inArray(workflows.id, signal.workflow_ids), eq(workflows.enabled, true)));
-    const [kase] = await ctx.tx
-      .select({ name: cases.name })
-      .from(cases)
-      .where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, caseId)));
-    for (const w of bound) {
+export async function afterCasesFromSignals(ctx: RequestContext, opened: OpenedCase[]) {
+  if (!opened.length) return;
+  const workflowIds = idsOf(opened.map((o) => o.signal.workflow_ids));
+  const bound = workflowIds.length
+    ? await ctx.tx
+        .select()
+        .from(workflows)
+        .where(and(eq(workflows.organization_id, ctx.orgId), inArray(workflows.id, workflowIds), eq(workflows.enabled, true)))
+    : [];
+  const withWorkflows = opened.filter((o) => o.signal.workflow_ids.length);
+  const names = new Map(
+    bound.length && withWorkflows.length
+      ? (
+          await ctx.tx
+            .select({ id: cases.id, name: cases.name })
+            .from(cases)
+            .where(
+              and(
+                eq(cases.organization_id, ctx.orgId),
+                inArray(
+                  cases.id,
+                  withWorkflows.map((o) => o.caseId),
+                ),
+              ),
+            )
+        ).map((c) => [c.id, c.name])
+      : [],
+  );
+  const engagementIds = idsOf(opened.filter((o) => o.found.length).map((o) => o.signal.engagement_ids));
+  const engagements = engagementIds.length
+    ? await ctx.tx
+        .select()
+        .from(signalEngagements)
+        .where(and(eq(signalEngagements.organization_id, ctx.orgId), inArray(signalEngagements.id, engagementIds)))
+    : [];
+  const entityIds = idsOf(opened.map((o) => o.found.map((f) => f.entity_id)));
+  const subscribed = new Set(
+    entityIds.length
+      ? (
+          await ctx.tx
+            .selectDistinct({ entity_id: entitySubscriptions.entity_id })
+            .from(entitySubscriptions)
+            .where(and(eq(entitySubscriptions.organization_id, ctx.orgId), inArray(entitySubscriptions.entity_id, entityIds)))
+        ).map((r) => r.entity_id)
+      : [],
+  );
+  const mail: z.infer<typeof mailPayload>[] = [];
+  for (const { signal, caseId, instanceId, found } of opened) {
+    for (const w of bound.filter((w) => signal.workflow_ids.includes(w.id))) {
       // As Dispatch does: a parameter whose value names an entity type takes the value found for it.
       const parameters = Object.fromEntries(
         w.parameters.flatMap((p) => {
@@ -71,16 +107,10 @@ export async function afterCaseFromSignal(
         ctx,
         w,
         { case_id: caseId, signal_id: signal.id },
-        { trigger: 'signal', run_reason: `Case ${kase?.name ?? caseId} opened by signal '${signal.name}'`, parameters },
+        { trigger: 'signal', run_reason: `Case ${names.get(caseId) ?? caseId} opened by signal '${signal.name}'`, parameters },
       );
     }
-  }
-  if (signal.engagement_ids.length && found.length) {
-    const engagements = await ctx.tx
-      .select()
-      .from(signalEngagements)
-      .where(and(eq(signalEngagements.organization_id, ctx.orgId), inArray(signalEngagements.id, signal.engagement_ids)));
-    for (const engagement of engagements) {
+    for (const engagement of engagements.filter((e) => signal.engagement_ids.includes(e.id))) {
       for (const e of found.filter((f) => f.entity_type_id === engagement.entity_type_id && EMAIL.test(f.value))) {
         const [request] = await ctx.tx
           .insert(signalEngagementRequests)
@@ -104,29 +134,13 @@ export async function afterCaseFromSignal(
           description: `Asked ${e.value} to confirm (${engagement.name})`,
           details: { engagement_id: engagement.id, entity_id: e.entity_id },
         });
-        await enqueueMail(ctx, { kind: 'engagement', request_id: request.id });
+        mail.push({ kind: 'engagement', request_id: request.id });
       }
     }
+    if (found.some((f) => subscribed.has(f.entity_id))) mail.push({ kind: 'subscribers', case_id: caseId, entity_ids: found.map((f) => f.entity_id) });
   }
-  if (found.length && subscribed) {
-    if (found.some((f) => subscribed.has(f.entity_id)))
-      await enqueueMail(ctx, { kind: 'subscribers', case_id: caseId, entity_ids: found.map((f) => f.entity_id) });
-  } else if (found.length) {
-    const [anyone] = await ctx.tx
-      .select({ entity_id: entitySubscriptions.entity_id })
-      .from(entitySubscriptions)
-      .where(
-        and(
-          eq(entitySubscriptions.organization_id, ctx.orgId),
-          inArray(
-            entitySubscriptions.entity_id,
-            found.map((f) => f.entity_id),
-          ),
-        ),
-      )
-      .limit(1);
-    if (anyone) await enqueueMail(ctx, { kind: 'subscribers', case_id: caseId, entity_ids: found.map((f) => f.entity_id) });
-  }
+  // Without the app's queue (a unit test calling processBatch alone), nothing is mailed.
+  if (mail.length && jobRegistered(ctx.system, signalMailJob)) await enqueueJobs(ctx, signalMailJob, mail);
 }
 
 /** The links in an engagement e-mail: a page that asks to confirm with a button (a mail scanner's GET changes nothing). */

@@ -8,10 +8,10 @@ import type { RequestContext } from '../core/context.js';
 import { cases } from '../incidents/tables.js';
 import { addEvent } from '../incidents/common.js';
 import { createCases, updateCase } from '../cases/service.js';
-import { entities, entitySubscriptions, entityTypes, signalFilters, signalInstanceEntities, signalInstances, signals } from './tables.js';
+import { entities, entityTypes, signalFilters, signalInstanceEntities, signalInstances, signals } from './tables.js';
 import { extract, type Extracted } from './extract.js';
 import { matches } from './filters.js';
-import { afterCaseFromSignal, type FoundEntity } from './follow-up.js';
+import { afterCasesFromSignals, type FoundEntity } from './follow-up.js';
 
 /** Instances one transaction processes: large enough to amortize the round trips, small enough to reach cases quickly. */
 export const PROCESS_BATCH = 500;
@@ -215,7 +215,14 @@ const originOf = (signal: Signal, instance: Instance, found: FoundEntity[]) => (
  * The cases of groups just opened, created together (createCases): the definition's type and
  * priority, the raw event on the timeline, the group pointed at its case, then each case's follow-ups.
  */
-async function openCases(ctx: RequestContext, opened: { plan: Plan; groupId: number; found: FoundEntity[] }[]): Promise<number[]> {
+/** A group just opened, whose case is still to be created. */
+interface Opened {
+  plan: Plan;
+  groupId: number;
+  found: FoundEntity[];
+}
+
+async function openCases(ctx: RequestContext, opened: Opened[]): Promise<number[]> {
   if (!opened.length) return [];
   const ids = await createCases(
     ctx,
@@ -231,19 +238,10 @@ async function openCases(ctx: RequestContext, opened: { plan: Plan; groupId: num
   await ctx.tx.execute(sql`update signal_groups g set case_id = r.case_id
     from jsonb_to_recordset(${JSON.stringify(opened.map((o, i) => ({ id: o.groupId, case_id: ids[i] })))}::jsonb) as r(id int, case_id int)
     where g.organization_id = ${ctx.orgId} and g.id = r.id`);
-  // Whose entities anyone follows, read once for the batch.
-  const entityIds = [...new Set(opened.flatMap((o) => o.found.map((f) => f.entity_id)))];
-  const subscribed = new Set(
-    entityIds.length
-      ? (
-          await ctx.tx
-            .selectDistinct({ entity_id: entitySubscriptions.entity_id })
-            .from(entitySubscriptions)
-            .where(and(eq(entitySubscriptions.organization_id, ctx.orgId), inArray(entitySubscriptions.entity_id, entityIds)))
-        ).map((r) => r.entity_id)
-      : [],
+  await afterCasesFromSignals(
+    ctx,
+    opened.map((o, i) => ({ signal: o.plan.signal, caseId: ids[i]!, instanceId: o.plan.instance.id, found: o.found })),
   );
-  for (const [i, o] of opened.entries()) await afterCaseFromSignal(ctx, o.plan.signal, ids[i]!, o.plan.instance.id, o.found, subscribed);
   return ids;
 }
 
@@ -288,7 +286,7 @@ async function apply(ctx: RequestContext, p: Plan, found: FoundEntity[]): Promis
  * on the open group still decides: a batch that loses the race to open a group waits for the winner's
  * commit and joins it. Cases are created only for the groups this statement opened.
  */
-async function applyTriggers(ctx: RequestContext, plans: Plan[], entityOf: (p: Plan) => FoundEntity[]): Promise<Outcome[]> {
+async function applyTriggers(ctx: RequestContext, plans: Plan[], entityOf: (p: Plan) => FoundEntity[]): Promise<{ outcomes: Outcome[]; opened: Opened[] }> {
   const outcomes: Outcome[] = [];
   const byKey = new Map<string, Plan[]>();
   for (const p of plans) {
@@ -299,7 +297,7 @@ async function applyTriggers(ctx: RequestContext, plans: Plan[], entityOf: (p: P
     const k = `${p.signal.id}\u0000${p.group.key}`;
     byKey.set(k, [...(byKey.get(k) ?? []), p]);
   }
-  if (!byKey.size) return outcomes;
+  if (!byKey.size) return { outcomes, opened: [] };
   const keys = [...byKey.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const rows = keys.map((k) => {
     const ps = byKey.get(k)!;
@@ -322,29 +320,26 @@ async function applyTriggers(ctx: RequestContext, plans: Plan[], entityOf: (p: P
       returning signal_id, group_key, id, case_id, (xmax = 0) as inserted`),
   );
   const found = new Map(groups.map((g) => [`${g.signal_id}\u0000${g.group_key}`, g]));
-  // The cases of every group this statement opened, created together.
+  // The groups this statement opened, whose cases the caller creates together, last.
   const opened = keys.flatMap((k) => {
     const g = found.get(k)!;
     const first = byKey.get(k)!.reduce((a, b) => (b.instance.id < a.instance.id ? b : a));
-    return g.inserted && first.signal.create_case ? [{ key: k, plan: first, groupId: g.id, found: entityOf(first) }] : [];
+    return g.inserted && first.signal.create_case ? [{ plan: first, groupId: g.id, found: entityOf(first) }] : [];
   });
-  const caseIds = await openCases(ctx, opened);
-  const openedCase = new Map(opened.map((o, i) => [o.key, caseIds[i]!]));
   for (const k of keys) {
     const ps = byKey.get(k)!.sort((a, b) => a.instance.id - b.instance.id);
     const g = found.get(k)!;
-    const caseId = openedCase.get(k) ?? g.case_id;
     ps.forEach((p, i) =>
       outcomes.push({
         id: p.instance.id,
         filter_action: g.inserted && i === 0 ? p.filter_action : 'deduplicate',
         filter_id: p.filter_id,
         group_id: g.id,
-        case_id: caseId,
+        case_id: g.case_id,
       }),
     );
   }
-  return outcomes;
+  return { outcomes, opened };
 }
 
 /** Which instances a processor takes: one partition of PARTITIONS (holding its lock), or any (no lock; tests). */
@@ -409,7 +404,8 @@ export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH, s
   // trigger after a resolve opens a new group); every other trigger goes through the set-based one.
   const moved = new Set(plans.filter((p) => p.group && p.instance.event_action !== 'trigger').map((p) => `${p.signal.id}\u0000${p.group!.key}`));
   const isTrigger = (p: Plan) => p.instance.event_action === 'trigger' && p.signal.enabled && !(p.group && moved.has(`${p.signal.id}\u0000${p.group.key}`));
-  const outcomes = await applyTriggers(ctx, plans.filter(isTrigger), entityOf);
+  const { outcomes, opened } = await applyTriggers(ctx, plans.filter(isTrigger), entityOf);
+  const openedGroups = new Set(opened.map((o) => o.groupId));
   // Groups in one order across batches (no deadlock); a key's events keep their arrival order.
   const ordered = plans
     .filter((p) => !isTrigger(p))
@@ -425,6 +421,19 @@ export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH, s
     .execute(sql`update signal_instances s set filter_action = o.filter_action, filter_id = o.filter_id, group_id = o.group_id, case_id = o.case_id, processed_at = clock_timestamp(), updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as o(id int, filter_action text, filter_id int, group_id int, case_id int)
     where s.organization_id = ${ctx.orgId} and s.id = o.id`);
+  // The new groups' cases last: creating them takes the organization's case-number counter row, held
+  // until the commit, so the other partition's processor (and a case created through the API) waits
+  // on it only for this tail, not for the whole batch. Their instances then point at their case (and
+  // count as processed from now: accept → case is what the bench reports).
+  if (opened.length) {
+    await openCases(ctx, opened);
+    await ctx.tx.execute(sql`update signal_instances s set case_id = g.case_id, processed_at = clock_timestamp()
+      from signal_groups g
+      where s.organization_id = ${ctx.orgId} and s.id in (${sql.join(
+        outcomes.filter((o) => o.case_id === null && o.group_id !== null && openedGroups.has(o.group_id)).map((o) => sql`${o.id}`),
+        sql`, `,
+      )}) and g.organization_id = s.organization_id and g.id = s.group_id`);
+  }
   return batch.length;
 }
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { webhookDeliveries, webhookEndpoints } from './tables.js';
-import { defineJob, enqueueJob, type JobRun } from '../core/jobs/define.js';
+import { defineJob, enqueueJob, enqueueJobs, type JobRun } from '../core/jobs/define.js';
 import type { RequestContext } from '../core/context.js';
-import { subscribe, type DomainEvent } from '../core/events.js';
+import { subscribe, type DomainEvents } from '../core/events.js';
 import { cases, incidents, tasks } from '../incidents/tables.js';
 import { decryptSecret } from '../plugins/secrets.js';
 import { signedHeaders } from '../plugins/signing.js';
@@ -19,8 +19,12 @@ const TIMEOUT_MS = 15_000;
 
 const tableOf = { incident: incidents, case: cases, task: tasks } as const;
 
-/** Outgoing webhooks subscribed to the event get a delivery each, queued in the same transaction. */
-subscribe(async (ctx: RequestContext, event: DomainEvent) => {
+/**
+ * Outgoing webhooks subscribed to the event get a delivery each, queued in the same transaction: for a
+ * batch of records, the endpoints and the records are read once, every delivery inserted and queued in
+ * one statement each.
+ */
+subscribe(async (ctx: RequestContext, events: DomainEvents) => {
   const endpoints = await ctx.tx
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
@@ -28,25 +32,31 @@ subscribe(async (ctx: RequestContext, event: DomainEvent) => {
       and(
         eq(webhookEndpoints.organization_id, ctx.orgId),
         eq(webhookEndpoints.enabled, true),
-        sql`${webhookEndpoints.events} @> ${JSON.stringify([event.type])}::jsonb`,
+        sql`${webhookEndpoints.events} @> ${JSON.stringify([events.type])}::jsonb`,
       ),
     );
   if (!endpoints.length) return;
-  const table = tableOf[event.type.split('.')[0] as keyof typeof tableOf];
-  const [row] = await ctx.tx
+  const table = tableOf[events.type.split('.')[0] as keyof typeof tableOf];
+  const found = await ctx.tx
     .select()
     .from(table)
-    .where(and(eq(table.organization_id, ctx.orgId), eq(table.id, event.id)));
-  const payload = {
-    type: event.type,
-    timestamp: new Date().toISOString(),
-    data: { ...(row ?? { id: event.id }), ...(event.incident_id ? { escalated_to_incident_id: event.incident_id } : {}) },
-  };
-  const rows = await ctx.tx
-    .insert(webhookDeliveries)
-    .values(endpoints.map((e) => ({ organization_id: ctx.orgId, endpoint_id: e.id, message_id: `msg_${randomUUID()}`, event_type: event.type, payload })))
-    .returning({ id: webhookDeliveries.id });
-  for (const r of rows) await enqueueDelivery(ctx, r.id);
+    .where(and(eq(table.organization_id, ctx.orgId), inArray(table.id, events.ids)));
+  const rowOf = new Map<number, Record<string, unknown>>(found.map((r) => [r.id, r]));
+  const timestamp = new Date().toISOString();
+  const values = events.ids.flatMap((id) => {
+    const payload = {
+      type: events.type,
+      timestamp,
+      data: { ...(rowOf.get(id) ?? { id }), ...(events.incident_id ? { escalated_to_incident_id: events.incident_id } : {}) },
+    };
+    return endpoints.map((e) => ({ organization_id: ctx.orgId, endpoint_id: e.id, message_id: `msg_${randomUUID()}`, event_type: events.type, payload }));
+  });
+  const rows = await ctx.tx.insert(webhookDeliveries).values(values).returning({ id: webhookDeliveries.id });
+  await enqueueJobs(
+    ctx,
+    deliveryJob,
+    rows.map((r) => ({ deliveryId: r.id })),
+  );
 });
 
 export const enqueueDelivery = (ctx: RequestContext, deliveryId: number) => enqueueJob(ctx, deliveryJob, { deliveryId });

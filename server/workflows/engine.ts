@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { workflowInstances, workflows, type Artifact, type SwitchWith, type WorkflowStep } from './tables.js';
 import { z } from 'zod';
 import { defineJob, enqueueJob } from '../core/jobs/define.js';
@@ -482,24 +482,28 @@ setWorkflowRunner(async (ctx, target, status) => {
   return matching.length;
 });
 
-/** Case escalation trigger. */
-subscribe(async (ctx, event) => {
-  if (event.type !== 'case.escalated') return;
+/** Case escalation trigger: the bound workflows read once for the batch, and its cases in one statement. */
+subscribe(async (ctx, events) => {
+  if (events.type !== 'case.escalated') return;
   const bound = await ctx.tx
     .select()
     .from(workflows)
     .where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.enabled, true), eq(workflows.on_case_escalation, true)));
   if (!bound.length) return;
-  const [kase] = await ctx.tx
-    .select({ name: cases.name, project_id: cases.project_id })
+  const found = await ctx.tx
+    .select({ id: cases.id, name: cases.name, project_id: cases.project_id })
     .from(cases)
-    .where(and(eq(cases.organization_id, ctx.orgId), eq(cases.id, event.id)));
-  for (const w of bound.filter((w) => !w.project_id || w.project_id === kase?.project_id)) {
-    await startRun(
-      ctx,
-      w,
-      { case_id: event.id, incident_id: event.incident_id },
-      { trigger: 'case escalation', run_reason: `Case ${kase?.name ?? event.id} escalated` },
-    );
+    .where(and(eq(cases.organization_id, ctx.orgId), inArray(cases.id, events.ids)));
+  const caseOf = new Map(found.map((c) => [c.id, c]));
+  for (const id of events.ids) {
+    const kase = caseOf.get(id);
+    for (const w of bound.filter((w) => !w.project_id || w.project_id === kase?.project_id)) {
+      await startRun(
+        ctx,
+        w,
+        { case_id: id, incident_id: events.incident_id },
+        { trigger: 'case escalation', run_reason: `Case ${kase?.name ?? id} escalated` },
+      );
+    }
   }
 });
