@@ -16,7 +16,7 @@ t.test('uploaded passages and titles are found, once, by those who may read them
   const app = await incidentApp(t);
   const db = app.database.db;
   const member = await app.login('member@example.com', { role: 'Member' });
-  const [{ id: orgId }] = rowsOf<{ id: number }>(await db.execute(sql`select id from organizations where slug = 'default'`));
+  const orgId = rowsOf<{ id: number }>(await db.execute(sql`select id from organizations where slug = 'default'`))[0]!.id;
   const userId = async (email: string) => rowsOf<{ id: number }>(await db.execute(sql`select id from users where email = ${email}`))[0]!.id;
   const upload = async (fileName: string, text: string, sensitivityLevel: SensitivityLevel, by: number) => {
     const { id } = await withTenant(db, { orgId, userId: null }, (tx) =>
