@@ -160,7 +160,7 @@ const columns = sql`e.source, e.source_id, e.type, e.key, e.title, e.link, e.bod
  * Uploaded passages the caller may read, shaped as search entries (source 'chunks', the chunk's id,
  * its submission's type, title and time). They are not copied into search_entries: an upload writes
  * each passage once, and global search reads the passages' own (English) full-text index. `filter`
- * and `tail` are SQL on `c` (chunks), `type` the result type.
+ * and `tail` are SQL on `c` (chunks) and `u.type` (the result type).
  */
 function uploadRows(ctx: RequestContext, filter: SQL, tail: SQL = sql``): SQL {
   return sql`select 'chunks'::text as source, c.id::text as source_id, u.type, ''::text as key, s.title, '/chat?project_id=' || c.project_id as link,
