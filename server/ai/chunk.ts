@@ -15,7 +15,30 @@ export interface ChunkOptions {
   maxCueSpan?: number;
 }
 
-const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
+/** Words of a text (runs of non-space), counted without splitting it: every section and sentence is counted. */
+function words(s: string): number {
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // ASCII whitespace and the Unicode spaces \s matches (NBSP, the U+2000 block, line separators, ideographic space).
+    const space =
+      c <= 32
+        ? c === 32 || (c >= 9 && c <= 13)
+        : c === 0xa0 ||
+          c === 0x1680 ||
+          (c >= 0x2000 && c <= 0x200a) ||
+          c === 0x2028 ||
+          c === 0x2029 ||
+          c === 0x202f ||
+          c === 0x205f ||
+          c === 0x3000 ||
+          c === 0xfeff;
+    if (!space && !inWord) n++;
+    inWord = !space;
+  }
+  return n;
+}
 
 /** Sentences, keeping their end punctuation; abbreviations like "e.g." may split early, which is harmless here. */
 export function sentences(text: string): string[] {

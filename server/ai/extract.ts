@@ -206,11 +206,23 @@ const BLOCK = new Set([
 ]);
 const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head']);
 
+/**
+ * Navigation (a site's menu, DocBook's "Prev Up Next / Home" bars): the same links on every page,
+ * which would otherwise be each page's first passage.
+ */
+const isNavigation = (name: string, attribs: Record<string, string>) =>
+  name === 'nav' ||
+  attribs.role?.toLowerCase() === 'navigation' ||
+  /(^|\s)(navheader|navfooter)(\s|$)/.test(attribs.class ?? '') ||
+  /^navigation (header|footer)$/i.test(attribs.summary ?? '');
+
 /** Visible text of an HTML document, in blocks under their h1–h6 heading path. */
 export function htmlStream(): SectionStream {
   const out: Section[] = [];
   const path: string[] = [];
   let skip = 0;
+  // The navigation element being left out, and how many elements of its name are open inside it.
+  let nav: { name: string; depth: number } | null = null;
   let heading: { level: number; text: string } | null = null;
   let buf = '';
   const flush = () => {
@@ -220,8 +232,13 @@ export function htmlStream(): SectionStream {
   };
   const parser = new Parser(
     {
-      onopentag(name) {
-        if (SKIP.has(name)) skip++;
+      onopentag(name, attribs) {
+        if (nav) {
+          if (name === nav.name) nav.depth++;
+        } else if (isNavigation(name, attribs)) {
+          nav = { name, depth: 1 };
+          skip++;
+        } else if (SKIP.has(name)) skip++;
         else if (/^h[1-6]$/.test(name)) {
           flush();
           heading = { level: Number(name[1]), text: '' };
@@ -233,7 +250,12 @@ export function htmlStream(): SectionStream {
         else buf += text;
       },
       onclosetag(name) {
-        if (SKIP.has(name)) skip = Math.max(0, skip - 1);
+        if (nav) {
+          if (name === nav.name && --nav.depth === 0) {
+            nav = null;
+            skip = Math.max(0, skip - 1);
+          }
+        } else if (SKIP.has(name)) skip = Math.max(0, skip - 1);
         else if (heading && /^h[1-6]$/.test(name)) {
           path.length = heading.level - 1;
           path[heading.level - 1] = heading.text.replace(/\s+/g, ' ').trim();

@@ -92,6 +92,69 @@ async function checkRoom(tx: Executor, who: Submitter, limits: Limits, projectId
   }
 }
 
+/** A file is written to the database in parts of this size, so no more of it is held at once. */
+export const UPLOAD_PART_BYTES = 1024 * 1024;
+
+type Stored = { id: number; status: SubmissionStatus; size_bytes: number };
+
+/**
+ * Inserts a submission whose content comes in parts. A file of one part goes in one statement; a
+ * larger one part by part into a temporary table of the transaction as it arrives (awaiting each
+ * write before reading on, so a slow database slows the sender, not memory), and the submission is
+ * then inserted with the parts joined by the database. Each part travels as base64 text decoded by
+ * the database (the drivers send bytea as hex, twice the size): the process holds one part's
+ * copies, never the whole file's. `onBytes` sees the running size (to refuse a file over the plan's
+ * size as soon as it passes it).
+ */
+async function insertInParts(
+  tx: Executor,
+  who: Submitter,
+  input: Omit<SubmitInput, 'content'>,
+  parts: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  onBytes: (size: number) => void = () => {},
+): Promise<Stored> {
+  let size = 0;
+  let seq = 0;
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  const take = () => {
+    const part = held.length === 1 ? Buffer.from(held[0]!.buffer, held[0]!.byteOffset, heldBytes) : Buffer.concat(held, heldBytes);
+    held = [];
+    heldBytes = 0;
+    return sql`decode(${part.toString('base64')}, 'base64')`;
+  };
+  const flush = async () => {
+    if (!heldBytes) return;
+    if (seq === 0) await tx.execute(sql`create temp table if not exists upload_parts (seq int not null, data bytea not null) on commit drop`);
+    await tx.execute(sql`insert into upload_parts (seq, data) values (${seq++}, ${take()})`);
+  };
+  for await (const piece of parts) {
+    size += piece.length;
+    onBytes(size);
+    held.push(piece);
+    heldBytes += piece.length;
+    if (heldBytes >= UPLOAD_PART_BYTES) await flush();
+  }
+  if (size === 0 && !(input.kind === 'video_transcript' && input.sourceUrl)) throw new SubmitError('The file is empty.', ['fileContent']);
+  if (seq > 0) await flush();
+  const content = seq > 0 ? sql`(select string_agg(data, ''::bytea order by seq) from upload_parts)` : heldBytes ? take() : sql`''::bytea`;
+  const [row] = rowsOf<{ id: number; status: SubmissionStatus }>(
+    await tx.execute(sql`
+      insert into submissions (organization_id, project_id, eccs_project_id, kind, title, file_name, file_type, source_url, size_bytes, content,
+        sensitivity_level, created_by, anonymous_session_id)
+      values (${who.orgId}::int, ${input.projectId}::int, ${input.eccsProjectId ?? null}, ${input.kind}, ${input.title.slice(0, 300)}, ${input.fileName ?? null},
+        ${input.fileType ?? null}, ${input.sourceUrl ?? null}, ${size}::int, ${content}, ${input.sensitivityLevel}, ${who.userId}::int, ${who.sessionId}::int)
+      returning id, status`),
+  );
+  if (seq > 0) await tx.execute(sql`drop table upload_parts`);
+  return { id: Number(row!.id), status: row!.status, size_bytes: size };
+}
+
+/** A buffer's parts of UPLOAD_PART_BYTES, as views (no copy). */
+function* partsOf(content: Buffer) {
+  for (let at = 0; at < content.length; at += UPLOAD_PART_BYTES) yield content.subarray(at, at + UPLOAD_PART_BYTES);
+}
+
 /** Stores a submission after the plan's checks; the caller enqueues indexing once this commits. */
 export async function createSubmission(tx: Executor, who: Submitter, limits: Limits, input: SubmitInput): Promise<{ id: number; status: SubmissionStatus }> {
   checkInput(input, input.kind === 'text' && input.content.includes(0));
@@ -100,37 +163,15 @@ export async function createSubmission(tx: Executor, who: Submitter, limits: Lim
   if (input.content.length === 0 && !linkOnly) throw new SubmitError('The file is empty.', ['fileContent']);
   if (input.content.length > limits.max_file_bytes) throw tooLarge(input.content.length, limits);
   await checkRoom(tx, who, limits, input.projectId);
-  const [row] = await tx
-    .insert(submissions)
-    .values({
-      organization_id: who.orgId,
-      project_id: input.projectId,
-      eccs_project_id: input.eccsProjectId ?? null,
-      kind: input.kind,
-      title: input.title.slice(0, 300),
-      file_name: input.fileName ?? null,
-      file_type: input.fileType ?? null,
-      source_url: input.sourceUrl ?? null,
-      size_bytes: input.content.length,
-      // Sent as base64 text and decoded by the database: the drivers send bytea as hex, twice the size.
-      content: input.content.length ? sql`decode(${input.content.toString('base64')}, 'base64')` : input.content,
-      sensitivity_level: input.sensitivityLevel,
-      created_by: who.userId,
-      anonymous_session_id: who.sessionId,
-    })
-    .returning({ id: submissions.id, status: submissions.status });
-  return row!;
+  const { content, ...meta } = input;
+  const { id, status } = await insertInParts(tx, who, meta, partsOf(content));
+  return { id, status };
 }
 
-/** A streamed upload is written to the database in parts of this size, so no more is held at once. */
-export const UPLOAD_PART_BYTES = 1024 * 1024;
-
 /**
- * Stores a file read from a stream (an HTTP request body) without holding it whole: each part of
- * UPLOAD_PART_BYTES goes into a temporary table of the transaction as it arrives (awaiting the
- * write before reading on, so a slow database slows the sender, not memory), and the submission is
- * then inserted with the parts joined by the database. A file over the plan's size is refused as
- * soon as its bytes pass the limit (or at once, from `declaredBytes`).
+ * Stores a file read from a stream (an HTTP request body) without holding it whole (insertInParts).
+ * A file over the plan's size is refused as soon as its bytes pass the limit (or at once, from
+ * `declaredBytes`).
  */
 export async function createSubmissionFromStream(
   tx: Executor,
@@ -139,43 +180,13 @@ export async function createSubmissionFromStream(
   input: Omit<SubmitInput, 'content' | 'kind'>,
   body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   declaredBytes?: number,
-): Promise<{ id: number; status: SubmissionStatus; size_bytes: number }> {
+): Promise<Stored> {
   checkInput({ ...input, kind: 'file' }, false);
   if (declaredBytes !== undefined && declaredBytes > limits.max_file_bytes) throw tooLarge(declaredBytes, limits);
   await checkRoom(tx, who, limits, input.projectId);
-  await tx.execute(sql`create temp table if not exists upload_parts (seq int not null, data bytea not null) on commit drop`);
-  let size = 0;
-  let seq = 0;
-  let held: Uint8Array[] = [];
-  let heldBytes = 0;
-  const flush = async () => {
-    if (!heldBytes) return;
-    const part = Buffer.concat(held, heldBytes);
-    held = [];
-    heldBytes = 0;
-    await tx.execute(sql`insert into upload_parts (seq, data) values (${seq++}, decode(${part.toString('base64')}, 'base64'))`);
-  };
-  for await (const piece of body) {
-    size += piece.length;
+  return insertInParts(tx, who, { ...input, kind: 'file' }, body, (size) => {
     if (size > limits.max_file_bytes) throw tooLarge(size, limits);
-    held.push(piece);
-    heldBytes += piece.length;
-    if (heldBytes >= UPLOAD_PART_BYTES) await flush();
-  }
-  await flush();
-  if (size === 0) throw new SubmitError('The file is empty.', ['fileContent']);
-  const [row] = rowsOf<{ id: number; status: SubmissionStatus }>(
-    await tx.execute(sql`
-      insert into submissions (organization_id, project_id, eccs_project_id, kind, title, file_name, file_type, source_url, size_bytes, content,
-        sensitivity_level, created_by, anonymous_session_id)
-      select ${who.orgId}::int, ${input.projectId}::int, ${input.eccsProjectId ?? null}, 'file', ${input.title.slice(0, 300)}, ${input.fileName ?? null},
-        ${input.fileType ?? null}, ${input.sourceUrl ?? null}, ${size}::int, string_agg(data, ''::bytea order by seq), ${input.sensitivityLevel},
-        ${who.userId}::int, ${who.sessionId}::int
-      from upload_parts
-      returning id, status`),
-  );
-  await tx.execute(sql`drop table upload_parts`);
-  return { id: Number(row!.id), status: row!.status, size_bytes: size };
+  });
 }
 
 /** The extractor for a stored submission: text is Markdown-aware, transcripts are caption files. */

@@ -71,7 +71,7 @@ export function accessCondition(access: Access, orgId: number): SQL {
 
 /**
  * Codes and host names ("ERR-4521", "db-01.prod.internal", "10.0.3.7") that the English parser
- * splits or stems; they are also matched literally through the trigram index.
+ * splits or stems; they are also matched literally, by ILIKE on the text (there is no trigram index: see chunks).
  */
 export function codeTokens(query: string): string[] {
   const found = query.match(/[A-Za-z0-9][A-Za-z0-9_.:/-]*[A-Za-z0-9]/g) ?? [];
@@ -202,7 +202,8 @@ export function passageScore(terms: Term[], tsv: Map<string, { positions: number
  * fast on millions of chunks. A word no passage holds is read as the closest known
  * word (typos), and the organization's terms that share a definition stand for each other
  * (synonyms), the definition's words counting less (retrieve-expand.ts). The first passages come from distinct sources. Codes and host names also match
- * literally through the trigram index. Quoted phrases and -exclusions (web search syntax) filter.
+ * literally (ILIKE, no index): that adds to a passage's score, and selects candidates (reading the
+ * project's chunks) only when no question word is known. Quoted phrases and -exclusions filter.
  */
 export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Passage[]> {
   const limit = opts.limit ?? 8;
@@ -273,7 +274,7 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
         sql`(select c.id from chunks c where ${base} and (c.tsv || ''::tsvector) @@ ${terms.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery order by c.organization_id, c.submission_id, c.ordinal limit ${COMMON_CAP})`,
       );
     }
-    // The parser keeps host names whole and codes as rare lexemes, so the literal (trigram) match
+    // The parser keeps host names whole and codes as rare lexemes, so the literal (ILIKE) match
     // selects candidates only when the words found nothing; it always adds to the score.
     if (!branches.length) for (const c of codes) branches.push(sql`(select c.id from chunks c where ${base} and c.text ilike ${containing(c)} limit 200)`);
 

@@ -51,3 +51,20 @@ export function tsqueryOf(parsed: ParsedSearch): SQL | undefined {
   for (const t of parsed.excluded) parts.push(sql`(!!${termQuery(t)})`);
   return sql.join(parts, sql` && `);
 }
+
+const chunkTermQuery = (t: Term) => sql`search_chunk_term_query(${t.text}::text, ${!t.phrase})`;
+const and = (a: SQL, b: SQL) => sql`search_tsquery_and(${a}, ${b})`;
+
+/**
+ * The same search as a tsquery over uploaded passages (chunks.tsv, English: stemmed, without stop
+ * words; migration search_reads_chunks). A term of stop words only is left out; a search of nothing
+ * else is NULL, which finds no passage.
+ */
+export function chunkTsqueryOf(parsed: ParsedSearch): SQL | undefined {
+  if (!parsed.groups.length) return undefined;
+  const wanted = parsed.groups.map((g) => g.map(chunkTermQuery).reduce((a, b) => sql`search_tsquery_or(${a}, ${b})`)).reduce(and);
+  if (!parsed.excluded.length) return wanted;
+  const unwanted = parsed.excluded.map((t) => sql`(!!${chunkTermQuery(t)})`).reduce(and);
+  // `&&` keeps NULL when no wanted word is left (exclusions alone would match nearly every passage).
+  return sql`(${wanted} && coalesce(${unwanted}, ${wanted}))`;
+}

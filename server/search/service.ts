@@ -5,7 +5,7 @@ import { atLeast, type RequestContext } from '../core/context.js';
 import { allowedLevels } from '../ai/retrieve.js';
 import { caseScope, incidentScope } from '../incidents/common.js';
 import { cases, incidents } from '../incidents/tables.js';
-import { parseSearch, tsqueryOf } from './query.js';
+import { chunkTsqueryOf, parseSearch, tsqueryOf } from './query.js';
 
 /** The types results come in, in the order their groups show, with what people call them. */
 export const SEARCH_TYPES = {
@@ -59,9 +59,9 @@ export const PHRASE_BROAD_ESTIMATE = WINDOW / 2;
 const phrased = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter(Boolean).length > 1;
 
 /** The planner's estimate of the rows of the organization that match (from the column's statistics). */
-async function estimatedMatches(ctx: RequestContext, tsq: SQL): Promise<number> {
+async function estimatedMatches(ctx: RequestContext, table: 'search_entries' | 'chunks', tsq: SQL): Promise<number> {
   const [row] = rowsOf<{ 'QUERY PLAN': unknown }>(
-    await ctx.tx.execute(sql`explain (format json) select 1 from search_entries e where e.organization_id = ${ctx.orgId} and e.tsv @@ (${tsq})`),
+    await ctx.tx.execute(sql`explain (format json) select 1 from ${sql.identifier(table)} e where e.organization_id = ${ctx.orgId} and e.tsv @@ (${tsq})`),
   );
   const plan = row?.['QUERY PLAN'];
   const parsed = (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: { 'Plan Rows': number } }[];
@@ -111,6 +111,15 @@ async function hiddenOf(ctx: RequestContext): Promise<Hidden | null> {
   return hidden!;
 }
 
+/** Who may read a submission's text (its entry's or its passages'): by level, or as its uploader. */
+function readableUpload(ctx: RequestContext, level: SQL, createdBy: SQL): SQL {
+  const levels = allowedLevels(ctx.userId === null ? { kind: 'apikey' } : { kind: 'user', userId: ctx.userId, role: ctx.role });
+  return sql`(${level} in (${sql.join(
+    levels.map((l) => sql`${l}`),
+    sql`, `,
+  )})${ctx.userId === null ? sql`` : sql` or ${createdBy} = ${ctx.userId}`})`;
+}
+
 /**
  * Rows the caller may not see, as SQL on search_entries `e`: those of restricted incidents and cases
  * they are not part of (the rule of incidents/common.ts, the one lists and reads use), submissions
@@ -121,13 +130,7 @@ function visible(ctx: RequestContext, hidden: Hidden | null): SQL {
   const parts: SQL[] = [];
   if (hidden?.incidents && hidden.incidents !== '{}') parts.push(sql`(e.incident_id is null or e.incident_id <> all(${hidden.incidents}::int[]))`);
   if (hidden?.cases && hidden.cases !== '{}') parts.push(sql`(e.case_id is null or e.case_id <> all(${hidden.cases}::int[]))`);
-  const levels = allowedLevels(ctx.userId === null ? { kind: 'apikey' } : { kind: 'user', userId: ctx.userId, role: ctx.role });
-  parts.push(
-    sql`(e.sensitivity_level is null or e.sensitivity_level in (${sql.join(
-      levels.map((l) => sql`${l}`),
-      sql`, `,
-    )})${ctx.userId === null ? sql`` : sql` or e.created_by = ${ctx.userId}`})`,
-  );
+  parts.push(sql`(e.sensitivity_level is null or ${readableUpload(ctx, sql`e.sensitivity_level`, sql`e.created_by`)})`);
   parts.push(ctx.userId === null ? sql`e.owner_id is null` : sql`(e.owner_id is null or e.owner_id = ${ctx.userId})`);
   return sql.join(parts, sql` and `);
 }
@@ -147,61 +150,107 @@ const send = <T>(query: PromiseLike<T>): Promise<T> => Promise.resolve(query.the
 
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 
+/** The result types of uploads (submissions), whose passages are read from `chunks`. */
+const UPLOAD_TYPES: SearchType[] = ['TextSubmission', 'FileSubmission', 'YouTubeTranscriptSubmission'];
+
+/** The columns a result is made of, as search_entries `e` has them; uploadRows gives passages the same shape. */
+const columns = sql`e.source, e.source_id, e.type, e.key, e.title, e.link, e.body, e.updated_at, e.tsv`;
+
+/**
+ * Uploaded passages the caller may read, shaped as search entries (source 'chunks', the chunk's id,
+ * its submission's type, title and time). They are not copied into search_entries: an upload writes
+ * each passage once, and global search reads the passages' own (English) full-text index. `filter`
+ * and `tail` are SQL on `c` (chunks) and `u.type` (the result type).
+ */
+function uploadRows(ctx: RequestContext, filter: SQL, tail: SQL = sql``): SQL {
+  return sql`select 'chunks'::text as source, c.id::text as source_id, u.type, ''::text as key, s.title, '/chat?project_id=' || c.project_id as link,
+      c.text as body, s.updated_at, c.tsv
+    from chunks c join submissions s on s.organization_id = c.organization_id and s.id = c.submission_id
+    cross join lateral (select case s.kind when 'text' then 'TextSubmission' when 'file' then 'FileSubmission' when 'video_transcript' then 'YouTubeTranscriptSubmission' end as type) u
+    where c.organization_id = ${ctx.orgId} and ${readableUpload(ctx, sql`c.sensitivity_level`, sql`s.created_by`)} and ${filter} ${tail}`;
+}
+
 /**
  * One search over every type, in the caller's organization and rights. Two round trips on PostgreSQL
  * (statements sent together are pipelined; each wait costs a request dearly on a loaded machine): the
- * settings, the planner's estimate and the hidden incidents and cases; then the plan's settings and
- * one statement that counts per type and ranks the page with its passages.
+ * settings, the planner's estimates and the hidden incidents and cases; then the plan's settings and
+ * one statement that counts per type and ranks the page with its passages. Records come from
+ * search_entries, uploaded passages from chunks (see uploadRows).
  */
 export async function search(ctx: RequestContext, query: string, types: SearchType[], page: number): Promise<SearchAnswer> {
   const parsed = parseSearch(query);
   const tsq = tsqueryOf(parsed);
+  // Both are undefined exactly when no word is wanted.
+  const ctsq = chunkTsqueryOf(parsed) ?? sql`null::tsquery`;
   const key = query.trim().toLowerCase();
   if (!tsq && !key) return empty(query, page);
   // No JIT: compiling took 50 to 100 ms of a search that runs in a few; no parallel workers either
   // (starting them costs more than the little each search reads).
-  const [, estimate, hidden] = await settle([
+  const [, estimate, uploadEstimate, hidden] = await settle([
     send(
       ctx.tx.execute(
         sql`select set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true), set_config('enable_seqscan', 'off', true)`,
       ),
     ),
-    tsq ? estimatedMatches(ctx, tsq) : Promise.resolve(0),
+    tsq ? estimatedMatches(ctx, 'search_entries', tsq) : Promise.resolve(0),
+    tsq ? estimatedMatches(ctx, 'chunks', ctsq) : Promise.resolve(0),
     hiddenOf(ctx),
   ] as const);
   const where = sql`e.organization_id = ${ctx.orgId} and ${visible(ctx, hidden)}`;
-  const ofTypes = types.length
-    ? sql` and e.type in (${sql.join(
-        types.map((t) => sql`${t}`),
-        sql`, `,
-      )})`
-    : sql``;
+  const inTypes = (column: SQL) =>
+    sql`${column} in (${sql.join(
+      types.map((t) => sql`${t}`),
+      sql`, `,
+    )})`;
+  const ofTypes = types.length ? sql` and ${inTypes(sql`e.type`)}` : sql``;
   const matching = tsq ? sql`e.tsv @@ (${tsq})` : sql`false`;
-  const byKey = sql`(select e.* from search_entries e where ${where}${ofTypes} and e.key = ${key} and e.key <> '' limit ${PAGE_SIZE})`;
+  const uploadMatching = sql`c.tsv @@ (${ctsq})`;
+  const byKey = sql`(select ${columns} from search_entries e where ${where}${ofTypes} and e.key = ${key} and e.key <> '' limit ${PAGE_SIZE})`;
 
   // A broad search (a common word, a short prefix: more matches than BROAD_ESTIMATE by the planner's
-  // estimate) would cost hundreds of milliseconds to gather from the word index, and its matches would
-  // come in storage order, the oldest first. It reads the newest WINDOW rows instead, walking the
-  // recency index once; its counts are those of that window (at least that many) and the exact names,
-  // its page ranks them. Any other search counts and ranks its matches (COUNT_CAP + 1 at most) from the word index.
+  // estimates, records and passages together) would cost hundreds of milliseconds to gather from the
+  // word indexes, and its matches would come in storage order, the oldest first. It reads the newest
+  // WINDOW records and the newest WINDOW passages (of the latest uploads) instead, walking an index
+  // of each in order; its counts are those of these windows (at least that many) and the exact
+  // names, its page ranks them. Any other search counts and ranks its matches (COUNT_CAP + 1 at most
+  // of each) from the word indexes.
   // The plans are set here, not left to the planner: a recency walk taken for a rare word would read
   // every row.
-  const broad = tsq !== undefined && estimate > (parsed.groups.flat().some((t) => phrased(t.text)) ? PHRASE_BROAD_ESTIMATE : BROAD_ESTIMATE);
+  const broad = tsq !== undefined && estimate + uploadEstimate > (parsed.groups.flat().some((t) => phrased(t.text)) ? PHRASE_BROAD_ESTIMATE : BROAD_ESTIMATE);
+  const uploadMatches = !tsq
+    ? sql``
+    : broad
+      ? sql` union all (select w.* from (${uploadRows(ctx, sql`true`, sql`order by c.submission_id desc, c.ordinal desc limit ${WINDOW}`)}) w where w.tsv @@ (${ctsq}))`
+      : sql` union all (${uploadRows(ctx, uploadMatching, sql`limit ${COUNT_CAP + 1}`)})`;
   const matches = broad
-    ? sql`(select w.* from (select e.* from search_entries e where ${where} order by e.updated_at desc nulls last limit ${WINDOW}) w where w.tsv @@ (${tsq}))
-        union (select e.* from search_entries e where ${where} and e.key = ${key} and e.key <> '' limit ${PAGE_SIZE})`
-    : sql`select e.* from search_entries e where ${where} and (${matching} or (e.key = ${key} and e.key <> '')) limit ${COUNT_CAP + 1}`;
+    ? sql`(select w.* from (select ${columns} from search_entries e where ${where} order by e.updated_at desc nulls last limit ${WINDOW}) w where w.tsv @@ (${tsq}))
+        union (select ${columns} from search_entries e where ${where} and e.key = ${key} and e.key <> '' limit ${PAGE_SIZE})${uploadMatches}`
+    : sql`(select ${columns} from search_entries e where ${where} and (${matching} or (e.key = ${key} and e.key <> '')) limit ${COUNT_CAP + 1})${uploadMatches}`;
   // With types asked for, a capped search's sample may hold few of them: those are read on their own.
+  const uploadCandidates =
+    tsq && types.some((t) => UPLOAD_TYPES.includes(t))
+      ? sql` union all (${uploadRows(ctx, sql`${uploadMatching} and ${inTypes(sql`u.type`)}`, sql`limit ${CANDIDATES}`)})`
+      : sql``;
   const textCandidates =
     types.length && !broad
-      ? sql`(select e.* from search_entries e where ${where}${ofTypes} and ${matching} limit ${CANDIDATES})`
+      ? sql`(select ${columns} from search_entries e where ${where}${ofTypes} and ${matching} limit ${CANDIDATES})${uploadCandidates}`
       : sql`(select e.* from matches e where true${ofTypes} limit ${CANDIDATES + 1})`;
-  // The passage: from the body where the words are in it, else the title (a tag's name, a term).
+  // The passage: from the body where the words are in it, else the title (a tag's name, a term); an
+  // uploaded passage is found by its words and marked by the English query.
   const passage = sql`left(case when ${tsq ? sql`to_tsvector('simple', regexp_replace(lower(r.body), '[^[:alnum:]]+', ' ', 'g')) @@ (${tsq})` : sql`false`} then r.body else r.title end, 5000)`;
+  const marks = 'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2';
+  const headline = tsq
+    ? sql`case when r.source = 'chunks' then ts_headline('english', left(r.body, 5000), ${ctsq}, ${marks}) else ts_headline('simple', ${passage}, ${tsq}, ${marks}) end`
+    : sql`left(${passage}, 200)`;
+  // A passage weighs like a record's text, its headings as much (chunks.tsv: headings B, text D).
+  const score = tsq
+    ? sql`case when c.source = 'chunks' then ts_rank_cd('{0.4, 0.2, 0.4, 1.0}'::float4[], c.tsv, ${ctsq}) else ts_rank_cd(c.tsv, ${tsq}) end`
+    : sql`0`;
   // Incidents and cases, what people search for most, weigh half again as much as the rest.
   // Exact names first, found through their own index whatever the text search thinks of them; then the
   // text matches (CANDIDATES at most, see there), ranked by relevance (title words weigh more) with a recency boost
-  // that halves a row's score bonus after about a month.
+  // that halves a row's score bonus after about a month. An upload found by its title opens at its
+  // first passage (the id a passage result has), and is left out when one of its passages is found too.
   const [, result] = await settle([
     send(
       ctx.tx.execute(
@@ -215,18 +264,24 @@ export async function search(ctx: RequestContext, query: string, types: SearchTy
       with matches as materialized (${matches}),
       counts as (select m.type, count(*)::int as n from matches m group by m.type),
       candidates as (${byKey} union ${textCandidates}),
+      resolved as materialized (
+        select c.*, case when c.source = 'submissions' then (
+            select k.id::text from chunks k where k.organization_id = ${ctx.orgId} and k.submission_id = c.source_id::int order by k.ordinal limit 1)
+          else c.source_id end as rid
+        from candidates c
+      ),
       ranked as (
         select c.*, c.key = ${key} as exact,
-          ${tsq ? sql`ts_rank_cd(c.tsv, ${tsq})` : sql`0`} * (1 + 1 / (1 + extract(epoch from now() - c.updated_at) / 2592000))
+          ${score} * (1 + 1 / (1 + extract(epoch from now() - c.updated_at) / 2592000))
             * case when c.type in ('Incident', 'Case') then 1.5 else 1 end as score
-        from candidates c
+        from resolved c
+        where c.rid is not null and not (c.source = 'submissions' and exists (select 1 from resolved x where x.source = 'chunks' and x.source_id = c.rid))
         order by exact desc, score desc, c.updated_at desc, c.source, c.source_id
         limit ${PAGE_SIZE} offset ${(page - 1) * PAGE_SIZE}
       ),
       page as (
         select row_number() over (order by r.exact desc, r.score desc, r.updated_at desc, r.source, r.source_id) as pos,
-          r.type, r.source_id as id, r.title, r.link, r.updated_at, r.exact, r.score::float8 as score,
-          ${tsq ? sql`ts_headline('simple', ${passage}, ${tsq}, 'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')` : sql`left(${passage}, 200)`} as headline
+          r.type, r.rid as id, r.title, r.link, r.updated_at, r.exact, r.score::float8 as score, ${headline} as headline
         from ranked r
       )
       select (select coalesce(json_agg(json_build_object('type', c.type, 'n', c.n)), '[]') from counts c) as counts,

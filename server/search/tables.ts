@@ -12,7 +12,9 @@ const words = (column: string) => sql.raw(`to_tsvector('simple', regexp_replace(
  * One row per thing global search finds (`GET /search`): an incident, a task, a chat message...
  * Statement triggers on each source table keep it in step inside the writer's own transaction
  * (migration `search_entries`, `search_entries_attach`), so what a request wrote is found by the
- * next one, and a rolled-back write never was.
+ * next one, and a rolled-back write never was. Uploads have one row each (their title, once
+ * indexed); their passages are read from `chunks` itself (search/service.ts uploadRows), so an upload
+ * writes each passage once.
  */
 export const searchEntries = pgTable(
   'search_entries',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import t from 'tap';
 import { createSubmission, indexSubmission } from '../../../server/ai/ingest.js';
 import { planLimits } from '../../../server/ai/limits.js';
@@ -34,6 +35,9 @@ t.test('a file read in windows loses nothing at their edges: split characters, h
   );
   await indexSubmission(database.db, orgId, id);
   const q = async (sql: string) => rowsOf<Record<string, unknown>>(await database.db.execute(sql));
+  // Stored in parts of a megabyte (no whole-file copy in memory), joined by the database.
+  const [stored] = await q(`select md5(content) as md5, size_bytes from submissions where id = ${id}`);
+  t.same(stored, { md5: createHash('md5').update(bytes).digest('hex'), size_bytes: bytes.length }, 'the stored file is the uploaded one, byte for byte');
   const [sub] = await q(`select status, error, chunk_count from submissions where id = ${id}`);
   t.match(sub, { status: 'indexed', error: null });
   const [cafe] = await q(`select text, place->>'heading' as heading from chunks where submission_id = ${id} and text like '%crème%'`);
