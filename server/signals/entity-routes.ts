@@ -21,7 +21,9 @@ import {
   signalInstances,
   signals,
 } from './tables.js';
-import { extract, jpathError, patternError, type ExtractableType } from './extract.js';
+import { extract, type ExtractableType } from './extract.js';
+import { checkPatterns, entityTypeCreate } from './resources.js';
+import { ref } from '../engine/fields.js';
 
 const page = z.object({ page: z.coerce.number().int().min(1).default(1), itemsPerPage: z.coerce.number().int().min(1).max(100).default(25) });
 
@@ -295,12 +297,10 @@ export function backTest(rows: { id: number; raw: unknown }[], type: Extractable
   return { total: rows.length, matched, samples, top_values: top };
 }
 
+/** A pattern being tried must find something: a JSONPath, a regular expression or both, each valid. */
 function checkType(body: { jpath?: string | null; regular_expression?: string | null }) {
   if (!body.jpath && !body.regular_expression) throw invalid('Give a JSONPath, a regular expression, or both.', ['body', 'jpath']);
-  const re = body.regular_expression ? patternError(body.regular_expression) : null;
-  if (re) throw invalid(re, ['body', 'regular_expression']);
-  const jp = body.jpath ? jpathError(body.jpath) : null;
-  if (jp) throw invalid(jp, ['body', 'jpath']);
+  checkPatterns(body);
 }
 
 /** The queue of re-extraction runs (PUT /entity_type/{id}/process). */
@@ -460,11 +460,9 @@ export function registerEntityRoutes(scope: FastifyInstance) {
     }),
   );
 
-  const backTestBody = z.strictObject({
-    jpath: z.string().max(2000).nullish(),
-    regular_expression: z.string().max(2000).nullish(),
-    scope: z.enum(['single', 'multiple', 'all']).optional(),
-    signal_id: z.number().int().positive().optional(),
+  // The entity type's own fields, tried before it is saved.
+  const backTestBody = entityTypeCreate.pick({ jpath: true, regular_expression: true, scope: true }).extend({
+    signal_id: ref().optional(),
     limit: z.number().int().min(1).max(1000).default(1000),
   });
   const lastInstances = (ctx: RequestContext, where: SQL | undefined, limit: number) =>
