@@ -160,6 +160,17 @@ export interface StoredChat {
   }[];
 }
 
+/** A message as a chat answers it (loadChat adds the caller's like or dislike). */
+export const messageColumns = {
+  id: chatMessages.id,
+  role: chatMessages.role,
+  text: chatMessages.text,
+  sources: chatMessages.sources,
+  answered_by: chatMessages.answered_by,
+  notice: chatMessages.notice,
+  created_at: chatMessages.created_at,
+};
+
 /** A chat with its messages: the owner's, or any shared one when `shared` is asked for. */
 export async function loadChat(tx: Executor, who: Chatter | null, orgId: number, chatId: string, opts: { shared?: boolean } = {}): Promise<StoredChat> {
   if (!/^[0-9a-f-]{36}$/i.test(chatId)) throw notFound('Chat', chatId);
@@ -172,13 +183,7 @@ export async function loadChat(tx: Executor, who: Chatter | null, orgId: number,
   const mine = who?.userId != null ? sql`f.user_id = ${who.userId}` : who?.sessionId != null ? sql`f.anonymous_session_id = ${who.sessionId}` : sql`false`;
   const messages = await tx
     .select({
-      id: chatMessages.id,
-      role: chatMessages.role,
-      text: chatMessages.text,
-      sources: chatMessages.sources,
-      answered_by: chatMessages.answered_by,
-      notice: chatMessages.notice,
-      created_at: chatMessages.created_at,
+      ...messageColumns,
       feedback: sql<
         string | null
       >`(select f.value from message_feedback f where f.organization_id = ${chatMessages.organization_id} and f.message_id = ${chatMessages.id} and ${mine} limit 1)`,

@@ -3,20 +3,21 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createAnonymousSession, requireAnonymousSession } from './anonymous.js';
-import { giveFeedback, likedInProcessing, loadChat, type Chatter } from './chat.js';
+import { giveFeedback, likedInProcessing, loadChat, messageColumns, type Chatter } from './chat.js';
 import { queueLiked } from './liked.js';
 import { DEFAULT_PLATFORM, recordEngagement, trending } from './curated.js';
 import { createSubmissionFromStream, INDEX_JOB, removeChunks, submissionColumns } from './ingest.js';
 import { limitsFor } from './limits.js';
 import { SubmitError } from './submit-error.js';
 import { allowedLevels } from './retrieve.js';
-import { anonymousProjects, chats, SENSITIVITY_LEVELS, submissions } from './tables.js';
+import { anonymousProjects, anonymousSessions, chatMessages, chats, curatedContent, messageFeedback, SENSITIVITY_LEVELS, submissions } from './tables.js';
 import { organizations } from '../core/db/tables.js';
 import { projects } from '../core/db/projects.js';
 import { withTenant } from '../core/db/tenant.js';
 import { forbidden, httpError, notFound } from '../core/errors.js';
 import { inTenant } from '../core/tenancy.js';
 import { idParam } from '../engine/crud.js';
+import { answers, arrayOf, bool, int, nullableStr, num, objectOf, selectionOf, str, type JsonSchema } from '../engine/answers.js';
 import { color, requiredText, text } from '../engine/fields.js';
 import { atLeast } from '../core/context.js';
 import { hitAnonymousLimit, requireAnonymousAccess } from './anonymous-limits.js';
@@ -30,6 +31,42 @@ const platformQuery = z.strictObject({
 });
 const projectBody = z.strictObject({ name: requiredText(100), description: text(2000), color: color().optional() });
 const projectCols = { id: projects.id, name: projects.name, description: projects.description, color: projects.color, created_at: projects.created_at };
+const orgCols = {
+  id: organizations.id,
+  name: organizations.name,
+  slug: organizations.slug,
+  description: organizations.description,
+  banner_text: organizations.banner_text,
+  banner_color: organizations.banner_color,
+  banner_enabled: organizations.banner_enabled,
+  plan: organizations.plan,
+};
+
+// What the routes answer, for the OpenAPI document (server/engine/answers.ts).
+/** A list answered whole, in the shape of a list page. */
+const listOf = (item: JsonSchema) => objectOf({ items: arrayOf(item), itemsPerPage: int, page: int, total: int });
+const session = { anonymous: bool, organization_slug: str, created_at: anonymousSessions.created_at, expires_at: anonymousSessions.expires_at };
+const trendingAnswer = objectOf({
+  platform: str,
+  items: arrayOf(
+    selectionOf({
+      id: curatedContent.id,
+      text: curatedContent.text,
+      link: curatedContent.link,
+      created_at: curatedContent.created_at,
+      platform: curatedContent.platform,
+      score: num,
+    }),
+  ),
+});
+const chatColumns = { id: chats.id, title: chats.title, project_id: chats.project_id, created_at: chats.created_at, updated_at: chats.updated_at };
+/** A chat as lists show it: `shared` is whether anyone with its link may read it. */
+const chatSummary = { ...chatColumns, shared: bool };
+/** A chat with its messages, each with the caller's like or dislike (`feedback`). */
+const chatAnswer = selectionOf({
+  ...chatSummary,
+  messages: arrayOf(selectionOf({ ...messageColumns, feedback: { ...nullableStr, enum: ['like', 'dislike', null] } })),
+});
 
 const memberOf = (req: FastifyRequest): Chatter => ({ orgId: req.caller.orgId, userId: req.caller.userId, role: req.caller.role, sessionId: null });
 
@@ -43,16 +80,31 @@ export function registerAiRoutes(scope: FastifyInstance) {
   const anon = <T>(orgId: number, fn: Parameters<typeof withTenant<T>>[2]) => withTenant(scope.db, { orgId, userId: null }, fn);
 
   // Anonymous sessions (spec §6, §7)
-  app.post('/auth/anonymous', { config: pub, schema: { tags: ['Anonymous'], summary: 'Start an anonymous session (a temporary key)' } }, async (req, reply) => {
-    await requireAnonymousAccess(scope.db, req.org.id);
-    await hitAnonymousLimit(scope.db, scope.config, 'session', req.org.id, req.ip);
-    const { key, session } = await createAnonymousSession(scope.db, req.org.id, scope.config.ANONYMOUS_SESSION_DAYS);
-    return reply.status(201).send({ key, anonymous: true, organization_slug: req.org.slug, created_at: session.created_at, expires_at: session.expires_at });
-  });
+  app.post(
+    '/auth/anonymous',
+    {
+      config: pub,
+      schema: { tags: ['Anonymous'], summary: 'Start an anonymous session (a temporary key)', ...answers(201, selectionOf({ key: str, ...session })) },
+    },
+    async (req, reply) => {
+      await requireAnonymousAccess(scope.db, req.org.id);
+      await hitAnonymousLimit(scope.db, scope.config, 'session', req.org.id, req.ip);
+      const { key, session } = await createAnonymousSession(scope.db, req.org.id, scope.config.ANONYMOUS_SESSION_DAYS);
+      return reply.status(201).send({ key, anonymous: true, organization_slug: req.org.slug, created_at: session.created_at, expires_at: session.expires_at });
+    },
+  );
 
   app.get(
     '/auth/anonymous/me/:key',
-    { config: pub, schema: { tags: ['Anonymous'], summary: 'The anonymous session of a key', params: keyParam } },
+    {
+      config: pub,
+      schema: {
+        tags: ['Anonymous'],
+        summary: 'The anonymous session of a key',
+        params: keyParam,
+        ...answers(200, selectionOf({ ...session, projects: arrayOf(int) })),
+      },
+    },
     async (req) => {
       const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
       const own = await anon(req.org.id, (tx) =>
@@ -71,22 +123,13 @@ export function registerAiRoutes(scope: FastifyInstance) {
   /** Spec §7: the organization list of an anonymous session is its own organization. */
   app.get(
     '/organizations/anonymous/:key',
-    { config: pub, schema: { tags: ['Anonymous'], summary: "An anonymous session's organization", params: keyParam } },
+    {
+      config: pub,
+      schema: { tags: ['Anonymous'], summary: "An anonymous session's organization", params: keyParam, ...answers(200, listOf(selectionOf(orgCols))) },
+    },
     async (req) => {
       await requireAnonymousSession(scope.db, req.org.id, req.params.key);
-      const [org] = await scope.db
-        .select({
-          id: organizations.id,
-          name: organizations.name,
-          slug: organizations.slug,
-          description: organizations.description,
-          banner_text: organizations.banner_text,
-          banner_color: organizations.banner_color,
-          banner_enabled: organizations.banner_enabled,
-          plan: organizations.plan,
-        })
-        .from(organizations)
-        .where(eq(organizations.id, req.org.id));
+      const [org] = await scope.db.select(orgCols).from(organizations).where(eq(organizations.id, req.org.id));
       return { items: [org], itemsPerPage: 50, page: 1, total: 1 };
     },
   );
@@ -94,7 +137,15 @@ export function registerAiRoutes(scope: FastifyInstance) {
   /** Projects a visitor can chat in: their own, and those with public indexed material. */
   app.get(
     '/projects/anonymous/:key',
-    { config: pub, schema: { tags: ['Anonymous'], summary: 'Projects open to an anonymous session', params: keyParam } },
+    {
+      config: pub,
+      schema: {
+        tags: ['Anonymous'],
+        summary: 'Projects open to an anonymous session',
+        params: keyParam,
+        ...answers(200, listOf(selectionOf({ ...projectCols, own: bool }))),
+      },
+    },
     async (req) => {
       const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
       const items = await anon(req.org.id, (tx) =>
@@ -119,7 +170,10 @@ export function registerAiRoutes(scope: FastifyInstance) {
 
   app.get(
     '/projects/anonymous/user/:key',
-    { config: pub, schema: { tags: ['Anonymous'], summary: 'Projects an anonymous session created', params: keyParam } },
+    {
+      config: pub,
+      schema: { tags: ['Anonymous'], summary: 'Projects an anonymous session created', params: keyParam, ...answers(200, listOf(selectionOf(projectCols))) },
+    },
     async (req) => {
       const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
       const items = await anon(req.org.id, (tx) =>
@@ -136,7 +190,16 @@ export function registerAiRoutes(scope: FastifyInstance) {
 
   app.post(
     '/projects/anonymous/:key',
-    { config: pub, schema: { tags: ['Anonymous'], summary: 'Create a project for an anonymous session', params: keyParam, body: projectBody } },
+    {
+      config: pub,
+      schema: {
+        tags: ['Anonymous'],
+        summary: 'Create a project for an anonymous session',
+        params: keyParam,
+        body: projectBody,
+        ...answers(201, selectionOf(projectCols)),
+      },
+    },
     async (req, reply) => {
       const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
       await hitAnonymousLimit(scope.db, scope.config, 'write', req.org.id, req.ip);
@@ -158,15 +221,23 @@ export function registerAiRoutes(scope: FastifyInstance) {
   );
 
   // Curated content: trending (the CRUD definition serves the rest)
-  app.get('/curated_content/trending', { schema: { tags: ['Curated content item'], summary: 'Trending curated content', querystring: platformQuery } }, (req) =>
-    inTenant(req, async (ctx) => ({ platform: req.query.platform, items: await trending(ctx.tx, ctx.orgId, req.query.platform, req.query.limit) })),
+  app.get(
+    '/curated_content/trending',
+    { schema: { tags: ['Curated content item'], summary: 'Trending curated content', querystring: platformQuery, ...answers(200, trendingAnswer) } },
+    (req) => inTenant(req, async (ctx) => ({ platform: req.query.platform, items: await trending(ctx.tx, ctx.orgId, req.query.platform, req.query.limit) })),
   );
 
   app.get(
     '/curated_content/anonymous/trending/:key',
     {
       config: pub,
-      schema: { tags: ['Anonymous'], summary: 'Trending curated content for an anonymous session', params: keyParam, querystring: platformQuery },
+      schema: {
+        tags: ['Anonymous'],
+        summary: 'Trending curated content for an anonymous session',
+        params: keyParam,
+        querystring: platformQuery,
+        ...answers(200, trendingAnswer),
+      },
     },
     async (req) => {
       await requireAnonymousSession(scope.db, req.org.id, req.params.key);
@@ -184,6 +255,7 @@ export function registerAiRoutes(scope: FastifyInstance) {
         params: numId,
         querystring: z.strictObject({ key: z.string().max(100).optional() }),
         body: z.strictObject({ kind: z.enum(['view', 'click', 'share', 'like']).default('view') }).default({ kind: 'view' }),
+        ...answers(204, null),
       },
     },
     async (req, reply) => {
@@ -206,6 +278,7 @@ export function registerAiRoutes(scope: FastifyInstance) {
           page: z.coerce.number().int().min(1).default(1),
           itemsPerPage: z.coerce.number().int().min(1).max(200).default(50),
         }),
+        ...answers(200, listOf(selectionOf(chatSummary))),
       },
     },
     (req) =>
@@ -217,14 +290,7 @@ export function registerAiRoutes(scope: FastifyInstance) {
           req.query.project_id ? eq(chats.project_id, req.query.project_id) : undefined,
         );
         const items = await ctx.tx
-          .select({
-            id: chats.id,
-            title: chats.title,
-            project_id: chats.project_id,
-            shared: sql<boolean>`${chats.shared_at} is not null`,
-            created_at: chats.created_at,
-            updated_at: chats.updated_at,
-          })
+          .select({ ...chatColumns, shared: sql<boolean>`${chats.shared_at} is not null` })
           .from(chats)
           .where(where)
           .orderBy(desc(chats.updated_at))
@@ -238,7 +304,7 @@ export function registerAiRoutes(scope: FastifyInstance) {
       }),
   );
 
-  app.get('/chats/:id', { schema: { tags: ['Chat'], summary: 'Reopen a chat with its messages', params: chatParam } }, (req) =>
+  app.get('/chats/:id', { schema: { tags: ['Chat'], summary: 'Reopen a chat with its messages', params: chatParam, ...answers(200, chatAnswer) } }, (req) =>
     inTenant(req, (ctx) => loadChat(ctx.tx, memberOf(req), ctx.orgId, req.params.id)),
   );
 
@@ -250,6 +316,7 @@ export function registerAiRoutes(scope: FastifyInstance) {
         summary: 'Rename or share a chat',
         params: chatParam,
         body: z.strictObject({ title: requiredText(200).optional(), shared: z.boolean().optional() }),
+        ...answers(200, chatAnswer),
       },
     },
     (req) =>
@@ -267,7 +334,7 @@ export function registerAiRoutes(scope: FastifyInstance) {
       }),
   );
 
-  app.delete('/chats/:id', { schema: { tags: ['Chat'], summary: 'Delete a chat', params: chatParam } }, async (req, reply) => {
+  app.delete('/chats/:id', { schema: { tags: ['Chat'], summary: 'Delete a chat', params: chatParam, ...answers(204, null) } }, async (req, reply) => {
     await inTenant(req, async (ctx) => {
       await loadChat(ctx.tx, memberOf(req), ctx.orgId, req.params.id);
       await ctx.tx.delete(chats).where(and(eq(chats.organization_id, ctx.orgId), eq(chats.id, req.params.id)));
@@ -276,16 +343,35 @@ export function registerAiRoutes(scope: FastifyInstance) {
   });
 
   /** landing?chat_id=: a shared chat, read-only, for anyone. */
-  app.get('/chats/shared/:id', { config: pub, schema: { tags: ['Chat'], summary: 'A shared chat, read-only (no sign-in)', params: chatParam } }, (req) =>
-    anon(req.org.id, async (tx) => {
-      const chat = await loadChat(tx, null, req.org.id, req.params.id, { shared: true });
-      return { ...chat, messages: chat.messages.map(({ feedback: _f, ...m }) => m), read_only: true };
-    }),
+  app.get(
+    '/chats/shared/:id',
+    {
+      config: pub,
+      schema: {
+        tags: ['Chat'],
+        summary: 'A shared chat, read-only (no sign-in)',
+        params: chatParam,
+        ...answers(200, selectionOf({ ...chatSummary, messages: arrayOf(selectionOf(messageColumns)), read_only: bool })),
+      },
+    },
+    (req) =>
+      anon(req.org.id, async (tx) => {
+        const chat = await loadChat(tx, null, req.org.id, req.params.id, { shared: true });
+        return { ...chat, messages: chat.messages.map(({ feedback: _f, ...m }) => m), read_only: true };
+      }),
   );
 
   app.post(
     '/chat_messages/:id/feedback',
-    { schema: { tags: ['Chat'], summary: 'Like or dislike an answer', params: numId, body: z.strictObject({ value: z.enum(['like', 'dislike']) }) } },
+    {
+      schema: {
+        tags: ['Chat'],
+        summary: 'Like or dislike an answer',
+        params: numId,
+        body: z.strictObject({ value: z.enum(['like', 'dislike']) }),
+        ...answers(200, selectionOf({ message_id: int, value: messageFeedback.value, message: str, feedback_id: int })),
+      },
+    },
     async (req) => {
       const vote = await inTenant(req, (ctx) => giveFeedback(ctx.tx, memberOf(req), req.params.id, req.body.value));
       await queueLiked(scope.queue, req.caller.orgId, vote.feedback_id);
@@ -300,6 +386,25 @@ export function registerAiRoutes(scope: FastifyInstance) {
         tags: ['Chat'],
         summary: 'Liked answers waiting in processing',
         querystring: z.strictObject({ project_id: z.coerce.number().int().positive() }),
+        ...answers(
+          200,
+          objectOf({
+            project_id: int,
+            messages: arrayOf(
+              selectionOf({
+                id: messageFeedback.id,
+                message_id: chatMessages.id,
+                chat_id: chatMessages.chat_id,
+                answer: chatMessages.text,
+                sources: chatMessages.sources,
+                question: nullableStr,
+                liked_at: messageFeedback.updated_at,
+                status: messageFeedback.status,
+                error: messageFeedback.error,
+              }),
+            ),
+          }),
+        ),
       },
     },
     (req) => inTenant(req, async (ctx) => ({ project_id: req.query.project_id, messages: await likedInProcessing(ctx.tx, ctx.orgId, req.query.project_id) })),
@@ -308,7 +413,14 @@ export function registerAiRoutes(scope: FastifyInstance) {
   // Submissions (uploads go through the socket; listing, re-indexing and deleting are plain calls)
   app.get(
     '/submissions',
-    { schema: { tags: ['Submission'], summary: "A project's submissions", querystring: z.strictObject({ project_id: z.coerce.number().int().positive() }) } },
+    {
+      schema: {
+        tags: ['Submission'],
+        summary: "A project's submissions",
+        querystring: z.strictObject({ project_id: z.coerce.number().int().positive() }),
+        ...answers(200, listOf(selectionOf(submissionColumns))),
+      },
+    },
     (req) =>
       inTenant(req, async (ctx) => {
         const levels = allowedLevels(ctx.userId !== null ? { kind: 'user', userId: ctx.userId, role: ctx.role } : { kind: 'apikey' });
@@ -349,6 +461,17 @@ export function registerAiRoutes(scope: FastifyInstance) {
             sensitivityLevel: z.enum(SENSITIVITY_LEVELS).default('internal'),
             buildIndex: z.enum(['true', 'false']).default('true'),
           }),
+          ...answers(
+            201,
+            selectionOf({
+              status: { type: 'string', enum: ['success'] },
+              submission_id: submissions.id,
+              fileName: submissions.file_name,
+              size_bytes: submissions.size_bytes,
+              submission_status: submissions.status,
+              message: str,
+            }),
+          ),
         },
       },
       async (req, reply) => {
@@ -408,25 +531,40 @@ export function registerAiRoutes(scope: FastifyInstance) {
     return s;
   };
 
-  app.post('/submissions/:id/index', { schema: { tags: ['Submission'], summary: 'Index (again) a submission', params: numId } }, async (req, reply) => {
-    await inTenant(req, async (ctx) => {
-      const sub = await ownSubmission(req, req.params.id, ctx.tx);
-      await removeChunks(ctx.tx, ctx.orgId, sub.project_id, sub.id);
-      await ctx.tx
-        .update(submissions)
-        .set({ status: 'uploaded', progress: 0, error: null, chunk_count: 0 })
-        .where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
-    });
-    await scope.queue.enqueue(INDEX_JOB, { orgId: req.caller.orgId, submissionId: req.params.id });
-    return reply.status(202).send({ submission_id: req.params.id, status: 'uploaded', message: 'Indexing has started.' });
-  });
+  app.post(
+    '/submissions/:id/index',
+    {
+      schema: {
+        tags: ['Submission'],
+        summary: 'Index (again) a submission',
+        params: numId,
+        ...answers(202, selectionOf({ submission_id: int, status: submissions.status, message: str })),
+      },
+    },
+    async (req, reply) => {
+      await inTenant(req, async (ctx) => {
+        const sub = await ownSubmission(req, req.params.id, ctx.tx);
+        await removeChunks(ctx.tx, ctx.orgId, sub.project_id, sub.id);
+        await ctx.tx
+          .update(submissions)
+          .set({ status: 'uploaded', progress: 0, error: null, chunk_count: 0 })
+          .where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
+      });
+      await scope.queue.enqueue(INDEX_JOB, { orgId: req.caller.orgId, submissionId: req.params.id });
+      return reply.status(202).send({ submission_id: req.params.id, status: 'uploaded', message: 'Indexing has started.' });
+    },
+  );
 
-  app.delete('/submissions/:id', { schema: { tags: ['Submission'], summary: 'Delete a submission and its passages', params: numId } }, async (req, reply) => {
-    await inTenant(req, async (ctx) => {
-      const sub = await ownSubmission(req, req.params.id, ctx.tx);
-      await removeChunks(ctx.tx, ctx.orgId, sub.project_id, sub.id);
-      await ctx.tx.delete(submissions).where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
-    });
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/submissions/:id',
+    { schema: { tags: ['Submission'], summary: 'Delete a submission and its passages', params: numId, ...answers(204, null) } },
+    async (req, reply) => {
+      await inTenant(req, async (ctx) => {
+        const sub = await ownSubmission(req, req.params.id, ctx.tx);
+        await removeChunks(ctx.tx, ctx.orgId, sub.project_id, sub.id);
+        await ctx.tx.delete(submissions).where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
+      });
+      return reply.status(204).send();
+    },
+  );
 }

@@ -1,3 +1,4 @@
+import { Column, getTableColumns, is } from 'drizzle-orm';
 import type { ResourceDefinition } from './define.js';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { recordJsonSchema, tableJsonSchema } from './nested.js';
@@ -76,6 +77,26 @@ export function recordWith(def: ResourceDefinition, more: Record<string, Schema>
 
 /** A row of `table` as a route answers it, every column (a table no resource definition covers). */
 export const rowOf = (table: PgTable): JsonSchema => tableJsonSchema(table);
+/** A row of `table` with more properties (what a route adds to it). */
+export function rowWith(table: PgTable, more: Record<string, Schema>): JsonSchema {
+  const row = rowOf(table);
+  return { ...row, properties: { ...(row.properties as object), ...more } };
+}
+/**
+ * What a select answers: each column of `selection` (a Drizzle selection, keys as the route names
+ * them) as its table's row has it; an entry that is not a column is the schema of a value computed there.
+ */
+export function selectionOf(selection: Record<string, Column | Schema>): JsonSchema {
+  const properties = Object.fromEntries(
+    Object.entries(selection).map(([key, value]) => {
+      if (!is(value, Column)) return [key, value];
+      const table = value.table as PgTable;
+      const name = Object.entries(getTableColumns(table)).find(([, c]) => c === value)![0];
+      return [key, (rowOf(table).properties as Record<string, JsonSchema>)[name]];
+    }),
+  );
+  return { type: 'object', properties };
+}
 /** `def`'s record schema, to nest in an answer. */
 export const recordOf =
   (def: ResourceDefinition): Schema =>

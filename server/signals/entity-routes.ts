@@ -7,6 +7,7 @@ import { defineJob, enqueueJob } from '../core/jobs/define.js';
 import { inTenant } from '../core/tenancy.js';
 import type { RequestContext } from '../core/context.js';
 import { idParam } from '../engine/crud.js';
+import { answers, arrayOf, int, messageAnswer, objectOf, rowOf, rowWith, str, type JsonSchema } from '../engine/answers.js';
 import { linkedRows, ownRows } from '../engine/visibility.js';
 import { caseParticipants, cases, conversations, incidentParticipants, incidentResources, incidents, tasks } from '../incidents/tables.js';
 import { commits } from '../commits/tables.js';
@@ -21,7 +22,9 @@ import {
   signalInstances,
   signals,
 } from './tables.js';
-import { extract, jpathError, patternError, type ExtractableType } from './extract.js';
+import { extract, type ExtractableType } from './extract.js';
+import { checkPatterns, entityTypeCreate } from './resources.js';
+import { ref } from '../engine/fields.js';
 
 const page = z.object({ page: z.coerce.number().int().min(1).default(1), itemsPerPage: z.coerce.number().int().min(1).max(100).default(25) });
 
@@ -295,13 +298,34 @@ export function backTest(rows: { id: number; raw: unknown }[], type: Extractable
   return { total: rows.length, matched, samples, top_values: top };
 }
 
+/** A pattern being tried must find something: a JSONPath, a regular expression or both, each valid. */
 function checkType(body: { jpath?: string | null; regular_expression?: string | null }) {
   if (!body.jpath && !body.regular_expression) throw invalid('Give a JSONPath, a regular expression, or both.', ['body', 'jpath']);
-  const re = body.regular_expression ? patternError(body.regular_expression) : null;
-  if (re) throw invalid(re, ['body', 'regular_expression']);
-  const jp = body.jpath ? jpathError(body.jpath) : null;
-  if (jp) throw invalid(jp, ['body', 'jpath']);
+  checkPatterns(body);
 }
+
+// What the routes answer, for the OpenAPI document (server/engine/answers.ts).
+/** A page of a sub-resource: its rows differ by sub-resource, so they are described in words. */
+const subPage = (subs: readonly string[], more: Record<string, JsonSchema> = {}): JsonSchema => ({
+  type: 'object',
+  properties: {
+    items: {
+      type: 'array',
+      items: { type: 'object', description: `A row of the sub-resource named in the path (${subs.join(', ')}).` },
+    },
+    page: int,
+    itemsPerPage: int,
+    ...more,
+  },
+  required: ['items', 'page', 'itemsPerPage'],
+});
+const entityPage = objectOf({ items: arrayOf(rowOf(entities)), page: int, itemsPerPage: int });
+const backTestAnswer = objectOf({
+  total: int,
+  matched: int,
+  samples: arrayOf(objectOf({ instance_id: int, values: arrayOf(str) })),
+  top_values: arrayOf(objectOf({ value: str, count: int })),
+});
 
 /** The queue of re-extraction runs (PUT /entity_type/{id}/process). */
 export const REEXTRACT_QUEUE = 'signals-reextract';
@@ -311,6 +335,8 @@ export function registerEntityRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const tags = ['Entity'];
   const sub = z.enum(ENTITY_SUB_RESOURCES as [string, ...string[]]);
+  // The first page of cases, when it holds them all, also counts them and the open ones.
+  const entitySubPage = subPage(ENTITY_SUB_RESOURCES, { total: int, open: int });
 
   const listEntitySub = (id: number, name: string, days: number | null, q: z.infer<typeof page>) => async (ctx: RequestContext) => {
     await requireEntity(ctx, id);
@@ -331,6 +357,7 @@ export function registerEntityRoutes(scope: FastifyInstance) {
         summary: 'Where the entity was seen: cases, incidents, signal instances and what hangs off them',
         params: z.object({ id: idParam.shape.id, sub }),
         querystring: page,
+        ...answers(200, entitySubPage),
       },
     },
     (req) => inTenant(req, listEntitySub(req.params.id, req.params.sub, null, req.query), { readOnly: true }),
@@ -343,6 +370,7 @@ export function registerEntityRoutes(scope: FastifyInstance) {
         summary: 'The same, over the last {days} days',
         params: z.object({ id: idParam.shape.id, sub, days: z.coerce.number().int().min(1).max(3650) }),
         querystring: page,
+        ...answers(200, entitySubPage),
       },
     },
     (req) => inTenant(req, listEntitySub(req.params.id, req.params.sub, req.params.days, req.query), { readOnly: true }),
@@ -363,6 +391,7 @@ export function registerEntityRoutes(scope: FastifyInstance) {
         summary: 'Where any entity of the type was seen',
         params: z.object({ id: idParam.shape.id, sub: typeSub }),
         querystring: page,
+        ...answers(200, subPage(ENTITY_TYPE_SUB_RESOURCES)),
       },
     },
     (req) => inTenant(req, listTypeSub(req.params.id, req.params.sub, req.query), { readOnly: true }),
@@ -375,6 +404,7 @@ export function registerEntityRoutes(scope: FastifyInstance) {
         summary: 'The same, page {page}',
         params: z.object({ id: idParam.shape.id, sub: typeSub, page: z.coerce.number().int().min(1) }),
         querystring: page.pick({ itemsPerPage: true }),
+        ...answers(200, subPage(ENTITY_TYPE_SUB_RESOURCES)),
       },
     },
     (req) => inTenant(req, listTypeSub(req.params.id, req.params.sub, { page: req.params.page, itemsPerPage: req.query.itemsPerPage }), { readOnly: true }),
@@ -382,7 +412,15 @@ export function registerEntityRoutes(scope: FastifyInstance) {
 
   app.get(
     '/entity/type/:type',
-    { schema: { tags, summary: 'Entities of one type (by id or name)', params: z.object({ type: z.string().min(1).max(200) }), querystring: page } },
+    {
+      schema: {
+        tags,
+        summary: 'Entities of one type (by id or name)',
+        params: z.object({ type: z.string().min(1).max(200) }),
+        querystring: page,
+        ...answers(200, entityPage),
+      },
+    },
     (req) =>
       inTenant(
         req,
@@ -415,6 +453,7 @@ export function registerEntityRoutes(scope: FastifyInstance) {
         summary: `Entities whose value is of one kind (${Object.keys(CLASSES).join(', ')}), whatever their type`,
         params: z.object({ class: z.enum(Object.keys(CLASSES) as [string, ...string[]]) }),
         querystring: page,
+        ...answers(200, entityPage),
       },
     },
     (req) =>
@@ -435,15 +474,18 @@ export function registerEntityRoutes(scope: FastifyInstance) {
       ),
   );
 
-  app.post('/entity/:id/subscribe', { schema: { tags, summary: 'E-mail me when the entity turns up in a new case', params: idParam } }, (req) =>
-    inTenant(req, async (ctx) => {
-      if (ctx.userId === null) throw httpError(403, 'Only a signed-in user can subscribe.', 'forbidden');
-      await requireEntity(ctx, req.params.id);
-      await ctx.tx.insert(entitySubscriptions).values({ organization_id: ctx.orgId, entity_id: req.params.id, user_id: ctx.userId }).onConflictDoNothing();
-      return { message: 'Entity subscribed successfully.' };
-    }),
+  app.post(
+    '/entity/:id/subscribe',
+    { schema: { tags, summary: 'E-mail me when the entity turns up in a new case', params: idParam, ...messageAnswer() } },
+    (req) =>
+      inTenant(req, async (ctx) => {
+        if (ctx.userId === null) throw httpError(403, 'Only a signed-in user can subscribe.', 'forbidden');
+        await requireEntity(ctx, req.params.id);
+        await ctx.tx.insert(entitySubscriptions).values({ organization_id: ctx.orgId, entity_id: req.params.id, user_id: ctx.userId }).onConflictDoNothing();
+        return { message: 'Entity subscribed successfully.' };
+      }),
   );
-  app.delete('/entity/:id/subscribe', { schema: { tags, summary: 'Stop the e-mails about this entity', params: idParam } }, (req) =>
+  app.delete('/entity/:id/subscribe', { schema: { tags, summary: 'Stop the e-mails about this entity', params: idParam, ...messageAnswer() } }, (req) =>
     inTenant(req, async (ctx) => {
       await requireEntity(ctx, req.params.id);
       if (ctx.userId !== null)
@@ -460,11 +502,9 @@ export function registerEntityRoutes(scope: FastifyInstance) {
     }),
   );
 
-  const backTestBody = z.strictObject({
-    jpath: z.string().max(2000).nullish(),
-    regular_expression: z.string().max(2000).nullish(),
-    scope: z.enum(['single', 'multiple', 'all']).optional(),
-    signal_id: z.number().int().positive().optional(),
+  // The entity type's own fields, tried before it is saved.
+  const backTestBody = entityTypeCreate.pick({ jpath: true, regular_expression: true, scope: true }).extend({
+    signal_id: ref().optional(),
     limit: z.number().int().min(1).max(1000).default(1000),
   });
   const lastInstances = (ctx: RequestContext, where: SQL | undefined, limit: number) =>
@@ -477,7 +517,14 @@ export function registerEntityRoutes(scope: FastifyInstance) {
 
   app.post(
     '/entity_type/backtest',
-    { schema: { tags: ['EntityType'], summary: 'How many of the last instances a pattern (not yet saved) finds a value in', body: backTestBody } },
+    {
+      schema: {
+        tags: ['EntityType'],
+        summary: 'How many of the last instances a pattern (not yet saved) finds a value in',
+        body: backTestBody,
+        ...answers(200, backTestAnswer),
+      },
+    },
     (req) =>
       inTenant(
         req,
@@ -506,6 +553,7 @@ export function registerEntityRoutes(scope: FastifyInstance) {
         summary: "How many of the last 1,000 instances of the type's definitions it finds a value in",
         params: idParam,
         querystring: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(1000) }),
+        ...answers(200, backTestAnswer),
       },
     },
     (req) =>
@@ -522,7 +570,14 @@ export function registerEntityRoutes(scope: FastifyInstance) {
 
   app.put(
     '/entity_type/:id/process',
-    { schema: { tags: ['EntityType'], summary: 'Re-extract the type over past instances (a job; progress at GET)', params: idParam } },
+    {
+      schema: {
+        tags: ['EntityType'],
+        summary: 'Re-extract the type over past instances (a job; progress at GET)',
+        params: idParam,
+        ...answers(202, rowOf(entityTypeRuns)),
+      },
+    },
     async (req, reply) => {
       const run = await inTenant(req, async (ctx) => {
         await requireType(ctx, req.params.id);
@@ -546,7 +601,14 @@ export function registerEntityRoutes(scope: FastifyInstance) {
   );
   app.get(
     '/entity_type/:id/process',
-    { schema: { tags: ['EntityType'], summary: "The type's latest re-extraction and its progress", params: idParam } },
+    {
+      schema: {
+        tags: ['EntityType'],
+        summary: "The type's latest re-extraction and its progress",
+        params: idParam,
+        ...answers(200, rowWith(entityTypeRuns, { percent: int })),
+      },
+    },
     (req) =>
       inTenant(
         req,

@@ -7,12 +7,18 @@ import { z } from 'zod';
 import { unauthorized } from '../core/errors.js';
 import { rowsOf, type Db } from '../core/db/client.js';
 import { runInTenant } from '../core/tenancy.js';
+import { answers, arrayOf, int, nullableStr, objectOf, str } from '../engine/answers.js';
 import { EVENT_ACTIONS, signalInstances, signals, type SIGNAL_SOURCES } from './tables.js';
 import { hashIngestKey } from './resources.js';
 import { PARTITIONS, PROCESS_BATCH, processPending } from './process.js';
 
 const tags = ['Signal ingestion'];
 const publicRoute = { access: 'public' as const };
+/** What an accepted delivery answers (202: stored, processed later), for the OpenAPI document. */
+const acceptedOne = answers(202, objectOf({ message: str, id: int, dedup_key: nullableStr }));
+const acceptedMany = answers(202, objectOf({ message: str, ids: arrayOf(int) }));
+/** PagerDuty's own answer, so its clients read it. */
+const pagerDutyAccepted = answers(202, objectOf({ status: str, message: str, dedup_key: str }));
 
 interface Source {
   id: number;
@@ -346,7 +352,7 @@ export function registerSignalIngest(scope: FastifyInstance) {
 
   app.post(
     '/signals/instances',
-    { config: publicRoute, schema: { tags, summary: 'Send one signal (ingest key as bearer)', body: nativeEvent } },
+    { config: publicRoute, schema: { tags, summary: 'Send one signal (ingest key as bearer)', body: nativeEvent, ...acceptedOne } },
     async (req, reply) => {
       const source = await sourceOf(req, bearer(req));
       const ids = await accept(req, reply, source, 'native', [
@@ -362,7 +368,7 @@ export function registerSignalIngest(scope: FastifyInstance) {
     '/signals/instances/batch',
     {
       config: publicRoute,
-      schema: { tags, summary: 'Send up to 1,000 signals at once', body: z.strictObject({ items: z.array(nativeEvent).min(1).max(1000) }) },
+      schema: { tags, summary: 'Send up to 1,000 signals at once', body: z.strictObject({ items: z.array(nativeEvent).min(1).max(1000) }), ...acceptedMany },
     },
     async (req, reply) => {
       const source = await sourceOf(req, bearer(req));
@@ -380,7 +386,7 @@ export function registerSignalIngest(scope: FastifyInstance) {
 
   app.post(
     '/signals/pagerduty/v2/enqueue',
-    { config: publicRoute, schema: { tags, summary: 'PagerDuty Events API v2 (routing_key is the ingest key)', body: pagerDutyEvent } },
+    { config: publicRoute, schema: { tags, summary: 'PagerDuty Events API v2 (routing_key is the ingest key)', body: pagerDutyEvent, ...pagerDutyAccepted } },
     async (req, reply) => {
       const source = await sourceOf(req, req.body.routing_key);
       // PagerDuty makes up a key for a trigger without one and returns it, so later events can name the alert.
@@ -396,7 +402,7 @@ export function registerSignalIngest(scope: FastifyInstance) {
 
   app.post(
     '/signals/alertmanager',
-    { config: publicRoute, schema: { tags, summary: 'Prometheus Alertmanager webhook (ingest key as bearer)', body: alertGroup } },
+    { config: publicRoute, schema: { tags, summary: 'Prometheus Alertmanager webhook (ingest key as bearer)', body: alertGroup, ...acceptedMany } },
     async (req, reply) => {
       const source = await sourceOf(req, bearer(req));
       const ids = await accept(req, reply, source, 'alertmanager', groupEvents(req.body));
@@ -419,7 +425,12 @@ export function registerSignalIngest(scope: FastifyInstance) {
       '/signals/grafana',
       {
         config: publicRoute,
-        schema: { tags, summary: 'Grafana alerting webhook (ingest key as bearer; HMAC checked when the signal has a secret)', body: alertGroup },
+        schema: {
+          tags,
+          summary: 'Grafana alerting webhook (ingest key as bearer; HMAC checked when the signal has a secret)',
+          body: alertGroup,
+          ...acceptedMany,
+        },
       },
       async (req, reply) => {
         const source = await sourceOf(req, bearer(req));

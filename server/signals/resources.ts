@@ -2,12 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { invalid } from '../core/errors.js';
-import { fieldsOf, idList, outer, projectField } from '../engine/definition-kit.js';
+import { bodyOf } from '../engine/body.js';
+import { fieldsOf, idList, outer } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
-import { flag, ref, requiredRef, requiredText, text, url } from '../engine/fields.js';
+import { ref, requiredText, text, url } from '../engine/fields.js';
 import { checkExpression } from './filters.js';
 import { jpathError, patternError } from './extract.js';
-import { ENTITY_SCOPES, entities, entityTypes, FILTER_ACTIONS, FILTER_MODES, signalEngagements, signalFilters, signalInstances, signals } from './tables.js';
+import { entities, entityTypes, signalEngagements, signalFilters, signalInstances, signals } from './tables.js';
 import { normalize } from './extract.js';
 
 /** Ingest keys are 32 hex characters, the length of a PagerDuty routing key, so PD clients accept them. */
@@ -17,7 +18,8 @@ export const newIngestKey = () => {
 };
 export const hashIngestKey = (key: string) => createHash('sha256').update(`ingest:${key}`).digest('hex');
 
-function checkPatterns(data: Record<string, unknown>) {
+/** An entity type's pattern and path, when given, must be ones the extractor can run. */
+export function checkPatterns<T extends { jpath?: unknown; regular_expression?: unknown }>(data: T): T {
   if (typeof data.regular_expression === 'string' && data.regular_expression) {
     const error = patternError(data.regular_expression);
     if (error) throw invalid(error, ['body', 'regular_expression']);
@@ -29,21 +31,14 @@ function checkPatterns(data: Record<string, unknown>) {
   return data;
 }
 
+export const entityTypeCreate = bodyOf(entityTypes, { name: requiredText(200), description: text(5000), jpath: text(2000), regular_expression: text(2000) });
+
 export const entityTypeResource = defineResource({
   model: 'EntityType',
   label: 'Entity type',
   path: '/entity_type',
   table: entityTypes,
-  create: z.strictObject({
-    name: requiredText(200),
-    description: text(5000),
-    jpath: text(2000),
-    regular_expression: text(2000),
-    enabled: flag().optional(),
-    scope: z.enum(ENTITY_SCOPES).optional(),
-    default: flag().optional(),
-    ...projectField,
-  }),
+  create: entityTypeCreate,
   pageSize: 10,
   sort: [['name', 'asc']],
   search: ['name', 'description'],
@@ -61,13 +56,16 @@ export const entityTypeResource = defineResource({
   },
 });
 
+const entityCreate = bodyOf(entities, { value: requiredText(1000), description: text(5000), source: text(200) }, { readOnly: ['normalized'] });
+
 export const entityResource = defineResource({
   model: 'Entity',
   label: 'Entity',
   path: '/entity',
   table: entities,
-  create: z.strictObject({ value: requiredText(1000), entity_type_id: requiredRef(), description: text(5000), source: text(200), ...projectField }),
-  update: z.strictObject({ description: text(5000), source: text(200), project_id: ref().nullish() }),
+  create: entityCreate,
+  // An entity's value (and so its type) is what it is: only what is said about it changes.
+  update: entityCreate.pick({ description: true, source: true, project_id: true }),
   pageSize: 10,
   sort: [['value', 'asc']],
   search: ['value'],
@@ -86,29 +84,24 @@ export const entityResource = defineResource({
   },
 });
 
-const filterBody = {
-  name: requiredText(200),
-  description: text(5000),
-  expression: z.array(z.unknown()).max(100).optional(),
-  mode: z.enum(FILTER_MODES).optional(),
-  action: z.enum(FILTER_ACTIONS).optional(),
-  expiration: z.coerce.date().nullish(),
-  /** Seconds. */
-  window: z
-    .number()
-    .int()
-    .min(1)
-    .max(30 * 24 * 3600)
-    .optional(),
-  ...projectField,
-};
-
 export const signalFilterResource = defineResource({
   model: 'SignalFilter',
   label: 'Signal filter',
   path: '/signals/filters',
   table: signalFilters,
-  create: z.strictObject(filterBody),
+  create: bodyOf(signalFilters, {
+    name: requiredText(200),
+    description: text(5000),
+    expression: z.array(z.unknown()).max(100).optional(),
+    expiration: z.coerce.date().nullish(),
+    /** Seconds. */
+    window: z
+      .number()
+      .int()
+      .min(1)
+      .max(30 * 24 * 3600)
+      .optional(),
+  }),
   pageSize: 10,
   sort: [['name', 'asc']],
   search: ['name', 'description'],
@@ -131,14 +124,7 @@ export const signalEngagementResource = defineResource({
   label: 'Signal engagement',
   path: '/signals/engagements',
   table: signalEngagements,
-  create: z.strictObject({
-    name: requiredText(200),
-    description: text(5000),
-    message: text(10_000),
-    require_mfa: flag().optional(),
-    entity_type_id: ref().nullish(),
-    ...projectField,
-  }),
+  create: bodyOf(signalEngagements, { name: requiredText(200), description: text(5000), message: text(10_000) }),
   pageSize: 10,
   sort: [['name', 'asc']],
   search: ['name', 'description'],
@@ -146,36 +132,37 @@ export const signalEngagementResource = defineResource({
   references: { project_id: 'Project', entity_type_id: 'EntityType' },
 });
 
-const signalBody = {
-  name: requiredText(200),
-  description: text(5000),
-  variant: text(200),
-  owner: text(320),
-  external_id: text(500),
-  external_url: url(),
-  case_type_id: ref().nullish(),
-  case_priority_id: ref().nullish(),
-  oncall_service_id: ref().nullish(),
-  conversation_target: text(500),
-  create_case: flag().optional(),
-  enabled: flag().optional(),
-  source: text(200),
-  entity_type_ids: idList().optional(),
-  filter_ids: idList().optional(),
-  engagement_ids: idList().optional(),
-  tag_ids: idList().optional(),
-  workflow_ids: idList().optional(),
-  /** Grafana's HMAC secret; when set, deliveries to /signals/grafana must be signed with it. */
-  hmac_secret: z.string().min(16).max(500).nullish(),
-};
+const signalCreate = bodyOf(
+  signals,
+  {
+    name: requiredText(200),
+    description: text(5000),
+    variant: text(200),
+    owner: text(320),
+    external_id: text(500),
+    external_url: url(),
+    conversation_target: text(500),
+    source: text(200),
+    entity_type_ids: idList().optional(),
+    filter_ids: idList().optional(),
+    engagement_ids: idList().optional(),
+    tag_ids: idList().optional(),
+    workflow_ids: idList().optional(),
+    /** Grafana's HMAC secret; when set, deliveries to /signals/grafana must be signed with it. */
+    hmac_secret: z.string().min(16).max(500).nullish(),
+  },
+  // The key columns are the server's (made here, rotated at /signals/{id}/rotate_key); the rate is not in the API today.
+  { readOnly: ['ingest_key_hash', 'previous_ingest_key_hash', 'previous_key_expires_at', 'rate_limit_per_minute'] },
+);
 
 export const signalResource = defineResource({
   model: 'Signal',
   label: 'Signal',
   path: '/signals',
   table: signals,
-  create: z.strictObject({ ...signalBody, project_id: requiredRef() }),
-  update: z.strictObject({ ...signalBody, project_id: ref() }).partial(),
+  create: signalCreate,
+  // A definition may move to another project, never to none.
+  update: signalCreate.extend({ project_id: ref() }).partial(),
   pageSize: 10,
   sort: [['name', 'asc']],
   search: ['name', 'description', 'variant'],

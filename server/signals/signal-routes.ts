@@ -7,6 +7,7 @@ import { atLeast } from '../core/context.js';
 import { forbidden, notFound } from '../core/errors.js';
 import { inTenant, runInTenant } from '../core/tenancy.js';
 import { idParam } from '../engine/crud.js';
+import { answers, answersBy, arrayOf, int, nullableStr, objectOf, selectionOf, str, type JsonSchema } from '../engine/answers.js';
 import { addEvent } from '../incidents/common.js';
 import { entityTypes, signalEngagementRequests, signalEngagements, signals } from './tables.js';
 import { newIngestKey } from './resources.js';
@@ -26,6 +27,20 @@ const page = (reply: FastifyReply, status: number, title: string, body: string) 
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head><body style="font-family:sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem"><h1>${escapeHtml(title)}</h1>${body}</body></html>`,
     );
 
+// What the routes answer, for the OpenAPI document (server/engine/answers.ts).
+const rotated = selectionOf({ id: signals.id, ingest_key: str, previous_key_expires_at: signals.previous_key_expires_at });
+const previewAnswer = objectOf({
+  title: str,
+  entities: arrayOf({
+    type: 'object',
+    description: 'A value found, or (value null) the error the type met on this payload',
+    properties: { entity_type_id: int, entity_type: str, value: nullableStr, error: str },
+    required: ['entity_type_id', 'entity_type', 'value'],
+  }),
+});
+/** The engagement pages are HTML for people, not JSON. */
+const htmlPage: JsonSchema = { content: { 'text/html': { schema: { type: 'string', description: 'An HTML page' } } } };
+
 /** Signal routes beside CRUD: key rotation, the editor's live preview, and the answer to an engagement. */
 export function registerSignalExtras(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
@@ -39,6 +54,7 @@ export function registerSignalExtras(scope: FastifyInstance) {
         summary: 'A new ingest key (shown once); the old one keeps working for grace_hours so sources can move over',
         params: idParam,
         body: z.strictObject({ grace_hours: z.number().min(0).max(168).default(24) }).default({ grace_hours: 24 }),
+        ...answers(200, rotated),
       },
     },
     (req) =>
@@ -66,6 +82,7 @@ export function registerSignalExtras(scope: FastifyInstance) {
         tags,
         summary: 'What a pasted payload would give: the entities each type extracts and the case title',
         body: z.strictObject({ raw: z.record(z.string(), z.unknown()), entity_type_ids: z.array(z.number().int().positive()).max(100).default([]) }),
+        ...answers(200, previewAnswer),
       },
     },
     (req) =>
@@ -124,7 +141,10 @@ export function registerSignalExtras(scope: FastifyInstance) {
 
     respond.get(
       '/signals/engagements/respond',
-      { config: { access: 'public' }, schema: { tags, summary: 'The page an engagement e-mail links to', querystring: query } },
+      {
+        config: { access: 'public' },
+        schema: { tags, summary: 'The page an engagement e-mail links to', querystring: query, ...answersBy({ 200: htmlPage, 404: htmlPage }) },
+      },
       async (req, reply) => {
         const row = await tenant(req, find(req.org.id, req.query.token));
         if (!row) return page(reply, 404, 'This link is not valid', '<p>It may have been replaced by a newer e-mail.</p>');
@@ -158,7 +178,10 @@ export function registerSignalExtras(scope: FastifyInstance) {
     };
     respond.post(
       '/signals/engagements/respond',
-      { config: { access: 'public' }, schema: { tags, summary: 'Records the answer on the case timeline', querystring: query } },
+      {
+        config: { access: 'public' },
+        schema: { tags, summary: 'Records the answer on the case timeline', querystring: query, ...answersBy({ 200: htmlPage, 401: htmlPage, 404: htmlPage }) },
+      },
       async (req, reply) => {
         const pending = await tenant(req, find(req.org.id, req.query.token));
         if (pending?.require_mfa && pending.status === 'pending' && !(await secondFactor(req, pending))) {
