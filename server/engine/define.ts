@@ -102,6 +102,13 @@ export interface ResourceDefinition {
    */
   references?: Record<string, string>;
   /**
+   * Fields holding people by e-mail, as the spec nests them: a `<role>_email` text column (`owner_email`
+   * is the spec's `owner`), or a list of e-mails (`assignees`). Bodies may send `{"email": ...}` objects
+   * (a participant's `{"individual": {"email": ...}}` too); answers carry `owner: {"email": ...}` beside
+   * `owner_email` (server/engine/nested.ts).
+   */
+  people?: string[];
+  /**
    * Fields the answers carry beyond the table's columns, computed values and nested references (an
    * incident's timeline): a record sent back whole in an update has them ignored, not refused.
    */
