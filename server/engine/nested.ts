@@ -255,6 +255,9 @@ export function acceptNested(def: ResourceDefinition, body: unknown, schema: z.Z
   const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
   const shape = schema.shape as Record<string, unknown>;
   for (const ref of relations.references) {
+    // The organization a record belongs to is the path's: a client that sends it (a project's
+    // `organization`, as Dispatch's client does from its stored organization) is not refused for it.
+    if (ref.field === 'organization_id' && ref.key in out && (out[ref.key] === null || typeof out[ref.key] === 'object')) delete out[ref.key];
     if (!(ref.field in shape)) continue;
     if (ref.list) {
       // The field itself takes ids or `{id}` objects; the spec's key (`tags` beside `tag_ids`) or the
