@@ -134,6 +134,8 @@ export interface ResourceDefinition {
    */
   scopeShape?: (ctx: RequestContext) => string;
   hooks?: {
+    /** A body object as a spec client may write it, made the definition's before validation (a search filter's picks into its expression). */
+    prepare?(body: Record<string, unknown>): Record<string, unknown>;
     /** Adjust a validated body before insert; may throw HttpError. */
     beforeCreate?(ctx: RequestContext, data: Record<string, unknown>): Promise<Record<string, unknown>> | Record<string, unknown>;
     beforeUpdate?(ctx: RequestContext, id: number, data: Record<string, unknown>): Promise<Record<string, unknown>> | Record<string, unknown>;

@@ -8,7 +8,6 @@ import { defineResource } from '../engine/define.js';
 import { compileExpression, forgetFilter, type FilterSubject } from './matching.js';
 import { type RequestContext } from '../core/context.js';
 import { requiredText, text } from '../engine/fields.js';
-import { invalid } from '../core/errors.js';
 
 /**
  * Dispatch's search-filter dialog sends its picks per field (`{"incident_type": [{"id": 1}], "status":
@@ -57,12 +56,12 @@ export const searchFilterResource = defineResource({
     {
       name: requiredText(200),
       description: text(5000),
-      // Or built from `filters` (the picks) when it is left out.
-      expression: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())], { error: 'The expression must be a filter object or list' }).optional(),
+      // Or built from `filters` (the picks) when it is left out (hooks.prepare).
+      expression: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())], { error: 'The expression must be a filter object or list' }),
       type: text(100),
       subject: z.enum(SEARCH_FILTER_SUBJECTS, { error: `Subject must be one of ${SEARCH_FILTER_SUBJECTS.join(', ')}` }).optional(),
     },
-    { extra: { filters: filterPicks.optional() } },
+    { extra: { filters: filterPicks.nullish() } },
   ),
   pageSize: 10,
   sort: [['name', 'asc']],
@@ -83,14 +82,14 @@ export const searchFilterResource = defineResource({
   answerOnly: ['individuals', 'services', 'teams', 'notifications'],
   references: { project_id: 'Project' },
   hooks: {
+    prepare: fromPicks,
     async beforeCreate(ctx, data) {
-      data = fromPicks(data);
-      if (data.expression === undefined) throw invalid('This field is required', ['body', 'expression'], 'missing');
+      delete data.filters;
       await checkExpression(ctx, (data.subject as string | undefined) ?? 'incident', data.expression);
       return data;
     },
     async beforeUpdate(ctx, id, data) {
-      data = fromPicks(data);
+      delete data.filters;
       if (data.expression === undefined && data.subject === undefined) return data;
       const [current] = await ctx.tx
         .select({ subject: searchFilters.subject, expression: searchFilters.expression })
@@ -107,11 +106,11 @@ export const searchFilterResource = defineResource({
   },
 });
 
-/** The expression from the picks when the body sends picks and no expression; picks are not stored. */
-function fromPicks(data: Record<string, unknown>) {
-  const { filters, ...rest } = data;
-  if (filters !== undefined && rest.expression === undefined) rest.expression = expressionOfPicks(filters as z.infer<typeof filterPicks>);
-  return rest;
+/** The expression from the picks when a body sends valid picks and no expression (picks are not stored; invalid ones are refused by the schema). */
+function fromPicks(body: Record<string, unknown>) {
+  const picks = filterPicks.safeParse(body.filters);
+  if (!picks.success || body.expression !== undefined) return body;
+  return { ...body, expression: expressionOfPicks(picks.data) };
 }
 
 async function checkExpression(ctx: RequestContext, subject: string, expression: unknown) {
