@@ -13,6 +13,7 @@ import {
   FunctionField,
   List,
   NullableBooleanInput,
+  Pagination,
   NumberField,
   ReferenceField,
   ReferenceInput,
@@ -166,9 +167,15 @@ export interface ListOptions {
   actions?: ReactNode;
   /** What selected rows offer instead of the plain delete (bulk edit and delete with progress). */
   bulkActions?: ReactNode;
+  /** How long the list waits after typing in its filters before it reloads, in ms (spec §9: 500, documents 200). */
+  debounce?: number;
 }
 
-export function GenericList({ rowClick, columns, cells = {}, actions, bulkActions }: ListOptions = {}) {
+/** react-admin's page sizes, with the resource's own (projects' 9999 shows as "All"). */
+const pageSizes = (size: number) =>
+  [5, 10, 25, 50].includes(size) ? [5, 10, 25, 50] : [...[5, 10, 25, 50].filter((n) => n < size), size >= 1000 ? { label: 'All', value: size } : size];
+
+export function GenericList({ rowClick, columns, cells = {}, actions, bulkActions, debounce = 500 }: ListOptions = {}) {
   const meta = useMeta();
   const shown = columns ? columns.map((name) => ({ name, type: meta.columns.find((c) => c.name === name)?.type ?? 'string' })) : listColumns(meta);
   const canWrite = useCanWrite(meta);
@@ -179,7 +186,9 @@ export function GenericList({ rowClick, columns, cells = {}, actions, bulkAction
       filters={listFilters(meta)}
       filter={meta.permanentFilter}
       sort={{ field, order: dir === 'desc' ? 'DESC' : 'ASC' }}
-      perPage={Math.min(meta.pageSize, 100)}
+      perPage={meta.pageSize}
+      pagination={<Pagination rowsPerPageOptions={pageSizes(meta.pageSize)} />}
+      debounce={debounce}
       exporter={false}
       actions={
         <TopToolbar>
