@@ -1,5 +1,6 @@
 import { useEffect, useMemo, type ReactElement, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
+import { ThemeProvider, type Theme } from '@mui/material/styles';
 import { api } from '../core/http.js';
 import {
   AutocompleteInput,
@@ -181,7 +182,9 @@ export function GenericList({ rowClick, columns, cells = {}, actions, bulkAction
   const canWrite = useCanWrite(meta);
   const [field, dir] = meta.sort[0] ?? ['id', 'asc'];
   const editable = canWrite && meta.routes.update;
-  return (
+  // The filter form waits `debounce` ms before it sets the filters (react-admin reads its delay from
+  // the theme's RaFilterForm props only), and the list as long before it reloads.
+  const list = (
     <List
       filters={listFilters(meta)}
       filter={meta.permanentFilter}
@@ -205,6 +208,12 @@ export function GenericList({ rowClick, columns, cells = {}, actions, bulkAction
         {shown.map((c) => cells[c.name] ?? column(meta, c))}
       </Datagrid>
     </List>
+  );
+  if (debounce === 500) return list;
+  return (
+    <ThemeProvider theme={(outer: Theme) => ({ ...outer, components: { ...outer.components, RaFilterForm: { defaultProps: { debounce } } } }) as Theme}>
+      {list}
+    </ThemeProvider>
   );
 }
 
