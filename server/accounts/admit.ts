@@ -6,8 +6,8 @@ import { forbidden } from '../core/errors.js';
 import { startSession } from '../core/sessions.js';
 import { acceptInvitation } from './invitations.js';
 import { organizationProjects } from './service.js';
-import { projects } from '../core/db/projects.js';
-import { arrayOf, int, objectOf, rowOf, str } from '../engine/answers.js';
+import { projectResource } from '../projects/resources.js';
+import { arrayOf, int, objectOf, recordOf, str } from '../engine/answers.js';
 
 /** How long an address an e-mail signed in from stays exempt from the e-mail's rate-limit ceiling without another sign-in. */
 const KNOWN_ADDRESS_DAYS = 90;
@@ -41,7 +41,7 @@ export async function admitVerifiedEmail(tx: Executor, org: { id: number; slug: 
 /** What signedIn answers, for the OpenAPI document. */
 export const signedInSchema = objectOf({
   token: str,
-  projects: arrayOf(rowOf(projects)),
+  projects: arrayOf(recordOf(projectResource)),
   organization: objectOf({ slug: str }),
   user: objectOf({ id: int, email: str }),
 });

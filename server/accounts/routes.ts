@@ -26,8 +26,8 @@ import { admitVerifiedEmail, signedIn, signedInSchema } from './admit.js';
 /** How many e-mail allowances (LOGIN_RATE_LIMIT) one e-mail gets over all addresses together. */
 const EMAIL_CEILING = 10;
 import { subscriptionAnswer, subscriptionSummary } from '../billing/stripe.js';
-import { projects } from '../core/db/projects.js';
-import { answers, arrayOf, nullableStr, num, objectOf, rowOf, str } from '../engine/answers.js';
+import { projectResource } from '../projects/resources.js';
+import { answers, arrayOf, nullableStr, num, objectOf, recordOf, str } from '../engine/answers.js';
 
 const signedInAnswer = answers(200, signedInSchema);
 const { plan: _plan, free_trial_end: _trialEnd, cancel_at_period_end: _cancel, ...meSubscription } = subscriptionAnswer;
@@ -41,7 +41,7 @@ const meAnswer = answers(200, {
     role: str,
     organization_slug: str,
     api_key_id: { type: 'integer', nullable: true },
-    projects: arrayOf(rowOf(projects)),
+    projects: arrayOf(recordOf(projectResource)),
     ...meSubscription,
   },
   required: ['id', 'email', 'role', 'organization_slug', 'projects'],

@@ -107,6 +107,13 @@ export async function ensureDefaults(db: Db, opts: { adminEmail?: string; adminP
     .onConflictDoUpdate({ target: [memberships.organization_id, memberships.user_id], set: { role: 'Owner' } });
 }
 
+/** An organization's projects, each with the spec's `organization: {id, name}` beside organization_id (as /projects answers them). */
 export async function organizationProjects(db: Db, orgId: number) {
-  return db.select().from(projects).where(eq(projects.organization_id, orgId)).orderBy(projects.name);
+  const rows = await db
+    .select({ project: projects, organization: { id: organizations.id, name: organizations.name } })
+    .from(projects)
+    .innerJoin(organizations, eq(organizations.id, projects.organization_id))
+    .where(eq(projects.organization_id, orgId))
+    .orderBy(projects.name);
+  return rows.map((r) => ({ ...r.project, organization: r.organization }));
 }

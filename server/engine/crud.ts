@@ -140,7 +140,11 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   const conflictsOf = new WeakMap<object, NestedConflicts>();
   const accepting = (schema: z.ZodObject, update: boolean) => (req: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => {
     try {
-      const { body, conflicts } = acceptNested(def, req.body, schema, update);
+      const given =
+        req.body && typeof req.body === 'object' && !Array.isArray(req.body) && def.hooks?.prepare
+          ? def.hooks.prepare(req.body as Record<string, unknown>)
+          : req.body;
+      const { body, conflicts } = acceptNested(def, given, schema, update);
       req.body = body;
       if (Object.keys(conflicts).length) conflictsOf.set(req, conflicts);
       done();

@@ -102,6 +102,13 @@ export interface ResourceDefinition {
    */
   references?: Record<string, string>;
   /**
+   * Fields holding people by e-mail, as the spec nests them: a `<role>_email` text column (`owner_email`
+   * is the spec's `owner`), or a list of e-mails (`assignees`). Bodies may send `{"email": ...}` objects
+   * (a participant's `{"individual": {"email": ...}}` too); answers carry `owner: {"email": ...}` beside
+   * `owner_email` (server/engine/nested.ts).
+   */
+  people?: string[];
+  /**
    * Fields the answers carry beyond the table's columns, computed values and nested references (an
    * incident's timeline): a record sent back whole in an update has them ignored, not refused.
    */
@@ -127,6 +134,8 @@ export interface ResourceDefinition {
    */
   scopeShape?: (ctx: RequestContext) => string;
   hooks?: {
+    /** A body object as a spec client may write it, made the definition's before validation (a search filter's picks into its expression). */
+    prepare?(body: Record<string, unknown>): Record<string, unknown>;
     /** Adjust a validated body before insert; may throw HttpError. */
     beforeCreate?(ctx: RequestContext, data: Record<string, unknown>): Promise<Record<string, unknown>> | Record<string, unknown>;
     beforeUpdate?(ctx: RequestContext, id: number, data: Record<string, unknown>): Promise<Record<string, unknown>> | Record<string, unknown>;

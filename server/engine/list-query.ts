@@ -63,6 +63,8 @@ export function readableFields(def: ResourceDefinition, ctx: RequestContext) {
   // computed value under the key answers them itself (a source's incidents with their titles).
   for (const a of relations.answeredLists)
     if (!hidden.has(a.field) && a.field in selection && !Object.hasOwn(computed, a.key)) selection[a.key] = a.list.as(a.key);
+  // People by e-mail answer `{"email"}` beside their field.
+  for (const p of relations.people) if (p.answer && !hidden.has(p.field) && !Object.hasOwn(computed, p.key)) selection[p.key] = p.answer.as(p.key);
   const filterable: Record<string, FilterField> = {};
   for (const name of ['id', ...def.fields]) {
     const column = columns[name];

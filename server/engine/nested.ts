@@ -47,6 +47,8 @@ export interface Relations {
   sorts: Record<string, FilterField>;
   /** Fields an answer carries that no body writes (ignored when a record is sent back). */
   answerOnly: Set<string>;
+  /** People by e-mail (the definition's `people`): the spec's key, the field, and for one person the `{email}` answer's SQL. */
+  people: { key: string; field: string; list: boolean; answer?: SQL }[];
 }
 
 const cache = new WeakMap<ResourceDefinition, Relations>();
@@ -107,6 +109,19 @@ export function hidesReferences(def: ResourceDefinition, ctx: RequestContext): b
   let tables = targetsOf.get(def);
   if (!tables) targetsOf.set(def, (tables = [...new Set(referencesOf(def).flatMap((r) => findResource(r.model)?.table ?? []))]));
   return tables.some((table) => hidesRows(ctx, table));
+}
+
+/** The spec's key of a person field (`owner_email` -> `owner`; a list of e-mails keeps its name). */
+function peopleOf(def: ResourceDefinition, parentName: string): Relations['people'] {
+  const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+  return (def.people ?? []).map((field) => {
+    const column = columns[field];
+    if (!column) throw new Error(`${def.model}: people field ${field} is not a column.`);
+    if (column.dataType !== 'string') return { key: field, field, list: true };
+    if (!field.endsWith('_email')) throw new Error(`${def.model}: a person field is named <role>_email (${field}).`);
+    const value = sql`${sql.identifier(parentName)}.${sql.identifier(column.name)}`;
+    return { key: field.slice(0, -6), field, list: false, answer: sql`case when ${value} is null then null else json_build_object('email', ${value}) end` };
+  });
 }
 
 function buildRelations(def: ResourceDefinition, visible?: Visible): Relations {
@@ -174,8 +189,10 @@ function buildRelations(def: ResourceDefinition, visible?: Visible): Relations {
       };
     }
   }
+  const people = peopleOf(def, parentName);
   const answerOnly = new Set<string>([
     ...SERVER_MANAGED,
+    ...people.map((p) => p.key),
     ...Object.keys(columns),
     ...def.fields,
     ...answered.map((a) => a.key),
@@ -183,7 +200,7 @@ function buildRelations(def: ResourceDefinition, visible?: Visible): Relations {
     ...references.map((r) => r.key),
     ...(def.answerOnly ?? []),
   ]);
-  return { references, answered, answeredLists, filters, sorts, answerOnly };
+  return { references, answered, answeredLists, filters, sorts, answerOnly, people };
 }
 
 /** A nested reference of an answer: its key, the id field, the target's name field, and the record key its name was read into. */
@@ -213,6 +230,15 @@ const idOf = (value: unknown) => (value && typeof value === 'object' && !Array.i
 export const sameValue = (a: unknown, b: unknown) =>
   a === b || (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => idOf(x) === idOf(b[i])));
 
+/** The e-mail of a person as the spec's client sends one: `{"email"}`, a participant's `{"individual": {"email"}}`, or the e-mail itself. */
+function emailOf(value: unknown, key: string): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const person = value as { email?: unknown; individual?: { email?: unknown } | null };
+  const email = person.email ?? person.individual?.email;
+  if (typeof email !== 'string') throw invalid(`'${key}' must be an e-mail address or an object with an 'email'.`, ['body', key], 'nested_reference');
+  return email;
+}
+
 /** A reference written both ways with different ids: the caller decides which one stands (see crud's update). */
 export type NestedConflicts = Record<string, unknown>;
 
@@ -229,6 +255,9 @@ export function acceptNested(def: ResourceDefinition, body: unknown, schema: z.Z
   const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
   const shape = schema.shape as Record<string, unknown>;
   for (const ref of relations.references) {
+    // The organization a record belongs to is the path's: a client that sends it (a project's
+    // `organization`, as Dispatch's client does from its stored organization) is not refused for it.
+    if (ref.field === 'organization_id' && ref.key in out && (out[ref.key] === null || typeof out[ref.key] === 'object')) delete out[ref.key];
     if (!(ref.field in shape)) continue;
     if (ref.list) {
       // The field itself takes ids or `{id}` objects; the spec's key (`tags` beside `tag_ids`) or the
@@ -259,6 +288,18 @@ export function acceptNested(def: ResourceDefinition, body: unknown, schema: z.Z
     if (!Object.hasOwn(out, ref.field)) out[ref.field] = id;
     else if (out[ref.field] !== id) conflicts[ref.field] = id;
   }
+  for (const person of relations.people) {
+    if (!(person.field in shape)) continue;
+    if (person.list) {
+      if (Array.isArray(out[person.field])) out[person.field] = (out[person.field] as unknown[]).map((v) => emailOf(v, person.field));
+      continue;
+    }
+    if (!Object.hasOwn(out, person.key)) continue;
+    const email = emailOf(out[person.key], person.key);
+    delete out[person.key];
+    if (!Object.hasOwn(out, person.field)) out[person.field] = email;
+    else if (out[person.field] !== email) conflicts[person.field] = email;
+  }
   if (update) for (const key of Object.keys(out)) if (!(key in shape) && relations.answerOnly.has(key)) delete out[key];
   return { body: out, conflicts };
 }
@@ -278,14 +319,26 @@ export function nestedBodyShape(def: ResourceDefinition, schema: z.ZodObject): R
     shape[r.field] = ids.optional().describe(`${r.model} ids, or objects with an 'id' as answers carry them.`);
     shape[r.alias] = ids.optional().describe(`The same as '${r.field}'.`);
   }
+  const person = z.looseObject({ email: z.email() });
+  for (const p of relationsOf(def).people) {
+    if (!(p.field in (schema.shape as Record<string, unknown>))) continue;
+    if (p.list)
+      shape[p.field] = z
+        .array(z.union([z.email(), person]))
+        .optional()
+        .describe(`E-mail addresses, or objects with an 'email'.`);
+    else shape[p.key] = person.nullable().optional().describe(`The person by e-mail, as the spec's client sends it; the same as '${p.field}'.`);
+  }
   return shape;
 }
 
 /**
  * The nested references of a record a domain reads itself (a full incident), from the `<key>_name`
- * values it selected beside the ids (`incident_type_name`, `project_name`).
+ * values it selected beside the ids (`incident_type_name`, `project_name`), and its people as `{email}`.
  */
 export function nestNamed(def: ResourceDefinition, record: Record<string, unknown>) {
+  for (const p of relationsOf(def).people)
+    if (!p.list && p.field in record && !(p.key in record)) record[p.key] = record[p.field] == null ? null : { email: record[p.field] };
   return nestRecord(
     relationsOf(def)
       .answered.filter((a) => `${a.key}_name` in record)
@@ -332,6 +385,16 @@ export function recordJsonSchema(def: ResourceDefinition): JsonSchema {
       readOnly: true,
       description: `The ${a.field} reference with its ${a.nameKey}.`,
       properties: { id: { type: 'integer' }, [a.nameKey]: { type: 'string' } },
+    };
+  }
+  for (const p of relationsOf(def).people) {
+    if (hidden.has(p.field) || p.list) continue;
+    properties[p.key] = {
+      type: 'object',
+      nullable: true,
+      readOnly: true,
+      description: `The person of ${p.field}.`,
+      properties: { email: { type: 'string', format: 'email' } },
     };
   }
   for (const a of relationsOf(def).answeredLists) {

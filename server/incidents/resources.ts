@@ -130,6 +130,7 @@ export const incidentResource: ResourceDefinition = defineResource({
     queries: 'Query',
     entities: 'Entity',
   },
+  people: ['commander_email', 'reporter_email'],
   // The parts GET /iaos/{id} answers with (read.ts fullIncident): ignored when the record is sent back.
   answerOnly: [
     'project_name',
@@ -241,6 +242,7 @@ export const caseResource: ResourceDefinition = defineResource({
     case_severity_name: nameOf(caseSeverities as never, cases as never, cases.case_severity_id),
   }),
   references: { project_id: 'Project', case_type_id: 'CaseType', case_priority_id: 'CasePriority', case_severity_id: 'CaseSeverity', documents: 'Document' },
+  people: ['assignee_email', 'reporter_email'],
   // The parts GET /cases/{id} answers with (read.ts fullCase): ignored when the record is sent back.
   answerOnly: ['project_name', 'events', 'comments', 'tasks', 'incidents', 'signals', 'groups', 'workflow_instances'],
   hooks: {
@@ -289,6 +291,7 @@ export const taskResource: ResourceDefinition = defineResource({
     },
   },
   references: { project_id: 'Project', incident_id: 'Incident', case_id: 'Case' },
+  people: ['owner_email', 'creator_email', 'assignees'],
   hooks: {
     create: (ctx, data) => createTask(ctx, data),
     update: (ctx, id, data) => updateTask(ctx, id, data),

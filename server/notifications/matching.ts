@@ -5,6 +5,7 @@ import { tags, tagTypes } from '../tags/tables.js';
 import { HttpError, invalid } from '../core/errors.js';
 import { columnType, compileFilter, type FilterField } from '../engine/filters.js';
 import { readableFields } from '../engine/list-query.js';
+import { relationsOf } from '../engine/nested.js';
 import { findResource } from '../engine/registry.js';
 import type { RequestContext } from '../core/context.js';
 import type { Tx } from '../core/db/client.js';
@@ -29,7 +30,8 @@ export function compileExpression(ctx: RequestContext, subject: FilterSubject, e
   }
   let compiled;
   try {
-    compiled = compileFilter(JSON.stringify(expression), target.model, fields, def?.customFilters);
+    // The references' filters too (`IncidentType.id`), as a list's filter has them.
+    compiled = compileFilter(JSON.stringify(expression), target.model, fields, def ? { ...relationsOf(def).filters, ...def.customFilters } : {});
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     throw new HttpError(

@@ -26,6 +26,8 @@ export const projectResource = defineResource({
   pageSize: 9999,
   sort: [['name', 'asc']],
   search: ['name', 'description'],
+  // Answered as the spec's `organization: {id, name}` beside organization_id.
+  references: { organization_id: 'Organization' },
   // The project's API keys go with it: their open sockets close at commit.
   hooks: { beforeDelete: async (ctx, id) => announceRevokedApiKeys(ctx.tx, await apiKeysOfProject(ctx.tx, id)) },
   fields: ['name', 'color', 'owner_email', 'custom_ttp_patterns', 'annual_employee_cost', 'business_year_hours', 'created_at'],

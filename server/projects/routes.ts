@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { organizationProjects } from '../accounts/service.js';
-import { projects } from '../core/db/projects.js';
-import { answers, arrayOf, int, objectOf, rowOf } from '../engine/answers.js';
+import { answers, arrayOf, int, objectOf, recordOf } from '../engine/answers.js';
+import { projectResource } from './resources.js';
 
 /** The projects the caller can pick from (every project of the organization). */
 export function registerProjectRoutes(scope: FastifyInstance) {
@@ -11,7 +11,7 @@ export function registerProjectRoutes(scope: FastifyInstance) {
       schema: {
         tags: ['Project'],
         summary: "The caller's projects",
-        ...answers(200, objectOf({ items: arrayOf(rowOf(projects)), itemsPerPage: int, page: int, total: int })),
+        ...answers(200, objectOf({ items: arrayOf(recordOf(projectResource)), itemsPerPage: int, page: int, total: int })),
       },
     },
     async (req) => {

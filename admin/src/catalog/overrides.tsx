@@ -25,11 +25,16 @@ const SourceList = () => (
   <GenericList rowClick={(_id, _resource, record) => `/${organization}/data/sources/${encodeURIComponent(String(record.name))}/details`} />
 );
 
+/** Spec §9: a document search reloads the list 200 ms after typing, not react-admin's 500. */
+const DOCUMENT_SEARCH_DEBOUNCE_MS = 200;
+const DocumentList = () => <GenericList debounce={DOCUMENT_SEARCH_DEBOUNCE_MS} />;
+
 /** Screens of the settings, knowledge and catalog resources that differ from the generic ones. */
 export const catalogOverrides: Record<string, Partial<Screens>> = {
   forms: preview,
   form_types: preview,
   cost_models: preview,
   'data/sources': { list: SourceList },
-  ...Object.fromEntries(Object.entries(documentKinds).map(([name, menuLabel]) => [name, { menuLabel }])),
+  documents: { list: DocumentList },
+  ...Object.fromEntries(Object.entries(documentKinds).map(([name, menuLabel]) => [name, { menuLabel, list: DocumentList }])),
 };

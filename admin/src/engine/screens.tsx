@@ -1,5 +1,6 @@
 import { useEffect, useMemo, type ReactElement, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
+import { ThemeProvider, type Theme } from '@mui/material/styles';
 import { api } from '../core/http.js';
 import {
   AutocompleteInput,
@@ -13,6 +14,7 @@ import {
   FunctionField,
   List,
   NullableBooleanInput,
+  Pagination,
   NumberField,
   ReferenceField,
   ReferenceInput,
@@ -166,20 +168,30 @@ export interface ListOptions {
   actions?: ReactNode;
   /** What selected rows offer instead of the plain delete (bulk edit and delete with progress). */
   bulkActions?: ReactNode;
+  /** How long the list waits after typing in its filters before it reloads, in ms (spec §9: 500, documents 200). */
+  debounce?: number;
 }
 
-export function GenericList({ rowClick, columns, cells = {}, actions, bulkActions }: ListOptions = {}) {
+/** react-admin's page sizes, with the resource's own (projects' 9999 shows as "All"). */
+const pageSizes = (size: number) =>
+  [5, 10, 25, 50].includes(size) ? [5, 10, 25, 50] : [...[5, 10, 25, 50].filter((n) => n < size), size >= 1000 ? { label: 'All', value: size } : size];
+
+export function GenericList({ rowClick, columns, cells = {}, actions, bulkActions, debounce = 500 }: ListOptions = {}) {
   const meta = useMeta();
   const shown = columns ? columns.map((name) => ({ name, type: meta.columns.find((c) => c.name === name)?.type ?? 'string' })) : listColumns(meta);
   const canWrite = useCanWrite(meta);
   const [field, dir] = meta.sort[0] ?? ['id', 'asc'];
   const editable = canWrite && meta.routes.update;
-  return (
+  // The filter form waits `debounce` ms before it sets the filters (react-admin reads its delay from
+  // the theme's RaFilterForm props only), and the list as long before it reloads.
+  const list = (
     <List
       filters={listFilters(meta)}
       filter={meta.permanentFilter}
       sort={{ field, order: dir === 'desc' ? 'DESC' : 'ASC' }}
-      perPage={Math.min(meta.pageSize, 100)}
+      perPage={meta.pageSize}
+      pagination={<Pagination rowsPerPageOptions={pageSizes(meta.pageSize)} />}
+      debounce={debounce}
       exporter={false}
       actions={
         <TopToolbar>
@@ -196,6 +208,12 @@ export function GenericList({ rowClick, columns, cells = {}, actions, bulkAction
         {shown.map((c) => cells[c.name] ?? column(meta, c))}
       </Datagrid>
     </List>
+  );
+  if (debounce === 500) return list;
+  return (
+    <ThemeProvider theme={(outer: Theme) => ({ ...outer, components: { ...outer.components, RaFilterForm: { defaultProps: { debounce } } } }) as Theme}>
+      {list}
+    </ThemeProvider>
   );
 }
 

@@ -184,3 +184,38 @@ t.test('the OpenAPI document shows the nested references in bodies and answers',
   t.ok(page.properties.items.items.properties.tag_type, 'list answers too');
   t.ok(page.properties.total);
 });
+
+t.test('a project answers its organization as the spec nests it, and a client sending it back is not refused', async (t) => {
+  const { request, login } = await testApp(t);
+  const token = await login('owner@example.com');
+  const org = (await request({ method: 'GET', url: '/api/v1/organizations', token })).body.items.find((o: { slug: string }) => o.slug === 'default');
+  const expected = { id: org.id, name: org.name };
+  // Dispatch's client puts its stored organization into a new project.
+  const made = await request({
+    method: 'POST',
+    url: `${api}/projects`,
+    token,
+    payload: { name: 'Ops', organization: { id: org.id, slug: 'default', name: org.name } },
+  });
+  t.equal(made.status, 201, JSON.stringify(made.body));
+  t.same(made.body.organization, expected, 'the created project names its organization');
+  t.equal(made.body.organization_id, org.id, 'beside the id');
+  t.same((await request({ method: 'GET', url: `${api}/projects/${made.body.id}`, token })).body.organization, expected);
+  const lists = [
+    (await request({ method: 'GET', url: `${api}/projects`, token })).body.items,
+    (await request({ method: 'GET', url: `${api}/projects/user`, token })).body.items,
+    (await request({ method: 'GET', url: `${api}/auth/me`, token })).body.projects,
+  ];
+  for (const items of lists)
+    t.same(
+      items.map((p: { organization: unknown }) => p.organization),
+      [expected, expected],
+      'every project list',
+    );
+  const back = await request({ method: 'PUT', url: `${api}/projects/${made.body.id}`, token, payload: { ...made.body, description: 'On call' } });
+  t.equal(back.status, 200, JSON.stringify(back.body));
+  t.equal(back.body.description, 'On call', 'sent back whole, the project is saved');
+  const elsewhere = await request({ method: 'POST', url: `${api}/projects`, token, payload: { name: 'Moved', organization: { id: 999999 } } });
+  t.equal(elsewhere.status, 201);
+  t.same(elsewhere.body.organization, expected, 'a project always goes in the organization of the path');
+});
