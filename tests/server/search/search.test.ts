@@ -174,6 +174,73 @@ t.test('what is written is found at once, and what is deleted or rolled back is 
   t.equal((await search(app, 'walrus')).total, 0);
 });
 
+t.test('an update that leaves the text alone keeps the entry and carries the rest: a task moved into a restricted case is hidden at once', async (t) => {
+  const app = await incidentApp(t);
+  const { api, projectId, login } = app;
+  const member = await login('member@example.com', { role: 'Member' });
+  const secret = await api('POST', '/cases', { title: 'Secret case', visibility: 'Restricted', project_id: projectId });
+  const task = await api('POST', '/tasks', { description: 'Pangolin handover notes', project_id: projectId });
+  t.equal(task.status, 201);
+  t.equal((await search(app, 'pangolin', '', member)).total, 1, 'a member finds the task while it belongs to no case');
+  const db = app.database.db;
+  const org = await orgIdOf(app);
+  const entry = async () =>
+    rowsOf<{ case_id: number | null; updated_at: string; tsv: string }>(
+      await db.execute(
+        sql`select case_id, updated_at::text, tsv::text from search_entries where organization_id = ${org} and source = 'tasks' and source_id = ${String(task.body.id)}`,
+      ),
+    );
+  const [before] = await entry();
+  // Only the case changes (the text the entry indexes does not): the entry is updated, not deleted and
+  // written again (which would compute its words anew). The transaction's own statistics count the rows.
+  const written = async (tx: typeof db) =>
+    rowsOf<{ ins: number; upd: number; del: number }>(
+      await tx.execute(
+        sql`select n_tup_ins::int as ins, n_tup_upd::int as upd, n_tup_del::int as del from pg_stat_xact_user_tables where relname = 'search_entries'`,
+      ),
+    )[0] ?? { ins: 0, upd: 0, del: 0 };
+  await db.transaction(async (tx) => {
+    const start = await written(tx as unknown as typeof db);
+    await tx.execute(
+      sql`update tasks set case_id = ${secret.body.id}, updated_at = now() + interval '1 minute' where organization_id = ${org} and id = ${task.body.id}`,
+    );
+    const end = await written(tx as unknown as typeof db);
+    t.same({ ins: end.ins - start.ins, upd: end.upd - start.upd, del: end.del - start.del }, { ins: 0, upd: 1, del: 0 }, 'one entry updated in place');
+  });
+  const after = await entry();
+  t.equal(after.length, 1, 'still one entry');
+  t.equal(after[0]!.case_id, secret.body.id, 'the entry carries the new case');
+  t.not(after[0]!.updated_at, before!.updated_at, 'and the new time');
+  t.equal(after[0]!.tsv, before!.tsv, 'its words are the same');
+  t.equal((await search(app, 'pangolin', '', member)).total, 0, 'the member outside the restricted case no longer finds it');
+  t.equal((await search(app, 'pangolin')).total, 1, 'the owner still does');
+  // A text change still re-indexes: the old word goes, the new one is found.
+  await db.execute(sql`update tasks set description = 'Armadillo handover notes' where organization_id = ${org} and id = ${task.body.id}`);
+  t.equal((await search(app, 'pangolin')).total, 0);
+  t.equal((await search(app, 'armadillo')).total, 1);
+  // Several rows in one statement, some changing text and some not: each entry right, none twice.
+  const more = await Promise.all(['Ocelot one', 'Ocelot two', 'Ocelot three'].map((d) => api('POST', '/tasks', { description: d, project_id: projectId })));
+  const ids = more.map((m) => m.body.id as number);
+  await db.execute(
+    sql`update tasks set description = case when id = ${ids[0]} then 'Margay one' else description end, case_id = ${secret.body.id} where organization_id = ${org} and id in (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )})`,
+  );
+  t.equal((await search(app, 'ocelot')).total, 2);
+  t.equal((await search(app, 'margay')).total, 1);
+  t.equal((await search(app, 'ocelot', '', member)).total, 0);
+  const counts = rowsOf<{ n: number }>(
+    await db.execute(
+      sql`select count(*)::int as n from search_entries where organization_id = ${org} and source = 'tasks' and source_id in (${sql.join(
+        ids.map((id) => sql`${String(id)}`),
+        sql`, `,
+      )})`,
+    ),
+  );
+  t.equal(counts[0]!.n, 3, 'one entry per task');
+});
+
 t.test('ingest: a new object is found inside its own transaction, by others only once it commits', async (t) => {
   const app = await incidentApp(t);
   const org = await orgIdOf(app);
