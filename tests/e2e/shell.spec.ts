@@ -465,7 +465,9 @@ test('with an update waiting, a tab in the background reloads to the new build a
   }
 });
 
-test("chat without its live socket says 'WebSocket is not connected', still uploads files over HTTP, and offers no video submission until it is back", async ({ browser }) => {
+test("chat without its live socket says 'WebSocket is not connected', still uploads files over HTTP, and offers no video submission until it is back", async ({
+  browser,
+}) => {
   const person = await (await browser.newContext()).newPage();
   const own = await signInAsAdmin(person);
   const projectName = `Offline project ${stamp}`;
