@@ -1,20 +1,13 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { E2E } from './playwright.config.js';
+import { freePort } from '../free-port.js';
+
+export { freePort };
 
 const root = join(import.meta.dirname, '..', '..');
-
-/** A port nothing listens on now (the kernel's choice), for a server or stand-in a spec starts itself. */
-export const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 export interface OwnServer {
   base: string;

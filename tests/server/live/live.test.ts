@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { incidentApp } from '../incidents/helpers.js';
 import { SocketClient } from '../ai/socket-client.js';
+import { freePort } from '../../free-port.js';
 
 const changedFor = (incidentId: number) => (f: { type: string; data: any }) => f.type === 'changed' && f.data.incident_id === incidentId;
 
@@ -100,14 +101,6 @@ t.test('a case page hears its changes', async (t) => {
   t.equal((await ia.api('POST', `/cases/${kase.body.id}/comments/add`, { text: 'Looking' })).status, 201);
   t.match(await page.next((f) => f.type === 'changed'), { data: { case_id: kase.body.id } });
 });
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 t.test(
   'a change made through one app process reaches a socket connected to another, and a sign-out through one closes it (PostgreSQL)',

@@ -4,12 +4,13 @@ import { incidentApp } from '../incidents/helpers.js';
 import { smtpMailbox } from '../core/smtp-mailbox.js';
 import { json, localServer, until } from './receivers.js';
 import { rowsOf } from '../../helpers.js';
+import { freePort } from '../../free-port.js';
 import { sql } from 'drizzle-orm';
 
 const ENGINE_SECRET = `whsec_${Buffer.from('engine-secret-of-thirty-two-bytes!!').toString('base64')}`;
 
 async function setup(t: Test, env: Record<string, string> = {}) {
-  const port = 20_000 + Math.floor(Math.random() * 30_000);
+  const port = await freePort();
   const base = await incidentApp(t, { JOB_POLL_SECONDS: '0.5', WORKFLOW_POLL_SECONDS: '0.5', PUBLIC_URL: `http://127.0.0.1:${port}`, ...env });
   // The engine calls back over a real socket.
   await base.app.listen({ port, host: '127.0.0.1' });
