@@ -3,14 +3,16 @@
 -- instance pointed at its case, a case's status, updated_at). Processing 500 signal instances spent
 -- 240-270 ms in it against 28-40 ms without (load 26). An entry whose text (key, title, link, body)
 -- is unchanged is now updated in place, which leaves the stored tsvector as it is; the others are
--- deleted and written anew as before.
+-- deleted and written anew as before. The new entries are MATERIALIZED first: under row level
+-- security a join clause holding the id's int-to-text cast cannot be an index condition on
+-- search_entries (see 0031), and the update compared every changed row with every entry.
 CREATE OR REPLACE FUNCTION search_entries_sync() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   kept text[];
 BEGIN
   IF TG_OP = 'UPDATE' THEN
     EXECUTE format($q$
-      WITH n AS (SELECT e.organization_id, e.source_id, e.type, lower(coalesce(e.key, '')) AS key, left(coalesce(e.title, ''), 500) AS title, e.link,
+      WITH n AS MATERIALIZED (SELECT e.organization_id, e.source_id, e.type, lower(coalesce(e.key, '')) AS key, left(coalesce(e.title, ''), 500) AS title, e.link,
           left(coalesce(e.body, ''), 20000) AS body, e.incident_id, e.case_id, e.sensitivity_level, e.created_by, e.owner_id, coalesce(e.updated_at, now()) AS updated_at
         FROM (%s) e WHERE e.type IS NOT NULL),
       u AS (UPDATE search_entries s SET incident_id = n.incident_id, case_id = n.case_id, sensitivity_level = n.sensitivity_level,
