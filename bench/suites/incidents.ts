@@ -176,13 +176,16 @@ const SLIM = `id, organization_id, project_id, name, title, status, visibility, 
   (select name from incident_severities t where t.organization_id = i.organization_id and t.id = i.incident_severity_id) as incident_severity_name,
   (select name from projects t where t.organization_id = i.organization_id and t.id = i.project_id) as project`;
 
-/** The nested references the app answers with (`project: {id, name}` beside `project_id`), made as the app makes them. */
+/** The nested references the app answers with (`project: {id, name}` beside `project_id`, `commander: {email}`), made as the app makes them. */
 function nest(row: Record<string, unknown>) {
   const ref = (id: unknown, name: unknown) => (id === null ? null : { id, name });
   row.project = ref(row.project_id, row.project ?? row.project_name);
   row.incident_type = ref(row.incident_type_id, row.incident_type_name);
   row.incident_priority = ref(row.incident_priority_id, row.incident_priority_name);
   row.incident_severity = ref(row.incident_severity_id, row.incident_severity_name);
+  // People as `{email}` beside their e-mail (the definition's `people` fields).
+  row.commander = row.commander_email === null ? null : { email: row.commander_email };
+  row.reporter = row.reporter_email === null ? null : { email: row.reporter_email };
   return row;
 }
 // The caller's e-mail as the app's visibility rule reads it (incidentScope in server/incidents/common.ts).
