@@ -1,13 +1,7 @@
-/** A cited passage's place in its upload, and a citation as the chat socket sends it. */
-export interface Place {
-  page?: number;
-  heading?: string;
-  start?: number;
-  end?: number;
-  line?: number;
-  row?: number;
-  path?: string;
-}
+import type { ChunkPlace } from '../../../server/ai/tables.js';
+
+/** A cited passage's place in its upload (the server's own shape), and a citation as the chat socket sends it. */
+export type Place = ChunkPlace;
 
 export interface Source {
   n: number;
