@@ -53,6 +53,8 @@ async function seed(sql: postgres.Sql, vocab: string[]) {
     // Indexes are built once after the load, with the same definitions as the migration.
     await tx.unsafe(`drop index chunks_org_project_tsv_idx`);
     await tx.unsafe(`drop index chunks_org_submission_idx`);
+    await tx.unsafe(`drop index chunks_public_tsv_idx`);
+    await tx.unsafe(`drop index chunks_public_submission_idx`);
     await tx.unsafe(
       `insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
        select $1::int, $2::int, s.id, g.n,
@@ -70,6 +72,8 @@ async function seed(sql: postgres.Sql, vocab: string[]) {
       `insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc) select ${org!.id}, ${project!.id}, word, ndoc from ts_stat('select tsv from chunks')`,
     );
     await tx.unsafe(`create index chunks_org_submission_idx on chunks (organization_id, submission_id, ordinal)`);
+    await tx.unsafe(`create index chunks_public_tsv_idx on chunks using gin (organization_id, project_id, tsv) where sensitivity_level = 'public'`);
+    await tx.unsafe(`create index chunks_public_submission_idx on chunks (organization_id, submission_id, ordinal) where sensitivity_level = 'public'`);
     await tx`insert into settings (key, value) values (${SEED_KEY}, ${SEED_VERSION})`;
   });
   await sql.unsafe('vacuum analyze chunks');

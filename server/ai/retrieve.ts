@@ -52,21 +52,35 @@ export function allowedLevels(access: Access): SensitivityLevel[] {
   return ['public', 'internal'];
 }
 
-/** SQL condition on chunk alias `c` for what the caller may see. */
-export function accessCondition(access: Access, orgId: number): SQL {
+/**
+ * What the caller may see, on chunk alias `c`, as alternatives that exclude each other. Each can be
+ * searched on its own (a disjunction keeps the planner off the public chunks' partial indexes):
+ * anonymous callers read public chunks, or their session's own uploads.
+ */
+export function accessScopes(access: Access, orgId: number): SQL[] {
+  if (access.kind === 'anonymous') {
+    // A literal, not a parameter, so the planner proves the partial indexes' predicate (see chunks).
+    // The organization as a constant, so the subquery is computed once (hashed), not per chunk.
+    return [
+      sql`c.sensitivity_level = 'public'`,
+      sql`(c.sensitivity_level <> 'public' and c.submission_id in (select s.id from submissions s where s.organization_id = ${orgId} and s.anonymous_session_id = ${access.sessionId}))`,
+    ];
+  }
   const levels = allowedLevels(access);
   const base = sql`c.sensitivity_level in (${sql.join(
     levels.map((l) => sql`${l}`),
     sql`, `,
   )})`;
-  if (access.kind === 'anonymous') {
-    // The organization as a constant, so the subquery is computed once (hashed), not per chunk.
-    return sql`(${base} or c.submission_id in (select s.id from submissions s where s.organization_id = ${orgId} and s.anonymous_session_id = ${access.sessionId}))`;
-  }
   if (access.kind === 'user' && !levels.includes('restricted')) {
-    return sql`(${base} or c.submission_id in (select s.id from submissions s where s.organization_id = ${orgId} and s.created_by = ${access.userId}))`;
+    return [sql`(${base} or c.submission_id in (select s.id from submissions s where s.organization_id = ${orgId} and s.created_by = ${access.userId}))`];
   }
-  return base;
+  return [base];
+}
+
+/** SQL condition on chunk alias `c` for what the caller may see. */
+export function accessCondition(access: Access, orgId: number): SQL {
+  const scopes = accessScopes(access, orgId);
+  return scopes.length === 1 ? scopes[0]! : sql`(${sql.join(scopes, sql` or `)})`;
 }
 
 /**
@@ -246,7 +260,15 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
   const codes = codeTokens(asked);
   const passages: Passage[] = [];
   if (terms.length || codes.length) {
-    const base = sql`c.organization_id = ${opts.orgId} ${inProject('c')} and ${accessCondition(opts.access, opts.orgId)}`;
+    const bases = accessScopes(opts.access, opts.orgId).map((a) => sql`c.organization_id = ${opts.orgId} ${inProject('c')} and ${a}`);
+    // Each access scope is searched on its own, so each finds its index; `tail` limits (and orders) them together.
+    const scoped = (select: (base: SQL) => SQL, tail: SQL) =>
+      bases.length === 1
+        ? sql`(${select(bases[0]!)})`
+        : sql`(select x.id from (${sql.join(
+            bases.map((b) => sql`(${select(b)})`),
+            sql` union all `,
+          )}) x ${tail})`;
     const branches: SQL[] = [];
     const chosen: typeof terms = [];
     let total = 0;
@@ -259,24 +281,34 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
       total += t.df;
     }
     const indexed = selecting.filter((t) => t.df <= INDEXED_DF_MAX).slice(0, 2);
-    if (chosen.length) branches.push(sql`(select c.id from chunks c where ${base} and c.tsv @@ ${chosen.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery)`);
-    else if (indexed.length) {
+    if (chosen.length) {
+      const query = chosen.map((t) => lexemeQuery(t.lex)).join(' | ');
+      branches.push(scoped((base) => sql`select c.id from chunks c where ${base} and c.tsv @@ ${query}::tsquery`, sql``));
+    } else if (indexed.length) {
       // Over budget but not everywhere: a sample of the chunks holding the rarest words, found through the index.
+      const query = indexed.map((t) => lexemeQuery(t.lex)).join(' | ');
       branches.push(
-        sql`(select c.id from chunks c where ${base} and c.tsv @@ ${indexed.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery limit ${COMMON_CAP})`,
+        scoped((base) => sql`select c.id from chunks c where ${base} and c.tsv @@ ${query}::tsquery limit ${COMMON_CAP}`, sql`limit ${COMMON_CAP}`),
       );
     } else if (terms.length) {
       // Every word is common. The full-text index would first collect every match of such words
       // (hundreds of thousands of rows); walking the organization's chunks in index order with the
       // match as a filter (the concatenation keeps the planner off the GIN index) finds a sample in
       // about as many reads as it keeps, since most chunks hold one of the words.
+      const query = terms.map((t) => lexemeQuery(t.lex)).join(' | ');
       branches.push(
-        sql`(select c.id from chunks c where ${base} and (c.tsv || ''::tsvector) @@ ${terms.map((t) => lexemeQuery(t.lex)).join(' | ')}::tsquery order by c.organization_id, c.submission_id, c.ordinal limit ${COMMON_CAP})`,
+        scoped(
+          (base) =>
+            sql`select c.id, c.submission_id, c.ordinal from chunks c where ${base} and (c.tsv || ''::tsvector) @@ ${query}::tsquery order by c.organization_id, c.submission_id, c.ordinal limit ${COMMON_CAP}`,
+          sql`order by x.submission_id, x.ordinal limit ${COMMON_CAP}`,
+        ),
       );
     }
     // The parser keeps host names whole and codes as rare lexemes, so the literal (ILIKE) match
     // selects candidates only when the words found nothing; it always adds to the score.
-    if (!branches.length) for (const c of codes) branches.push(sql`(select c.id from chunks c where ${base} and c.text ilike ${containing(c)} limit 200)`);
+    if (!branches.length)
+      for (const c of codes)
+        branches.push(scoped((base) => sql`select c.id from chunks c where ${base} and c.text ilike ${containing(c)} limit 200`, sql`limit 200`));
 
     const maxIdf = Math.max(1, ...terms.map((t) => t.idf));
     const anyTerm = terms.map((t) => lexemeQuery(t.lex)).join(' | ');

@@ -139,6 +139,13 @@ export const chunks = pgTable(
     // btree_gin lets the organization and project lead the full-text index.
     index('chunks_org_project_tsv_idx').using('gin', t.organization_id, t.project_id, t.tsv),
     index('chunks_org_submission_idx').on(t.organization_id, t.submission_id, t.ordinal),
+    // Anonymous visitors read public chunks only: these find them without reading the others (retrieve.ts accessScopes).
+    index('chunks_public_tsv_idx')
+      .using('gin', t.organization_id, t.project_id, t.tsv)
+      .where(sql`${t.sensitivity_level} = 'public'`),
+    index('chunks_public_submission_idx')
+      .on(t.organization_id, t.submission_id, t.ordinal)
+      .where(sql`${t.sensitivity_level} = 'public'`),
     foreignKey({
       name: 'chunks_submission_fk',
       columns: [t.organization_id, t.submission_id],
