@@ -251,7 +251,7 @@ test('a search filter made with the picker: values from the organization’s rec
     },
   ];
   // The expression the picks make is shown, read-only, with what it would have matched.
-  const expression = page.getByLabel('Expression, made from the picks');
+  const expression = page.getByRole('figure', { name: 'Expression, made from the picks' }).locator('pre');
   const shown = async () => JSON.parse((await expression.textContent())!.replace('Pick values to make it.', 'null'));
   await expect.poll(shown).toEqual(expected);
   await expect(page.getByRole('textbox', { name: /^Expression/ })).toHaveCount(0);

@@ -679,15 +679,11 @@ function SearchFilterInputs() {
       />
       {picking ? PICKS[subject].map((pick) => <PickInput key={`${subject}.${pick.key}`} subject={subject} pick={pick} />) : null}
       {picking ? (
-        <Box sx={{ my: 1 }}>
-          <Typography variant="body2" id="picked-expression">
+        <Box component="figure" sx={{ my: 1, mx: 0 }}>
+          <Typography variant="body2" component="figcaption">
             Expression, made from the picks
           </Typography>
-          <Box
-            component="pre"
-            aria-labelledby="picked-expression"
-            sx={{ m: 0, p: 1, bgcolor: 'action.hover', borderRadius: 1, fontSize: 12, overflowX: 'auto' }}
-          >
+          <Box component="pre" sx={{ m: 0, p: 1, bgcolor: 'action.hover', borderRadius: 1, fontSize: 12, overflowX: 'auto' }}>
             {expression ? JSON.stringify(expression, null, 2) : 'Pick values to make it.'}
           </Box>
         </Box>
@@ -722,7 +718,7 @@ function FilterPreview({ picked }: { picked?: Preview | null }) {
   const valid = !!expression && typeof expression === 'object';
   const base = subject === 'case' ? 'cases' : 'iaos';
   return (
-    <Box sx={{ width: '100%', my: 1 }} aria-label="Preview">
+    <Box sx={{ width: '100%', my: 1 }} role="region" aria-label="Preview">
       {picked === undefined ? (
         <Button variant="outlined" size="small" disabled={!valid || busy} onClick={() => void ask()}>
           Preview last 30 days
