@@ -7,7 +7,7 @@ import { httpError } from '../core/errors.js';
 import type { RequestContext } from '../core/context.js';
 import { summarize } from '../incidents/ai.js';
 import { BACKGROUND_LANE, defineJob, enqueueJobs, NotReady } from '../core/jobs/define.js';
-import { actorOf, addEvent, callerEmail, loadCase, type NewEvent } from '../incidents/common.js';
+import { actorOf, addEvent, callerEmail, caseTextsReader, loadCase, type NewEvent } from '../incidents/common.js';
 import { LIVE_CHANNEL } from '../live/changes.js';
 import { checkTags, createIncident } from '../incidents/lifecycle.js';
 import { publish, publishMany } from '../core/events.js';
@@ -278,6 +278,7 @@ export async function escalateCase(
 /** "Probable cause" of a case through the AI layer's summarizer. */
 export async function probableCause(ctx: RequestContext, id: number) {
   const c = await loadCase(ctx, id);
+  const readText = await caseTextsReader(ctx, c.incident_id);
   const history = await ctx.tx
     .select({ description: events.description, details: events.details })
     .from(events)
@@ -287,7 +288,7 @@ export async function probableCause(ctx: RequestContext, id: number) {
     c.title + '.',
     c.description ?? '',
     c.resolution ?? '',
-    ...history.filter((e) => e.details?.field === undefined).map((e) => e.description + '.'),
+    ...history.filter((e) => e.details?.field === undefined).map((e) => readText(e.description) + '.'),
   ];
   const result = await summarize({ config: ctx.config, subject: `probable cause of case ${c.name}`, texts, maxSentences: 2 });
   return { probable_cause: result.summary, method: result.method };

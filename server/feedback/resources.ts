@@ -1,10 +1,10 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { bodyOf } from '../engine/body.js';
 import { FEEDBACK_RATINGS, feedback, SERVICE_FEEDBACK_RATINGS, serviceFeedback } from './tables.js';
 import { incidentParticipants, incidents } from '../incidents/tables.js';
 import { invalid } from '../core/errors.js';
-import { fieldsOf, mustExist } from '../engine/definition-kit.js';
+import { fieldsOf, mustExist, outer } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
 import { type RequestContext } from '../core/context.js';
 import { text } from '../engine/fields.js';
@@ -37,6 +37,12 @@ export const feedbackResource = defineResource({
   labelPlural: 'Feedback',
   fieldMeta: { incident_id: { reference: 'Incident' } },
   references: { project_id: 'Project' },
+  // The spec's participant, as Dispatch nests one (who gave the feedback): `{id, individual: {email, name}}`.
+  computed: () => ({
+    participant: sql`(select json_build_object('id', p.id, 'individual', json_build_object('email', p.email, 'name', p.name))
+      from ${incidentParticipants} p where p.organization_id = ${outer(feedback, 'organization_id')} and p.id = ${outer(feedback, 'participant_id')})`,
+  }),
+  answerOnly: ['participant'],
   hooks: {
     beforeCreate: (ctx, data) => checkFeedbackLinks(ctx, data),
     async beforeUpdate(ctx, id, data) {

@@ -117,6 +117,23 @@ export async function loadCase(ctx: RequestContext, id: number | string, lock = 
   return row;
 }
 
+/**
+ * A case's texts as the caller may read them. The case's timeline names the incident it was escalated
+ * to ("Case escalated to incident IAO-7 by …"); where the caller may not see that incident (restricted,
+ * not on it) the name reads "a restricted incident", as a hidden reference answers its id only.
+ */
+export async function caseTextsReader(ctx: RequestContext, incidentId: number | null): Promise<(text: string) => string> {
+  const same = (text: string) => text;
+  if (incidentId === null || may(ctx.role, 'seeRestricted')) return same;
+  const [incident] = await ctx.tx
+    .select({ name: incidents.name, seen: sql<boolean>`${incidentScope(ctx)}` })
+    .from(incidents)
+    .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, incidentId)));
+  if (!incident || incident.seen) return same;
+  const name = new RegExp(`(incident )?\\b${incident.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9])`, 'g');
+  return (text) => text.replace(name, 'a restricted incident');
+}
+
 /** Next number of a per-organization sequence (IAO-n, OCO-n); the row lock serializes concurrent creates. */
 export async function nextNumber(ctx: RequestContext, kind: string): Promise<number> {
   const [row] = await ctx.tx

@@ -24,7 +24,7 @@ import { projects } from '../core/db/projects.js';
 import type { RequestContext } from '../core/context.js';
 import { notFound } from '../core/errors.js';
 import { settle } from '../core/db/tenant.js';
-import { caseScope, incidentScope, linkedScope, loadCase } from './common.js';
+import { caseScope, caseTextsReader, incidentScope, linkedScope, loadCase } from './common.js';
 
 const { search: _search, ...incidentColumns } = getTableColumns(incidents);
 export { incidentColumns };
@@ -176,6 +176,7 @@ export async function fullCase(ctx: RequestContext, idOrName: number | string) {
     from workflow_instances w left join workflows wf on wf.organization_id = w.organization_id and wf.id = w.workflow_id where w.organization_id = ${org} and w.case_id = ${id}`;
   const documentsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', d.id, 'name', d.name, 'resource_type', d.resource_type, 'weblink', d.weblink) order by r.n), '[]') as v
     from jsonb_array_elements(${JSON.stringify(row.documents ?? [])}::jsonb) with ordinality r(v, n) join documents d on d.organization_id = ${org} and d.id = (r.v)::int`;
+  const readText = await caseTextsReader(ctx, row.incident_id);
   const [tagRows, eventRows, commentRows, participantRows, taskRows, incidentRows, names, signalRows, groupRows, documentRows, workflowRows] = await settle([
     ctx.tx
       .select({ id: tags.id, name: tags.name, tag_type_id: tags.tag_type_id })
@@ -236,10 +237,12 @@ export async function fullCase(ctx: RequestContext, idOrName: number | string) {
     signals: jsonOf(signalRows),
     groups: jsonOf(groupRows),
     tags: tagRows,
-    events: eventRows,
+    events: eventRows.map((e) => ({ ...e, description: readText(e.description) })),
     comments: commentRows,
     participants: participantRows.map((p) => p.email),
     tasks: taskRows,
     incidents: incidentRows,
+    // As lists answer it: the incident's id alone where the caller may not see it.
+    incident: row.incident_id === null ? null : incidentRows[0] ? { id: row.incident_id, name: incidentRows[0].name } : { id: row.incident_id },
   };
 }

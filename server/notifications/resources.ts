@@ -14,7 +14,7 @@ import { requiredText, text } from '../engine/fields.js';
  * ["Active", "Stable"]}`): an object picks by id through its model (`IncidentType.id`), a value the
  * field itself. The expression is any of a field's picks, and every field: `[{"and": [{"or": [...]}]}]`.
  */
-const filterPicks = z.record(
+export const filterPicks = z.record(
   z.string().regex(/^[a-z][a-z0-9_]*$/, 'A filter key is a field name, e.g. incident_type'),
   z.array(z.union([z.string(), z.number(), z.boolean(), z.looseObject({ id: z.number().int().positive() })])).max(200),
 );

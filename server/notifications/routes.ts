@@ -4,12 +4,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { searchFilters, SEARCH_FILTER_SUBJECTS } from './tables.js';
 import { compileExpression, subjects, type FilterSubject } from './matching.js';
-import { notFound } from '../core/errors.js';
+import { invalid, notFound } from '../core/errors.js';
 import { inTenant } from '../core/tenancy.js';
 import type { RequestContext } from '../core/context.js';
 import { idParam } from '../engine/crud.js';
 import { caseScope, incidentScope } from '../incidents/common.js';
 import { answers, arrayOf, int, objectOf, str } from '../engine/answers.js';
+import { expressionOfPicks, filterPicks } from './resources.js';
 
 const PREVIEW_DAYS = 30;
 const PREVIEW_ITEMS = 25;
@@ -18,6 +19,7 @@ const previewAnswer = answers(
   200,
   objectOf({
     subject: str,
+    expression: { description: 'The expression previewed: the one sent, or the one the picks (filters) make' },
     days: int,
     total: int,
     items: arrayOf(objectOf({ id: int, name: str, title: str, status: str, project_id: int, reported_at: str })),
@@ -26,7 +28,9 @@ const previewAnswer = answers(
 
 const previewBody = z.object({
   subject: z.enum(SEARCH_FILTER_SUBJECTS, { error: `Subject must be one of ${SEARCH_FILTER_SUBJECTS.join(', ')}` }).default('incident'),
-  expression: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())], { error: 'The expression must be a filter object or list' }),
+  expression: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())], { error: 'The expression must be a filter object or list' }).optional(),
+  // The picks a saved filter may be made from; the expression they make is previewed (and answered) when none is sent.
+  filters: filterPicks.optional(),
 });
 
 /** What `expression` matches among the incidents or cases reported in the last 30 days: how many, and the newest 25. */
@@ -43,7 +47,7 @@ async function preview(ctx: RequestContext, subject: FilterSubject, expression: 
     .where(where)
     .orderBy(desc(table.reported_at), desc(table.id))
     .limit(PREVIEW_ITEMS);
-  return { subject, days: PREVIEW_DAYS, total, items };
+  return { subject, expression, days: PREVIEW_DAYS, total, items };
 }
 
 /** The filter editor's preview. */
@@ -52,7 +56,11 @@ export function registerNotificationRoutes(scope: FastifyInstance) {
   app.post(
     '/search/filters/preview',
     { schema: { tags, summary: 'What an expression would have matched over the last 30 days (count and first 25)', body: previewBody, ...previewAnswer } },
-    async (req) => inTenant(req, (ctx) => preview(ctx, req.body.subject, req.body.expression)),
+    async (req) => {
+      const { subject, expression, filters } = req.body;
+      if (expression === undefined && !filters) throw invalid('Send an expression, or picks as filters.', ['body', 'expression']);
+      return inTenant(req, (ctx) => preview(ctx, subject, expression ?? expressionOfPicks(filters!)));
+    },
   );
   app.get(
     '/search/filters/:id/preview',

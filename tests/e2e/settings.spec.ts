@@ -135,6 +135,8 @@ async function fill(meta: ResourceMeta, name: string) {
     await options.filter({ hasText: offered[0] }).first().click();
     return;
   }
+  // A search filter's expression is written as JSON once its picker is switched off, as a person would.
+  if (name === 'expression') await page.getByRole('switch', { name: 'Pick values' }).uncheck();
   const box = page.getByRole('textbox', { name: label });
   if (name in SAMPLES) await box.fill(JSON.stringify(SAMPLES[name]));
   else if (schema.format === 'uri') await box.fill(`https://example.com/${meta.name}/${stamp}`);

@@ -190,6 +190,7 @@ test('marking an incident stable runs its stable workflow, whose message reaches
 test('the filter editor previews the last 30 days; the delivery log replays a delivery', async () => {
   // Filter preview.
   await page.goto('/default/search/filters/create');
+  await page.getByRole('switch', { name: 'Pick values' }).uncheck();
   await page.getByRole('textbox', { name: /^Expression/ }).fill(JSON.stringify({ and: [{ field: 'title', op: 'like', value: `%${stamp}%` }] }));
   await page.getByRole('button', { name: 'Preview last 30 days' }).click();
   const preview = page.getByLabel('Preview').getByRole('status');
@@ -217,4 +218,59 @@ test('the filter editor previews the last 30 days; the delivery log replays a de
   await expect(page.getByText('Delivery queued again.')).toBeVisible();
   await expect.poll(() => receiver.hits.length, { timeout: 30_000 }).toBe(2);
   expect(receiver.hits[1]!.headers['webhook-id']).toBe(receiver.hits[0]!.headers['webhook-id']);
+});
+
+test('a search filter made with the picker: values from the organization’s records, saved as their expression', async () => {
+  const types = (await api('GET', '/incident_types?itemsPerPage=50')).json.items as { id: number; name: string }[];
+  const outage = types.find((x) => x.name === 'Outage')!;
+  const security = types.find((x) => x.name === 'Security')!;
+  const made = await api('POST', '/iaos', { title: `Picked outage ${stamp}`, incident_type_id: outage.id, project_id: projectId });
+  expect(made.status).toBe(201);
+
+  await page.goto('/default/search/filters/create');
+  await page.getByRole('textbox', { name: /^Name/ }).fill(`Picked ${stamp}`);
+  await expect(page.getByRole('switch', { name: 'Pick values' })).toBeChecked();
+  await choose(/^Incident types/, 'Outage');
+  await choose(/^Incident types/, 'Security');
+  await page.getByRole('combobox', { name: /^Status/ }).click();
+  await page.getByRole('option', { name: 'Active' }).click();
+  await page.keyboard.press('Escape');
+  await choose(/^Projects/, `Workflows ${stamp}`);
+  const expected = [
+    {
+      and: [
+        { or: [{ field: 'status', op: '==', value: 'Active' }] },
+        {
+          or: [
+            { model: 'IncidentType', field: 'id', op: '==', value: outage.id },
+            { model: 'IncidentType', field: 'id', op: '==', value: security.id },
+          ],
+        },
+        { or: [{ model: 'Project', field: 'id', op: '==', value: projectId }] },
+      ],
+    },
+  ];
+  // The expression the picks make is shown, read-only, with what it would have matched.
+  const expression = page.getByRole('figure', { name: 'Expression, made from the picks' }).locator('pre');
+  const shown = async () => JSON.parse((await expression.textContent())!.replace('Pick values to make it.', 'null'));
+  await expect.poll(shown).toEqual(expected);
+  await expect(page.getByRole('textbox', { name: /^Expression/ })).toHaveCount(0);
+  await expect(page.getByLabel('Preview').getByRole('status')).toContainText(`Picked outage ${stamp}`);
+  await expectNoSeriousAxeViolations(page, 'search filter picker');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Search filter created successfully.')).toBeVisible();
+
+  const saved = (await api('GET', `/search/filters?q=${encodeURIComponent(`Picked ${stamp}`)}`)).json.items[0];
+  expect(saved.expression).toEqual(expected);
+  expect(saved.filters).toEqual({ status: ['Active'], incident_type: [{ id: outage.id }, { id: security.id }], project: [{ id: projectId }] });
+
+  // Opened again, the picks show by name; one taken away is saved as the smaller expression.
+  await page.goto(`/default/search/filters/${saved.id}`);
+  await expect(page.getByRole('button', { name: 'Security' })).toBeVisible();
+  await page.getByRole('button', { name: 'Security' }).locator('svg').click();
+  await expect.poll(async () => (await shown())?.[0].and[1].or.length).toBe(1);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Search filter updated successfully.')).toBeVisible();
+  const changed = (await api('GET', `/search/filters/${saved.id}`)).json;
+  expect(changed.filters.incident_type).toEqual([{ id: outage.id }]);
 });

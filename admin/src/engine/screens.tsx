@@ -32,6 +32,7 @@ import {
   useRedirect,
   useResourceContext,
   type CreateProps,
+  type EditProps,
 } from 'react-admin';
 import { fieldSpecs, labelOf, metaOf, representation, type FieldSpec } from '../core/meta.js';
 import type { ResourceMeta } from '../core/meta-types.js';
@@ -239,17 +240,20 @@ export function GenericCreate({
   mutationOptions,
   children,
   defaults,
+  transform,
 }: {
   tweaks?: FormTweaks;
   mutationOptions?: CreateProps['mutationOptions'];
   children?: ReactNode;
+  /** The body from the form's values, where children hold values the server takes in another shape. */
+  transform?: CreateProps['transform'];
   /** Starting values where the server's default differs from an empty input's (a switch that starts on). */
   defaults?: Record<string, unknown>;
 }) {
   const meta = useMeta();
   const saved = useSaved(meta, 'created');
   return (
-    <Create title={`New ${lowerFirst(meta.label)}`} mutationOptions={mutationOptions ?? { onSuccess: saved }}>
+    <Create title={`New ${lowerFirst(meta.label)}`} mutationOptions={mutationOptions ?? { onSuccess: saved }} transform={transform}>
       <SimpleForm
         noValidate
         defaultValues={defaults}
@@ -326,7 +330,13 @@ function useAddressedById(meta: ResourceMeta): 'ready' | 'resolving' {
 }
 
 /** `aside`: a panel beside the form (a preview, a back-test, where a record was seen). */
-export function GenericEdit(props: { tweaks?: FormTweaks; actions?: RecordAction[]; aside?: ReactElement; children?: ReactNode }) {
+export function GenericEdit(props: {
+  tweaks?: FormTweaks;
+  actions?: RecordAction[];
+  aside?: ReactElement;
+  children?: ReactNode;
+  transform?: EditProps['transform'];
+}) {
   const meta = useMeta();
   return useAddressedById(meta) === 'ready' ? <EditById {...props} /> : null;
 }
@@ -336,11 +346,13 @@ function EditById({
   actions = [],
   aside,
   children,
+  transform,
 }: {
   tweaks?: FormTweaks;
   actions?: RecordAction[];
   aside?: ReactElement;
   children?: ReactNode;
+  transform?: EditProps['transform'];
 }) {
   const meta = useMeta();
   const canWrite = useCanWrite(meta, 'update');
@@ -354,6 +366,7 @@ function EditById({
       queryOptions={{ onError: (error: Error) => (notify(error.message, { type: 'error' }), redirect('list', meta.name)) }}
       mutationMode="pessimistic"
       mutationOptions={{ onSuccess: saved }}
+      transform={transform}
       actions={actions.length ? <RecordActions meta={meta} actions={actions} /> : false}
       aside={aside}
     >

@@ -18,8 +18,12 @@ import {
 } from '@mui/material';
 import {
   ArrayInput,
+  AutocompleteArrayInput,
+  BooleanInput,
   FormDataConsumer,
   FunctionField,
+  ReferenceArrayInput,
+  SelectArrayInput,
   SelectInput,
   SimpleFormIterator,
   useNotify,
@@ -27,11 +31,11 @@ import {
   useRefresh,
   type RaRecord,
 } from 'react-admin';
-import { GenericCreate, GenericEdit, GenericList, utc } from '../engine/screens.js';
+import { GenericCreate, GenericEdit, GenericList, useMeta, utc } from '../engine/screens.js';
 import { FieldInput } from '../engine/inputs.js';
 import { api } from '../core/http.js';
 import { organization } from '../core/org.js';
-import type { FieldSpec } from '../core/meta.js';
+import { fieldSpecs, metaOf, type FieldSpec } from '../core/meta.js';
 import type { Screens } from '../engine/registry.js';
 
 /**
@@ -557,39 +561,169 @@ export function IncidentWorkflows() {
   );
 }
 
-// ---------------------------------------------------------------- the filter editor's preview
+// ---------------------------------------------------------------- the filter editor: picks and preview
 
 interface Preview {
   total: number;
   days: number;
+  expression: unknown;
   items: { id: number; name: string; title: string; status: string; reported_at: string }[];
 }
 
-/** What the expression being edited would have matched over the last 30 days (POST /search/filters/preview). */
-function FilterPreview() {
-  const [subject, expression] = useWatch({ name: ['subject', 'expression'] }) as [string | undefined, unknown];
+type Subject = 'incident' | 'case';
+
+/**
+ * What a filter picks from, per subject: the server's pick keys (server/notifications/resources.ts
+ * filterPicks; a record's by id through its model) and the records offered. Status offers its values.
+ */
+const PICKS: Record<Subject, { key: string; label: string; resource?: string }[]> = {
+  incident: [
+    { key: 'status', label: 'Status' },
+    { key: 'incident_type', label: 'Incident types', resource: 'incident_types' },
+    { key: 'incident_priority', label: 'Incident priorities', resource: 'incident_priorities' },
+    { key: 'incident_severity', label: 'Incident severities', resource: 'incident_severities' },
+    { key: 'project', label: 'Projects', resource: 'projects' },
+    { key: 'tag', label: 'Tags', resource: 'tags' },
+  ],
+  case: [
+    { key: 'status', label: 'Status' },
+    { key: 'case_type', label: 'Case types', resource: 'case_types' },
+    { key: 'case_priority', label: 'Case priorities', resource: 'case_priorities' },
+    { key: 'case_severity', label: 'Case severities', resource: 'case_severities' },
+    { key: 'project', label: 'Projects', resource: 'projects' },
+    { key: 'tag', label: 'Tags', resource: 'tags' },
+  ],
+};
+const subjectOf = (value: unknown): Subject => (value === 'case' ? 'case' : 'incident');
+const idOf = (v: unknown) => (v && typeof v === 'object' && 'id' in v ? (v as { id: unknown }).id : v);
+
+/** The form's picks (ids, or status values) as the server's `filters`: records by `{id}`, the subject's keys only. */
+function picksBody(subject: Subject, picks: Record<string, unknown[] | undefined> = {}) {
+  return Object.fromEntries(
+    PICKS[subject].flatMap(({ key, resource }) => {
+      const values = picks[key] ?? [];
+      return values.length ? [[key, resource ? values.map((id) => ({ id })) : values]] : [];
+    }),
+  );
+}
+
+/**
+ * The body saved: picking, the picks (the server makes the expression from them); otherwise the
+ * expression as typed. `picking` and `picks` are the form's own.
+ */
+function searchFilterBody(data: Record<string, unknown>) {
+  const { picking, picks, filters: _answered, ...rest } = data;
+  if (!picking) return rest;
+  const { expression: _made, ...body } = rest;
+  return { ...body, filters: picksBody(subjectOf(rest.subject), picks as Record<string, unknown[]>) };
+}
+
+/** One pick list: the organization's records of a kind by name, or the subject's statuses. */
+function PickInput({ subject, pick }: { subject: Subject; pick: (typeof PICKS)[Subject][number] }) {
+  const record = useRecordContext();
+  const source = `picks.${pick.key}`;
+  const saved = record?.filters && typeof record.filters === 'object' ? (record.filters as Record<string, unknown[]>)[pick.key] : undefined;
+  const defaultValue = (saved ?? []).map(idOf);
+  if (!pick.resource) {
+    const choices = metaOf(subject === 'case' ? 'cases' : 'iaos')?.fields.find((f) => f.name === 'status')?.choices ?? [];
+    return <SelectArrayInput source={source} label={pick.label} choices={choices} defaultValue={defaultValue} />;
+  }
+  return (
+    <ReferenceArrayInput source={source} reference={pick.resource} perPage={100}>
+      {/* The saved picks start the input (the reference controller reads what it holds). */}
+      <AutocompleteArrayInput label={pick.label} helperText="Any of these" fullWidth defaultValue={defaultValue} />
+    </ReferenceArrayInput>
+  );
+}
+
+/**
+ * The picker users expect (spec's search-filter dialog): values per field from the organization's
+ * records, all fields together. The JSON expression stays visible, read-only while picking (the one the
+ * picks make, as the server answers it), and editable for what picks cannot say.
+ */
+function SearchFilterInputs() {
+  const record = useRecordContext();
+  const { setValue } = useFormContext();
+  const [subjectValue, picking, picks, expression] = useWatch({ name: ['subject', 'picking', 'picks', 'expression'] }) as [
+    unknown,
+    boolean | undefined,
+    Record<string, unknown[]> | undefined,
+    unknown,
+  ];
+  const subject = subjectOf(subjectValue);
+  const meta = useMeta();
+  const expressionSpec = fieldSpecs(meta, meta.create).find((f) => f.name === 'expression')!;
+  // The picks' expression shown as it will be saved: asked of the server after each change.
+  const body = picking ? JSON.stringify(picksBody(subject, picks)) : null;
   const [preview, setPreview] = useState<Preview | null>(null);
+  useEffect(() => {
+    if (!body || body === '{}') return;
+    const timer = setTimeout(() => {
+      api<Preview>('/search/filters/preview', { method: 'POST', json: { subject, filters: JSON.parse(body) }, globalErrors: false })
+        .then((answer) => {
+          setValue('expression', answer.expression);
+          setPreview(answer);
+        })
+        .catch(() => setPreview(null));
+    }, 300);
+    return () => clearTimeout(timer);
+  }, [body, subject, setValue]);
+  return (
+    <Box sx={{ width: '100%' }}>
+      <BooleanInput
+        source="picking"
+        label="Pick values"
+        helperText="Off: write the expression as JSON (for conditions picks cannot say)"
+        // A saved expression picks cannot say (answered filters: null) opens as JSON.
+        defaultValue={!record || (record.filters !== null && record.filters !== undefined)}
+      />
+      {picking ? PICKS[subject].map((pick) => <PickInput key={`${subject}.${pick.key}`} subject={subject} pick={pick} />) : null}
+      {picking ? (
+        <Box component="figure" sx={{ my: 1, mx: 0 }}>
+          <Typography variant="body2" component="figcaption">
+            Expression, made from the picks
+          </Typography>
+          <Box component="pre" sx={{ m: 0, p: 1, bgcolor: 'action.hover', borderRadius: 1, fontSize: 12, overflowX: 'auto' }}>
+            {expression ? JSON.stringify(expression, null, 2) : 'Pick values to make it.'}
+          </Box>
+        </Box>
+      ) : (
+        <FieldInput spec={expressionSpec} />
+      )}
+      <FilterPreview picked={picking ? preview : undefined} />
+    </Box>
+  );
+}
+
+/** What the expression being edited would have matched over the last 30 days (POST /search/filters/preview). */
+function FilterPreview({ picked }: { picked?: Preview | null }) {
+  const [subject, expression] = useWatch({ name: ['subject', 'expression'] }) as [string | undefined, unknown];
+  const [asked, setAsked] = useState<Preview | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const ask = async () => {
     setBusy(true);
     setError(null);
     try {
-      setPreview(await api<Preview>('/search/filters/preview', { method: 'POST', json: { subject: subject || 'incident', expression }, globalErrors: false }));
+      setAsked(await api<Preview>('/search/filters/preview', { method: 'POST', json: { subject: subject || 'incident', expression }, globalErrors: false }));
     } catch (e) {
-      setPreview(null);
+      setAsked(null);
       setError((e as Error).message);
     } finally {
       setBusy(false);
     }
   };
+  // Picking, the preview follows the picks; otherwise it is asked for.
+  const preview = picked === undefined ? asked : picked;
   const valid = !!expression && typeof expression === 'object';
   const base = subject === 'case' ? 'cases' : 'iaos';
   return (
-    <Box sx={{ width: '100%', my: 1 }} aria-label="Preview">
-      <Button variant="outlined" size="small" disabled={!valid || busy} onClick={() => void ask()}>
-        Preview last 30 days
-      </Button>
+    <Box sx={{ width: '100%', my: 1 }} role="region" aria-label="Preview">
+      {picked === undefined ? (
+        <Button variant="outlined" size="small" disabled={!valid || busy} onClick={() => void ask()}>
+          Preview last 30 days
+        </Button>
+      ) : null}
       {error ? (
         <Alert severity="error" sx={{ mt: 1 }}>
           {error}
@@ -616,13 +750,13 @@ function FilterPreview() {
 }
 
 const SearchFilterCreate = () => (
-  <GenericCreate>
-    <FilterPreview />
+  <GenericCreate tweaks={{ omit: ['expression', 'filters'] }} transform={searchFilterBody}>
+    <SearchFilterInputs />
   </GenericCreate>
 );
 const SearchFilterEdit = () => (
-  <GenericEdit>
-    <FilterPreview />
+  <GenericEdit tweaks={{ omit: ['expression', 'filters'] }} transform={searchFilterBody}>
+    <SearchFilterInputs />
   </GenericEdit>
 );
 

@@ -140,6 +140,14 @@ t.test('feedback and service feedback delete with two ids; the second may be 0',
   t.same(mismatch.body.detail[0].loc, ['body', 'participant_id']);
   const f1 = await post('/feedback', { rating: 'Very satisfied', participant_id: a.participant });
   t.equal(f1.incident_id, a.incident, 'the incident is taken from the participant');
+  const answered = { id: a.participant, individual: { email: 'p1@example.com', name: null } };
+  t.same(f1.participant, answered, 'the participant who gave it, as the spec nests one');
+  t.same((await api('GET', `/feedback/${f1.id}`)).body.participant, answered);
+  const listed = (await api('GET', '/feedback?itemsPerPage=50')).body.items.find((f: { id: number }) => f.id === f1.id);
+  t.same(listed.participant, answered, 'in lists too');
+  const sentBack = await api('PUT', `/feedback/${f1.id}`, { ...listed, feedback: 'Quick and clear.' });
+  t.equal(sentBack.status, 200, JSON.stringify(sentBack.body));
+  t.same(sentBack.body.participant, answered, 'a record sent back keeps it');
   const f2 = await post('/feedback', { rating: 'Very dissatisfied', incident_id: a.incident, participant_id: a.participant });
 
   const wrong = await api('DELETE', `/feedback/${f1.id}/${b.participant}`);

@@ -54,6 +54,29 @@ t.test('a restricted incident behind a case: its id, never its name, for a membe
   t.equal(back.status, 200, JSON.stringify(back.body));
   t.equal(back.body.incident_id, hiddenIncident);
 
+  // The case's own sheet (by id or name): the reference, and the timeline's words for the escalation.
+  for (const address of [hiddenCase.id, hiddenCase.name]) {
+    const sheet = await api('GET', `/cases/${address}`, undefined, member);
+    t.equal(sheet.status, 200, JSON.stringify(sheet.body));
+    t.same([sheet.body.incident_id, sheet.body.incident, sheet.body.incidents], [hiddenIncident, { id: hiddenIncident }, []], `GET /cases/${address}`);
+    t.notMatch(JSON.stringify(sheet.body), name(hiddenIncident), 'the name appears nowhere in it');
+    t.ok(
+      sheet.body.events.some((e: { description: string }) => e.description.startsWith('Case escalated to a restricted incident by ')),
+      'the timeline says it was escalated',
+    );
+  }
+  const shown = (await api('GET', `/cases/${hiddenCase.id}`, undefined, onIt)).body;
+  t.same(shown.incident, { id: hiddenIncident, name: name(hiddenIncident) }, 'a participant of the incident reads its name on the sheet');
+  t.ok(shown.events.some((e: { description: string }) => e.description.startsWith(`Case escalated to incident ${name(hiddenIncident)} by `)));
+  t.same(
+    (await api('GET', `/cases/${openCase.id}`, undefined, member)).body.incident,
+    { id: openIncident, name: name(openIncident) },
+    'an open incident by name',
+  );
+  const cause = await api('GET', `/cases/${hiddenCase.id}/probable_cause`, undefined, member);
+  t.equal(cause.status, 200, JSON.stringify(cause.body));
+  t.notMatch(cause.body.probable_cause, name(hiddenIncident), 'nor does the probable cause, made from the timeline');
+
   // Nor can the name be found by filtering or sorting through the reference.
   const byName = (token: string) =>
     api(

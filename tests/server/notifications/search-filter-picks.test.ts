@@ -63,3 +63,33 @@ t.test("a search filter is made from the dialog's picks, and answers them back",
   t.equal(badKey.status, 422, 'a pick on a field the subject lacks is refused');
   t.match(badKey.body.detail[0].msg, /colour/);
 });
+
+t.test("the editor's preview takes the picks and answers the expression they make, as saving would", async (t) => {
+  const { request, login } = await testApp(t);
+  const token = await login('owner@example.com');
+  const types = (await request({ method: 'GET', url: `${api}/incident_types?itemsPerPage=50`, token })).body.items as { id: number; name: string }[];
+  const outage = types.find((x) => x.name === 'Outage')!;
+  const security = types.find((x) => x.name === 'Security')!;
+  for (const [title, type] of [
+    ['Checkout down', outage],
+    ['Phishing', security],
+  ] as const)
+    t.equal((await request({ method: 'POST', url: `${api}/iaos`, token, payload: { title, incident_type_id: type.id } })).status, 201);
+  const filters = { incident_type: [{ id: outage.id }], status: ['Active'] };
+  const preview = await request({ method: 'POST', url: `${api}/search/filters/preview`, token, payload: { subject: 'incident', filters } });
+  t.equal(preview.status, 200, JSON.stringify(preview.body));
+  t.same(
+    preview.body.items.map((i: { title: string }) => i.title),
+    ['Checkout down'],
+  );
+  const saved = await request({ method: 'POST', url: `${api}/search/filters`, token, payload: { name: 'Outages', filters } });
+  t.same(preview.body.expression, saved.body.expression, 'the expression saving the picks makes');
+
+  const sent = await request({ method: 'POST', url: `${api}/search/filters/preview`, token, payload: { expression: saved.body.expression } });
+  t.same([sent.body.total, sent.body.expression], [1, saved.body.expression], 'an expression sent is answered as sent');
+  const neither = await request({ method: 'POST', url: `${api}/search/filters/preview`, token, payload: { subject: 'incident' } });
+  t.equal(neither.status, 422);
+  t.same(neither.body.detail[0].loc, ['body', 'expression']);
+  const badKey = await request({ method: 'POST', url: `${api}/search/filters/preview`, token, payload: { filters: { colour: ['red'] } } });
+  t.equal(badKey.status, 422, 'a pick on a field the subject lacks is refused');
+});
