@@ -1,4 +1,3 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { and, eq } from 'drizzle-orm';
 import type { Config } from '../core/config.js';
 import type { Db, Executor } from '../core/db/client.js';
@@ -60,9 +59,12 @@ export async function modelFor(tx: Executor, system: Db, config: Config, orgId: 
  * so a stalled stream fails instead of hanging the chat.
  */
 export async function streamCompletion(settings: ModelSettings, messages: ChatMessage[], onToken: (text: string) => void): Promise<string> {
+  // Imported at the first answer: the SDK costs about a third of a second of CPU to load, which a
+  // server without a model (and every test that builds the app) need not pay.
+  const sdk = await import('openai');
   const signal = AbortSignal.timeout(settings.timeoutMs);
   // The chat falls back to an extractive answer at once rather than waiting out retries.
-  const client = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey ?? 'none', maxRetries: 0, timeout: settings.timeoutMs });
+  const client = new sdk.OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey ?? 'none', maxRetries: 0, timeout: settings.timeoutMs });
   let text = '';
   try {
     const stream = await client.chat.completions.create({ model: settings.model, messages, stream: true, temperature: 0.2 }, { signal });
@@ -74,16 +76,17 @@ export async function streamCompletion(settings: ModelSettings, messages: ChatMe
       }
     }
     // The SDK ends a stream quietly when its signal aborts: a stalled answer must still fail.
-    if (signal.aborted) throw new APIUserAbortError();
+    if (signal.aborted) throw new sdk.APIUserAbortError();
   } catch (err) {
-    throw modelError(err, signal);
+    throw modelError(err, signal, sdk);
   }
   if (!text) throw new ModelError('the model ended the stream without an answer');
   return text;
 }
 
 /** What went wrong, in words for the notice the chat shows. */
-function modelError(err: unknown, signal: AbortSignal): ModelError {
+function modelError(err: unknown, signal: AbortSignal, sdk: typeof import('openai')): ModelError {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk;
   if (signal.aborted || err instanceof APIConnectionTimeoutError || err instanceof APIUserAbortError) return new ModelError('the model did not answer in time');
   if (err instanceof APIError && err.status !== undefined) {
     const body = err.error ? JSON.stringify(err.error) : '';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { organizations, users } from '../core/db/tables.js';
 import { forbidden, httpError } from '../core/errors.js';
 import { planLabel, planTable, type Plan } from './plans.js';
@@ -36,11 +36,11 @@ const upgradeAnswer: JsonSchema = {
 const disabled = () => httpError(409, 'Payments are not set up on this server: the organization keeps its plan.', 'billing_disabled');
 
 /** A Stripe failure is the provider's, not the caller's: 502, with the cause in the log. */
-async function provider<T>(req: FastifyRequest, call: () => Promise<T>): Promise<T> {
+async function provider<T>(req: FastifyRequest, billing: Billing, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (!(err instanceof Stripe.errors.StripeError)) throw err;
+    if (!(err instanceof billing.stripe.errors.StripeError)) throw err;
     req.log.warn({ err: { type: err.type, code: err.code, message: err.message, statusCode: err.statusCode } }, 'stripe call failed');
     throw httpError(502, 'Failed to process subscription request', 'payment_provider_error');
   }
@@ -51,10 +51,10 @@ function supportEmail(config: FastifyInstance['config']) {
 }
 
 /** Org-scoped: the plans, the subscription, and what an Owner does with it. */
-export function registerBillingRoutes(scope: FastifyInstance) {
+export async function registerBillingRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const { db, config } = scope;
-  const billing = billingFrom(config);
+  const billing = await billingFrom(config);
 
   const owner = (req: FastifyRequest) => {
     if (req.caller.userId === null || req.caller.role !== 'Owner') throw forbidden('Only an Owner may change the subscription.');
@@ -83,7 +83,7 @@ export function registerBillingRoutes(scope: FastifyInstance) {
     const account = await accountOf(db, orgId);
     // A paying organization changes the price of its subscription (prorated) rather than buying a second one.
     if (account?.stripe_subscription_id && isEntitled(account.status)) {
-      await provider(req, async () => {
+      await provider(req, billing, async () => {
         const sub = await billing.stripe.subscriptions.retrieve(account.stripe_subscription_id!);
         const item = sub.items.data[0]!;
         await billing.stripe.subscriptions.update(sub.id, {
@@ -96,7 +96,7 @@ export function registerBillingRoutes(scope: FastifyInstance) {
     }
     const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, req.caller.userId!));
     const back = `${config.PUBLIC_URL.replace(/\/$/, '')}/${org!.slug}/upgrade`;
-    const session = await provider(req, async () => {
+    const session = await provider(req, billing, async () => {
       const customer = await customerFor(db, billing, org!, user?.email ?? null);
       return billing.stripe.checkout.sessions.create({
         mode: 'subscription',
@@ -134,7 +134,7 @@ export function registerBillingRoutes(scope: FastifyInstance) {
       const account = await accountOf(db, req.caller.orgId);
       if (!account?.stripe_subscription_id || !isEntitled(account.status))
         throw httpError(409, 'This organization has no subscription to cancel.', 'no_subscription');
-      const sub = await provider(req, () => billing.stripe.subscriptions.update(account.stripe_subscription_id!, { cancel_at_period_end: true }));
+      const sub = await provider(req, billing, () => billing.stripe.subscriptions.update(account.stripe_subscription_id!, { cancel_at_period_end: true }));
       const end = sub.items.data[0]?.current_period_end;
       // The plan itself changes when Stripe's webhook says the subscription ended.
       return { status: 'success', message: 'Subscription cancelled successfully.', subscription_end_date: end ? new Date(end * 1000).toISOString() : null };
@@ -149,7 +149,7 @@ export function registerBillingRoutes(scope: FastifyInstance) {
       if (!billing) throw disabled();
       const account = await accountOf(db, req.caller.orgId);
       if (!account) throw httpError(409, 'This organization has not subscribed yet.', 'no_subscription');
-      const portal = await provider(req, () =>
+      const portal = await provider(req, billing, () =>
         billing.stripe.billingPortal.sessions.create({
           customer: account.stripe_customer_id,
           return_url: `${config.PUBLIC_URL.replace(/\/$/, '')}/${req.caller.orgSlug}/upgrade`,
@@ -165,7 +165,7 @@ export function registerBillingRoutes(scope: FastifyInstance) {
  * bytes sent, so this route keeps the raw body. Only events it verifies change a plan.
  */
 export async function registerStripeWebhook(app: FastifyInstance) {
-  const billing: Billing | null = billingFrom(app.config);
+  const billing: Billing | null = await billingFrom(app.config);
   if (!billing) return;
   await app.register(async (child) => {
     // Kept as the text received (a string is also cheap for the app's NUL check, unlike a Buffer).
@@ -187,7 +187,7 @@ export async function registerStripeWebhook(app: FastifyInstance) {
           ]);
         }
         // Stripe unreachable while fetching the subscription: 502, and Stripe delivers the event again later.
-        const outcome = await provider(req, () => applyEvent(app.db, billing, event, req.log));
+        const outcome = await provider(req, billing, () => applyEvent(app.db, billing, event, req.log));
         return reply.send({ received: true, outcome });
       },
     );

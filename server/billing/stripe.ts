@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Config } from '../core/config.js';
 import type { Db, Executor } from '../core/db/client.js';
 import { organizations } from '../core/db/tables.js';
@@ -16,10 +16,15 @@ export interface Billing {
   prices: Record<Exclude<Plan, 'free'>, string>;
 }
 
-/** Billing is on when the four Stripe settings are set (loadConfig refuses some without the others). */
-export function billingFrom(config: Config): Billing | null {
+/**
+ * Billing is on when the four Stripe settings are set (loadConfig refuses some without the others).
+ * The SDK is imported only then: it costs about half a second of CPU to load, which a server (or a
+ * test) without billing need not pay.
+ */
+export async function billingFrom(config: Config): Promise<Billing | null> {
   const { STRIPE_SECRET_KEY: key, STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_PRICE_PRO: pro, STRIPE_PRICE_TEAM_PRO: teamPro } = config;
   if (!key || !webhookSecret || !pro || !teamPro) return null;
+  const { default: Stripe } = await import('stripe');
   const base = config.STRIPE_API_BASE ? new URL(config.STRIPE_API_BASE) : undefined;
   const protocol = base?.protocol === 'http:' ? 'http' : 'https';
   const stripe = new Stripe(key, {

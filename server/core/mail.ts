@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 
 export interface Mail {
@@ -15,9 +15,11 @@ export function createMailer(smtpUrl: string | undefined, from: string, log: Fas
       log.info({ to: mail.to, subject: mail.subject }, `mail (no SMTP_URL set): ${mail.text}`);
     };
   }
-  const transport = nodemailer.createTransport(smtpUrl);
+  // Made at the first message: loading nodemailer costs about a tenth of a second of CPU.
+  let transport: Promise<Transporter> | undefined;
   return async (mail) => {
-    await transport.sendMail({ from, ...mail });
+    transport ??= import('nodemailer').then((m) => m.default.createTransport(smtpUrl));
+    await (await transport).sendMail({ from, ...mail });
   };
 }
 

@@ -1,16 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
-import { durablePglite } from './pglite-sync.js';
 
 // No relational schema: Firewatch uses only the SQL-like builders, so the client knows no tables.
 type NoSchema = Record<string, never>;
@@ -78,6 +72,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
     return migrated({ db, kind: 'postgres', close }, () => migratePostgres(db as never, { migrationsFolder }));
   }
+  // Imported here: PGlite costs about a third of a second of CPU to load, which a server on
+  // PostgreSQL (and each test file of the suite's PostgreSQL run) need not pay.
+  const [{ PGlite }, { btree_gin }, { pg_trgm }, { drizzle: drizzlePglite }, { migrate: migratePglite }, { durablePglite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/contrib/btree_gin'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+    import('drizzle-orm/pglite'),
+    import('drizzle-orm/pglite/migrator'),
+    import('./pglite-sync.js'),
+  ]);
   const inMemory = options.dataDir.startsWith('memory://');
   if (!inMemory) mkdirSync(options.dataDir, { recursive: true });
   // A folder on disk syncs every commit (see pglite-sync.ts); memory:// has nothing to sync.
