@@ -24,6 +24,7 @@ import { SCOPE_SQL } from '../../server/core/db/tenant.js';
 import { newIngestKey } from '../../server/signals/resources.js';
 import { drainSignals } from '../../server/signals/ingest.js';
 import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
+import { postgresCpuBetween, postgresCpuMs } from '../lib/load.js';
 import { paced } from '../lib/paced.js';
 import { listen, startApp } from '../lib/server.js';
 import type { Suite } from '../lib/suite.js';
@@ -141,12 +142,15 @@ const suite: Suite = {
       // Load-independent figures beside the rates (this machine is shared): CPU of this process (server
       // and load generator) and PostgreSQL commits per accepted signal, processing included for the app.
       const commits = async () => Number((await sql`select xact_commit from pg_stat_database where datname = current_database()`)[0]!.xact_commit);
+      // PostgreSQL CPU: of the backends connected to this database only (others' work on the machine left out).
+      const backends = async () => (await sql`select pid::text from pg_stat_activity where datname = current_database()`).map((r) => r.pid as string);
       const measure = async <T>(fn: () => Promise<T>) => {
-        const [cpu, c0] = [process.cpuUsage(), await commits()];
+        const [cpu, c0, pg0] = [process.cpuUsage(), await commits(), postgresCpuMs(await backends())];
         const result = await fn();
         await new Promise((r) => setTimeout(r, 1500)); // statistics reach pg_stat_database within a second or so
         const used = process.cpuUsage(cpu);
-        return { result, cpuMs: (used.user + used.system) / 1000, commits: (await commits()) - c0 };
+        const pg = postgresCpuBetween(pg0, postgresCpuMs(await backends()));
+        return { result, cpuMs: (used.user + used.system) / 1000, pgMs: pg, commits: (await commits()) - c0 };
       };
       const rows: (string | number)[][] = [];
       const notes: string[] = [];
@@ -236,7 +240,8 @@ const suite: Suite = {
         const [dups] = await sql`select count(*)::int as keys, count(distinct case_id)::int as cases, count(*) filter (where n > 1)::int as doubled
           from (select dedup_key, count(distinct case_id) as n, min(case_id) as case_id from signal_instances where signal_id = ${signal!.id} group by dedup_key) k`;
         const f = floorMeasured.result;
-        const per = (m: { cpuMs: number; commits: number }, n: number) => `${((m.cpuMs * 1000) / n).toFixed(0)} µs CPU, ${(m.commits / n).toFixed(2)} commits`;
+        const per = (m: { cpuMs: number; pgMs: number | null; commits: number }, n: number) =>
+          `${((m.cpuMs * 1000) / n).toFixed(0)} µs CPU + ${m.pgMs === null ? '–' : ((m.pgMs * 1000) / n).toFixed(0)} µs PostgreSQL CPU, ${(m.commits / n).toFixed(2)} commits`;
         rows.push([`floor: ${line.name}`, Math.round(floorSignals / seconds), Math.round(f.rps), f.p50, f.p99, f.failures, '', '', floorLoad]);
         rows.push([
           `app: ${line.name}`,
