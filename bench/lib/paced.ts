@@ -23,7 +23,7 @@ const finish = () => {
   if (ended) return;
   ended = true;
   agent.destroy();
-  parentPort.postMessage({ latencies, failures: failures + (total - done), answered: done });
+  parentPort.postMessage({ latencies, failures: failures + (total - done), answered: done, seconds: (performance.now() - start) / 1000 });
 };
 const settle = () => { if (++done === total) finish(); };
 setTimeout(finish, (seconds + 60) * 1000).unref();
@@ -52,6 +52,8 @@ tick();
 export interface PacedResult {
   /** Requests answered (2xx or not), of rate × seconds sent. */
   answered: number;
+  /** From the first send to the last answer: longer than asked when the server fell behind. */
+  seconds: number;
   failures: number;
   p50: number;
   p99: number;
@@ -61,10 +63,10 @@ export function paced(url: string, requests: { headers: Record<string, string>; 
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER, { eval: true, workerData: { url, requests, rate, seconds } });
     worker.once('error', reject);
-    worker.once('message', (m: { latencies: number[]; failures: number; answered: number }) => {
+    worker.once('message', (m: { latencies: number[]; failures: number; answered: number; seconds: number }) => {
       const sorted = m.latencies.sort((a, b) => a - b);
       const at = (q: number) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!) : NaN);
-      resolve({ answered: m.answered, failures: m.failures, p50: at(0.5), p99: at(0.99) });
+      resolve({ answered: m.answered, seconds: m.seconds, failures: m.failures, p50: at(0.5), p99: at(0.99) });
       void worker.terminate();
     });
   });

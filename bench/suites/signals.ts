@@ -255,7 +255,8 @@ const suite: Suite = {
           load,
         ]);
         const rate = `${offered} (${Math.round(offeredRps)})`;
-        const achieved = (r: { answered: number; failures: number }) => Math.round(((r.answered - r.failures) * meanAlerts) / seconds);
+        const achieved = (r: { answered: number; failures: number; seconds: number }) =>
+          Math.round(((r.answered - r.failures) * meanAlerts) / Math.max(seconds, r.seconds));
         rated.push([`floor: ${line.name}`, rate, achieved(floorRated), floorRated.p50, floorRated.p99, floorRated.failures, '', floorRatedLoad]);
         rated.push([`app: ${line.name}`, rate, achieved(appRated), appRated.p50, appRated.p99, appRated.failures, Math.round(Number(ratedLag.p95)), ratedLoad]);
         notes.push(
