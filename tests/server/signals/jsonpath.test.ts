@@ -46,5 +46,8 @@ t.test('entities come out as before: the first host of an Alertmanager group, ev
   const hosts = query(raw as never, "$..['instance']") as string[];
   t.equal(found.filter((e) => e.entity_type_id === 1).length, 1, 'one host (scope single)');
   t.equal(found.find((e) => e.entity_type_id === 1)!.value, /^([a-z0-9.-]+?)(?::\d+)?$/.exec(hosts[0]!)![1], 'the first instance label, without its port');
-  t.ok(found.some((e) => e.entity_type_id === 2 && e.value === 'oncall-payments@example.com'), 'the e-mail in an annotation');
+  t.ok(
+    found.some((e) => e.entity_type_id === 2 && e.value === 'oncall-payments@example.com'),
+    'the e-mail in an annotation',
+  );
 });
