@@ -36,11 +36,14 @@ export interface LoadResult {
   pgCpuMs: number | null;
 }
 
-/** CPU (user + system, ms) used so far by each process named postgres, by pid, from /proc; null off Linux. */
-function postgresCpuMs(): Map<string, number> | null {
+/**
+ * CPU (user + system, ms) used so far by each process named postgres, by pid, from /proc (of `only`
+ * those pids when given: one database's backends); null off Linux.
+ */
+export function postgresCpuMs(only?: string[]): Map<string, number> | null {
   let pids: string[];
   try {
-    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+    pids = only ?? readdirSync('/proc').filter((p) => /^\d+$/.test(p));
   } catch {
     return null;
   }
@@ -64,7 +67,7 @@ function postgresCpuMs(): Map<string, number> | null {
  * ended in between (another helper's connection) is left out rather than subtracted: summing all
  * processes made the figure negative when a busy one went away.
  */
-function postgresCpuBetween(before: Map<string, number> | null, after: Map<string, number> | null): number | null {
+export function postgresCpuBetween(before: Map<string, number> | null, after: Map<string, number> | null): number | null {
   if (!before || !after) return null;
   let ms = 0;
   for (const [pid, used] of after) ms += Math.max(0, used - (before.get(pid) ?? 0));

@@ -69,6 +69,9 @@ export function membershipChanged(orgId: number, userId: number | null) {
 const changedSince = (userId: number | null, orgId: number, at: number) =>
   (membershipChanges.get(`${userId}\u0000${orgId}`) ?? -Infinity) >= at || (membershipChanges.get(`*\u0000${orgId}`) ?? -Infinity) >= at;
 
+/** Three base64url parts: what `scope.jwt.verify` could accept at all. */
+const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
+
 const orgNotFound = (slug: string) => httpError(404, `Organization '${slug}' could not be found.`, 'not_found', ['path', 'organization']);
 
 /** Resolves `/{organization}` and the caller (JWT or API key) for every route of the scope it is registered in. */
@@ -87,6 +90,13 @@ function registerTenancy(scope: FastifyInstance) {
     .prepare('tenancy_member_of');
   // Per app instance (tests run many apps on different databases in one process), keyed by session.
   const cache = new LRUCache<string, { member: Member; at: number; sid: string; userId: number }>({ max: MEMBERSHIP_CACHE_MAX });
+  // A public route's organization by slug (ingestion: one lookup per delivery otherwise). A stale entry
+  // for MEMBERSHIP_TTL_MS only names an organization: what the route reads is still checked in it.
+  const publicOrgs = new LRUCache<string, { id: number; slug: string }>({ max: MEMBERSHIP_CACHE_MAX, ttl: MEMBERSHIP_TTL_MS });
+  const orgBySlug = async (slug: string) => {
+    const [org] = await scope.db.select({ id: organizations.id, slug: organizations.slug }).from(organizations).where(eq(organizations.slug, slug));
+    return org;
+  };
   const stopForgetting = onForgetSessions((matches) => {
     for (const [key, hit] of [...cache.entries()]) if (matches(hit.sid, hit.userId)) cache.delete(key);
   });
@@ -119,8 +129,19 @@ function registerTenancy(scope: FastifyInstance) {
     const slug = params.organization;
     const isPublic = req.routeOptions.config.access === 'public';
 
+    // A public route's bearer that is not a JWT (an ingest key) cannot sign anyone in: no verification, which would only throw.
+    if (isPublic && bearer && !JWT_SHAPE.test(bearer)) {
+      let org = publicOrgs.get(slug);
+      if (!org) {
+        org = await orgBySlug(slug);
+        if (!org) throw orgNotFound(slug);
+        publicOrgs.set(slug, org);
+      }
+      req.org = org;
+      return;
+    }
     if (!bearer || bearer.startsWith(API_KEY_PREFIX)) {
-      const [org] = await scope.db.select({ id: organizations.id, slug: organizations.slug }).from(organizations).where(eq(organizations.slug, slug));
+      const org = await orgBySlug(slug);
       if (!org) throw orgNotFound(slug);
       req.org = org;
       if (isPublic) return;

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { query } from 'jsonpath-rfc9535';
+import parse, { type JsonPathQuery } from 'jsonpath-rfc9535/parser';
 import { RE2JS } from 're2js';
 
 /**
@@ -31,6 +32,65 @@ function pattern(source: string): RE2JS {
   let re = compiled.get(source);
   if (!re) compiled.set(source, (re = RE2JS.compile(source)));
   return re;
+}
+
+type Selector = { type: 'NameSelector' | 'MemberNameShorthand'; value: string } | { type: 'WildcardSelector' } | { type: 'IndexSelector'; value: number };
+/** A path over names, wildcards and indices, evaluated without parsing it again; null for one with filters or slices. */
+type Plain = { descendant: boolean; selectors: Selector[] }[] | null;
+
+function plain(path: JsonPathQuery): Plain {
+  const out: NonNullable<Plain> = [];
+  for (const segment of path.segments) {
+    const selectors = segment.node.type === 'BracketedSelection' ? segment.node.selectors : [segment.node];
+    if (!selectors.every((s): s is Selector => ['NameSelector', 'MemberNameShorthand', 'WildcardSelector', 'IndexSelector'].includes(s.type))) return null;
+    out.push({ descendant: segment.type === 'DescendantSegment', selectors });
+  }
+  return out;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The library's evaluation (a queue, breadth first: each node's selections, then its children for a
+ * descendant segment), so the values come in the same order as query() gives them.
+ */
+function run(segments: NonNullable<Plain>, input: unknown): unknown[] {
+  const out: unknown[] = [];
+  const queue: { value: unknown; index: number }[] = [{ value: input, index: 0 }];
+  for (let head = 0; head < queue.length; head++) {
+    const { value, index } = queue[head]!;
+    if (index === segments.length) {
+      out.push(value);
+      continue;
+    }
+    const segment = segments[index]!;
+    for (const s of segment.selectors) {
+      if (s.type === 'WildcardSelector') {
+        if (Array.isArray(value)) for (const v of value) queue.push({ value: v, index: index + 1 });
+        else if (isObject(value)) for (const k of Object.keys(value)) queue.push({ value: value[k], index: index + 1 });
+      } else if (s.type === 'IndexSelector') {
+        if (!Array.isArray(value)) continue;
+        const i = s.value < 0 ? value.length + s.value : s.value;
+        if (i >= 0 && i < value.length) queue.push({ value: value[i], index: index + 1 });
+      } else if (isObject(value) && Object.hasOwn(value, s.value)) {
+        queue.push({ value: value[s.value], index: index + 1 });
+      }
+    }
+    if (segment.descendant) {
+      if (Array.isArray(value)) for (const v of value) queue.push({ value: v, index });
+      else if (isObject(value)) for (const k of Object.keys(value)) queue.push({ value: value[k], index });
+    }
+  }
+  return out;
+}
+
+// Parsing a path took two thirds of a query (10 of 15 µs for `$..['instance']`); a type's path is parsed once.
+const paths = new LRUCache<string, { plain: Plain }>({ max: 1000 });
+/** The values a JSONPath selects, as query() gives them (a path is parsed once per process). */
+export function select(raw: unknown, path: string): unknown[] {
+  let compiledPath = paths.get(path);
+  if (!compiledPath) paths.set(path, (compiledPath = { plain: plain(parse(path)) }));
+  return compiledPath.plain ? run(compiledPath.plain, raw) : query(raw as never, path);
 }
 
 /** Why a regular expression cannot be saved (RE2 syntax: no backreferences or lookaround), or null. */
@@ -69,7 +129,7 @@ export function extract(raw: unknown, types: ExtractableType[]): Extracted[] {
   const found = new Map<string, Extracted>();
   for (const type of types) {
     if (!type.jpath && !type.regular_expression) continue;
-    const candidates = type.jpath ? leaves(query(raw as never, type.jpath)) : leaves(raw);
+    const candidates = type.jpath ? leaves(select(raw, type.jpath)) : leaves(raw);
     let values: string[] = [];
     if (type.regular_expression) {
       const re = pattern(type.regular_expression);
