@@ -7,7 +7,7 @@ import postgres from 'postgres';
 import { createSubmission, createSubmissionFromStream, indexSubmission } from '../../server/ai/ingest.js';
 import { planLimits } from '../../server/ai/limits.js';
 import { loadConfig } from '../../server/core/config.js';
-import { openDatabase, type Database } from '../../server/core/db/client.js';
+import { openDatabase, rowsOf, type Database } from '../../server/core/db/client.js';
 import { withTenant } from '../../server/core/db/tenant.js';
 import { organizations, projects } from '../../server/schema.js';
 import { benchDatabaseUrl, ensureDatabase } from './database.js';
@@ -47,6 +47,9 @@ export interface Uploader {
   /** Runs the indexing job on a stored submission. */
   index(id: number): Promise<Outcome>;
   upload(fileName: string, content: Buffer): Promise<Outcome>;
+  /** Stores and indexes a file without reading its outcome (read many at once with `outcomes`), answering its id. */
+  ingest(fileName: string, content: Buffer): Promise<number>;
+  outcomes(ids: number[]): Promise<(Outcome & { id: number })[]>;
 }
 
 /** An organization on the largest plan (100 MB files) with one project that takes every upload. */
@@ -71,11 +74,18 @@ export async function uploader(database: Database, slug: string): Promise<Upload
         createSubmissionFromStream(tx, who, limits, { projectId: project!.id, title: fileName, fileName, sensitivityLevel: 'internal' }, body),
       )
     ).id;
+  const outcomes = async (ids: number[]) =>
+    rowsOf<{ id: number; status: string; chunk_count: number; error: string | null }>(
+      await db.execute(`select id, status, chunk_count, error from submissions where id in (${ids.map(Number).join(',')}) order by id`),
+    ).map((r) => ({ id: Number(r.id), status: r.status, chunks: Number(r.chunk_count), error: r.error }));
   const index = async (id: number) => {
     await indexSubmission(db, orgId, id);
-    const rows = (await db.execute(`select status, chunk_count, error from submissions where id = ${id}`)) as unknown as { rows?: unknown[] } & unknown[];
-    const [row] = (rows.rows ?? rows) as { status: string; chunk_count: number; error: string | null }[];
-    return { status: row!.status, chunks: row!.chunk_count, error: row!.error };
+    return (await outcomes([id]))[0]!;
   };
-  return { store, storeStream, index, upload: async (fileName, content) => index(await store(fileName, content)) };
+  const ingest = async (fileName: string, content: Buffer) => {
+    const id = await store(fileName, content);
+    await indexSubmission(db, orgId, id);
+    return id;
+  };
+  return { store, storeStream, index, upload: async (fileName, content) => index(await store(fileName, content)), ingest, outcomes };
 }

@@ -251,6 +251,15 @@ function insertChunks(
 }
 
 /**
+ * An index write need not wait for the disk at its commit: indexing can run again, and what runs it
+ * later commits synchronously (the job queue marking the job done, the next upload), which flushes
+ * the log up to there, this commit included; a crash before that loses at most a batch whose job is
+ * then run again. A small file's index is one commit, and waiting for its flush took about as long
+ * as writing it (bench/README.md, `ingest`).
+ */
+const relaxed = (tx: Executor) => tx.execute(sql`select set_config('synchronous_commit', 'off', true)`);
+
+/**
  * Chunks are written in batches of about this much text (or BATCH_ROWS rows), each batch one
  * transaction and one statement, so a large file shows progress and a small one costs one commit.
  * Building the tsvector is PostgreSQL's work (most of the time), so the middle batches of a large
@@ -378,10 +387,15 @@ export async function indexSubmission(db: Db, orgId: number, submissionId: numbe
           .update(submissions)
           .set(first === 0 ? { ...set, ...fetched } : set)
           .where(where);
-        if (first > 0) return void (await Promise.all([update, rows.length ? insertChunks(tx, sub, first, rows) : null]));
+        if (first > 0) return void (await Promise.all([relaxed(tx), update, rows.length ? insertChunks(tx, sub, first, rows) : null]));
         // The first batch also clears an earlier index. Sent together (one round trip): the update
         // goes first, so a second run for the same submission waits for this one and then clears its chunks.
-        const [, emptied] = await Promise.all([update, takeOffChunks(tx, orgId, sub.project_id, submissionId), insertChunks(tx, sub, first, rows)]);
+        const [, , emptied] = await Promise.all([
+          relaxed(tx),
+          update,
+          takeOffChunks(tx, orgId, sub.project_id, submissionId),
+          insertChunks(tx, sub, first, rows),
+        ]);
         await dropEmptyLexemes(tx, orgId, sub.project_id, emptied);
       });
       report(set.status, set.progress, null, last ? total : 0);
