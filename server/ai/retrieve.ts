@@ -447,13 +447,16 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
 
 const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
 
-/** The IDF of each lexeme in the project (or organization), in one statement. */
+/**
+ * The IDF of each lexeme in the project (or organization), in one statement: a lookup by key per
+ * lexeme (a join with the list let the planner read every lexeme of the project, 90 ms).
+ */
 async function idfOf(tx: Executor, orgId: number, projectId: number | null, n: number, lexemes: string[]): Promise<Map<string, number>> {
   if (!lexemes.length) return new Map();
   const rows = rowsOf<{ lexeme: string; df: number | string }>(
-    await tx.execute(sql`select l.lexeme, sum(l.ndoc) as df from chunk_lexemes l
-      where l.organization_id = ${orgId} ${projectId ? sql`and l.project_id = ${projectId}` : sql``}
-        and l.lexeme in (select json_array_elements_text(${JSON.stringify(lexemes)}::json)) group by l.lexeme`),
+    await tx.execute(sql`select w.lexeme, (select coalesce(sum(l.ndoc), 0) from chunk_lexemes l
+        where l.organization_id = ${orgId} ${projectId ? sql`and l.project_id = ${projectId}` : sql``} and l.lexeme = w.lexeme) as df
+      from json_array_elements_text(${JSON.stringify(lexemes)}::json) w(lexeme)`),
   );
   const df = new Map(rows.map((r) => [r.lexeme, Number(r.df)]));
   return new Map(lexemes.map((l) => [l, idf(n, df.get(l) ?? 0)]));
