@@ -65,6 +65,18 @@ t.test('a word in the title or a heading weighs more than the same word in the b
   t.equal((await ask('keystore renewal'))[0]?.submission_id, headed, 'the passage under a heading naming the word first');
 });
 
+t.test("a title's words that every page holds do not dilute it", async (t) => {
+  const { upload, ask } = await setup(t);
+  // Every page names the product, as every page of git's manual says "git" and has it in its title.
+  const body = 'Acme Cloud keeps a snapshot every night; a restore takes an hour.';
+  // Uploaded first, so the order of ids would put it first when nothing else differs.
+  const other = await upload('restore-quarterly.md', `# Notes\n\n${body}\n\n${filler(4, 'Acme Cloud')}`);
+  const named = await upload('acme-cloud-restore.md', `# Notes\n\n${body}\n\n${filler(4, 'Acme Cloud')}`);
+  for (const name of ['acme-cloud-billing.md', 'acme-cloud-status.md']) await upload(name, `# Notes\n\n${filler(6, 'Acme Cloud')}`);
+  t.ok(other < named);
+  t.equal((await ask('restore'))[0]?.submission_id, named, 'the page named for the product and the subject first');
+});
+
 t.test('the page whose opening passage names the subject ranks above one that mentions it in passing', async (t) => {
   const { upload, ask } = await setup(t);
   // Uploaded first, so the order of ids would put it first when nothing else differs.
