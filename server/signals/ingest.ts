@@ -1,5 +1,6 @@
 import { systemActor } from '../core/context.js';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { channel } from 'node:diagnostics_channel';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -222,6 +223,8 @@ function throttled(reply: FastifyReply, retryAfter: number) {
 
 interface Waiting {
   orgSlug: string;
+  /** When it was queued (performance.now()). */
+  at: number;
   rows: { project_id: number; signal_id: number; source: string; event_action: string; dedup_key: string | null; raw: Record<string, unknown> }[];
   resolve: (ids: number[]) => void;
   reject: (err: unknown) => void;
@@ -230,6 +233,17 @@ interface Waiting {
 /** At most this many instances per insert, and this many inserts per organization in flight. */
 const GROUP_MAX_ROWS = 2000;
 const GROUP_IN_FLIGHT = 2;
+
+/** Each group commit's timings, for the bench (bench/suites/signals.ts); nothing is built while nobody subscribes. */
+export const groupCommitTimings = channel('firewatch.signals.group-commit');
+export interface GroupCommitTiming {
+  start: number;
+  end: number;
+  rows: number;
+  requests: number;
+  /** How long its oldest request waited in the queue before this insert went out. */
+  waited: number;
+}
 
 /**
  * Group commit: requests that arrive while an organization's insert is in flight are inserted together
@@ -251,6 +265,7 @@ function groupCommitter(app: Pick<FastifyInstance, 'db' | 'config'>, onCommitted
     }
     inFlight.set(orgId, (inFlight.get(orgId) ?? 0) + 1);
     const org = { orgId, orgSlug: taken[0]!.orgSlug };
+    const start = performance.now();
     const all = taken.flatMap((w) => w.rows);
     runInTenant(app.db, app.config, systemActor(org, 'Member'), async (ctx) =>
       // One parameter however many rows: no per-value query building, and one plan for every batch size.
@@ -268,6 +283,8 @@ function groupCommitter(app: Pick<FastifyInstance, 'db' | 'config'>, onCommitted
           w.resolve(ids.slice(at, at + w.rows.length));
           at += w.rows.length;
         }
+        if (groupCommitTimings.hasSubscribers)
+          groupCommitTimings.publish({ start, end: performance.now(), rows, requests: taken.length, waited: start - taken[0]!.at } satisfies GroupCommitTiming);
         onCommitted(org);
       })
       .catch((err) => taken.forEach((w) => w.reject(err)))
@@ -334,6 +351,7 @@ export function registerSignalIngest(scope: FastifyInstance) {
     return new Promise<number[]>((resolve, reject) =>
       submit(source.organization_id, {
         orgSlug: req.org.slug,
+        at: performance.now(),
         rows: events.map((e) => ({
           project_id: source.project_id,
           signal_id: source.id,

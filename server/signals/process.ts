@@ -1,5 +1,6 @@
 import { systemActor } from '../core/context.js';
 import { createHash } from 'node:crypto';
+import { channel } from 'node:diagnostics_channel';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Config } from '../core/config.js';
 import { rowsOf, type Db } from '../core/db/client.js';
@@ -437,6 +438,14 @@ export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH, s
   return batch.length;
 }
 
+/** Each processing transaction's timings, for the bench (bench/suites/signals.ts); published only while subscribed. */
+export const batchTimings = channel('firewatch.signals.batch');
+export interface BatchTiming {
+  start: number;
+  end: number;
+  instances: number;
+}
+
 const RETRYABLE = new Set(['40P01', '40001']);
 const codeOf = (err: unknown): string | undefined => (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
 
@@ -455,6 +464,7 @@ export async function processPending(
   let total = 0;
   while (!stop()) {
     let done: number;
+    const start = performance.now();
     for (let attempt = 1; ; attempt++) {
       try {
         done = await runInTenant(db, config, systemActor(org), (ctx) => processBatch(ctx, batchSize, share));
@@ -464,6 +474,7 @@ export async function processPending(
         if (!RETRYABLE.has(codeOf(err) ?? '') || attempt === 5) throw err;
       }
     }
+    if (batchTimings.hasSubscribers) batchTimings.publish({ start, end: performance.now(), instances: done } satisfies BatchTiming);
     if (done <= 0) return total;
     total += done;
   }
