@@ -1,6 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { groupCommitTimings, type GroupCommitTiming } from '../../server/signals/ingest.js';
+import { groupCommitTimings, reserveTimings, type GroupCommitTiming } from '../../server/signals/ingest.js';
 import { batchTimings, type BatchTiming } from '../../server/signals/process.js';
 
 /** An interval on the epoch clock (ms), so worker threads' times (another performance.timeOrigin) compare. */
@@ -32,6 +32,12 @@ export function diagnose() {
   const commits: (GroupCommitTiming & Span)[] = [];
   const batches: (BatchTiming & Span)[] = [];
   const stalls: Span[] = [];
+  const reserves: Span[] = [];
+  const onReserve = (m: unknown) => {
+    const r = m as Span;
+    reserves.push({ start: epoch(r.start), end: epoch(r.end) });
+  };
+  subscribe(reserveTimings.name, onReserve);
   const onCommit = (m: unknown) => {
     const c = m as GroupCommitTiming;
     commits.push({ ...c, start: epoch(c.start), end: epoch(c.end) });
@@ -57,6 +63,7 @@ export function diagnose() {
       delay.disable();
       unsubscribe(groupCommitTimings.name, onCommit);
       unsubscribe(batchTimings.name, onBatch);
+      unsubscribe(reserveTimings.name, onReserve);
       const seconds = (Date.now() - started) / 1000;
       const busy = batches.reduce((s, b) => s + (b.end - b.start), 0);
       const statement = commits.map((c) => c.end - c.start);
@@ -76,7 +83,13 @@ export function diagnose() {
             0.5,
           ),
         )} max ${ms(Math.max(...batches.map((b) => b.end - b.start)))} ms, running ${((busy / 1000 / seconds) * 100).toFixed(0)}% of the time (both partitions summed)`,
-        `slow accepts: ${slow.length}, during processing ${slow.filter((s) => overlaps(s, batches)).length}, with a stall ${slow.filter((s) => overlaps(s, stalls)).length}, with a commit over 30 ms ${slow.filter((s) => overlaps(s, slowCommits)).length}`,
+        `rate-bucket reservations: ${reserves.length}, p50 ${ms(
+          pct(
+            reserves.map((r) => r.end - r.start),
+            0.5,
+          ),
+        )} max ${ms(Math.max(...reserves.map((r) => r.end - r.start)))} ms`,
+        `slow accepts: ${slow.length}, during processing ${slow.filter((s) => overlaps(s, batches)).length}, with a stall ${slow.filter((s) => overlaps(s, stalls)).length}, with a commit over 30 ms ${slow.filter((s) => overlaps(s, slowCommits)).length}, with a reservation ${slow.filter((s) => overlaps(s, reserves)).length}`,
       ].join('; ');
     },
   };

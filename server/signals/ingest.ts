@@ -130,6 +130,9 @@ function checkGrafanaSignature(req: FastifyRequest, secret: string) {
     throw unauthorized('The Grafana signature does not match this source.', 'bad_signature');
 }
 
+/** Each reservation from a shared rate bucket ({start, end}), for the bench; published only while subscribed. */
+export const reserveTimings = channel('firewatch.signals.reserve');
+
 /** Events a source may send a minute when its definition sets no rate_limit_per_minute. */
 export const DEFAULT_RATE_PER_MINUTE = 12_000;
 
@@ -175,7 +178,11 @@ export class RateLimiter {
       }
       const want = Math.max(Math.ceil(n - b.tokens), RateLimiter.chunk(perMinute));
       let granted = 0;
-      b.pending = this.reserve(org, sourceId, perMinute, want).then((g) => void (granted = g));
+      const start = performance.now();
+      b.pending = this.reserve(org, sourceId, perMinute, want).then((g) => {
+        granted = g;
+        if (reserveTimings.hasSubscribers) reserveTimings.publish({ start, end: performance.now() });
+      });
       try {
         await b.pending;
       } finally {
