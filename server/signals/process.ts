@@ -9,7 +9,7 @@ import type { RequestContext } from '../core/context.js';
 import { cases } from '../incidents/tables.js';
 import { addEvent } from '../incidents/common.js';
 import { createCases, updateCase } from '../cases/service.js';
-import { entities, entityTypes, signalFilters, signalInstanceEntities, signalInstances, signals } from './tables.js';
+import { entityTypes, signalFilters, signalInstances, signals } from './tables.js';
 import { extract, type Extracted } from './extract.js';
 import { matches } from './filters.js';
 import { afterCasesFromSignals, type FoundEntity } from './follow-up.js';
@@ -119,31 +119,30 @@ async function upsertEntities(ctx: RequestContext, plans: Plan[]) {
   for (const p of plans) for (const e of p.found) wanted.set(`${e.entity_type_id}\u0000${e.normalized}`, { ...e, project_id: p.signal.project_id });
   const ids = new Map<string, number>();
   if (!wanted.size) return ids;
-  // Sorted, so two batches inserting the same values take their locks in one order (no deadlock).
-  const rows = [...wanted.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, e]) => ({
-      organization_id: ctx.orgId,
-      project_id: e.project_id,
-      entity_type_id: e.entity_type_id,
-      value: e.value,
-      normalized: e.normalized,
-      source: 'signal',
-    }));
-  await ctx.tx.insert(entities).values(rows).onConflictDoNothing();
-  const found = await ctx.tx
-    .select({ id: entities.id, entity_type_id: entities.entity_type_id, normalized: entities.normalized })
-    .from(entities)
-    .where(
-      and(
-        eq(entities.organization_id, ctx.orgId),
-        inArray(
-          entities.normalized,
-          rows.map((r) => r.normalized),
-        ),
-        inArray(entities.entity_type_id, [...new Set(rows.map((r) => r.entity_type_id))]),
-      ),
-    );
+  // Sorted, so two batches inserting the same values take their locks in one order (no deadlock). One
+  // JSON parameter however many values (a VALUES list took six parameters a value to build and plan).
+  const rows = JSON.stringify(
+    [...wanted.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, e]) => ({
+        project_id: e.project_id,
+        entity_type_id: e.entity_type_id,
+        value: e.value,
+        normalized: e.normalized,
+      })),
+  );
+  await ctx.tx.execute(sql`insert into entities (organization_id, project_id, entity_type_id, value, normalized, source)
+    select ${ctx.orgId}, r.project_id, r.entity_type_id, r.value, r.normalized, 'signal'
+    from rows from (jsonb_to_recordset(${rows}::jsonb) as (project_id int, entity_type_id int, value text, normalized text))
+      with ordinality as r(project_id, entity_type_id, value, normalized, o)
+    order by r.o
+    on conflict do nothing`);
+  // A statement of its own: it sees the rows a concurrent batch committed while the insert waited on them.
+  const found = rowsOf<{ id: number; entity_type_id: number; normalized: string }>(
+    await ctx.tx.execute(sql`select e.id, e.entity_type_id, e.normalized
+      from jsonb_to_recordset(${rows}::jsonb) as r(entity_type_id int, normalized text)
+      join entities e on e.organization_id = ${ctx.orgId} and e.entity_type_id = r.entity_type_id and e.normalized = r.normalized`),
+  );
   for (const e of found) ids.set(`${e.entity_type_id}\u0000${e.normalized}`, e.id);
   return ids;
 }
@@ -387,13 +386,12 @@ export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH, s
   const plans = batch.map((i) => plan(i, byId.get(i.signal_id)!, types, filters, typeNames));
   const entityIds = await upsertEntities(ctx, plans);
   const links = plans.flatMap((p) =>
-    [...new Set(p.found.map((e) => entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!))].map((entity_id) => ({
-      organization_id: ctx.orgId,
-      signal_instance_id: p.instance.id,
-      entity_id,
-    })),
+    [...new Set(p.found.map((e) => entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!))].map((entity_id) => ({ i: p.instance.id, e: entity_id })),
   );
-  if (links.length) await ctx.tx.insert(signalInstanceEntities).values(links).onConflictDoNothing();
+  if (links.length)
+    await ctx.tx.execute(sql`insert into signal_instance_entities (organization_id, signal_instance_id, entity_id)
+      select ${ctx.orgId}, r.i, r.e from jsonb_to_recordset(${JSON.stringify(links)}::jsonb) as r(i int, e int)
+      on conflict do nothing`);
   const entityOf = (p: Plan): FoundEntity[] =>
     p.found.map((e) => ({
       entity_id: entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!,
