@@ -449,7 +449,8 @@ const codeOf = (err: unknown): string | undefined => (err as { code?: string }).
 
 /**
  * Processes the organization's pending instances (of one partition when `share` is given), batch
- * after batch, until none is left, another process holds the partition, or `stop()` says so.
+ * after batch (`pauseMs` apart after a batch that was not full), until none is left, another process
+ * holds the partition, or `stop()` says so.
  */
 export async function processPending(
   db: Db,
@@ -458,6 +459,7 @@ export async function processPending(
   batchSize = PROCESS_BATCH,
   share?: Share,
   stop: () => boolean = () => false,
+  pauseMs = 0,
 ): Promise<number> {
   let total = 0;
   while (!stop()) {
@@ -475,6 +477,9 @@ export async function processPending(
     if (batchTimings.hasSubscribers) batchTimings.publish({ start, end: performance.now(), instances: done } satisfies BatchTiming);
     if (done <= 0) return total;
     total += done;
+    // A batch that was not full took the whole backlog: wait for more before the next one, so a steady
+    // stream is processed in transactions of what several commits brought, not a commit's worth each.
+    if (pauseMs && done < batchSize) await new Promise((r) => setTimeout(r, pauseMs));
   }
   return total;
 }
