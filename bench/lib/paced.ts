@@ -12,18 +12,19 @@ import { Worker } from 'node:worker_threads';
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
-const { url, requests, rate, seconds } = workerData;
+const { url, requests, rate, seconds, slowMs } = workerData;
 const target = new URL(url);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 const total = Math.max(1, Math.round(rate * seconds));
 const latencies = [];
+const slow = [];
 let failures = 0, sent = 0, done = 0, ended = false;
 const start = performance.now();
 const finish = () => {
   if (ended) return;
   ended = true;
   agent.destroy();
-  parentPort.postMessage({ latencies, failures: failures + (total - done), answered: done, seconds: (performance.now() - start) / 1000 });
+  parentPort.postMessage({ latencies, slow, failures: failures + (total - done), answered: done, seconds: (performance.now() - start) / 1000 });
 };
 const settle = () => { if (++done === total) finish(); };
 setTimeout(finish, (seconds + 60) * 1000).unref();
@@ -33,7 +34,9 @@ function send(i) {
   const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: r.headers, agent }, (res) => {
     res.resume();
     res.on('end', () => {
-      latencies.push(performance.now() - scheduled);
+      const now = performance.now();
+      latencies.push(now - scheduled);
+      if (now - scheduled > slowMs) slow.push({ start: performance.timeOrigin + scheduled, end: performance.timeOrigin + now });
       if (res.statusCode >= 300) failures++;
       settle();
     });
@@ -57,16 +60,24 @@ export interface PacedResult {
   failures: number;
   p50: number;
   p99: number;
+  /** The requests slower than `slowMs`: from their scheduled send to their answer, epoch ms. */
+  slow: { start: number; end: number }[];
 }
 
-export function paced(url: string, requests: { headers: Record<string, string>; body: string }[], rate: number, seconds: number): Promise<PacedResult> {
+export function paced(
+  url: string,
+  requests: { headers: Record<string, string>; body: string }[],
+  rate: number,
+  seconds: number,
+  slowMs = Infinity,
+): Promise<PacedResult> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { eval: true, workerData: { url, requests, rate, seconds } });
+    const worker = new Worker(WORKER, { eval: true, workerData: { url, requests, rate, seconds, slowMs } });
     worker.once('error', reject);
-    worker.once('message', (m: { latencies: number[]; failures: number; answered: number; seconds: number }) => {
+    worker.once('message', (m: { latencies: number[]; slow: PacedResult['slow']; failures: number; answered: number; seconds: number }) => {
       const sorted = m.latencies.sort((a, b) => a - b);
       const at = (q: number) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!) : NaN);
-      resolve({ answered: m.answered, seconds: m.seconds, failures: m.failures, p50: at(0.5), p99: at(0.99) });
+      resolve({ answered: m.answered, seconds: m.seconds, failures: m.failures, p50: at(0.5), p99: at(0.99), slow: m.slow });
       void worker.terminate();
     });
   });

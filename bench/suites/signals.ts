@@ -26,6 +26,7 @@ import { drainSignals } from '../../server/signals/ingest.js';
 import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
 import { postgresCpuBetween, postgresCpuMs } from '../lib/load.js';
 import { paced } from '../lib/paced.js';
+import { diagnose } from '../lib/signal-diagnostics.js';
 import { listen, startApp } from '../lib/server.js';
 import type { Suite } from '../lib/suite.js';
 import { printTable } from '../lib/table.js';
@@ -121,6 +122,7 @@ const offer = (url: string, key: string, bodies: Line['bodies'], seconds: number
     bodies.map((b) => ({ headers: headers(key), body: b.body })),
     rps,
     seconds,
+    TARGET_P99_MS,
   );
 
 const suite: Suite = {
@@ -187,7 +189,9 @@ const suite: Suite = {
         const offered = line.key === 'single' ? Math.round((floorSignals / seconds) * SINGLE_RATE_SHARE) : TARGET_SIGNALS;
         const offeredRps = offered / meanAlerts;
         console.error(`${line.name}: floor at ${offered} signals/s offered…`);
+        const floorWatch = diagnose();
         const floorRated = await offer(`${floorBase}/ingest`, secret.key, line.bodies, seconds, offeredRps);
+        const floorDiagnosis = floorWatch.report(floorRated.slow);
         const floorRatedLoad = loadavg()[0]!.toFixed(1);
         await sql`delete from signal_instances where signal_id = ${signal!.id}`;
         await floor.close();
@@ -229,8 +233,11 @@ const suite: Suite = {
         let appRated!: Awaited<ReturnType<typeof offer>>;
         let ratedLoad = '';
         let ratedLeft = 0;
+        let diagnosis = '';
         const ratedMeasured = await measure(async () => {
+          const watch = diagnose();
           appRated = await offer(`${baseUrl}/api/v1/default${line.path}`, secret.key, line.bodies, seconds, offeredRps);
+          diagnosis = watch.report(appRated.slow);
           ratedLoad = loadavg()[0]!.toFixed(1);
           ratedLeft = await drain();
         });
@@ -265,6 +272,8 @@ const suite: Suite = {
             `per signal: floor ${per(floorMeasured, floorSignals)}; app ${per(appMeasured, appSignals)} (accept and processing, new cases included); ` +
             `at ${offered} signals/s offered: app ${per(ratedMeasured, ratedSignals)} (joining open cases)`,
         );
+        notes.push(`${line.name}, floor at ${offered} signals/s offered: ${floorDiagnosis}`);
+        notes.push(`${line.name}, app at ${offered} signals/s offered: ${diagnosis}`);
         const miss = [
           appSignals / seconds < TARGET_SIGNALS ? `< ${TARGET_SIGNALS} signals/s at saturation` : '',
           appRated.p99 > TARGET_P99_MS ? `p99 > ${TARGET_P99_MS} ms at ${offered} signals/s offered` : '',

@@ -1,5 +1,6 @@
 import { systemActor } from '../core/context.js';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { channel } from 'node:diagnostics_channel';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -129,6 +130,9 @@ function checkGrafanaSignature(req: FastifyRequest, secret: string) {
     throw unauthorized('The Grafana signature does not match this source.', 'bad_signature');
 }
 
+/** Each reservation from a shared rate bucket ({start, end}), for the bench; published only while subscribed. */
+export const reserveTimings = channel('firewatch.signals.reserve');
+
 /** Events a source may send a minute when its definition sets no rate_limit_per_minute. */
 export const DEFAULT_RATE_PER_MINUTE = 12_000;
 
@@ -139,12 +143,13 @@ export type Reserve = (org: { orgId: number; orgSlug: string }, sourceId: number
  * Per-source token buckets (a minute's worth of events, refilled continuously), shared by every app
  * process on the database (signal_rate_buckets). A process reserves tokens in chunks of a tenth of a
  * second's rate and spends them locally, so the hot path touches the bucket once per chunk, not per
- * request; N processes overshoot by at most N chunks, never N times the rate. A request that does not
+ * request (the next chunk is reserved in the background before the last runs out); N processes
+ * overshoot by at most one and a half chunks each, never N times the rate. A request that does not
  * fit gets a 429 before anything is stored, so it can be sent again as it was; nothing accepted is
  * ever dropped. After a refusal the process answers from memory until the next token is due.
  */
 export class RateLimiter {
-  private local = new Map<number, { tokens: number; dryUntil: number; dryRate: number; pending: Promise<void> | null }>();
+  private local = new Map<number, Bucket>();
   constructor(
     private readonly reserve: Reserve,
     private readonly now = () => Date.now(),
@@ -162,6 +167,7 @@ export class RateLimiter {
     for (;;) {
       if (n <= b.tokens) {
         b.tokens -= n;
+        this.ahead(org, sourceId, perMinute, b);
         return 0;
       }
       const wait = () => Math.max(1, Math.ceil((Math.min(n, perMinute) - b.tokens) / rate / 1000));
@@ -174,7 +180,11 @@ export class RateLimiter {
       }
       const want = Math.max(Math.ceil(n - b.tokens), RateLimiter.chunk(perMinute));
       let granted = 0;
-      b.pending = this.reserve(org, sourceId, perMinute, want).then((g) => void (granted = g));
+      const start = performance.now();
+      b.pending = this.reserve(org, sourceId, perMinute, want).then((g) => {
+        granted = g;
+        if (reserveTimings.hasSubscribers) reserveTimings.publish({ start, end: performance.now() });
+      });
       try {
         await b.pending;
       } finally {
@@ -183,6 +193,7 @@ export class RateLimiter {
       b.tokens += granted;
       if (n <= b.tokens) {
         b.tokens -= n;
+        this.ahead(org, sourceId, perMinute, b);
         return 0;
       }
       b.dryUntil = this.now() + (Math.min(n, perMinute) - b.tokens) / rate;
@@ -190,6 +201,28 @@ export class RateLimiter {
       return wait();
     }
   }
+
+  /**
+   * Reserves the next chunk in the background once fewer than half a chunk is left, so a steady stream
+   * does not wait for the bucket's transaction (a commit) every chunk's worth of events.
+   */
+  private ahead(org: { orgId: number; orgSlug: string }, sourceId: number, perMinute: number, b: Bucket) {
+    const chunk = RateLimiter.chunk(perMinute);
+    if (b.pending || b.tokens >= chunk / 2) return;
+    b.pending = this.reserve(org, sourceId, perMinute, chunk)
+      .then(
+        (g) => void (b.tokens += g),
+        // Nothing was granted: the next request that runs short reserves itself, and sees the error.
+        () => undefined,
+      )
+      .finally(() => (b.pending = null));
+  }
+}
+interface Bucket {
+  tokens: number;
+  dryUntil: number;
+  dryRate: number;
+  pending: Promise<void> | null;
 }
 
 /** Takes up to `want` tokens from the source's shared bucket in one transaction (the row lock orders processes). */
@@ -222,6 +255,8 @@ function throttled(reply: FastifyReply, retryAfter: number) {
 
 interface Waiting {
   orgSlug: string;
+  /** When it was queued (performance.now()). */
+  at: number;
   rows: { project_id: number; signal_id: number; source: string; event_action: string; dedup_key: string | null; raw: Record<string, unknown> }[];
   resolve: (ids: number[]) => void;
   reject: (err: unknown) => void;
@@ -230,6 +265,17 @@ interface Waiting {
 /** At most this many instances per insert, and this many inserts per organization in flight. */
 const GROUP_MAX_ROWS = 2000;
 const GROUP_IN_FLIGHT = 2;
+
+/** Each group commit's timings, for the bench (bench/suites/signals.ts); nothing is built while nobody subscribes. */
+export const groupCommitTimings = channel('firewatch.signals.group-commit');
+export interface GroupCommitTiming {
+  start: number;
+  end: number;
+  rows: number;
+  requests: number;
+  /** How long its oldest request waited in the queue before this insert went out. */
+  waited: number;
+}
 
 /**
  * Group commit: requests that arrive while an organization's insert is in flight are inserted together
@@ -251,6 +297,7 @@ function groupCommitter(app: Pick<FastifyInstance, 'db' | 'config'>, onCommitted
     }
     inFlight.set(orgId, (inFlight.get(orgId) ?? 0) + 1);
     const org = { orgId, orgSlug: taken[0]!.orgSlug };
+    const start = performance.now();
     const all = taken.flatMap((w) => w.rows);
     runInTenant(app.db, app.config, systemActor(org, 'Member'), async (ctx) =>
       // One parameter however many rows: no per-value query building, and one plan for every batch size.
@@ -268,6 +315,8 @@ function groupCommitter(app: Pick<FastifyInstance, 'db' | 'config'>, onCommitted
           w.resolve(ids.slice(at, at + w.rows.length));
           at += w.rows.length;
         }
+        if (groupCommitTimings.hasSubscribers)
+          groupCommitTimings.publish({ start, end: performance.now(), rows, requests: taken.length, waited: start - taken[0]!.at } satisfies GroupCommitTiming);
         onCommitted(org);
       })
       .catch((err) => taken.forEach((w) => w.reject(err)))
@@ -334,6 +383,7 @@ export function registerSignalIngest(scope: FastifyInstance) {
     return new Promise<number[]>((resolve, reject) =>
       submit(source.organization_id, {
         orgSlug: req.org.slug,
+        at: performance.now(),
         rows: events.map((e) => ({
           project_id: source.project_id,
           signal_id: source.id,
@@ -445,8 +495,12 @@ export function registerSignalIngest(scope: FastifyInstance) {
 
 /** How often each process looks for instances nobody is processing (after a crash, or sent to another process). */
 const SWEEP_MS = 2_000;
-/** How long a woken processor waits for more signals before it starts a batch. */
-const GATHER_MS = 25;
+/**
+ * How long a woken processor waits for more signals before it starts a batch, and between batches
+ * that were not full: each processing transaction costs a dozen statements whatever its size, and two
+ * loops running back to back on a few signals each used both cores at a few hundred signals a second.
+ */
+const GATHER_MS = 100;
 
 interface Processor {
   wake(org: { orgId: number; orgSlug: string }): void;
@@ -480,7 +534,7 @@ export function registerSignalProcessor(app: FastifyInstance) {
     // A short wait first, so that under load a batch takes what several commits brought (fewer, larger
     // processing transactions) instead of one request's signals each.
     const done: Promise<void> = new Promise((r) => setTimeout(r, GATHER_MS))
-      .then(() => processPending(app.db, app.config, org, PROCESS_BATCH, { partition, partitions: PARTITIONS }, () => closed))
+      .then(() => processPending(app.db, app.config, org, PROCESS_BATCH, { partition, partitions: PARTITIONS }, () => closed, GATHER_MS))
       .then(() => undefined)
       .catch((err: unknown) => app.log.error({ err, orgId: org.orgId }, 'signal processing failed; the next sweep retries'))
       .finally(() => {

@@ -1,5 +1,6 @@
 import { systemActor } from '../core/context.js';
 import { createHash } from 'node:crypto';
+import { channel } from 'node:diagnostics_channel';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Config } from '../core/config.js';
 import { rowsOf, type Db } from '../core/db/client.js';
@@ -8,7 +9,7 @@ import type { RequestContext } from '../core/context.js';
 import { cases } from '../incidents/tables.js';
 import { addEvent } from '../incidents/common.js';
 import { createCases, updateCase } from '../cases/service.js';
-import { entities, entityTypes, signalFilters, signalInstanceEntities, signalInstances, signals } from './tables.js';
+import { entityTypes, signalFilters, signalInstances, signals } from './tables.js';
 import { extract, type Extracted } from './extract.js';
 import { matches } from './filters.js';
 import { afterCasesFromSignals, type FoundEntity } from './follow-up.js';
@@ -118,31 +119,30 @@ async function upsertEntities(ctx: RequestContext, plans: Plan[]) {
   for (const p of plans) for (const e of p.found) wanted.set(`${e.entity_type_id}\u0000${e.normalized}`, { ...e, project_id: p.signal.project_id });
   const ids = new Map<string, number>();
   if (!wanted.size) return ids;
-  // Sorted, so two batches inserting the same values take their locks in one order (no deadlock).
-  const rows = [...wanted.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, e]) => ({
-      organization_id: ctx.orgId,
-      project_id: e.project_id,
-      entity_type_id: e.entity_type_id,
-      value: e.value,
-      normalized: e.normalized,
-      source: 'signal',
-    }));
-  await ctx.tx.insert(entities).values(rows).onConflictDoNothing();
-  const found = await ctx.tx
-    .select({ id: entities.id, entity_type_id: entities.entity_type_id, normalized: entities.normalized })
-    .from(entities)
-    .where(
-      and(
-        eq(entities.organization_id, ctx.orgId),
-        inArray(
-          entities.normalized,
-          rows.map((r) => r.normalized),
-        ),
-        inArray(entities.entity_type_id, [...new Set(rows.map((r) => r.entity_type_id))]),
-      ),
-    );
+  // Sorted, so two batches inserting the same values take their locks in one order (no deadlock). One
+  // JSON parameter however many values (a VALUES list took six parameters a value to build and plan).
+  const rows = JSON.stringify(
+    [...wanted.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, e]) => ({
+        project_id: e.project_id,
+        entity_type_id: e.entity_type_id,
+        value: e.value,
+        normalized: e.normalized,
+      })),
+  );
+  await ctx.tx.execute(sql`insert into entities (organization_id, project_id, entity_type_id, value, normalized, source)
+    select ${ctx.orgId}, r.project_id, r.entity_type_id, r.value, r.normalized, 'signal'
+    from rows from (jsonb_to_recordset(${rows}::jsonb) as (project_id int, entity_type_id int, value text, normalized text))
+      with ordinality as r(project_id, entity_type_id, value, normalized, o)
+    order by r.o
+    on conflict do nothing`);
+  // A statement of its own: it sees the rows a concurrent batch committed while the insert waited on them.
+  const found = rowsOf<{ id: number; entity_type_id: number; normalized: string }>(
+    await ctx.tx.execute(sql`select e.id, e.entity_type_id, e.normalized
+      from jsonb_to_recordset(${rows}::jsonb) as r(entity_type_id int, normalized text)
+      join entities e on e.organization_id = ${ctx.orgId} and e.entity_type_id = r.entity_type_id and e.normalized = r.normalized`),
+  );
   for (const e of found) ids.set(`${e.entity_type_id}\u0000${e.normalized}`, e.id);
   return ids;
 }
@@ -386,13 +386,12 @@ export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH, s
   const plans = batch.map((i) => plan(i, byId.get(i.signal_id)!, types, filters, typeNames));
   const entityIds = await upsertEntities(ctx, plans);
   const links = plans.flatMap((p) =>
-    [...new Set(p.found.map((e) => entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!))].map((entity_id) => ({
-      organization_id: ctx.orgId,
-      signal_instance_id: p.instance.id,
-      entity_id,
-    })),
+    [...new Set(p.found.map((e) => entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!))].map((entity_id) => ({ i: p.instance.id, e: entity_id })),
   );
-  if (links.length) await ctx.tx.insert(signalInstanceEntities).values(links).onConflictDoNothing();
+  if (links.length)
+    await ctx.tx.execute(sql`insert into signal_instance_entities (organization_id, signal_instance_id, entity_id)
+      select ${ctx.orgId}, r.i, r.e from jsonb_to_recordset(${JSON.stringify(links)}::jsonb) as r(i int, e int)
+      on conflict do nothing`);
   const entityOf = (p: Plan): FoundEntity[] =>
     p.found.map((e) => ({
       entity_id: entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!,
@@ -437,12 +436,21 @@ export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH, s
   return batch.length;
 }
 
+/** Each processing transaction's timings, for the bench (bench/suites/signals.ts); published only while subscribed. */
+export const batchTimings = channel('firewatch.signals.batch');
+export interface BatchTiming {
+  start: number;
+  end: number;
+  instances: number;
+}
+
 const RETRYABLE = new Set(['40P01', '40001']);
 const codeOf = (err: unknown): string | undefined => (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
 
 /**
  * Processes the organization's pending instances (of one partition when `share` is given), batch
- * after batch, until none is left, another process holds the partition, or `stop()` says so.
+ * after batch (`pauseMs` apart after a batch that was not full), until none is left, another process
+ * holds the partition, or `stop()` says so.
  */
 export async function processPending(
   db: Db,
@@ -451,10 +459,12 @@ export async function processPending(
   batchSize = PROCESS_BATCH,
   share?: Share,
   stop: () => boolean = () => false,
+  pauseMs = 0,
 ): Promise<number> {
   let total = 0;
   while (!stop()) {
     let done: number;
+    const start = performance.now();
     for (let attempt = 1; ; attempt++) {
       try {
         done = await runInTenant(db, config, systemActor(org), (ctx) => processBatch(ctx, batchSize, share));
@@ -464,8 +474,12 @@ export async function processPending(
         if (!RETRYABLE.has(codeOf(err) ?? '') || attempt === 5) throw err;
       }
     }
+    if (batchTimings.hasSubscribers) batchTimings.publish({ start, end: performance.now(), instances: done } satisfies BatchTiming);
     if (done <= 0) return total;
     total += done;
+    // A batch that was not full took the whole backlog: wait for more before the next one, so a steady
+    // stream is processed in transactions of what several commits brought, not a commit's worth each.
+    if (pauseMs && done < batchSize) await new Promise((r) => setTimeout(r, pauseMs));
   }
   return total;
 }

@@ -60,7 +60,8 @@ async function seedEveryType(app: IncidentApp) {
     ),
   );
   await db.execute(
-    sql`insert into signal_instances (organization_id, signal_id, source, raw) values (${org}, ${signalId}, 'datadog', '{"host": "db-01.prod.internal", "msg": "signalword"}')`,
+    // Processed (a signal is found once processed; the processor would otherwise give it a case of its own).
+    sql`insert into signal_instances (organization_id, signal_id, source, raw, processed_at) values (${org}, ${signalId}, 'datadog', '{"host": "db-01.prod.internal", "msg": "signalword"}', now())`,
   );
   await db.execute(sql`insert into commits (organization_id, commit_id, commit_message) values (${org}, 'abc123def', 'Zebrafish commitword fix')`);
   const [{ id: userId }] = rowsOf<any>(await db.execute(sql`select id from users where email = 'commander@example.com'`));
