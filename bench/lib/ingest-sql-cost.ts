@@ -75,6 +75,15 @@ const org = sub!.organization_id;
 const project = sub!.project_id;
 const rowsJson = batches.map((b, i) => JSON.stringify(b.map((c, j) => ({ o: i * 1000 + j, t: c.text, p: c.place }))));
 
+/** What the app sends for a batch: the chunks, and their lexemes counted from the inserted tsvectors. */
+const appStatement = `with ins as (
+      insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
+      select ${org}, ${project}, ${subId}, r.o, r.t, r.p, 'internal' from json_to_recordset($1::json) as r(o int, t text, p jsonb)
+      returning tsv)
+    insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc)
+    select ${org}, ${project}, lexeme, count(*)::int from ins, unnest(tsvector_to_array(ins.tsv)) as lexeme group by lexeme order by lexeme
+    on conflict (organization_id, project_id, lexeme) do update set ndoc = chunk_lexemes.ndoc + excluded.ndoc`;
+
 const variants: Record<string, { setup?: string[]; stmt: string }> = {
   parse: { stmt: `select count(*) from json_to_recordset($1::json) as r(o int, t text, p jsonb)` },
   tsv_text: { stmt: `select sum(length(v)) from (select to_tsvector('english', r.t) v from json_to_recordset($1::json) as r(o int, t text, p jsonb)) x` },
@@ -104,33 +113,15 @@ const variants: Record<string, { setup?: string[]; stmt: string }> = {
     stmt: `select count(*) from (select lexeme, count(*)::int from (select setweight(to_tsvector('english', coalesce(r.p->>'heading', '')), 'B') || setweight(to_tsvector('english', r.t), 'D') tsv from json_to_recordset($1::json) as r(o int, t text, p jsonb)) ins, unnest(tsvector_to_array(ins.tsv)) as lexeme group by lexeme) x`,
   },
   app: {
-    stmt: `with ins as (
-      insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
-      select ${org}, ${project}, ${subId}, r.o, r.t, r.p, 'internal' from json_to_recordset($1::json) as r(o int, t text, p jsonb)
-      returning tsv)
-    insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc)
-    select ${org}, ${project}, lexeme, count(*)::int from ins, unnest(tsvector_to_array(ins.tsv)) as lexeme group by lexeme order by lexeme
-    on conflict (organization_id, project_id, lexeme) do update set ndoc = chunk_lexemes.ndoc + excluded.ndoc`,
+    stmt: appStatement,
   },
   app_ff50: {
     setup: ['alter table chunk_lexemes set (fillfactor = 50)'],
-    stmt: `with ins as (
-      insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
-      select ${org}, ${project}, ${subId}, r.o, r.t, r.p, 'internal' from json_to_recordset($1::json) as r(o int, t text, p jsonb)
-      returning tsv)
-    insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc)
-    select ${org}, ${project}, lexeme, count(*)::int from ins, unnest(tsvector_to_array(ins.tsv)) as lexeme group by lexeme order by lexeme
-    on conflict (organization_id, project_id, lexeme) do update set ndoc = chunk_lexemes.ndoc + excluded.ndoc`,
+    stmt: appStatement,
   },
   app_norls: {
     setup: ['reset role'],
-    stmt: `with ins as (
-      insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
-      select ${org}, ${project}, ${subId}, r.o, r.t, r.p, 'internal' from json_to_recordset($1::json) as r(o int, t text, p jsonb)
-      returning tsv)
-    insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc)
-    select ${org}, ${project}, lexeme, count(*)::int from ins, unnest(tsvector_to_array(ins.tsv)) as lexeme group by lexeme order by lexeme
-    on conflict (organization_id, project_id, lexeme) do update set ndoc = chunk_lexemes.ndoc + excluded.ndoc`,
+    stmt: appStatement,
   },
 };
 
