@@ -75,6 +75,10 @@ const org = sub!.organization_id;
 const project = sub!.project_id;
 const rowsJson = batches.map((b, i) => JSON.stringify(b.map((c, j) => ({ o: i * 1000 + j, t: c.text, p: c.place }))));
 
+/** The chunks alone, without their lexeme counts. */
+const chunksOnly = `insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
+      select ${org}, ${project}, ${subId}, r.o, r.t, r.p, 'internal' from json_to_recordset($1::json) as r(o int, t text, p jsonb)`;
+
 /** What the app sends for a batch: the chunks, and their lexemes counted from the inserted tsvectors. */
 const appStatement = `with ins as (
       insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
@@ -91,23 +95,19 @@ const variants: Record<string, { setup?: string[]; stmt: string }> = {
     stmt: `select sum(length(v)) from (select setweight(to_tsvector('english', coalesce(r.p->>'heading', '')), 'B') || setweight(to_tsvector('english', r.t), 'D') v from json_to_recordset($1::json) as r(o int, t text, p jsonb)) x`,
   },
   nolex: {
-    stmt: `insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
-      select ${org}, ${project}, ${subId}, r.o, r.t, r.p, 'internal' from json_to_recordset($1::json) as r(o int, t text, p jsonb)`,
+    stmt: chunksOnly,
   },
   nolex_nogin: {
     setup: ['drop index chunks_org_project_tsv_idx'],
-    stmt: `insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
-      select ${org}, ${project}, ${subId}, r.o, r.t, r.p, 'internal' from json_to_recordset($1::json) as r(o int, t text, p jsonb)`,
+    stmt: chunksOnly,
   },
   nolex_nogin_nofk: {
     setup: ['drop index chunks_org_project_tsv_idx', 'alter table chunks drop constraint chunks_submission_fk'],
-    stmt: `insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
-      select ${org}, ${project}, ${subId}, r.o, r.t, r.p, 'internal' from json_to_recordset($1::json) as r(o int, t text, p jsonb)`,
+    stmt: chunksOnly,
   },
   nolex_nofk: {
     setup: ['alter table chunks drop constraint chunks_submission_fk'],
-    stmt: `insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
-      select ${org}, ${project}, ${subId}, r.o, r.t, r.p, 'internal' from json_to_recordset($1::json) as r(o int, t text, p jsonb)`,
+    stmt: chunksOnly,
   },
   lex_agg: {
     stmt: `select count(*) from (select lexeme, count(*)::int from (select setweight(to_tsvector('english', coalesce(r.p->>'heading', '')), 'B') || setweight(to_tsvector('english', r.t), 'D') tsv from json_to_recordset($1::json) as r(o int, t text, p jsonb)) ins, unnest(tsvector_to_array(ins.tsv)) as lexeme group by lexeme) x`,
