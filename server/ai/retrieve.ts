@@ -365,11 +365,13 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
       join submissions s on s.organization_id = ${opts.orgId} and s.id = p.submission_id
     `);
     const found = rowsOf<Row>(rows);
-    const titleIdf = await idfOf(tx, opts.orgId, opts.projectId ?? null, n, [...new Set(found.flatMap((r) => [...parseTsvector(r.title_tsv).keys()]))]);
+    // A page's passages share its title: each title's words are read once.
+    const titleWords = new Map(found.map((r) => [r.title_tsv, [...parseTsvector(r.title_tsv).keys()]]));
+    const titleIdf = await idfOf(tx, opts.orgId, opts.projectId ?? null, n, [...new Set([...titleWords.values()].flat())]);
     let pool = found.map((r) => ({
       ...r,
       rank:
-        passageScore(terms, parseTsvector(r.tsv), new Map([...parseTsvector(r.title_tsv).keys()].map((w) => [w, titleIdf.get(w) ?? 0]))) +
+        passageScore(terms, parseTsvector(r.tsv), new Map(titleWords.get(r.title_tsv)!.map((w) => [w, titleIdf.get(w) ?? 0]))) +
         codeScore(r.text) +
         PAGE_WEIGHT * Number(r.page_score) +
         LEAD_WEIGHT * Number(r.lead_score),
