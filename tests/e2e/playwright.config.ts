@@ -63,8 +63,7 @@ export default defineConfig({
   globalTeardown: join(import.meta.dirname, 'teardown.ts'),
   fullyParallel: false,
   workers: 2,
-  // One retry, reported: the list ends with "N flaky" for a test that failed once and then passed (seen:
-  // ai.spec's 'Thank you for your feedback!' missed once in three full runs, passing alone), so a
+  // One retry, reported: the list ends with "N flaky" for a test that failed once and then passed, so a
   // flake on these shared cores does not hide the run's result, and a real failure still fails twice.
   retries: 1,
   // Two shared cores: pages can take a few seconds under load.

@@ -152,8 +152,9 @@ export function ChatPage() {
       setSubmissions((list) => list.map((s) => (s.id === data.submission_id ? { ...s, status: data.status, progress: data.progress, error: data.error } : s)));
     }
     if (frame.type === 'liked_message_status') {
-      if (data.status === 'processed') notify(translate('fw.screens.liked_processed'), { type: 'info' });
-      else notify(translate('fw.screens.liked_failed', { reason: String(data.error) }), { type: 'warning' });
+      // Curated, the answer shows up among the sources as its Q&A; no message of its own, which would
+      // take the place of the thanks for the like a moment after it appeared.
+      if (data.status !== 'processed') notify(translate('fw.screens.liked_failed', { reason: String(data.error) }), { type: 'warning' });
       refreshSubmissions();
     }
   });

@@ -35,7 +35,6 @@ export const screens = {
   youtube_link: 'YouTube link',
   youtube_add: 'Add transcript',
   youtube_help: 'The captions are fetched from YouTube and each passage keeps its time in the video.',
-  liked_processed: 'The answer you liked was added to the project as a Q&A.',
   liked_failed: 'The answer you liked was not added: %{reason}',
 };
 
