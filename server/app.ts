@@ -98,6 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const database = options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }));
   if (!options.database) app.addHook('onClose', () => database.close());
   app.decorate('db', database.db);
+  app.decorate('database', database);
   app.decorate('config', config);
   await app.register(jobsPlugin, { database });
   await app.register(livePlugin, { database });

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
 import { ANONYMOUS_KEY_PREFIX, API_KEY_PREFIX } from './context.js';
 import type { Config } from './config.js';
-import type { Db } from './db/client.js';
+import type { Database, Db } from './db/client.js';
 import { memberships, organizations, sessions, type Role } from './db/tables.js';
 import { asSystem, MembershipChanged, withTenant, type TenantOptions } from './db/tenant.js';
 import { httpError, unauthorized } from './errors.js';
@@ -24,6 +24,8 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     db: Db;
+    /** The database behind `db`, for what needs more than queries (LISTEN). */
+    database: Database;
     config: Config;
     /**
      * A user's membership in an organization, by slug, and whether their session `sid` is still open:

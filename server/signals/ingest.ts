@@ -8,9 +8,11 @@ import { z } from 'zod';
 import { unauthorized } from '../core/errors.js';
 import { rowsOf, type Db } from '../core/db/client.js';
 import { runInTenant } from '../core/tenancy.js';
+import { listen } from '../core/jobs/wakeup.js';
 import { answers, arrayOf, int, nullableStr, objectOf, str } from '../engine/answers.js';
 import { EVENT_ACTIONS, signalInstances, signals, type SIGNAL_SOURCES } from './tables.js';
 import { hashIngestKey } from './resources.js';
+import { forgetSources, knownSources, SOURCE_TTL_MS, SOURCES_CHANNEL, type Source } from './sources.js';
 import { PARTITIONS, PROCESS_BATCH, processPending } from './process.js';
 
 const tags = ['Signal ingestion'];
@@ -20,14 +22,6 @@ const acceptedOne = answers(202, objectOf({ message: str, id: int, dedup_key: nu
 const acceptedMany = answers(202, objectOf({ message: str, ids: arrayOf(int) }));
 /** PagerDuty's own answer, so its clients read it. */
 const pagerDutyAccepted = answers(202, objectOf({ status: str, message: str, dedup_key: str }));
-
-interface Source {
-  id: number;
-  organization_id: number;
-  project_id: number;
-  hmac_secret: string | null;
-  rate_limit_per_minute: number | null;
-}
 
 interface Event {
   raw: Record<string, unknown>;
@@ -132,6 +126,7 @@ function checkGrafanaSignature(req: FastifyRequest, secret: string) {
 
 /** Each reservation from a shared rate bucket ({start, end}), for the bench; published only while subscribed. */
 export const reserveTimings = channel('firewatch.signals.reserve');
+
 
 /** Events a source may send a minute when its definition sets no rate_limit_per_minute. */
 export const DEFAULT_RATE_PER_MINUTE = 12_000;
@@ -342,6 +337,10 @@ export function registerSignalIngest(scope: FastifyInstance) {
       project_id: signals.project_id,
       hmac_secret: signals.hmac_secret,
       rate_limit_per_minute: signals.rate_limit_per_minute,
+      // When the key matched is the previous one, the end of its grace.
+      previous_until: sql<Date | null>`case when ${signals.ingest_key_hash} = ${sql.placeholder('hash')} then null else ${signals.previous_key_expires_at} end`.mapWith(
+        signals.previous_key_expires_at,
+      ),
     })
     .from(signals)
     .where(
@@ -350,13 +349,29 @@ export function registerSignalIngest(scope: FastifyInstance) {
     .prepare('signals_ingest_key');
   const limiter = new RateLimiter(databaseReserve(scope));
   const submit = groupCommitter(scope, (org) => wakeProcessor(scope.db, org));
+  let unlisten: (() => Promise<void>) | null = null;
+  scope.addHook('onReady', async () => {
+    unlisten = await listen(scope.database, SOURCES_CHANNEL, forgetSources);
+  });
+  scope.addHook('onClose', async () => {
+    await unlisten?.();
+  });
 
   /** The source a key opens, in this organization only: a key never ingests into another one. */
   const sourceOf = async (req: FastifyRequest, key: string | undefined): Promise<Source> => {
     if (!key) throw unauthorized('An ingest key is required (Authorization: Bearer <key>, or routing_key for PagerDuty events).', 'not_authenticated');
-    const [row] = await lookup.execute({ hash: hashIngestKey(key) });
-    if (!row || row.organization_id !== req.org.id) throw unauthorized('Invalid ingest key.');
-    return row;
+    const hash = hashIngestKey(key);
+    let source = knownSources.get(hash);
+    if (!source) {
+      const [row] = await lookup.execute({ hash });
+      if (!row) throw unauthorized('Invalid ingest key.');
+      const { previous_until, ...found } = row;
+      source = found;
+      // A previous key that expires sooner is kept only until then.
+      knownSources.set(hash, source, { ttl: previous_until ? Math.max(1, Math.min(SOURCE_TTL_MS, previous_until.getTime() - Date.now())) : SOURCE_TTL_MS });
+    }
+    if (source.organization_id !== req.org.id) throw unauthorized('Invalid ingest key.');
+    return source;
   };
 
   /**

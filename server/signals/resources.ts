@@ -10,6 +10,7 @@ import { checkExpression } from './filters.js';
 import { jpathError, patternError } from './extract.js';
 import { entities, entityTypes, signalEngagements, signalFilters, signalInstances, signals } from './tables.js';
 import { normalize } from './extract.js';
+import { forgetSources } from './sources.js';
 
 /** Ingest keys are 32 hex characters, the length of a PagerDuty routing key, so PD clients accept them. */
 export const newIngestKey = () => {
@@ -193,6 +194,8 @@ export const signalResource = defineResource({
     },
     /** The ingest key is in the create response only; only its hash is stored. */
     afterCreate: (_ctx, record, data) => ({ ...record, ingest_key: data.ingest_key }),
+    beforeUpdate: (_ctx, _id, data) => (forgetSources(), data),
+    beforeDelete: () => forgetSources(),
   },
 });
 

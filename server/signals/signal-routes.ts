@@ -11,6 +11,7 @@ import { answers, answersBy, arrayOf, int, nullableStr, objectOf, selectionOf, s
 import { addEvent } from '../incidents/common.js';
 import { entityTypes, signalEngagementRequests, signalEngagements, signals } from './tables.js';
 import { newIngestKey } from './resources.js';
+import { forgetSources } from './sources.js';
 import { extract } from './extract.js';
 import { summaryOf } from './process.js';
 import { hashEngagementToken } from './follow-up.js';
@@ -65,6 +66,7 @@ export function registerSignalExtras(scope: FastifyInstance) {
           .from(signals)
           .where(and(eq(signals.organization_id, ctx.orgId), eq(signals.id, req.params.id)));
         if (!signal) throw notFound('Signal', req.params.id);
+        forgetSources();
         const key = newIngestKey();
         const expires = req.body.grace_hours > 0 ? new Date(Date.now() + req.body.grace_hours * 3_600_000) : null;
         await ctx.tx

@@ -1,6 +1,9 @@
 import t from 'tap';
 import { fixture, signalApp } from './helpers.js';
+import { sql } from 'drizzle-orm';
 import { until } from '../workflows/receivers.js';
+import { listen } from '../../../server/core/jobs/wakeup.js';
+import { SOURCES_CHANNEL } from '../../../server/signals/sources.js';
 
 const event = (raw: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ raw, ...extra });
 
@@ -186,5 +189,20 @@ t.test('per-source rate limit: 429 in the PagerDuty style with Retry-After; what
     'without grace the previous key stops at once',
   );
   t.equal((await s.ingest('/signals/alertmanager', fixture('alertmanager-firing.json'), { key: now.body.ingest_key })).status, 202);
+  await s.drain();
+});
+
+t.test('a key changed by another app process stops working here as soon as the change is announced', async (t) => {
+  const s = await signalApp(t);
+  t.equal((await s.ingest('/signals/alertmanager', fixture('alertmanager-firing.json'), { key: s.key })).status, 202, 'known to this process');
+  // Another process rotates the key: a plain write to the definition, announced at its commit. This
+  // listener is registered after the app's, on the same connection, so the app has heard it first.
+  let heard!: () => void;
+  const announced = new Promise<void>((r) => (heard = r));
+  const stop = await listen(s.database, SOURCES_CHANNEL, () => heard());
+  t.teardown(stop);
+  await s.database.db.execute(sql`update signals set ingest_key_hash = ${'0'.repeat(64)} where id = ${s.signal.id}`);
+  await announced;
+  t.equal((await s.ingest('/signals/alertmanager', fixture('alertmanager-firing.json'), { key: s.key })).status, 401, 'refused at once');
   await s.drain();
 });
