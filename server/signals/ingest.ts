@@ -127,7 +127,6 @@ function checkGrafanaSignature(req: FastifyRequest, secret: string) {
 /** Each reservation from a shared rate bucket ({start, end}), for the bench; published only while subscribed. */
 export const reserveTimings = channel('firewatch.signals.reserve');
 
-
 /** Events a source may send a minute when its definition sets no rate_limit_per_minute. */
 export const DEFAULT_RATE_PER_MINUTE = 12_000;
 
@@ -338,9 +337,10 @@ export function registerSignalIngest(scope: FastifyInstance) {
       hmac_secret: signals.hmac_secret,
       rate_limit_per_minute: signals.rate_limit_per_minute,
       // When the key matched is the previous one, the end of its grace.
-      previous_until: sql<Date | null>`case when ${signals.ingest_key_hash} = ${sql.placeholder('hash')} then null else ${signals.previous_key_expires_at} end`.mapWith(
-        signals.previous_key_expires_at,
-      ),
+      previous_until:
+        sql<Date | null>`case when ${signals.ingest_key_hash} = ${sql.placeholder('hash')} then null else ${signals.previous_key_expires_at} end`.mapWith(
+          signals.previous_key_expires_at,
+        ),
     })
     .from(signals)
     .where(
