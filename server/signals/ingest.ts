@@ -354,7 +354,8 @@ export function registerSignalIngest(scope: FastifyInstance) {
     unlisten = await listen(scope.database, SOURCES_CHANNEL, forgetSources);
   });
   scope.addHook('onClose', async () => {
-    await unlisten?.();
+    // The database may be closed already (by whoever opened it); nothing is left to stop then.
+    await unlisten?.().catch(() => undefined);
   });
 
   /** The source a key opens, in this organization only: a key never ingests into another one. */
