@@ -13,6 +13,8 @@ export interface Manual {
   aptPackage: string;
   dir: string;
   questionsFile: string;
+  /** The manual's glossary page, loaded as the organization's terms and definitions (see glossary.ts). */
+  glossary: string;
 }
 
 export interface ManualQuestion {
@@ -22,8 +24,8 @@ export interface ManualQuestion {
 }
 
 export const MANUALS: Manual[] = [
-  { name: 'git (git-doc)', aptPackage: 'git-doc', dir: '/usr/share/doc/git-doc', questionsFile: 'git-questions.tsv' },
-  { name: 'PostgreSQL 15 (postgresql-doc-15)', aptPackage: 'postgresql-doc-15', dir: '/usr/share/doc/postgresql-doc-15/html', questionsFile: 'postgresql-questions.tsv' },
+  { name: 'git (git-doc)', aptPackage: 'git-doc', dir: '/usr/share/doc/git-doc', questionsFile: 'git-questions.tsv', glossary: 'gitglossary.html' },
+  { name: 'PostgreSQL 15 (postgresql-doc-15)', aptPackage: 'postgresql-doc-15', dir: '/usr/share/doc/postgresql-doc-15/html', questionsFile: 'postgresql-questions.tsv', glossary: 'glossary.html' },
 ];
 
 const here = fileURLToPath(new URL('.', import.meta.url));

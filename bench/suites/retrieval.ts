@@ -19,6 +19,7 @@ import type { Suite } from '../lib/suite.js';
 import { printTable } from '../lib/table.js';
 import { MANUALS, manualPages, manualQuestions, missingManuals } from '../corpus/manuals.js';
 import { htmlSections } from '../../server/ai/extract.js';
+import { loadGlossary, parseGlossary } from '../corpus/glossary.js';
 import MiniSearch from 'minisearch';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -261,6 +262,22 @@ async function manuals(): Promise<{ passed: boolean }> {
         ),
       )[0]!;
       if (Number(failed.n)) throw new Error(`${failed.n} pages of ${manual.name} did not index`);
+      // BENCH_GLOSSARY=1: the manual's glossary as the project's terms and definitions, as a team
+      // would load its product's (issue 24's follow-up; it lowered recall, see README). Without it,
+      // a reused database drops any loaded earlier, so the figures stay comparable.
+      const defined = Number(
+        rowsOf<{ n: number }>(
+          await db.execute(sql`select count(*)::int as n from definitions where organization_id = ${orgId} and project_id = ${projectId}`),
+        )[0]!.n,
+      );
+      if (process.env.BENCH_GLOSSARY && !defined) {
+        const entries = parseGlossary(readFileSync(join(manual.dir, manual.glossary), 'utf8'));
+        await loadGlossary(database, 'retrieval-manuals', orgId, projectId, entries);
+        console.log(`${manual.name}: ${entries.length} glossary entries loaded as terms and definitions`);
+      } else if (!process.env.BENCH_GLOSSARY && defined) {
+        await db.execute(sql`delete from definitions where organization_id = ${orgId} and project_id = ${projectId}`);
+        await db.execute(sql`delete from terms where organization_id = ${orgId} and project_id = ${projectId}`);
+      }
       const titles = new Map(
         rowsOf<{ id: number; title: string }>(
           await db.execute(sql`select id, title from submissions where organization_id = ${orgId} and project_id = ${projectId}`),
