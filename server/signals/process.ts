@@ -16,8 +16,6 @@ import { afterCasesFromSignals, type FoundEntity } from './follow-up.js';
 
 /** Instances one transaction processes: large enough to amortize the round trips, small enough to reach cases quickly. */
 export const PROCESS_BATCH = 500;
-/** Instances planned between two turns of the event loop (see processBatch). */
-const PLAN_SLICE = 50;
 
 /**
  * An organization's pending instances are split into this many partitions by their alert series
@@ -385,13 +383,7 @@ export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH, s
         .where(and(eq(signalFilters.organization_id, ctx.orgId), inArray(signalFilters.id, filterIds)))
     : [];
   const typeNames = new Map(types.map((t) => [t.id, t.name]));
-  const plans: Plan[] = [];
-  for (const instance of batch) {
-    // Extraction is the batch's longest stretch of JavaScript: the event loop gets a turn between
-    // slices, so deliveries waiting for their 202 are not held up by a whole batch's worth.
-    if (plans.length % PLAN_SLICE === PLAN_SLICE - 1) await new Promise(setImmediate);
-    plans.push(plan(instance, byId.get(instance.signal_id)!, types, filters, typeNames));
-  }
+  const plans = batch.map((i) => plan(i, byId.get(i.signal_id)!, types, filters, typeNames));
   const entityIds = await upsertEntities(ctx, plans);
   const links = plans.flatMap((p) =>
     [...new Set(p.found.map((e) => entityIds.get(`${e.entity_type_id}\u0000${e.normalized}`)!))].map((entity_id) => ({ i: p.instance.id, e: entity_id })),
