@@ -645,6 +645,8 @@ test("incident roles: an entry with renounced_at shows 'Inactive', the others 'A
 });
 
 test("spec §2's own addresses open their screens (projects/incidentTypes, data/weblinks, handoffs/{id}, ...)", FIRST_SERVER, async () => {
+  // A full page load per address (42 of them): 33 s on a quiet run, over 90 s on a loaded machine.
+  test.setTimeout(Object.keys(SPEC_ROUTE_ALIASES).length * 5_000);
   for (const [from, to] of Object.entries(SPEC_ROUTE_ALIASES)) {
     await page.goto(`/default/${from}`);
     await expect(page, from).toHaveURL(new RegExp(`/default/${to.replace(/\//g, '\\/')}$`));
