@@ -365,13 +365,14 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
       join submissions s on s.organization_id = ${opts.orgId} and s.id = p.submission_id
     `);
     const found = rowsOf<Row>(rows);
-    // A page's passages share its title: each title's words are read once.
+    // A page's passages share its title: each title's words, and their IDF, are read once.
     const titleWords = new Map(found.map((r) => [r.title_tsv, [...parseTsvector(r.title_tsv).keys()]]));
-    const titleIdf = await idfOf(tx, opts.orgId, opts.projectId ?? null, n, [...new Set([...titleWords.values()].flat())]);
+    const wordIdf = await idfOf(tx, opts.orgId, opts.projectId ?? null, n, [...new Set([...titleWords.values()].flat())]);
+    const titleIdf = new Map([...titleWords].map(([title, words]) => [title, new Map(words.map((w) => [w, wordIdf.get(w) ?? 0]))]));
     let pool = found.map((r) => ({
       ...r,
       rank:
-        passageScore(terms, parseTsvector(r.tsv), new Map(titleWords.get(r.title_tsv)!.map((w) => [w, titleIdf.get(w) ?? 0]))) +
+        passageScore(terms, parseTsvector(r.tsv), titleIdf.get(r.title_tsv)!) +
         codeScore(r.text) +
         PAGE_WEIGHT * Number(r.page_score) +
         LEAD_WEIGHT * Number(r.lead_score),
