@@ -170,9 +170,10 @@ const suite: Suite = {
           const alerts = body.alerts ?? body.items!.map((i) => i.raw);
           await sql.begin(async (tx: postgres.TransactionSql) => {
             await tx.unsafe(SCOPE_SQL, [String(org!.id), '', '', '']);
-            // Marked processed, or the app's processor (running in this process) would take the floor's rows up.
-            await tx`insert into signal_instances (organization_id, project_id, signal_id, source, dedup_key, raw, processed_at)
-              select ${org!.id}, ${project!.id}, ${signal!.id}, 'alertmanager', r.raw->>'fingerprint', r.raw, now()
+            // Marked processed, or the app's processor (running in this process) would take the floor's rows up;
+            // and deduplicated, so that no search entry is written for them: the app's accept writes none either.
+            await tx`insert into signal_instances (organization_id, project_id, signal_id, source, dedup_key, raw, processed_at, filter_action)
+              select ${org!.id}, ${project!.id}, ${signal!.id}, 'alertmanager', r.raw->>'fingerprint', r.raw, now(), 'deduplicate'
               from jsonb_array_elements(${sql.json(alerts as never)}::jsonb) as r(raw)`;
           });
           return reply.status(202).send({ ok: true });
