@@ -1,13 +1,14 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { useMailbox } from './mailbox.js';
 import { E2E } from './playwright.config.js';
-import { expectNoSeriousAxeViolations } from './checks.js';
+import { expectNoSeriousAxeViolations, closeContexts } from './checks.js';
 
 /**
  * What a person does in the admin app, against the real server and database. The steps build on
  * each other (a tag needs its tag type, an API key its project), so they run in order.
  */
 test.describe.configure({ mode: 'serial' });
+test.afterAll(closeContexts);
 
 const codeFor = useMailbox();
 

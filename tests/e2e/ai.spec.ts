@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { E2E } from './playwright.config.js';
+import { closeContexts } from './checks.js';
 
 /**
  * Issue 5 in the browser, against the real server: a signed-in user uploads a PDF, watches it index,
@@ -10,6 +11,7 @@ import { E2E } from './playwright.config.js';
  * signed out; a visitor on the landing page asks a question and gets a cited answer.
  */
 test.describe.configure({ mode: 'serial' });
+test.afterAll(closeContexts);
 
 const shots = join(import.meta.dirname, '..', '..', 'test-results', 'ai');
 mkdirSync(shots, { recursive: true });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AxeResults } from 'axe-core';
-import { expect, type Locator, type Page } from '@playwright/test';
+import { expect, type Browser, type Locator, type Page } from '@playwright/test';
 import { E2E } from './playwright.config.js';
 
 /** A call to the organization `default`'s API with a bearer token (set-up a test is not about). */
@@ -12,6 +12,14 @@ export async function api<T = any>(page: Page, token: string, method: string, pa
     data: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status(), json: (await response.text().then((t) => (t ? JSON.parse(t) : null))) as T };
+}
+
+/**
+ * For `test.afterAll` in every file that opens browser contexts: the browser outlives the file (one per
+ * worker), and a context left open keeps its pages polling and rendering while the later files run.
+ */
+export async function closeContexts({ browser }: { browser: Browser }) {
+  await Promise.all(browser.contexts().map((c) => c.close()));
 }
 
 /** axe-core's browser build, evaluated in a page the first time a check runs there. */

@@ -3,6 +3,9 @@ import { freePort, startOwnServer, type OwnServer } from './own-server.js';
 import { serverOf } from './playwright.config.js';
 import { useMailbox } from './mailbox.js';
 import { RIGHTS, type Right } from '../../server/core/rights.js';
+import { closeContexts } from './checks.js';
+
+test.afterAll(closeContexts);
 
 /**
  * The first run of a fresh installation (a second server of its own: the shared one starts with an

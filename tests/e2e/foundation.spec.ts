@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Browser, type BrowserContextOptions, type Page } from '@playwright/test';
-import { signInAsAdmin } from './checks.js';
+import { signInAsAdmin, closeContexts } from './checks.js';
 import { useMailbox } from './mailbox.js';
 
 /**
@@ -12,6 +12,7 @@ import { useMailbox } from './mailbox.js';
  * These run with motion, as most people see the app (the other specs ask for less motion).
  */
 test.describe.configure({ mode: 'serial' });
+test.afterAll(closeContexts);
 test.use({ reducedMotion: 'no-preference' });
 
 const shots = join(import.meta.dirname, '..', '..', 'test-results', 'foundation');

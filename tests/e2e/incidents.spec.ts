@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { E2E } from './playwright.config.js';
-import { api } from './checks.js';
+import { api, closeContexts } from './checks.js';
 
 /**
  * Issue 4, a responder's incident from start to finish in the browser, against the real server:
@@ -10,6 +10,7 @@ import { api } from './checks.js';
  * then a case escalated to an incident. Screenshots of each stage are kept in test-results/incidents/.
  */
 test.describe.configure({ mode: 'serial' });
+test.afterAll(closeContexts);
 
 const shots = join(import.meta.dirname, '..', '..', 'test-results', 'incidents');
 mkdirSync(shots, { recursive: true });

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { freePort, startOwnServer, type OwnServer } from './own-server.js';
-import { api, signInAsAdmin } from './checks.js';
+import { api, signInAsAdmin, closeContexts } from './checks.js';
 
 /**
  * Spec §9's list constants as a person meets them: every project on one page (9999 a page, more than
@@ -8,6 +8,7 @@ import { api, signInAsAdmin } from './checks.js';
  * wait 500. A server of its own: the hundred projects made here would crowd the shared servers' pickers.
  */
 test.describe.configure({ mode: 'serial' });
+test.afterAll(closeContexts);
 let server: OwnServer;
 let page: Page;
 let token: string;
@@ -20,7 +21,6 @@ test.beforeAll(async ({ browser }) => {
 });
 
 test.afterAll(async () => {
-  await page?.context().close();
   await server?.stop();
 });
 

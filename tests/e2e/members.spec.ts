@@ -1,6 +1,8 @@
 import { expect, test } from '@playwright/test';
-import { expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
+import { expectNoSeriousAxeViolations, signInAsAdmin, closeContexts } from './checks.js';
 import { useMailbox } from './mailbox.js';
+
+test.afterAll(closeContexts);
 
 /** People join by invitation: an Admin invites from Members, the person accepts by signing in with the e-mailed code. */
 const codeFor = useMailbox();

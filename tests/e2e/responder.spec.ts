@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { E2E } from './playwright.config.js';
-import { api as apiAs, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
+import { api as apiAs, expectNoSeriousAxeViolations, signInAsAdmin, closeContexts } from './checks.js';
 
 /**
  * Issue 4's responder screens, one signed-in session for all: status boards, report pages, the
@@ -11,6 +11,7 @@ import { api as apiAs, expectNoSeriousAxeViolations, signInAsAdmin } from './che
  * the data and feedback dashboards. Axe checks each screen; screenshots go to test-results/responder/.
  */
 test.describe.configure({ mode: 'serial' });
+test.afterAll(closeContexts);
 
 const shots = join(import.meta.dirname, '..', '..', 'test-results', 'responder');
 mkdirSync(shots, { recursive: true });

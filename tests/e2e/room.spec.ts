@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { api, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
+import { api, expectNoSeriousAxeViolations, signInAsAdmin, closeContexts } from './checks.js';
 import { useMailbox } from './mailbox.js';
 
 /**
@@ -12,6 +12,7 @@ import { useMailbox } from './mailbox.js';
  * Screenshots go to test-results/room/.
  */
 test.describe.configure({ mode: 'serial' });
+test.afterAll(closeContexts);
 const codeFor = useMailbox();
 const shots = join(import.meta.dirname, '..', '..', 'test-results', 'room');
 mkdirSync(shots, { recursive: true });
@@ -53,11 +54,6 @@ test.beforeAll(async ({ browser }) => {
   await sam.getByLabel('Code').fill(await codeFor(email));
   await sam.getByRole('button', { name: 'Verify code' }).click();
   await expect(sam).not.toHaveURL(/auth\/login/);
-});
-
-test.afterAll(async () => {
-  await maya?.context().close();
-  await sam?.context().close();
 });
 
 const open = async (page: Page) => {

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { api as apiAs, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
+import { api as apiAs, expectNoSeriousAxeViolations, signInAsAdmin, closeContexts } from './checks.js';
 
 /**
  * Global search (issue 22): type in the toolbar's box, see results grouped as you type, move with the
@@ -7,6 +7,7 @@ import { api as apiAs, expectNoSeriousAxeViolations, signInAsAdmin } from './che
  * classic iaos/old_school_search form.
  */
 test.describe.configure({ mode: 'serial' });
+test.afterAll(closeContexts);
 
 let page: Page;
 let token: string;

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { JsonSchema, ResourceMeta } from '../../admin/src/core/meta-types.js';
 import { documentAliases } from '../../admin/src/catalog/documents.js';
-import { api as apiAs, dismiss, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
+import { api as apiAs, dismiss, expectNoSeriousAxeViolations, signInAsAdmin, closeContexts } from './checks.js';
 import { SPEC_ROUTE_ALIASES } from '../../admin/src/core/specRoutes.js';
 
 /**
@@ -12,6 +12,7 @@ import { SPEC_ROUTE_ALIASES } from '../../admin/src/core/specRoutes.js';
  * (plus the client's document aliases), so a new definition is walked without touching this file.
  */
 test.describe.configure({ mode: 'serial' });
+test.afterAll(closeContexts);
 
 const SHOTS = join(import.meta.dirname, '..', '..', 'test-results', 'settings');
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name.replace(/\//g, '_')}.png`), fullPage: true });

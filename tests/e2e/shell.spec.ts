@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { api, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
+import { api, expectNoSeriousAxeViolations, signInAsAdmin, closeContexts } from './checks.js';
 import { freePort, startOwnServer } from './own-server.js';
 import { E2E, serverOf } from './playwright.config.js';
 
@@ -13,6 +13,7 @@ import { E2E, serverOf } from './playwright.config.js';
  * that go with the page. Screenshots are kept in test-results/shell/.
  */
 test.describe.configure({ mode: 'serial' });
+test.afterAll(closeContexts);
 
 const root = join(import.meta.dirname, '..', '..');
 const shots = join(root, 'test-results', 'shell');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { api, signInAsAdmin } from './checks.js';
+import { api, signInAsAdmin, closeContexts } from './checks.js';
 
 /**
  * Issue 20 in the browser: a recorded Alertmanager group sent to the endpoint becomes cases; the raw
@@ -9,6 +9,7 @@ import { api, signInAsAdmin } from './checks.js';
  * screen snoozes the next alert.
  */
 test.describe.configure({ mode: 'serial' });
+test.afterAll(closeContexts);
 
 const recorded = (name: string) => JSON.parse(readFileSync(join(import.meta.dirname, '..', 'server', 'signals', 'fixtures', name), 'utf8'));
 

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { Webhook } from 'standardwebhooks';
-import { api as apiAs, expectNoSeriousAxeViolations, signInAsAdmin } from './checks.js';
+import { api as apiAs, expectNoSeriousAxeViolations, signInAsAdmin, closeContexts } from './checks.js';
 
 /**
  * Issue 21 in the browser: an HTTP workflow engine (a local server in this test speaking the engine
@@ -13,6 +13,7 @@ import { api as apiAs, expectNoSeriousAxeViolations, signInAsAdmin } from './che
  * filter editor's preview and the webhook delivery log's replay. axe checks each new screen.
  */
 test.describe.configure({ mode: 'serial' });
+test.afterAll(closeContexts);
 
 interface Hit {
   path: string;
