@@ -197,20 +197,24 @@ function kindOf(s: { kind: SubmissionKind; file_name: string | null; file_type: 
 }
 
 /**
- * Removes a submission's chunks and takes them off the project's lexeme counts (which always count
- * every stored chunk, so a half-written index is taken off as well). Lexemes are locked in order, so
- * concurrent writers of one project wait for each other instead of deadlocking.
+ * Removes a submission's chunks and takes them off the project's lexeme counts, if they were counted
+ * (`lexemes_counted`: a half-written index was not). Lexemes are locked in order, so concurrent writers
+ * of one project wait for each other instead of deadlocking.
  */
 export async function removeChunks(tx: Executor, orgId: number, projectId: number, submissionId: number) {
   await dropEmptyLexemes(tx, orgId, projectId, await takeOffChunks(tx, orgId, projectId, submissionId));
 }
 
-/** Deletes the chunks and lowers their lexemes' counts; answers the lexemes whose count reached zero. */
+/**
+ * Deletes the chunks and lowers their lexemes' counts if they were counted; answers the lexemes whose
+ * count reached zero. Locks the submission's row first, so two runs of one index take turns.
+ */
 async function takeOffChunks(tx: Executor, orgId: number, projectId: number, submissionId: number): Promise<string[]> {
   const rows = rowsOf<{ lexeme: string; ndoc: number }>(
     await tx.execute(sql`
-      with gone as (delete from chunks where organization_id = ${orgId} and submission_id = ${submissionId} returning tsv),
-      counts as (select lexeme, count(*)::int as n from gone, unnest(tsvector_to_array(gone.tsv)) as lexeme group by lexeme)
+      with counted as (select lexemes_counted as yes from submissions where organization_id = ${orgId} and id = ${submissionId} for update),
+      gone as (delete from chunks where organization_id = ${orgId} and submission_id = ${submissionId} returning tsv),
+      counts as (select lexeme, count(*)::int as n from gone, unnest(tsvector_to_array(gone.tsv)) as lexeme where (select yes from counted) group by lexeme)
       update chunk_lexemes l set ndoc = l.ndoc - counts.n
       from (select * from counts order by lexeme) counts
       where l.organization_id = ${orgId} and l.project_id = ${projectId} and l.lexeme = counts.lexeme
@@ -226,27 +230,45 @@ async function dropEmptyLexemes(tx: Executor, orgId: number, projectId: number, 
     and lexeme in (select json_array_elements_text(${JSON.stringify(lexemes)}::json))`);
 }
 
+/** The submission whose chunks are written. */
+type IndexTarget = { organization_id: number; project_id: number; id: number; sensitivity_level: SensitivityLevel };
+
 /**
- * One statement per batch: the rows travel as one JSON parameter, PostgreSQL builds each tsvector
- * (the generated column), and the same statement adds the batch's lexemes to the project's counts
- * from the returned vectors, so nothing is read back afterwards.
+ * One statement per batch: the rows travel as one JSON parameter and PostgreSQL builds each tsvector
+ * (the generated column). A file of one batch adds its lexemes to the project's counts in the same
+ * statement, from the returned vectors; a larger one counts them once, at its end (countLexemes).
  */
-function insertChunks(
-  tx: Executor,
-  sub: { organization_id: number; project_id: number; id: number; sensitivity_level: SensitivityLevel },
-  first: number,
-  batch: Chunk[],
-) {
+function insertChunks(tx: Executor, sub: IndexTarget, first: number, batch: Chunk[], count: boolean) {
   const rows = JSON.stringify(batch.map((c, j) => ({ o: first + j, t: c.text, p: c.place })));
-  return tx.execute(sql`
-    with ins as (
+  const insert = sql`
       insert into chunks (organization_id, project_id, submission_id, ordinal, text, place, sensitivity_level)
       select ${sub.organization_id}::int, ${sub.project_id}::int, ${sub.id}::int, r.o, r.t, r.p, ${sub.sensitivity_level}
-      from json_to_recordset(${rows}::json) as r(o int, t text, p jsonb)
+      from json_to_recordset(${rows}::json) as r(o int, t text, p jsonb)`;
+  if (!count) return tx.execute(insert);
+  return tx.execute(sql`
+    with ins as (
+${insert}
       returning tsv
     )
     insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc)
     select ${sub.organization_id}::int, ${sub.project_id}::int, lexeme, count(*)::int from ins, unnest(tsvector_to_array(ins.tsv)) as lexeme group by lexeme order by lexeme
+    on conflict (organization_id, project_id, lexeme) do update set ndoc = chunk_lexemes.ndoc + excluded.ndoc`);
+}
+
+/**
+ * Adds every chunk of a submission written in several batches to the project's lexeme counts, once,
+ * in the transaction of its last batch (unless they were counted already). Batch by batch, the
+ * upserts cost about a quarter of PostgreSQL's CPU for a large file (bench/README.md, `ingest`), and
+ * parallel batches locked the same lexeme rows.
+ */
+function countLexemes(tx: Executor, sub: IndexTarget) {
+  return tx.execute(sql`
+    insert into chunk_lexemes (organization_id, project_id, lexeme, ndoc)
+    select ${sub.organization_id}::int, ${sub.project_id}::int, lexeme, count(*)::int
+    from chunks c, unnest(tsvector_to_array(c.tsv)) as lexeme
+    where c.organization_id = ${sub.organization_id} and c.submission_id = ${sub.id}
+      and not (select lexemes_counted from submissions where organization_id = ${sub.organization_id} and id = ${sub.id})
+    group by lexeme order by lexeme
     on conflict (organization_id, project_id, lexeme) do update set ndoc = chunk_lexemes.ndoc + excluded.ndoc`);
 }
 
@@ -383,18 +405,25 @@ export async function indexSubmission(db: Db, orgId: number, submissionId: numbe
         ? { status: 'indexed' as const, progress: 100, error: null, chunk_count: total, indexed_at: new Date(), updated_at: new Date() }
         : { status: 'indexing' as const, progress: Math.min(99, 10 + Math.round((89 * read) / Math.max(size, 1))), error: null };
       await withTenant(db, scope, async (tx) => {
-        const update = tx
-          .update(submissions)
-          .set(first === 0 ? { ...set, ...fetched } : set)
-          .where(where);
-        if (first > 0) return void (await Promise.all([relaxed(tx), update, rows.length ? insertChunks(tx, sub, first, rows) : null]));
-        // The first batch also clears an earlier index. Sent together (one round trip): the update
-        // goes first, so a second run for the same submission waits for this one and then clears its chunks.
-        const [, , emptied] = await Promise.all([
+        // Each batch's statements go together (one round trip), in this order. The submission's row is
+        // updated after the chunks are in: its lock is held to the commit, and parallel batches taking
+        // it first would write one after the other.
+        const update = (counted?: boolean) =>
+          tx
+            .update(submissions)
+            .set({ ...set, ...(first === 0 ? fetched : {}), ...(counted === undefined ? {} : { lexemes_counted: counted }) })
+            .where(where);
+        if (first > 0 && !last) return void (await Promise.all([relaxed(tx), insertChunks(tx, sub, first, rows, false), update()]));
+        if (first > 0)
+          return void (await Promise.all([relaxed(tx), rows.length ? insertChunks(tx, sub, first, rows, false) : null, countLexemes(tx, sub), update(true)]));
+        // The first batch also clears an earlier index (its statement locks the submission's row, so
+        // a second run for the same submission waits for this one). A file of one batch is counted
+        // as it is written, a larger one by its last batch.
+        const [, emptied] = await Promise.all([
           relaxed(tx),
-          update,
           takeOffChunks(tx, orgId, sub.project_id, submissionId),
-          insertChunks(tx, sub, first, rows),
+          insertChunks(tx, sub, first, rows, last),
+          update(last),
         ]);
         await dropEmptyLexemes(tx, orgId, sub.project_id, emptied);
       });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, customType, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, customType, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { id, organizationId, tenantPolicy, timestamps } from '../core/db/columns.js';
 import { organizations, users } from '../core/db/tables.js';
 import { projects } from '../core/db/projects.js';
@@ -94,6 +94,8 @@ export const submissions = pgTable(
     progress: integer().notNull().default(0),
     error: text(),
     chunk_count: integer().notNull().default(0),
+    /** Whether the project's lexeme counts (chunk_lexemes) include this submission's chunks. */
+    lexemes_counted: boolean().notNull().default(false),
     created_by: integer().references(() => users.id, { onDelete: 'set null' }),
     anonymous_session_id: integer(),
     indexed_at: timestamp({ withTimezone: true }),
