@@ -19,9 +19,9 @@ const root = join(import.meta.dirname, '..', '..');
 
 /**
  * Two servers, each with its own database, SMTP listener and copy of the admin build, so the two
- * workers never see each other's data or served build. The settings walk (half of the run) is shared:
- * its tests tagged @server-1 run on the first, every other test (its @server-2 parts and every other
- * file) on the second, so that the two finish about together.
+ * workers never see each other's data or served build. The tests tagged @server-1 (the settings walk,
+ * about half of the run) run on the first, every other test on the second, so that the two finish about
+ * together.
  */
 const servers = [0, 1].map((i) => {
   const port = Number(env.FW_E2E_PORT) + 10 * i;
