@@ -65,11 +65,11 @@ export const databaseUrl = (base: string, name: string) => {
 
 /**
  * This process's connection for creating databases. DROP DATABASE waits for a checkpoint on PostgreSQL
- * 15, which writes out what the other test process has written meanwhile: dropping each file's
- * databases when it ended cost 43.7 s over a run's first 14 files (up to 9.6 s for one) on a loaded
- * machine. Under the tap runner they are therefore dropped once, after the whole run, by
- * tests/drop-databases.mjs (.taprc's `after`); their names start with the runner's pid, which that
- * script shares. A file run otherwise drops its own databases (side by side) when it ends.
+ * 15, which writes out what the other test process has written meanwhile: dropping a file's databases
+ * when it ended cost each file 3.5 s on average, and up to 9.6 s, on a loaded machine. Under the tap
+ * runner they are therefore dropped once, after the whole run, by tests/drop-databases.mjs (.taprc's
+ * `after`); their names start with the runner's pid, which that script shares. A file run otherwise
+ * drops its own databases (side by side, sharing checkpoints) when it ends.
  */
 let postgresAdmin: postgres.Sql | undefined;
 const dropAtEnd: string[] = [];
