@@ -15,7 +15,7 @@ import type { Mail } from '../server/core/mail.js';
 /**
  * Migrating is most of what a fresh database costs, so it happens once and is cloned: a PGlite
  * data-folder snapshot (kept on disk, see snapshotFile), or a PostgreSQL template database per test
- * process (dropped when the file ends).
+ * process (dropped after the run, see adminConnection).
  */
 let pgliteSnapshot: Promise<Blob> | undefined;
 let postgresTemplate: Promise<string> | undefined;
@@ -64,28 +64,42 @@ export const databaseUrl = (base: string, name: string) => {
 };
 
 /**
- * This process's connection for creating databases. The databases it makes (the template and one per
- * test) are dropped together when the file ends: DROP DATABASE waits for a checkpoint on PostgreSQL 15,
- * and one at each test's end made that test wait 2-11 s on a loaded machine; dropped side by side they
- * share checkpoints, and the first one has written what the rest would.
+ * This process's connection for creating databases. DROP DATABASE waits for a checkpoint on PostgreSQL
+ * 15, which writes out what the other test process has written meanwhile: dropping a file's databases
+ * when it ended cost each file 3.5 s on average, and up to 9.6 s, on a loaded machine. Under the tap
+ * runner they are therefore dropped once, after the whole run, by tests/drop-databases.mjs (.taprc's
+ * `after`); their names start with the runner's pid, which that script shares. A file run otherwise
+ * drops its own databases (side by side, sharing checkpoints) when it ends.
  */
 let postgresAdmin: postgres.Sql | undefined;
 const dropAtEnd: string[] = [];
+const databasePrefix = `fw_t${process.ppid}_`;
+const droppedAfterRun = process.env.TAP_AFTER?.endsWith('drop-databases.mjs') ?? false;
 
 function adminConnection(base: string): postgres.Sql {
   if (!postgresAdmin) {
     const admin = (postgresAdmin = postgres(base, { max: 4, onnotice: () => {} }));
     tap.teardown(async () => {
-      await Promise.all(dropAtEnd.map((name) => admin.unsafe(`drop database if exists ${name} with (force)`)));
+      await Promise.all(dropAtEnd.map((name) => (droppedAfterRun ? shutOut(admin, name) : admin.unsafe(`drop database if exists ${name} with (force)`))));
       await admin.end();
     });
   }
   return postgresAdmin;
 }
 
+/**
+ * What the drop with (force) did at a file's end, without its checkpoint: no connection to the database
+ * outlives the file. A connection the code under test failed to close (postgres.js listens again after
+ * its listening connection is cut, as the readiness test does) would otherwise keep the file running.
+ */
+async function shutOut(admin: postgres.Sql, name: string) {
+  await admin.unsafe(`alter database ${name} allow_connections false`);
+  await admin.unsafe(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}'`);
+}
+
 function migratedTemplate(base: string, admin: postgres.Sql): Promise<string> {
   postgresTemplate ??= (async () => {
-    const name = `fw_tpl_${randomBytes(6).toString('hex')}`;
+    const name = `${databasePrefix}tpl_${randomBytes(6).toString('hex')}`;
     await admin.unsafe(`create database ${name}`);
     dropAtEnd.push(name);
     const database = await openDatabase({ url: databaseUrl(base, name), dataDir: '', max: 1 });
@@ -97,8 +111,8 @@ function migratedTemplate(base: string, admin: postgres.Sql): Promise<string> {
 
 /**
  * A fresh, migrated database for one test: in-memory PGlite by default, or, with DATABASE_URL set, a
- * new PostgreSQL database created next to the given one, closed when the test ends and dropped when
- * the file ends.
+ * new PostgreSQL database created next to the given one, closed when the test ends and dropped after
+ * the run (see adminConnection).
  */
 export async function freshDatabase(t: Test): Promise<{ database: Database; url?: string }> {
   const base = process.env.DATABASE_URL;
@@ -107,7 +121,7 @@ export async function freshDatabase(t: Test): Promise<{ database: Database; url?
     t.teardown(() => database.close());
     return { database };
   }
-  const name = `fw_test_${randomBytes(6).toString('hex')}`;
+  const name = `${databasePrefix}${randomBytes(6).toString('hex')}`;
   const admin = adminConnection(base);
   await admin.unsafe(`create database ${name} template ${await migratedTemplate(base, admin)}`);
   dropAtEnd.push(name);
