@@ -28,3 +28,20 @@ export const connect = (url: string, max = 10) => postgres(url, { max, onnotice:
  */
 export const SHARED_ORG_SLUGS = '^bench-[0-9]+$';
 export const SHARED_ORGS = `o.slug ~ '${SHARED_ORG_SLUGS}'`;
+
+/**
+ * What autovacuum would have done by now, on a server where it is off (these machines' PostgreSQL is
+ * configured `autovacuum = off`): VACUUM (ANALYZE) each table past autovacuum's default thresholds (dead
+ * rows over 50 + 20% of the live ones, or rows changed since the last analyze over 50 + 10%). Without it
+ * an update-heavy table is never cleaned nor analyzed: on the signals suite, a fresh database's
+ * processing transactions took 150-400 ms a statement by its fourth run, and its grouped line fell
+ * from about 2,300 to 700 signals/s. Answers the tables it vacuumed (none where autovacuum is on).
+ */
+export async function standInForAutovacuum(sql: postgres.Sql): Promise<string[]> {
+  const [setting] = await sql`select current_setting('autovacuum') as on`;
+  if (setting!.on === 'on') return [];
+  const due = await sql`select format('%I.%I', schemaname, relname) as name from pg_stat_user_tables
+    where n_dead_tup > 50 + 0.2 * n_live_tup or n_mod_since_analyze > 50 + 0.1 * n_live_tup`;
+  for (const { name } of due) await sql.unsafe(`vacuum (analyze) ${name as string}`);
+  return due.map((t) => t.name as string);
+}

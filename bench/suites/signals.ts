@@ -23,7 +23,7 @@ import type postgres from 'postgres';
 import { SCOPE_SQL } from '../../server/core/db/tenant.js';
 import { newIngestKey } from '../../server/signals/resources.js';
 import { drainSignals } from '../../server/signals/ingest.js';
-import { benchDatabaseUrl, connect, ensureDatabase } from '../lib/database.js';
+import { benchDatabaseUrl, connect, ensureDatabase, standInForAutovacuum } from '../lib/database.js';
 import { postgresCpuBetween, postgresCpuMs } from '../lib/load.js';
 import { paced } from '../lib/paced.js';
 import { diagnose } from '../lib/signal-diagnostics.js';
@@ -156,6 +156,11 @@ const suite: Suite = {
       };
       const rows: (string | number)[][] = [];
       const notes: string[] = [];
+      // Between phases, never during one: what autovacuum would have done meanwhile, where it is off.
+      const tidied = new Set<string>();
+      const tidy = async () => {
+        for (const t of await standInForAutovacuum(sql)) tidied.add(t);
+      };
       const misses: string[] = [];
       const rated: (string | number)[][] = [];
       for (const line of lines()) {
@@ -182,6 +187,7 @@ const suite: Suite = {
         const count = async () => Number((await sql`select count(*)::int as n from signal_instances where signal_id = ${signal!.id}`)[0]!.n);
         const lastId = async () => Number((await sql`select coalesce(max(id), 0)::int as id from signal_instances where signal_id = ${signal!.id}`)[0]!.id);
         const meanAlerts = line.bodies.reduce((n, b) => n + b.alerts.length, 0) / line.bodies.length;
+        await tidy();
         console.error(`${line.name}: floor at saturation…`);
         const floorMeasured = await measure(() => post(`${floorBase}/ingest`, secret.key, line.bodies, seconds, connections));
         const floorLoad = loadavg()[0]!.toFixed(1);
@@ -214,6 +220,7 @@ const suite: Suite = {
             from signal_instances where signal_id = ${signal!.id} and id > ${after}`
           )[0]!;
 
+        await tidy();
         console.error(`${line.name}: app at saturation…`);
         const started = Date.now();
         let appRun!: Awaited<ReturnType<typeof post>>;
@@ -229,6 +236,7 @@ const suite: Suite = {
         const lag = await lagSince(0);
 
         // The same offered rate through the app, its series' cases already open (the steady state: most signals join one).
+        await tidy();
         console.error(`${line.name}: app at ${offered} signals/s offered…`);
         const before = await lastId();
         let appRated!: Awaited<ReturnType<typeof offer>>;
@@ -295,6 +303,10 @@ At a fixed offered rate (open loop: requests evenly spaced, each latency from it
       printTable(['server', 'offered signals/s (req/s)', 'achieved signals/s', 'p50 ms', 'p99 ms', 'failures', 'to case p95 ms', 'load 1 min'], rated);
       console.log('');
       for (const n of notes) console.log(n);
+      if (tidied.size)
+        console.log(
+          `autovacuum is off on this server: between phases the bench ran VACUUM (ANALYZE) where autovacuum's thresholds were passed (${[...tidied].join(', ')})`,
+        );
       console.log(
         `load average ${loadavg()
           .map((l) => l.toFixed(1))
