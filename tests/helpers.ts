@@ -89,8 +89,8 @@ function adminConnection(base: string): postgres.Sql {
 
 /**
  * What the drop with (force) did at a file's end, without its checkpoint: no connection to the database
- * outlives the file. A connection the code under test failed to close (postgres.js listens again after
- * its listening connection is cut, as the readiness test does) would otherwise keep the file running.
+ * outlives the file. A connection the code under test left open would otherwise keep the file running
+ * (one did, once, in ops.test.ts, whose readiness test cuts the app's connections under it).
  */
 async function shutOut(admin: postgres.Sql, name: string) {
   await admin.unsafe(`alter database ${name} allow_connections false`);
