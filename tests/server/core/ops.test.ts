@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../../server/app.js';
 import { loadConfig } from '../../../server/core/config.js';
+import { rowsOf } from '../../../server/core/db/client.js';
 import { freshDatabase, testApp } from '../../helpers.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
@@ -189,4 +190,18 @@ t.test('/readyz: 503 when the database does not answer, instead of waiting on it
   t.equal(res.status, 503);
   t.same(res.body.detail, [{ msg: 'The database did not answer within 1000 ms.', loc: [], type: 'not_ready' }]);
   t.equal((await request({ method: 'GET', url: '/readyz' })).status, 200, 'ready again once it answers');
+});
+
+const pgliteRun = process.env.DATABASE_URL ? false : 'PGlite has no autovacuum to ask about';
+t.test('at start, a warning when PostgreSQL runs without autovacuum, and none when it runs with it', { skip: pgliteRun }, async (t) => {
+  const { database } = await freshDatabase(t);
+  const lines: { level: number; msg: string }[] = [];
+  const config = loadConfig({ LOG_LEVEL: 'info', JWT_SECRET: 'test-secret-test-secret-test-secret-42', ADMIN_DIST: 'dist/no-admin-in-tests' });
+  const app = await buildApp({ config, database, mailer: async () => undefined, logStream: { write: (line) => void lines.push(JSON.parse(line)) } });
+  t.teardown(() => app.close());
+  await app.ready();
+  // The setting is the server's (postgresql.conf), not one a test can change: the warning must follow it either way.
+  const [row] = rowsOf<{ on: string }>(await database.db.execute(sql`select current_setting('autovacuum') as on`));
+  const warnings = lines.filter((l) => l.level === 40 && /autovacuum is off/.test(l.msg));
+  t.equal(warnings.length, row!.on === 'off' ? 1 : 0, `autovacuum is ${row!.on} on this server`);
 });
