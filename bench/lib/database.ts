@@ -34,8 +34,8 @@ export const SHARED_ORGS = `o.slug ~ '${SHARED_ORG_SLUGS}'`;
  * configured `autovacuum = off`): VACUUM (ANALYZE) each table past autovacuum's default thresholds (dead
  * rows over 50 + 20% of the live ones, or rows changed since the last analyze over 50 + 10%). Without it
  * an update-heavy table is never cleaned nor analyzed: on the signals suite, a fresh database's
- * processing transactions took 150-400 ms a statement by its fourth run, and its grouped line fell
- * from about 2,300 to 700 signals/s. Answers the tables it vacuumed (none where autovacuum is on).
+ * processing statements took 150-390 ms by its third run, and its grouped line saturated at 713-822
+ * signals/s (1,409 with this). Answers the tables it vacuumed (none where autovacuum is on).
  */
 export async function standInForAutovacuum(sql: postgres.Sql): Promise<string[]> {
   const [setting] = await sql`select current_setting('autovacuum') as on`;
