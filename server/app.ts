@@ -10,6 +10,7 @@ import type { Config } from './core/config.js';
 import { openDatabase, type Database } from './core/db/client.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, httpError } from './core/errors.js';
 import { refuseNul } from './core/input.js';
+import { jsonScanOf, registerJsonLimits } from './core/json-limits.js';
 import { jobsPlugin } from './core/jobs/plugin.js';
 import { tenancyPlugin, rewriteCallersOrganization } from './core/tenancy.js';
 import { createMailer, type Mailer } from './core/mail.js';
@@ -24,11 +25,13 @@ import { resourcesPlugin } from './engine/plugin.js';
 import { resources } from './resources.js';
 import { livePlugin } from './live/plugin.js';
 import { secretsPlugin } from './plugins/secrets.js';
+import { discoverPlugins } from './plugins/registry.js';
 import { setupOidc } from './accounts/oidc.js';
 import { ensureDefaults, jwtSecret } from './accounts/service.js';
-import { registerOrganizationSeed } from './accounts/seeds.js';
+import { registerOrganizationSeed } from './core/seeds.js';
 import { registerStripeWebhook } from './billing/routes.js';
-import { incidentVisibility } from './incidents/common.js';
+import { incidentVisibility } from './incidents/scope.js';
+import { caseVisibility } from './cases/scope.js';
 import { seedDocumentTemplates } from './knowledge/seed.js';
 import { seedIncidentSettings } from './incidents/seed.js';
 import { seedCaseSettings } from './cases/seed.js';
@@ -41,12 +44,20 @@ import cases from './cases/plugin.js';
 import incidents from './incidents/plugin.js';
 import knowledge from './knowledge/plugin.js';
 import notifications from './notifications/plugin.js';
+import oncall from './oncall/plugin.js';
 import plugins from './plugins/plugin.js';
 import projects from './projects/plugin.js';
 import search from './search/plugin.js';
 import signals from './signals/plugin.js';
 import site from './site/plugin.js';
+import tickets from './tickets/plugin.js';
+import statuspage from './statuspage/plugin.js';
+import commits from './commits/plugin.js';
+import meetings from './meetings/plugin.js';
+import slack from './slack/plugin.js';
 import tasks from './tasks/plugin.js';
+import timeline from './timeline/plugin.js';
+import dashboards from './dashboards/plugin.js';
 import webhooks from './webhooks/plugin.js';
 import workflows from './workflows/plugin.js';
 
@@ -95,6 +106,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerRequestId(app);
   registerDrain(app);
+  // Plugins are found in server/*/integrations/ (one file each); the catalog is read from here on.
+  await discoverPlugins();
   const database = options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }));
   if (!options.database) app.addHook('onClose', () => database.close());
   app.decorate('db', database.db);
@@ -126,7 +139,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   };
   app.addHook('onRequest', (req, _reply, done) => (req.url.includes('%00') ? nulCheck(() => ({ path: req.params, query: req.query }), done) : done()));
-  app.addHook('preValidation', (req, _reply, done) => (req.body !== undefined ? nulCheck(() => ({ body: req.body }), done) : done()));
+  // A JSON body was scanned as it arrived (registerJsonLimits): its tree is walked only if the text holds `\u0000`.
+  registerJsonLimits(app);
+  app.addHook('preValidation', (req, _reply, done) =>
+    req.body !== undefined && jsonScanOf(req)?.nul !== false ? nulCheck(() => ({ body: req.body }), done) : done(),
+  );
 
   const secret = await jwtSecret(database.db, config.JWT_SECRET);
   // Verified tokens are remembered (fast-jwt's LRU, keyed by a hash of the token, each entry no longer
@@ -169,12 +186,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await scope.register(tenancyPlugin);
       await scope.register(accounts, { secret, oidc });
       await scope.register(projects);
-      await scope.register(resourcesPlugin, { resources, visibility: [incidentVisibility] });
+      await scope.register(resourcesPlugin, { resources, visibility: [incidentVisibility, caseVisibility] });
       await scope.register(ai);
       await scope.register(knowledge);
       await scope.register(incidents);
       await scope.register(cases);
       await scope.register(tasks);
+      await scope.register(timeline);
+      await scope.register(dashboards);
       await scope.register(plugins);
       await scope.register(workflows);
       await scope.register(signals);
@@ -183,6 +202,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await scope.register(billing);
       await scope.register(site);
       await scope.register(notifications);
+      await scope.register(oncall);
+      await scope.register(tickets);
+      await scope.register(statuspage);
+      await scope.register(commits);
+      await scope.register(meetings);
+      await scope.register(slack);
     },
     { prefix: '/api/v1/:organization' },
   );

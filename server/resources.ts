@@ -18,7 +18,9 @@ import {
 import type { ResourceDefinition } from './engine/define.js';
 import { feedbackResource, serviceFeedbackResource } from './feedback/resources.js';
 import { formResource, formTypeResource } from './forms/resources.js';
-import { incidentResources } from './incidents/resources.js';
+import { incidentResource } from './incidents/resources.js';
+import { caseResource } from './cases/resources.js';
+import { taskResource } from './tasks/resources.js';
 import {
   incidentCostTypeResource,
   incidentPriorityResource,
@@ -29,7 +31,7 @@ import {
 import { bestPracticeResource, definitionResource, documentResource, termResource, weblinkResource } from './knowledge/resources.js';
 import { notificationResource, searchFilterResource } from './notifications/resources.js';
 import { okrResource } from './okrs/resources.js';
-import { handoffResource, preshiftPrepResource } from './oncall/resources.js';
+import { handoffResource, overrideResource, pageResource, policyResource, preshiftPrepResource, scheduleResource } from './oncall/resources.js';
 import { individualResource, serviceResource, teamResource } from './people/resources.js';
 import { apiKeyResource, projectResource } from './projects/resources.js';
 import { tagResource, tagTypeResource } from './tags/resources.js';
@@ -78,6 +80,10 @@ export const resources: ResourceDefinition[] = [
   commandResource,
   handoffResource,
   preshiftPrepResource,
+  scheduleResource,
+  overrideResource,
+  policyResource,
+  pageResource,
   feedbackResource,
   serviceFeedbackResource,
   commitResource,
@@ -86,7 +92,9 @@ export const resources: ResourceDefinition[] = [
   formTypeResource,
   formResource,
   okrResource,
-  ...incidentResources,
+  incidentResource,
+  caseResource,
+  taskResource,
   curatedContentResource,
   ...signalResources,
   sitePageResource,

@@ -56,6 +56,23 @@ function migratedPglite(): Promise<Blob> {
   return pgliteSnapshot;
 }
 
+/**
+ * Fills `dir` with a migrated embedded database (from the suite's snapshot) for a server process a
+ * test starts: it opens the folder at once instead of setting it up (initdb and every migration),
+ * which took over a minute per process on two loaded cores. A fresh folder's own set-up stays covered
+ * by restart.test.ts and the browser suite's servers.
+ */
+export async function migratedDataDir(dir: string): Promise<string> {
+  const database = await openDatabase({ dataDir: dir, snapshot: await migratedPglite() });
+  await database.close();
+  return dir;
+}
+
+/** The database settings for a server process a test starts: a fresh PostgreSQL database when the run has DATABASE_URL, else a migrated folder in `dir`. */
+export async function spawnedServerDatabase(t: Test, dir: string): Promise<Record<string, string>> {
+  return process.env.DATABASE_URL ? { DATABASE_URL: (await freshDatabase(t)).url! } : { DATABASE_URL: '', DATA_DIR: await migratedDataDir(dir) };
+}
+
 /** The URL of another database on the same PostgreSQL server. */
 export const databaseUrl = (base: string, name: string) => {
   const url = new URL(base);
@@ -65,8 +82,8 @@ export const databaseUrl = (base: string, name: string) => {
 
 /**
  * This process's connection for creating databases. DROP DATABASE waits for a checkpoint on PostgreSQL
- * 15, which writes out what the other test process has written meanwhile: dropping a file's databases
- * when it ended cost each file 3.5 s on average, and up to 9.6 s, on a loaded machine. Under the tap
+ * 15, which writes out what the other test process has written meanwhile: dropping each file's
+ * databases when it ended cost every file seconds. Under the tap
  * runner they are therefore dropped once, after the whole run, by tests/drop-databases.mjs (.taprc's
  * `after`); their names start with the runner's pid, which that script shares. A file run otherwise
  * drops its own databases (side by side, sharing checkpoints) when it ends.
@@ -148,6 +165,13 @@ export interface TestApp {
   /** A single-use socket ticket for a signed-in token (POST /auth/ws-ticket), for `…/ws?ticket=`. */
   ticket(token: string, org?: string): Promise<string>;
 }
+
+/**
+ * Spread into a test app's environment by a test whose stand-ins (a Slack webhook, a workflow engine, a
+ * webhook receiver, a model) listen on loopback: the server's outbound policy refuses loopback unless
+ * the operator allows it, and by default tests keep that default.
+ */
+export const LOOPBACK_STAND_INS = { OUTBOUND_ALLOW: '127.0.0.0/8' } as const;
 
 export async function testApp(t: Test, env: Record<string, string> = {}): Promise<TestApp> {
   const { database, url } = await freshDatabase(t);

@@ -19,20 +19,24 @@ import { Dashboards } from './dashboards/Dashboards.js';
 import { IncidentView } from './incidents/IncidentView.js';
 import { CaseView } from './cases/CaseView.js';
 import { ReportPage } from './incidents/ReportPage.js';
+import { DocumentReader } from './documents/DocumentReader.js';
 import { StatusBoard } from './incidents/StatusBoard.js';
 import { SourcePage } from './catalog/SourcePage.js';
 import { UpgradePage } from './billing/UpgradePage.js';
 import { LoginPage } from './accounts/LoginPage.js';
 import { PostOAuthLoginPage } from './accounts/PostOAuthLoginPage.js';
-import { authProvider, LOGIN_PATH } from './core/authProvider.js';
+import { authProvider, currentUser, LOGIN_PATH } from './core/authProvider.js';
 import { dataProvider } from './core/dataProvider.js';
 import { i18nProvider } from './core/i18n.js';
 import { screensFor } from './overrides.js';
+import { mayRead, mayWrite } from './core/rights.js';
 import { darkTheme, lightTheme } from './core/theme.js';
 import { ChunkBoundary, lazyNamed } from './site/lazy.js';
 import { NotFoundContent } from './site/NotFound.js';
 import { OrganizationSettings } from './accounts/OrganizationSettings.js';
 import { ContentManager } from './site/ContentManager.js';
+import { OncallPage } from './oncall/OncallPage.js';
+import { SlackSetup } from './slack/SlackSetup.js';
 
 addResourceAliases(documentAliases);
 
@@ -69,24 +73,28 @@ const store = shellStore();
 async function resources() {
   // Called again once signed in (permissions change); before that there is nothing to describe.
   if (!storage.token) return [];
-  const metas = await loadMeta();
-  return metas
-    .filter((m) => m.routes.list)
-    .map((m) => {
-      const screens = screensFor(m.name);
-      return (
-        <Resource
-          key={m.name}
-          name={m.name}
-          list={screens.list}
-          create={m.routes.create ? screens.create : undefined}
-          edit={m.routes.update ? screens.edit : undefined}
-          recordRepresentation={m.recordRepresentation}
-          // Polyglot picks the singular or plural side of "Tag |||| Tags".
-          options={{ label: `${m.label} |||| ${m.labelPlural}`, menuLabel: screens.menuLabel ?? m.labelPlural }}
-        />
-      );
-    });
+  const [metas, me] = await Promise.all([loadMeta(), currentUser()]);
+  return (
+    metas
+      // A resource the role may not read (API keys, below Admin) gets no screens and no menu entry.
+      .filter((m) => m.routes.list && mayRead(me.role, m))
+      .map((m) => {
+        const screens = screensFor(m.name);
+        // Only the screens the caller's role may use (a Member gets no /apikeys/create, nor the empty list's Create).
+        return (
+          <Resource
+            key={m.name}
+            name={m.name}
+            list={screens.list}
+            create={m.routes.create && mayWrite(me.role, m) ? screens.create : undefined}
+            edit={m.routes.update && mayWrite(me.role, m, 'update') ? screens.edit : undefined}
+            recordRepresentation={m.recordRepresentation}
+            // Polyglot picks the singular or plural side of "Tag |||| Tags".
+            options={{ label: `${m.label} |||| ${m.labelPlural}`, menuLabel: screens.menuLabel ?? m.labelPlural }}
+          />
+        );
+      })
+  );
 }
 
 /** react-admin under /{organization}/ in a browser (not hash) router; anything else goes to the organization's root. */
@@ -153,6 +161,7 @@ function FirewatchAdmin() {
         <Route path="iaos/:name/view" element={<IncidentView />} />
         <Route path="cases/:name/view" element={<CaseView />} />
         <Route path="search/results" element={<SearchResults />} />
+        <Route path="oncall" element={<OncallPage />} />
         <Route path="iaos/old_school_search" element={<OldSchoolSearch />} />
         <Route path="iaos/status" element={<StatusBoard key="iaos" resource="iaos" />} />
         <Route path="cases/status" element={<StatusBoard key="cases" resource="cases" />} />
@@ -163,7 +172,9 @@ function FirewatchAdmin() {
         <Route path="upgrade" element={<UpgradePage />} />
         <Route path="admin/settings" element={<OrganizationSettings />} />
         <Route path="admin/content_manager" element={<ContentManager />} />
+        <Route path="admin/slack" element={<SlackSetup />} />
         <Route path="dashboards" element={<Dashboards />} />
+        <Route path="documents/:id/read" element={<DocumentReader />} />
         <Route path="dashboards/:kind" element={<Dashboards />} />
         {Object.entries(SPEC_ROUTE_ALIASES).map(([from, to]) => (
           <Route key={from} path={`${from}/*`} element={<SpecRedirect to={to} />} />

@@ -11,6 +11,7 @@ import type { Screens } from './engine/registry.js';
 import { CaseList, HandoffList, IncidentList, TaskList } from './incidents/lists.js';
 import { MemberList } from './accounts/members.js';
 import { CaseEdit } from './cases/CaseEdit.js';
+import { ReportPage } from './incidents/ReportPage.js';
 
 /**
  * The few resources whose screens differ from the generic ones. Everything else (every definition
@@ -123,15 +124,19 @@ const IncidentRoleList = () => (
   />
 );
 
+const IncidentReport = () => <ReportPage key="iaos" resource="iaos" />;
+const CaseReport = () => <ReportPage key="cases" resource="cases" />;
+
 const generic: Screens = { list: GenericList, create: GenericCreate, edit: GenericEdit };
 
 const overrides: Record<string, Partial<Screens>> = {
   apikeys: { create: ApiKeyCreate, menuLabel: 'API keys' },
   users: { list: MemberList, edit: UserEdit, menuLabel: 'Members' },
   organizations: { edit: OrganizationEdit, create: OrganizationCreate },
-  iaos: { list: IncidentList, edit: IncidentEdit, menuLabel: 'Incidents' },
+  // Create is the report form (title, type, severity, priority, description, visibility), not every column.
+  iaos: { list: IncidentList, create: IncidentReport, edit: IncidentEdit, menuLabel: 'Incidents' },
   tasks: { list: TaskList, edit: TaskEdit },
-  cases: { list: CaseList, edit: CaseEdit },
+  cases: { list: CaseList, create: CaseReport, edit: CaseEdit },
   'oncall/handoffs': { list: HandoffList },
   incident_roles: { list: IncidentRoleList },
   // Messages say "Link created successfully." (spec §8); the menu names the screen as spec §2 does.

@@ -5,7 +5,7 @@
  */
 import postgres from 'postgres';
 import { createSubmission, createSubmissionFromStream, indexSubmission } from '../../server/ai/ingest.js';
-import { planLimits } from '../../server/ai/limits.js';
+import { planLimits } from '../../server/billing/limits.js';
 import { loadConfig } from '../../server/core/config.js';
 import { openDatabase, rowsOf, type Database } from '../../server/core/db/client.js';
 import { withTenant } from '../../server/core/db/tenant.js';

@@ -21,6 +21,8 @@ export async function startApp(databaseUrl: string): Promise<{ app: FastifyInsta
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     ADMIN_DIST: 'dist/no-admin-in-bench',
+    // The suites' receivers (webhooks, pages) listen on 127.0.0.1.
+    OUTBOUND_ALLOW: process.env.OUTBOUND_ALLOW ?? '127.0.0.0/8',
   });
   const app = await buildApp({ config });
   const baseUrl = await listen(app);

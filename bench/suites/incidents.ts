@@ -174,7 +174,9 @@ const SLIM = `id, organization_id, project_id, name, title, status, visibility, 
   (select name from incident_types t where t.organization_id = i.organization_id and t.id = i.incident_type_id) as incident_type_name,
   (select name from incident_priorities t where t.organization_id = i.organization_id and t.id = i.incident_priority_id) as incident_priority_name,
   (select name from incident_severities t where t.organization_id = i.organization_id and t.id = i.incident_severity_id) as incident_severity_name,
-  (select name from projects t where t.organization_id = i.organization_id and t.id = i.project_id) as project`;
+  (select name from projects t where t.organization_id = i.organization_id and t.id = i.project_id) as project,
+  (select jsonb_build_object('id', c.id, 'name', c.name, 'created_at', c.created_at) from conversations c where c.organization_id = i.organization_id and c.id = i.conversation_id) as conversation,
+  (case when i.conference_url is null then null else jsonb_build_object('weblink', i.conference_url) end) as conference`;
 
 /** The nested references the app answers with (`project: {id, name}` beside `project_id`, `commander: {email}`), made as the app makes them. */
 function nest(row: Record<string, unknown>) {

@@ -7,7 +7,7 @@
 import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import { createSubmission, indexSubmission } from '../../server/ai/ingest.js';
-import { planLimits } from '../../server/ai/limits.js';
+import { planLimits } from '../../server/billing/limits.js';
 import { retrieve } from '../../server/ai/retrieve.js';
 import { configureEmbeddings, configuredEmbedder, embeddingsClient, type Embedder } from '../../server/ai/embeddings.js';
 import { startEmbeddingsServer, type EmbeddingsServer } from '../lib/embeddings-server.js';

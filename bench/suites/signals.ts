@@ -27,6 +27,7 @@ import { benchDatabaseUrl, connect, ensureDatabase, standInForAutovacuum } from 
 import { postgresCpuBetween, postgresCpuMs } from '../lib/load.js';
 import { paced } from '../lib/paced.js';
 import { diagnose } from '../lib/signal-diagnostics.js';
+import { signalBursts } from '../lib/signal-bursts.js';
 import { listen, startApp } from '../lib/server.js';
 import type { Suite } from '../lib/suite.js';
 import { printTable } from '../lib/table.js';
@@ -312,6 +313,15 @@ At a fixed offered rate (open loop: requests evenly spaced, each latency from it
           .map((l) => l.toFixed(1))
           .join(' ')}`,
       );
+      // The bursts of new alerts (bench/lib/signal-bursts.ts); BENCH_LINES=burst runs them alone.
+      if (!process.env.BENCH_LINES || process.env.BENCH_LINES.includes('burst')) {
+        await tidy();
+        const b = await signalBursts(sql, baseUrl, { id: org!.id }, project!.id);
+        console.log('\nBursts of new alerts: 40 Alertmanager webhooks of 50 alerts sent at once\n');
+        printTable(b.headers, b.rows);
+        for (const n of b.notes) console.log(n);
+        misses.push(...(b.misses.length ? b.misses.map((m) => `MISS ${m}`) : ['bursts: PASS']));
+      }
       for (const m of misses) console.log(m);
       return { passed: misses.every((m) => m.endsWith('PASS')) };
     } finally {

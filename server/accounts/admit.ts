@@ -5,7 +5,7 @@ import { memberships, organizations, signInAddresses, users } from '../core/db/t
 import { forbidden } from '../core/errors.js';
 import { startSession } from '../core/sessions.js';
 import { acceptInvitation } from './invitations.js';
-import { organizationProjects } from './service.js';
+import { organizationProjects } from '../projects/service.js';
 import { projectResource } from '../projects/resources.js';
 import { arrayOf, int, objectOf, recordOf, str } from '../engine/answers.js';
 

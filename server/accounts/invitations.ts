@@ -10,7 +10,7 @@ import { normalizeEmail } from './service.js';
 import { may, type RequestContext } from '../core/context.js';
 import { RIGHTS } from '../core/rights.js';
 import { hashApiKey } from '../core/api-keys.js';
-import { callerEmail } from '../incidents/common.js';
+import { callerEmail } from '../core/caller.js';
 import { defineResource } from '../engine/define.js';
 import { email, text } from '../engine/fields.js';
 
@@ -130,8 +130,13 @@ export const invitationResource = defineResource({
   pageSize: 25,
   sort: [['created_at', 'desc']],
   search: ['email'],
-  fields: ['email', 'role', 'display_name', 'invited_by', 'expires_at', 'created_at', 'updated_at'],
+  fields: ['email', 'role', 'display_name', 'invited_by', 'invited_by_name', 'expires_at', 'created_at', 'updated_at'],
   hidden: ['token_hash'],
+  // People read who invited by name ("Dana Ops"), not by user id.
+  computed: () => ({
+    invited_by_name: sql<string | null>`(select coalesce(u.display_name, u.email) from ${users} u where u.id = ${invitations.invited_by})`,
+  }),
+  fieldMeta: { invited_by: { list: false }, invited_by_name: { label: 'Invited by' } },
   writeRole: RIGHTS.invite.least,
   routes: { update: false },
   scope: (ctx) => (may(ctx.role, 'invite') ? eq(invitations.organization_id, ctx.orgId) : sql`false`),

@@ -277,6 +277,17 @@ function registerCallback(app: FastifyInstance, registry: OidcProviders) {
   app.withTypeProvider<ZodTypeProvider>().get(CALLBACK_PATH, { schema: { hide: true, querystring: query } }, async (req, reply) => {
     const { state, code, error } = req.query;
     if (!state) return reply.redirect('/');
+    // Only the browser that started this sign-in (its signed state cookie, naming this state) gets an
+    // outcome page; any other request is refused here, before a ticket or anything else is written.
+    const raw = (req.cookies as Record<string, string | undefined> | undefined)?.[registry.cookies.state];
+    const cookie = raw ? req.unsignCookie(raw) : undefined;
+    if (!cookie?.valid || cookie.value !== state)
+      throw httpError(
+        400,
+        'No sign-in is in progress in this browser for this link: it was started in another browser, or its cookie expired. Please sign in again from this browser.',
+        'no_sign_in',
+        ['query', 'state'],
+      );
     const [login] = await app.db
       .select()
       .from(oidcLogins)
@@ -300,11 +311,7 @@ function registerCallback(app: FastifyInstance, registry: OidcProviders) {
       if (!login || !org) throw new Refusal('This sign-in was not started here, or it has expired. Please sign in again.', 400);
       const provider = registry.ready.get(login.provider);
       if (!provider) throw new Refusal('This sign-in provider is no longer configured.', 400);
-      // The state must be this browser's (its signed cookie), unused and fresh; using it is one UPDATE, so it is used once.
-      const raw = req.cookies[registry.cookies.state];
-      const cookie = raw ? req.unsignCookie(raw) : undefined;
-      if (!cookie?.valid || cookie.value !== state)
-        throw new Refusal('This sign-in was started in another browser, or its cookie expired. Please sign in again from this browser.', 400);
+      // The state (this browser's, checked above) must be unused and fresh; using it is one UPDATE, so it is used once.
       const used = await app.db
         .update(oidcLogins)
         .set({ used_at: new Date() })

@@ -42,6 +42,17 @@ const editable = {
     .regex(/^$|^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$/, 'Must be a domain like example.com')
     .transform((v) => v || null)
     .nullish(),
+  // Where workflows' e-mail steps may write besides the members (F22: no open relay under MAIL_FROM).
+  mail_allowed_domains: z
+    .array(
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .max(253)
+        .regex(/^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$/, 'Must be a domain like example.com'),
+    )
+    .max(100),
 };
 
 export const organizationResource = defineResource({
@@ -51,6 +62,7 @@ export const organizationResource = defineResource({
     storycurve_logging_enabled: { label: 'Record story curves of incident timelines' },
     allow_signup: { label: 'Anyone may sign up' },
     sso_domain: { label: 'Google Workspace domain (sign-in through Google accepted only from it)' },
+    mail_allowed_domains: { label: "Domains workflow e-mails may go to, besides the organization's members" },
   },
   path: '/organizations',
   table: organizations,
@@ -62,6 +74,7 @@ export const organizationResource = defineResource({
     allow_signup: true,
     anonymous_access: true,
     sso_domain: true,
+    mail_allowed_domains: true,
   }),
   update: z.strictObject({ name: requiredText(100), ...editable }).partial(),
   pageSize: 50,

@@ -5,17 +5,7 @@ import { z } from 'zod';
 import { loginCodes, memberships, signInAddresses, users } from '../core/db/tables.js';
 import { forbidden, httpError, unauthorized } from '../core/errors.js';
 import { email } from '../engine/fields.js';
-import {
-  CODE_MAX_ATTEMPTS,
-  CODE_TTL_MS,
-  dummyPasswordHash,
-  hashCode,
-  newCode,
-  normalizeEmail,
-  organizationProjects,
-  sameHash,
-  verifyPassword,
-} from './service.js';
+import { CODE_MAX_ATTEMPTS, CODE_TTL_MS, dummyPasswordHash, hashCode, newCode, normalizeEmail, sameHash, verifyPassword } from './service.js';
 import type { Mailer } from '../core/mail.js';
 import { hitRateLimit } from './rate-limit.js';
 import { endSession, issueSocketTicket, SOCKET_TICKET_TTL_MS } from '../core/sessions.js';
@@ -27,6 +17,7 @@ import { admitVerifiedEmail, signedIn, signedInSchema } from './admit.js';
 const EMAIL_CEILING = 10;
 import { subscriptionAnswer, subscriptionSummary } from '../billing/stripe.js';
 import { projectResource } from '../projects/resources.js';
+import { organizationProjects } from '../projects/service.js';
 import { answers, arrayOf, nullableStr, num, objectOf, recordOf, str } from '../engine/answers.js';
 
 const signedInAnswer = answers(200, signedInSchema);
@@ -69,7 +60,10 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
       .from(signInAddresses)
       .where(and(eq(signInAddresses.email, address), eq(signInAddresses.address, req.ip)));
     if (!known) limits.push([`auth:email:${address}`, config.LOGIN_RATE_LIMIT * EMAIL_CEILING]);
-    await hitRateLimit(db, limits, config.LOGIN_RATE_WINDOW_SECONDS);
+    const refund = await hitRateLimit(db, limits, config.LOGIN_RATE_WINDOW_SECONDS);
+    // Only failures count: a sign-in that succeeds takes its attempt back and clears that e-mail's
+    // failures from that address (an Owner signing in a dozen times a quarter-hour is not refused).
+    return () => refund([limits[0]![0]]);
   };
   // Made now, so the first unknown e-mail does not pay for it.
   void dummyPasswordHash();
@@ -90,7 +84,7 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
     },
     async (req) => {
       const address = normalizeEmail(req.body.email);
-      await limit(req, address);
+      const succeeded = await limit(req, address);
       const org = req.org;
       if (req.body.password !== undefined) {
         const [row] = await db
@@ -102,7 +96,9 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
         // an argon2 verification; and a right password outside this organization gets the wrong password's answer.
         const valid = await verifyPassword(row?.hash ?? (await dummyPasswordHash()), req.body.password);
         if (!valid || !row?.hash || !row.role) throw unauthorized('Invalid e-mail or password.', 'invalid_credentials');
-        return session(req, org.id, org.slug, row);
+        const answer = await session(req, org.id, org.slug, row);
+        await succeeded();
+        return answer;
       }
       const code = newCode();
       await db.delete(loginCodes).where(and(eq(loginCodes.organization_id, org.id), eq(loginCodes.email, address)));
@@ -136,7 +132,7 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
     },
     async (req) => {
       const address = normalizeEmail(req.body.email);
-      await limit(req, address);
+      const succeeded = await limit(req, address);
       const org = req.org;
       const invalid = () => httpError(400, INVALID_CODE, 'invalid_code', ['body', 'code']);
       // Counting the try and reading the code are one statement, so concurrent guesses share the five tries.
@@ -162,7 +158,9 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
         // The code proves the address.
         return admitVerifiedEmail(tx, org, address);
       });
-      return session(req, org.id, org.slug, user);
+      const answer = await session(req, org.id, org.slug, user);
+      await succeeded();
+      return answer;
     },
   );
 

@@ -1,12 +1,9 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import argon2 from 'argon2';
 import { eq, sql } from 'drizzle-orm';
-import { API_KEY_PREFIX } from '../core/context.js';
-import { hashApiKey } from '../core/api-keys.js';
 import type { Db, Executor } from '../core/db/client.js';
-import { projects } from '../core/db/projects.js';
 import { memberships, organizations, settings, users } from '../core/db/tables.js';
-import { seedOrganization } from './seeds.js';
+import { seedOrganization } from '../core/seeds.js';
 
 export const CODE_TTL_MS = 10 * 60 * 1000;
 export const CODE_MAX_ATTEMPTS = 5;
@@ -18,11 +15,6 @@ let dummyHash: Promise<string> | undefined;
 export const dummyPasswordHash = () => (dummyHash ??= hashPassword(randomBytes(24).toString('base64url')));
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
-
-export function newApiKey() {
-  const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
-  return { key, prefix: key.slice(0, 10), hash: hashApiKey(key) };
-}
 
 /** Six-digit codes are guessable offline, so they are kept as an HMAC under the server secret. */
 export const hashCode = (secret: string, email: string, code: string) => createHmac('sha256', secret).update(`${email}:${code}`).digest('hex');
@@ -105,15 +97,4 @@ export async function ensureDefaults(db: Db, opts: { adminEmail?: string; adminP
     .insert(memberships)
     .values({ organization_id: org.id, user_id: user!.id, role: 'Owner' })
     .onConflictDoUpdate({ target: [memberships.organization_id, memberships.user_id], set: { role: 'Owner' } });
-}
-
-/** An organization's projects, each with the spec's `organization: {id, name}` beside organization_id (as /projects answers them). */
-export async function organizationProjects(db: Db, orgId: number) {
-  const rows = await db
-    .select({ project: projects, organization: { id: organizations.id, name: organizations.name } })
-    .from(projects)
-    .innerJoin(organizations, eq(organizations.id, projects.organization_id))
-    .where(eq(projects.organization_id, orgId))
-    .orderBy(projects.name);
-  return rows.map((r) => ({ ...r.project, organization: r.organization }));
 }

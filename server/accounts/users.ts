@@ -1,8 +1,8 @@
 import { and, eq, exists, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { memberships, ROLES, users } from '../core/db/tables.js';
-import { forbidden, httpError } from '../core/errors.js';
-import { hashPassword } from './service.js';
+import { forbidden, httpError, invalid } from '../core/errors.js';
+import { hashPassword, verifyPassword } from './service.js';
 import { may, type RequestContext } from '../core/context.js';
 import { endOtherSessions } from '../core/sessions.js';
 import { outer } from '../engine/definition-kit.js';
@@ -28,6 +28,14 @@ async function guardLastOwner(ctx: RequestContext, id: number) {
 
 const role = z.enum(ROLES, { error: `Role must be one of ${ROLES.join(', ')}` });
 
+/** A person who has a password gives it to set another; one who signs in by code only sets their first. */
+async function checkCurrentPassword(ctx: RequestContext, id: number, current: string | undefined) {
+  const [row] = await ctx.tx.select({ hash: users.password_hash }).from(users).where(eq(users.id, id));
+  if (!row?.hash) return;
+  if (!current) throw invalid('Enter your current password to set a new one.', ['body', 'current_password'], 'missing');
+  if (!(await verifyPassword(row.hash, current))) throw invalid('That is not your current password.', ['body', 'current_password'], 'value_error');
+}
+
 export const userResource = defineResource({
   model: 'User',
   label: 'User',
@@ -39,6 +47,8 @@ export const userResource = defineResource({
   routes: { create: false },
   update: z.strictObject({
     password: z.string().min(8, 'The password needs at least 8 characters').max(200).optional(),
+    /** Asked with a new password when the person has one: a session left open is not enough to take the account. */
+    current_password: z.string().max(200).optional(),
     role: role.optional(),
     display_name: text(200),
   }),
@@ -76,6 +86,7 @@ export const userResource = defineResource({
           .where(and(eq(memberships.organization_id, ctx.orgId), eq(memberships.user_id, id)));
         membershipChanged(ctx.orgId, id);
       }
+      if (data.password !== undefined) await checkCurrentPassword(ctx, id, data.current_password as string | undefined);
       const set: Partial<typeof users.$inferInsert> = {};
       if (data.password !== undefined) set.password_hash = await hashPassword(data.password as string);
       if (data.display_name !== undefined) set.display_name = data.display_name as string | null;

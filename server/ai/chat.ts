@@ -3,11 +3,13 @@ import type { Config } from '../core/config.js';
 import type { Db, Executor } from '../core/db/client.js';
 import { chatMessages, chats, messageFeedback, type MessageSource } from './tables.js';
 import { projects } from '../core/db/projects.js';
+import { notVisitorsProject } from '../projects/resources.js';
 import type { Actor } from '../core/context.js';
 import { withTenant } from '../core/db/tenant.js';
 import { httpError, notFound } from '../core/errors.js';
 import { answer, toSources, type AnswerResult } from './answer.js';
-import { limitsFor, messagesToday } from './limits.js';
+import { messagesToday } from './limits.js';
+import { limitsFor } from '../billing/limits.js';
 import { modelFor, type ChatMessage } from './llm.js';
 import { retrieve, type Access } from './retrieve.js';
 import { NUL_MESSAGE } from '../core/input.js';
@@ -82,7 +84,14 @@ export async function ask(
         const [p] = await tx
           .select({ id: projects.id })
           .from(projects)
-          .where(and(eq(projects.organization_id, who.orgId), eq(projects.id, input.project_id)));
+          .where(
+            and(
+              eq(projects.organization_id, who.orgId),
+              eq(projects.id, input.project_id),
+              // A visitor chats in their own projects or public ones; members never in a visitor's.
+              who.sessionId === null ? notVisitorsProject(who.orgId) : undefined,
+            ),
+          );
         if (!p) throw httpError(404, `Project '${input.project_id}' could not be found.`, 'not_found', ['project_id']);
       }
       [chat] = await tx

@@ -16,13 +16,13 @@ export interface ObjectRequest {
 /**
  * What a citation opens: the cited chunk with its neighbours and place, or a whole submission's
  * chunks. Visible when the caller may retrieve it. In a shared chat's view a caller without that
- * right sees only the passages the chat cites: neighbours and the rest of the submission stay hidden.
+ * right sees only the public passages the chat cites: neighbours and the rest of the submission stay hidden.
  */
 export async function objectContent(tx: Executor, who: Chatter | null, orgId: number, req: ObjectRequest) {
   const submissionId = req.object_type === 'submission' ? req.object_id : await submissionOfChunk(tx, orgId, req.object_id);
   if (submissionId === null) throw notFound('Source', req.object_id);
   // null: every chunk of the submission may be shown; a set: only these.
-  const visible = (await mayRetrieve(tx, who, orgId, submissionId)) ? null : await sharedCitations(tx, orgId, req);
+  const visible = (await mayRetrieve(tx, who, orgId, submissionId)) ? null : await sharedCitations(tx, orgId, submissionId, req);
   if (visible && (req.object_type === 'chunk' ? !visible.has(req.object_id) : visible.size === 0)) throw notFound('Source', req.object_id);
   const shown = <T extends { id: number }>(c: T | undefined) => (c && (!visible || visible.has(c.id)) ? c : undefined);
   const [sub] = await tx
@@ -92,14 +92,21 @@ async function submissionOfChunk(tx: Executor, orgId: number, chunkId: number): 
   return c?.submission_id ?? null;
 }
 
-/** The chunks a shared chat's answers cite (empty when the request names no shared chat). */
-async function sharedCitations(tx: Executor, orgId: number, req: ObjectRequest): Promise<Set<number>> {
+/**
+ * The chunks of this submission that a shared chat's answers cite and that are public now (empty when
+ * the request names no shared chat): a shared link shows anyone public material only, whatever the
+ * chat's author could read. Per submission, so a chat citing one public document does not open the
+ * title of a restricted one.
+ */
+async function sharedCitations(tx: Executor, orgId: number, submissionId: number, req: ObjectRequest): Promise<Set<number>> {
   if (!req.is_shared_view || !req.chat_id) return new Set();
   const rows = rowsOf<{ id: string | number }>(
     await tx.execute(sql`
       select distinct (s->>'object_id')::bigint as id
       from ${chatMessages} m join ${chats} c on c.organization_id = m.organization_id and c.id = m.chat_id, jsonb_array_elements(m.sources) s
-      where m.organization_id = ${orgId} and m.chat_id = ${req.chat_id} and c.shared_at is not null and s->>'object_type' = 'chunk'`),
+      where m.organization_id = ${orgId} and m.chat_id = ${req.chat_id} and c.shared_at is not null and s->>'object_type' = 'chunk'
+        and exists (select 1 from ${chunks} p where p.organization_id = ${orgId} and p.id = (s->>'object_id')::bigint
+          and p.submission_id = ${submissionId} and p.sensitivity_level = 'public')`),
   );
   return new Set(rows.map((r) => Number(r.id)));
 }

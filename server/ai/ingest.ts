@@ -1,12 +1,14 @@
 import { EventEmitter } from 'node:events';
-import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Db, Executor } from '../core/db/client.js';
-import { anonymousProjects, submissions, type SensitivityLevel, type SubmissionKind, type SubmissionStatus } from './tables.js';
+import { anonymousProjects, submissionParts, submissions, type SensitivityLevel, type SubmissionKind, type SubmissionStatus } from './tables.js';
 import { projects } from '../core/db/projects.js';
+import { notVisitorsProject } from '../projects/resources.js';
 import { withTenant } from '../core/db/tenant.js';
 import { chunkSections, type Chunk } from './chunk.js';
 import { ExtractError, extract, fileKind, sectionStream, streamSections, SUPPORTED_FILES, type FileKind, type Section } from './extract.js';
-import { filesInProject, formatBytes, type Limits } from './limits.js';
+import { filesInProject } from './limits.js';
+import { formatBytes, type Limits } from '../billing/limits.js';
 import { rowsOf } from '../core/db/client.js';
 import { SubmitError } from './submit-error.js';
 import { fetchYoutubeTranscript, youtubeTitle } from './youtube.js';
@@ -50,7 +52,8 @@ export async function checkProject(tx: Executor, who: Submitter, projectId: numb
   const [project] = await tx
     .select({ id: projects.id })
     .from(projects)
-    .where(and(eq(projects.organization_id, who.orgId), eq(projects.id, projectId)));
+    // A member's or a key's upload never goes into a visitor's project.
+    .where(and(eq(projects.organization_id, who.orgId), eq(projects.id, projectId), who.sessionId === null ? notVisitorsProject(who.orgId) : undefined));
   if (!project) throw new SubmitError(`Project '${projectId}' could not be found.`, ['project_id']);
   if (who.sessionId !== null) {
     const [own] = await tx
@@ -97,14 +100,22 @@ export const UPLOAD_PART_BYTES = 1024 * 1024;
 
 type Stored = { id: number; status: SubmissionStatus; size_bytes: number };
 
+/** A part's bytes as a parameter: base64 text decoded by the database (the drivers send bytea as hex, twice the size). */
+const partValue = (part: Uint8Array) => sql`decode(${Buffer.from(part.buffer, part.byteOffset, part.byteLength).toString('base64')}, 'base64')`;
+
+/** Writes one stored part of a submission (submission_parts). */
+export function insertPart(tx: Executor, orgId: number, submissionId: number, seq: number, part: Uint8Array) {
+  return tx.execute(
+    sql`insert into submission_parts (organization_id, submission_id, seq, data) values (${orgId}::int, ${submissionId}::int, ${seq}::int, ${partValue(part)})`,
+  );
+}
+
 /**
- * Inserts a submission whose content comes in parts. A file of one part goes in one statement; a
- * larger one part by part into a temporary table of the transaction as it arrives (awaiting each
- * write before reading on, so a slow database slows the sender, not memory), and the submission is
- * then inserted with the parts joined by the database. Each part travels as base64 text decoded by
- * the database (the drivers send bytea as hex, twice the size): the process holds one part's
- * copies, never the whole file's. `onBytes` sees the running size (to refuse a file over the plan's
- * size as soon as it passes it).
+ * Inserts a submission whose content comes in parts, stored as parts (submission_parts) as they
+ * arrive: the row with its first part in one statement, then a statement per part, awaiting each
+ * write before reading on (a slow database slows the sender, not memory). Neither the process nor
+ * the database ever holds more than a part of the file at once, whatever its size. `onBytes` sees
+ * the running size (to refuse a file over the plan's size as soon as it passes it).
  */
 async function insertInParts(
   tx: Executor,
@@ -115,18 +126,33 @@ async function insertInParts(
 ): Promise<Stored> {
   let size = 0;
   let seq = 0;
+  let stored: { id: number; status: SubmissionStatus } | null = null;
   let held: Uint8Array[] = [];
   let heldBytes = 0;
-  const take = () => {
-    const part = held.length === 1 ? Buffer.from(held[0]!.buffer, held[0]!.byteOffset, heldBytes) : Buffer.concat(held, heldBytes);
-    held = [];
-    heldBytes = 0;
-    return sql`decode(${part.toString('base64')}, 'base64')`;
+  const insertRow = async (first: Uint8Array | null) => {
+    const row = sql`
+      insert into submissions (organization_id, project_id, eccs_project_id, kind, title, file_name, file_type, source_url, size_bytes,
+        sensitivity_level, created_by, anonymous_session_id)
+      values (${who.orgId}::int, ${input.projectId}::int, ${input.eccsProjectId ?? null}, ${input.kind}, ${input.title.slice(0, 300)}, ${input.fileName ?? null},
+        ${input.fileType ?? null}, ${input.sourceUrl ?? null}, ${size}::int, ${input.sensitivityLevel}, ${who.userId}::int, ${who.sessionId}::int)
+      returning id, status`;
+    const [made] = rowsOf<{ id: number; status: SubmissionStatus }>(
+      await tx.execute(
+        first
+          ? sql`with s as (${row}), p as (insert into submission_parts (organization_id, submission_id, seq, data) select ${who.orgId}::int, s.id, 0, ${partValue(first)} from s) select id, status from s`
+          : row,
+      ),
+    );
+    return { id: Number(made!.id), status: made!.status };
   };
   const flush = async () => {
     if (!heldBytes) return;
-    if (seq === 0) await tx.execute(sql`create temp table if not exists upload_parts (seq int not null, data bytea not null) on commit drop`);
-    await tx.execute(sql`insert into upload_parts (seq, data) values (${seq++}, ${take()})`);
+    const part = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+    held = [];
+    heldBytes = 0;
+    if (stored) await insertPart(tx, who.orgId, stored.id, seq, part);
+    else stored = await insertRow(part);
+    seq++;
   };
   for await (const piece of parts) {
     size += piece.length;
@@ -136,18 +162,13 @@ async function insertInParts(
     if (heldBytes >= UPLOAD_PART_BYTES) await flush();
   }
   if (size === 0 && !(input.kind === 'video_transcript' && input.sourceUrl)) throw new SubmitError('The file is empty.', ['fileContent']);
-  if (seq > 0) await flush();
-  const content = seq > 0 ? sql`(select string_agg(data, ''::bytea order by seq) from upload_parts)` : heldBytes ? take() : sql`''::bytea`;
-  const [row] = rowsOf<{ id: number; status: SubmissionStatus }>(
-    await tx.execute(sql`
-      insert into submissions (organization_id, project_id, eccs_project_id, kind, title, file_name, file_type, source_url, size_bytes, content,
-        sensitivity_level, created_by, anonymous_session_id)
-      values (${who.orgId}::int, ${input.projectId}::int, ${input.eccsProjectId ?? null}, ${input.kind}, ${input.title.slice(0, 300)}, ${input.fileName ?? null},
-        ${input.fileType ?? null}, ${input.sourceUrl ?? null}, ${size}::int, ${content}, ${input.sensitivityLevel}, ${who.userId}::int, ${who.sessionId}::int)
-      returning id, status`),
-  );
-  if (seq > 0) await tx.execute(sql`drop table upload_parts`);
-  return { id: Number(row!.id), status: row!.status, size_bytes: size };
+  const whole = seq === 0;
+  await flush();
+  // A link-only transcript has no part yet (indexing fetches and stores it).
+  stored ??= await insertRow(null);
+  // A file of several parts got its row with the first part, before its size was known.
+  if (!whole) await tx.execute(sql`update submissions set size_bytes = ${size}::int where organization_id = ${who.orgId}::int and id = ${stored.id}::int`);
+  return { ...stored, size_bytes: size };
 }
 
 /** A buffer's parts of UPLOAD_PART_BYTES, as views (no copy). */
@@ -230,6 +251,28 @@ async function dropEmptyLexemes(tx: Executor, orgId: number, projectId: number, 
     and lexeme in (select json_array_elements_text(${JSON.stringify(lexemes)}::json))`);
 }
 
+/**
+ * A stored submission's bytes, a part at a time in order, each part read in a transaction of its
+ * own (an indexer reading a 100 MB file holds no snapshot open for minutes, nor more than a part).
+ */
+export async function* storedContent(db: Db, orgId: number, submissionId: number): AsyncGenerator<Uint8Array> {
+  for (let seq = 0; ; seq++) {
+    const [row] = rowsOf<{ data: Uint8Array }>(
+      await withTenant(
+        db,
+        { orgId, userId: null },
+        (tx) =>
+          tx.execute(
+            sql`select data from submission_parts where organization_id = ${orgId}::int and submission_id = ${submissionId}::int and seq = ${seq}::int`,
+          ),
+        { readOnly: true },
+      ),
+    );
+    if (!row) return;
+    yield row.data;
+  }
+}
+
 /** The submission whose chunks are written. */
 type IndexTarget = { organization_id: number; project_id: number; id: number; sensitivity_level: SensitivityLevel };
 
@@ -290,19 +333,14 @@ const relaxed = (tx: Executor) => tx.execute(sql`select set_config('synchronous_
 const BATCH_BYTES = 256 * 1024;
 const BATCH_ROWS = 1000;
 const PARALLEL = 2;
-/**
- * Plain text, Markdown and HTML are read from the database this many bytes at a time and indexed as
- * they are parsed, so a 100 MB file is never held whole as text, sections and chunks together.
- */
-const WINDOW_BYTES = 1024 * 1024;
-
 export interface IndexOptions {
   /** Where a link-only video transcript is fetched from (config YOUTUBE_BASE_URL) and how long to wait. */
   youtube?: { baseUrl: string; timeoutMs: number };
 }
 
-// Every column but the stored file, which is read in windows (or once, for kinds that need it whole).
-const { content: _content, ...metaColumns } = getTableColumns(submissions);
+// The stored file is in submission_parts, read a part at a time.
+const metaColumns = getTableColumns(submissions);
+const ofSubmission = (p: typeof submissionParts) => and(eq(p.organization_id, submissions.organization_id), eq(p.submission_id, submissions.id));
 
 /**
  * The indexing job: uploaded → indexing → indexed (or failed with the reason). A video transcript
@@ -313,21 +351,7 @@ const { content: _content, ...metaColumns } = getTableColumns(submissions);
 export async function indexSubmission(db: Db, orgId: number, submissionId: number, opts: IndexOptions = {}): Promise<void> {
   const scope = { orgId, userId: null };
   const where = and(eq(submissions.organization_id, orgId), eq(submissions.id, submissionId));
-  const [sub] = await withTenant(
-    db,
-    scope,
-    (tx) =>
-      tx
-        .select({
-          ...metaColumns,
-          stored: sql<number>`coalesce(octet_length(${submissions.content}), 0)::int`,
-          // A file of one window comes with its metadata: one read instead of two.
-          whole: sql<Uint8Array | null>`case when octet_length(${submissions.content}) <= ${WINDOW_BYTES}::int then ${submissions.content} end`,
-        })
-        .from(submissions)
-        .where(where),
-    { readOnly: true },
-  );
+  const sub = await loadForIndexing(db, scope, where);
   if (!sub) return;
   const report = (status: SubmissionStatus, progress: number, error: string | null, chunk_count = 0) =>
     submissionEvents.emit('status', {
@@ -340,129 +364,186 @@ export async function indexSubmission(db: Db, orgId: number, submissionId: numbe
       chunk_count,
     } satisfies SubmissionStatusEvent);
   report('indexing', 5, null);
-  const inflight = new Set<Promise<void>>();
+  const run: IndexRun = { db, orgId, submissionId, scope, where, sub, report, fetched: {}, fetchedContent: null, size: 0, read: 0, inflight: new Set() };
   try {
-    let fetched: Partial<typeof sub> & { content?: Buffer } = {};
-    if (sub.kind === 'video_transcript' && !sub.stored && sub.source_url) {
-      if (!opts.youtube) throw new ExtractError('This transcript has to be fetched from its link, which this process cannot do.');
-      const video = await fetchYoutubeTranscript(opts.youtube.baseUrl, sub.source_url, opts.youtube.timeoutMs);
-      const content = Buffer.from(video.vtt, 'utf8');
-      fetched = {
-        content,
-        size_bytes: content.length,
-        file_name: `${video.id}.vtt`,
-        title: sub.title === youtubeTitle(video.id) ? video.title.slice(0, 300) : sub.title,
-      };
-      report('indexing', 10, null);
-    }
-    const kind = kindOf({ ...sub, ...fetched });
-    const size = fetched.content?.length ?? sub.stored;
-    let read = 0;
-    const windows = async function* () {
-      if (sub.whole?.length) {
-        read = sub.whole.length;
-        yield sub.whole;
-        return;
-      }
-      while (read < size) {
-        const at = read;
-        const [row] = rowsOf<{ part: Uint8Array }>(
-          await withTenant(
-            db,
-            scope,
-            (tx) =>
-              tx.execute(
-                sql`select substring(content from ${at + 1}::int for ${WINDOW_BYTES}::int) as part from submissions where organization_id = ${orgId} and id = ${submissionId}`,
-              ),
-            { readOnly: true },
-          ),
-        );
-        if (!row?.part?.length) break;
-        read += row.part.length;
-        yield row.part;
-      }
-    };
-    const stream = fetched.content ? null : sectionStream(kind);
-    // A typed text is Markdown but not checked for binary content: its characters were checked on submission.
-    const source: AsyncIterable<Section[]> = stream
-      ? streamSections(stream, windows(), { checkText: sub.kind !== 'text' })
-      : (async function* () {
-          const parts: Uint8Array[] = [];
-          if (fetched.content) parts.push(fetched.content);
-          else for await (const part of windows()) parts.push(part);
-          const whole = Buffer.concat(parts);
-          parts.length = 0;
-          read = size;
-          yield await extract(kind, whole);
-        })();
-
-    let written = 0;
-    let pending: Chunk[] = [];
-    let pendingBytes = 0;
-    const write = async (first: number, rows: Chunk[], last: boolean) => {
-      const total = first + rows.length;
-      const set = last
-        ? { status: 'indexed' as const, progress: 100, error: null, chunk_count: total, indexed_at: new Date(), updated_at: new Date() }
-        : { status: 'indexing' as const, progress: Math.min(99, 10 + Math.round((89 * read) / Math.max(size, 1))), error: null };
-      await withTenant(db, scope, async (tx) => {
-        // Each batch's statements go together (one round trip), in this order. The submission's row is
-        // updated after the chunks are in: its lock is held to the commit, and parallel batches taking
-        // it first would write one after the other.
-        const update = (counted?: boolean) =>
-          tx
-            .update(submissions)
-            .set({ ...set, ...(first === 0 ? fetched : {}), ...(counted === undefined ? {} : { lexemes_counted: counted }) })
-            .where(where);
-        if (first > 0 && !last) return void (await Promise.all([relaxed(tx), insertChunks(tx, sub, first, rows, false), update()]));
-        if (first > 0)
-          return void (await Promise.all([relaxed(tx), rows.length ? insertChunks(tx, sub, first, rows, false) : null, countLexemes(tx, sub), update(true)]));
-        // The first batch also clears an earlier index (its statement locks the submission's row, so
-        // a second run for the same submission waits for this one). A file of one batch is counted
-        // as it is written, a larger one by its last batch.
-        const [, emptied] = await Promise.all([
-          relaxed(tx),
-          takeOffChunks(tx, orgId, sub.project_id, submissionId),
-          insertChunks(tx, sub, first, rows, last),
-          update(last),
-        ]);
-        await dropEmptyLexemes(tx, orgId, sub.project_id, emptied);
-      });
-      report(set.status, set.progress, null, last ? total : 0);
-    };
-    // The first batch goes alone (it clears an earlier index), the middle ones PARALLEL at a time,
-    // the last one (which marks the submission indexed) after them all.
-    const emit = async (last: boolean) => {
-      const rows = pending;
-      const first = written;
-      pending = [];
-      pendingBytes = 0;
-      written += rows.length;
-      if (first === 0 || last) {
-        await Promise.all(inflight);
-        return write(first, rows, last);
-      }
-      const job: Promise<void> = write(first, rows, false).finally(() => inflight.delete(job));
-      inflight.add(job);
-      if (inflight.size >= PARALLEL) await Promise.race(inflight);
-    };
-    for await (const sections of source) {
-      for (const c of chunkSections(sections)) {
-        if (pending.length && (pendingBytes + c.text.length > BATCH_BYTES || pending.length >= BATCH_ROWS)) await emit(false);
-        pending.push(c);
-        pendingBytes += c.text.length;
-      }
-    }
-    if (!written && !pending.length) throw new ExtractError('No text could be found in this file.');
-    await emit(true);
+    await fetchTranscript(run, opts);
+    const kind = kindOf({ ...sub, ...run.fetched });
+    run.size = run.fetchedContent?.length ?? sub.stored;
+    await writeChunks(run, sectionsOf(run, kind));
   } catch (err) {
-    await Promise.allSettled(inflight);
-    const reason = err instanceof ExtractError || err instanceof SubmitError ? err.message : `Indexing failed: ${(err as Error).message}`;
-    await withTenant(db, scope, async (tx) => {
-      await removeChunks(tx, orgId, sub.project_id, submissionId);
-      await tx.update(submissions).set({ status: 'failed', progress: 0, error: reason, chunk_count: 0, updated_at: new Date() }).where(where);
-    });
-    report('failed', 0, reason);
+    await markFailed(run, err);
   }
+}
+
+/** The submission's columns, its stored size, and (for a file of one part) its bytes. */
+async function loadForIndexing(db: Db, scope: { orgId: number; userId: null }, where: SQL | undefined) {
+  const [sub] = await withTenant(
+    db,
+    scope,
+    (tx) =>
+      tx
+        .select({
+          ...metaColumns,
+          // octet_length of a stored value reads its size, not its bytes.
+          stored: sql<number>`coalesce((select sum(octet_length(${submissionParts.data})) from ${submissionParts} where ${ofSubmission(submissionParts)}), 0)::int`,
+          // A file of one part comes with its metadata: one read instead of two.
+          whole: sql<Uint8Array | null>`(select ${submissionParts.data} from ${submissionParts} where ${ofSubmission(submissionParts)} and ${submissionParts.seq} = 0
+            and not exists (select 1 from ${submissionParts} q where q.organization_id = ${submissions.organization_id} and q.submission_id = ${submissions.id} and q.seq = 1))`,
+        })
+        .from(submissions)
+        .where(where),
+    { readOnly: true },
+  );
+  return sub;
+}
+
+/** One indexing run: the submission, what was fetched for it, how far its bytes are read, its batches in flight, and how it reports. */
+interface IndexRun {
+  db: Db;
+  orgId: number;
+  submissionId: number;
+  scope: { orgId: number; userId: null };
+  where: SQL | undefined;
+  sub: NonNullable<Awaited<ReturnType<typeof loadForIndexing>>>;
+  report: (status: SubmissionStatus, progress: number, error: string | null, chunk_count?: number) => void;
+  /** A fetched transcript's columns, written with the first batch. */
+  fetched: { size_bytes?: number; file_name?: string; title?: string };
+  /** A fetched transcript's bytes (stored as parts with the first batch). */
+  fetchedContent: Buffer | null;
+  size: number;
+  read: number;
+  inflight: Set<Promise<void>>;
+}
+
+/** A video transcript given as a YouTube link and not stored yet: its captions fetched. */
+async function fetchTranscript(run: IndexRun, opts: IndexOptions) {
+  const { sub } = run;
+  if (!(sub.kind === 'video_transcript' && !sub.stored && sub.source_url)) return;
+  if (!opts.youtube) throw new ExtractError('This transcript has to be fetched from its link, which this process cannot do.');
+  const video = await fetchYoutubeTranscript(opts.youtube.baseUrl, sub.source_url, opts.youtube.timeoutMs);
+  const content = Buffer.from(video.vtt, 'utf8');
+  run.fetchedContent = content;
+  run.fetched = {
+    size_bytes: content.length,
+    file_name: `${video.id}.vtt`,
+    title: sub.title === youtubeTitle(video.id) ? video.title.slice(0, 300) : sub.title,
+  };
+  run.report('indexing', 10, null);
+}
+
+/** The submission's sections: streamed from its stored parts when its kind streams, else extracted from the whole file. */
+function sectionsOf(run: IndexRun, kind: ReturnType<typeof kindOf>): AsyncIterable<Section[]> {
+  const { db, orgId, submissionId, sub, fetchedContent } = run;
+  const windows = async function* () {
+    if (sub.whole?.length) {
+      run.read = sub.whole.length;
+      yield sub.whole;
+      return;
+    }
+    for await (const part of storedContent(db, orgId, submissionId)) {
+      run.read += part.length;
+      yield part;
+    }
+  };
+  const stream = fetchedContent ? null : sectionStream(kind);
+  // A typed text is Markdown but not checked for binary content: its characters were checked on submission.
+  return stream
+    ? streamSections(stream, windows(), { checkText: sub.kind !== 'text' })
+    : (async function* () {
+        const parts: Uint8Array[] = [];
+        if (fetchedContent) parts.push(fetchedContent);
+        else for await (const part of windows()) parts.push(part);
+        const whole = Buffer.concat(parts);
+        parts.length = 0;
+        run.read = run.size;
+        yield await extract(kind, whole);
+      })();
+}
+
+/**
+ * The sections' chunks written in batches of BATCH_BYTES or BATCH_ROWS: the first batch alone (it
+ * clears an earlier index), the middle ones PARALLEL at a time, the last one (which marks the
+ * submission indexed) after them all.
+ */
+async function writeChunks(run: IndexRun, source: AsyncIterable<Section[]>) {
+  const { inflight } = run;
+  let written = 0;
+  let pending: Chunk[] = [];
+  let pendingBytes = 0;
+  const emit = async (last: boolean) => {
+    const rows = pending;
+    const first = written;
+    pending = [];
+    pendingBytes = 0;
+    written += rows.length;
+    if (first === 0 || last) {
+      await Promise.all(inflight);
+      return writeBatch(run, first, rows, last);
+    }
+    const job: Promise<void> = writeBatch(run, first, rows, false).finally(() => inflight.delete(job));
+    inflight.add(job);
+    if (inflight.size >= PARALLEL) await Promise.race(inflight);
+  };
+  for await (const sections of source) {
+    for (const c of chunkSections(sections)) {
+      if (pending.length && (pendingBytes + c.text.length > BATCH_BYTES || pending.length >= BATCH_ROWS)) await emit(false);
+      pending.push(c);
+      pendingBytes += c.text.length;
+    }
+  }
+  if (!written && !pending.length) throw new ExtractError('No text could be found in this file.');
+  await emit(true);
+}
+
+/** One batch of chunks in one transaction, with the submission's progress (or, for the last, its being indexed). */
+async function writeBatch(run: IndexRun, first: number, rows: Chunk[], last: boolean) {
+  const { db, orgId, submissionId, scope, where, sub, fetched, fetchedContent } = run;
+  const total = first + rows.length;
+  const set = last
+    ? { status: 'indexed' as const, progress: 100, error: null, chunk_count: total, indexed_at: new Date(), updated_at: new Date() }
+    : { status: 'indexing' as const, progress: Math.min(99, 10 + Math.round((89 * run.read) / Math.max(run.size, 1))), error: null };
+  await withTenant(db, scope, async (tx) => {
+    // Each batch's statements go together (one round trip), in this order. The submission's row is
+    // updated after the chunks are in: its lock is held to the commit, and parallel batches taking
+    // it first would write one after the other.
+    const update = (counted?: boolean) =>
+      tx
+        .update(submissions)
+        .set({ ...set, ...(first === 0 ? fetched : {}), ...(counted === undefined ? {} : { lexemes_counted: counted }) })
+        .where(where);
+    if (first > 0 && !last) return void (await Promise.all([relaxed(tx), insertChunks(tx, sub, first, rows, false), update()]));
+    if (first > 0)
+      return void (await Promise.all([relaxed(tx), rows.length ? insertChunks(tx, sub, first, rows, false) : null, countLexemes(tx, sub), update(true)]));
+    // The first batch also clears an earlier index (its statement locks the submission's row, so
+    // a second run for the same submission waits for this one). A file of one batch is counted
+    // as it is written, a larger one by its last batch.
+    const [, emptied] = await Promise.all([
+      relaxed(tx),
+      takeOffChunks(tx, orgId, sub.project_id, submissionId),
+      insertChunks(tx, sub, first, rows, last),
+      update(last),
+    ]);
+    await dropEmptyLexemes(tx, orgId, sub.project_id, emptied);
+    // A fetched transcript is stored with its first batch (the row is locked by now), so a re-index needs no network.
+    if (fetchedContent) {
+      await tx.execute(sql`delete from submission_parts where organization_id = ${orgId}::int and submission_id = ${submissionId}::int`);
+      let seq = 0;
+      for (const part of partsOf(fetchedContent)) await insertPart(tx, orgId, submissionId, seq++, part);
+    }
+  });
+  run.report(set.status, set.progress, null, last ? total : 0);
+}
+
+/** A run that failed: its batches settled, its chunks removed, and the submission failed with the reason. */
+async function markFailed(run: IndexRun, err: unknown) {
+  const { db, orgId, submissionId, scope, where, sub } = run;
+  await Promise.allSettled(run.inflight);
+  const reason = err instanceof ExtractError || err instanceof SubmitError ? err.message : `Indexing failed: ${(err as Error).message}`;
+  await withTenant(db, scope, async (tx) => {
+    await removeChunks(tx, orgId, sub.project_id, submissionId);
+    await tx.update(submissions).set({ status: 'failed', progress: 0, error: reason, chunk_count: 0, updated_at: new Date() }).where(where);
+  });
+  run.report('failed', 0, reason);
 }
 
 /** Public fields of a submission (never its raw content). */

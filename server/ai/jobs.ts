@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../core/config.js';
-import { defineJob } from '../core/jobs/define.js';
+import { defineJob, enqueueJob } from '../core/jobs/define.js';
+import type { RequestContext } from '../core/context.js';
 import { ANONYMOUS_CLEANUP_JOB, removeExpiredAnonymous } from './anonymous-cleanup.js';
 import { INDEX_JOB, indexSubmission, type IndexOptions } from './ingest.js';
 import { LIKED_JOB, processLikedMessage } from './liked.js';
@@ -18,6 +19,9 @@ export const indexJob = defineJob({
   batchSize: 1,
   run: (d, { app }) => indexSubmission(app.db, d.orgId, d.submissionId, indexOptions(app.config)),
 });
+
+/** Queues a submission's indexing in `ctx`'s transaction: the job exists exactly when the submission committed. */
+export const queueIndex = (ctx: RequestContext, submissionId: number) => enqueueJob(ctx, indexJob, { orgId: ctx.orgId, submissionId });
 
 /** A liked answer becomes a curated Q&A (liked.ts). */
 export const likedJob = defineJob({

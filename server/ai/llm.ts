@@ -1,8 +1,10 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Config } from '../core/config.js';
 import type { Db, Executor } from '../core/db/client.js';
 import { pluginInstances } from '../plugins/tables.js';
 import { decryptSecret } from '../plugins/secrets.js';
+import { capabilityOf, slugsWith } from '../plugins/registry.js';
+import { OutboundRefused, outboundFetch } from '../core/http/outbound.js';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -17,6 +19,12 @@ export interface ModelSettings {
   apiKey?: string;
   model: string;
   timeoutMs: number;
+  /**
+   * Set for an organization's own endpoint (an ai-model plugin instance): the call goes through core's
+   * outbound policy and a failing answer's body is not quoted. The operator's AI_BASE_URL is called
+   * directly: the operator chose it, and it is often a model on the same host (Ollama on localhost).
+   */
+  outbound?: Pick<Config, 'OUTBOUND_ALLOW'>;
 }
 
 /** The configured OpenAI-compatible model, or null when answers stay extractive. */
@@ -25,31 +33,46 @@ export function modelSettings(config: Config): ModelSettings | null {
   return { baseUrl: config.AI_BASE_URL.replace(/\/+$/, ''), apiKey: config.AI_API_KEY, model: config.AI_MODEL, timeoutMs: config.AI_TIMEOUT_MS };
 }
 
-/** The AI model plugin's slug (server/plugins/catalog.ts). */
-export const AI_MODEL_PLUGIN = 'ai-model';
+declare module '../plugins/registry.js' {
+  interface Capabilities {
+    /** The model settings an instance's configuration (secrets opened) gives the chat. */
+    answer: (config: Record<string, unknown>, defaults: { timeoutMs: number }) => ModelSettings;
+  }
+}
 
 /**
- * The model an organization's answers use: its enabled 'ai-model' plugin instance (one for the
+ * The model an organization's answers use: its enabled plugin instance that answers (one for the
  * project wins over one for the whole organization; the newest if several), else the server's
  * environment (AI_BASE_URL, AI_MODEL, AI_API_KEY), else null. Runs in the caller's tenant
  * transaction; `system` opens the sealed API key.
  */
 export async function modelFor(tx: Executor, system: Db, config: Config, orgId: number, projectId: number | null): Promise<ModelSettings | null> {
   const rows = await tx
-    .select({ project_id: pluginInstances.project_id, configuration: pluginInstances.configuration, secrets: pluginInstances.secrets, id: pluginInstances.id })
+    .select({
+      project_id: pluginInstances.project_id,
+      plugin_slug: pluginInstances.plugin_slug,
+      configuration: pluginInstances.configuration,
+      secrets: pluginInstances.secrets,
+      id: pluginInstances.id,
+    })
     .from(pluginInstances)
-    .where(and(eq(pluginInstances.organization_id, orgId), eq(pluginInstances.plugin_slug, AI_MODEL_PLUGIN), eq(pluginInstances.enabled, true)));
+    .where(
+      and(
+        eq(pluginInstances.organization_id, orgId),
+        sql`${pluginInstances.plugin_slug} = any(${sql.param(slugsWith('answer'))}::text[])`,
+        eq(pluginInstances.enabled, true),
+      ),
+    );
   const fits = rows
     .filter((r) => r.project_id === null || r.project_id === projectId)
     .sort((a, b) => Number(b.project_id !== null) - Number(a.project_id !== null) || b.id - a.id);
   const chosen = fits[0];
   if (!chosen) return modelSettings(config);
-  const c = chosen.configuration;
+  const opened = Object.fromEntries(Object.entries(chosen.secrets).map(([k, v]) => [k, decryptSecret(system, v)]));
+  // A plugin instance's endpoint is a user's URL: its calls go through the outbound policy.
   return {
-    baseUrl: String(c.base_url).replace(/\/+$/, ''),
-    model: String(c.model),
-    apiKey: chosen.secrets.api_key ? decryptSecret(system, chosen.secrets.api_key) : undefined,
-    timeoutMs: typeof c.timeout_ms === 'number' ? c.timeout_ms : config.AI_TIMEOUT_MS,
+    ...capabilityOf({ slug: chosen.plugin_slug }, 'answer')!({ ...chosen.configuration, ...opened }, { timeoutMs: config.AI_TIMEOUT_MS }),
+    outbound: config,
   };
 }
 
@@ -64,7 +87,14 @@ export async function streamCompletion(settings: ModelSettings, messages: ChatMe
   const sdk = await import('openai');
   const signal = AbortSignal.timeout(settings.timeoutMs);
   // The chat falls back to an extractive answer at once rather than waiting out retries.
-  const client = new sdk.OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey ?? 'none', maxRetries: 0, timeout: settings.timeoutMs });
+  const policy = settings.outbound;
+  const client = new sdk.OpenAI({
+    baseURL: settings.baseUrl,
+    apiKey: settings.apiKey ?? 'none',
+    maxRetries: 0,
+    timeout: settings.timeoutMs,
+    ...(policy ? { fetch: (url: string | URL | Request, init?: RequestInit) => outboundFetch(policy, url, init) } : {}),
+  });
   let text = '';
   try {
     const stream = await client.chat.completions.create({ model: settings.model, messages, stream: true, temperature: 0.2 }, { signal });
@@ -78,21 +108,22 @@ export async function streamCompletion(settings: ModelSettings, messages: ChatMe
     // The SDK ends a stream quietly when its signal aborts: a stalled answer must still fail.
     if (signal.aborted) throw new sdk.APIUserAbortError();
   } catch (err) {
-    throw modelError(err, signal, sdk);
+    throw modelError(err, signal, sdk, !settings.outbound);
   }
   if (!text) throw new ModelError('the model ended the stream without an answer');
   return text;
 }
 
 /** What went wrong, in words for the notice the chat shows. */
-function modelError(err: unknown, signal: AbortSignal, sdk: typeof import('openai')): ModelError {
+function modelError(err: unknown, signal: AbortSignal, sdk: typeof import('openai'), quoteBody: boolean): ModelError {
   const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk;
   if (signal.aborted || err instanceof APIConnectionTimeoutError || err instanceof APIUserAbortError) return new ModelError('the model did not answer in time');
   if (err instanceof APIError && err.status !== undefined) {
-    const body = err.error ? JSON.stringify(err.error) : '';
+    const body = err.error && quoteBody ? JSON.stringify(err.error) : '';
     return new ModelError(`the model answered ${err.status}${body ? `: ${body.slice(0, 200)}` : ''}`);
   }
-  if (err instanceof APIConnectionError) return new ModelError(`the model could not be reached (${err.message})`);
+  if (err instanceof APIConnectionError)
+    return new ModelError(`the model could not be reached (${err.cause instanceof OutboundRefused ? err.cause.message : err.message})`);
   if (err instanceof APIError) return new ModelError(`the model reported an error: ${err.message}`);
   return new ModelError(`the stream broke off (${(err as Error).message})`);
 }

@@ -228,194 +228,14 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
   const limit = opts.limit ?? 8;
   const asked = opts.query.trim().slice(0, 1000);
   if (!asked) return [];
-  const groups = [{ text: asked, weight: 1 }, ...(await expansions(tx, opts.orgId, opts.projectId ?? null, asked))];
   const inProject = (alias: string) => (opts.projectId ? sql`and ${sql.raw(alias)}.project_id = ${opts.projectId}` : sql``);
-  // Each lexeme keeps the largest weight of the texts it comes from; the question's own words first.
-  const [stats] = rowsOf<{ terms: TermStat[] | string | null; n: number | string }>(
-    await tx.execute(sql`
-      with q as (select q.text, q.weight / case when q.shared then greatest(1, length(to_tsvector('english', q.text))) else 1 end as weight
-        from json_to_recordset(${JSON.stringify(groups)}::json) as q(text text, weight float8, shared boolean)),
-      t as (select lex, max(q.weight) as weight from q, unnest(tsvector_to_array(to_tsvector('english', q.text))) lex
-        group by lex order by max(q.weight) desc, lex limit ${MAX_TERMS})
-      select (select coalesce(sum(s.chunk_count), 0) from submissions s where s.organization_id = ${opts.orgId} ${inProject('s')} and s.status = 'indexed') as n,
-        (select json_agg(json_build_object('lex', t.lex, 'weight', t.weight, 'df',
-          (select coalesce(sum(l.ndoc), 0) from chunk_lexemes l where l.organization_id = ${opts.orgId} ${inProject('l')} and l.lexeme = t.lex)))
-         from t) as terms`),
-  );
-  const rawTerms = typeof stats?.terms === 'string' ? (JSON.parse(stats.terms) as TermStat[]) : (stats?.terms ?? []);
-  const n = Math.max(Number(stats?.n ?? 0), 1);
-  const known = rawTerms.map((t) => ({ lex: t.lex, df: Number(t.df), weight: Number(t.weight) }));
-  // Typos: a word of the question, four letters or more, that no passage holds becomes the closest word that some do.
-  const unknown = known.filter((t) => t.df === 0 && t.weight === 1 && t.lex.length >= 4 && !/\d/.test(t.lex));
-  if (unknown.length) {
-    const fixed = rowsOf<{ lex: string; df: number | string }>(
-      await tx.execute(sql`
-        select f.lexeme as lex, f.ndoc as df from unnest(${`{${unknown.map((t) => `"${t.lex.replace(/["\\]/g, '')}"`).join(',')}}`}::text[]) w(word)
-        cross join lateral (select l.lexeme, sum(l.ndoc)::int as ndoc from chunk_lexemes l
-          where l.organization_id = ${opts.orgId} ${inProject('l')} and length(l.lexeme) between length(w.word) - 2 and length(w.word) + 2
-            and similarity(l.lexeme, w.word) >= ${TYPO_SIMILARITY}
-          group by l.lexeme order by similarity(l.lexeme, w.word) desc, sum(l.ndoc) desc limit 1) f`),
-    );
-    known.push(...fixed.map((f) => ({ lex: f.lex, df: Number(f.df), weight: 1 })));
-  }
-  // A typo's fix comes last, so it counts fully when it is also an expansion's word.
-  const terms: Term[] = [...new Map(known.filter((t) => t.df > 0).map((t) => [t.lex, t])).values()]
-    .map((t) => ({ lex: t.lex, df: t.df, weight: t.weight, idf: t.weight * idf(n, t.df) }))
-    .sort((a, b) => a.df - b.df);
+  const { terms, n } = await questionTerms(tx, opts, asked, inProject);
   const codes = codeTokens(asked);
   const passages: Passage[] = [];
   if (terms.length || codes.length) {
-    const bases = accessScopes(opts.access, opts.orgId).map((a) => sql`c.organization_id = ${opts.orgId} ${inProject('c')} and ${a}`);
-    // Each access scope is searched on its own, so each finds its index; `tail` limits (and orders) them together.
-    const scoped = (select: (base: SQL) => SQL, tail: SQL) =>
-      bases.length === 1
-        ? sql`(${select(bases[0]!)})`
-        : sql`(select x.id from (${sql.join(
-            bases.map((b) => sql`(${select(b)})`),
-            sql` union all `,
-          )}) x ${tail})`;
-    const branches: SQL[] = [];
-    const chosen: typeof terms = [];
-    let total = 0;
-    const budget = n <= SMALL_PROJECT ? SMALL_BUDGET : BUDGET;
-    // The question's own words select first; its expansions only with the budget they leave.
-    const selecting = [...terms.filter((t) => t.weight === 1), ...terms.filter((t) => t.weight < 1)];
-    for (const t of selecting) {
-      if (total + t.df > budget) break;
-      chosen.push(t);
-      total += t.df;
-    }
-    const indexed = selecting.filter((t) => t.df <= INDEXED_DF_MAX).slice(0, 2);
-    if (chosen.length) {
-      const query = chosen.map((t) => lexemeQuery(t.lex)).join(' | ');
-      branches.push(scoped((base) => sql`select c.id from chunks c where ${base} and c.tsv @@ ${query}::tsquery`, sql``));
-    } else if (indexed.length) {
-      // Over budget but not everywhere: a sample of the chunks holding the rarest words, found through the index.
-      const query = indexed.map((t) => lexemeQuery(t.lex)).join(' | ');
-      branches.push(
-        scoped((base) => sql`select c.id from chunks c where ${base} and c.tsv @@ ${query}::tsquery limit ${COMMON_CAP}`, sql`limit ${COMMON_CAP}`),
-      );
-    } else if (terms.length) {
-      // Every word is common. The full-text index would first collect every match of such words
-      // (hundreds of thousands of rows); walking the organization's chunks in index order with the
-      // match as a filter (the concatenation keeps the planner off the GIN index) finds a sample in
-      // about as many reads as it keeps, since most chunks hold one of the words.
-      const query = terms.map((t) => lexemeQuery(t.lex)).join(' | ');
-      branches.push(
-        scoped(
-          (base) =>
-            sql`select c.id, c.submission_id, c.ordinal from chunks c where ${base} and (c.tsv || ''::tsvector) @@ ${query}::tsquery order by c.organization_id, c.submission_id, c.ordinal limit ${COMMON_CAP}`,
-          sql`order by x.submission_id, x.ordinal limit ${COMMON_CAP}`,
-        ),
-      );
-    }
-    // The parser keeps host names whole and codes as rare lexemes, so the literal (ILIKE) match
-    // selects candidates only when the words found nothing; it always adds to the score.
-    if (!branches.length)
-      for (const c of codes)
-        branches.push(scoped((base) => sql`select c.id from chunks c where ${base} and c.text ilike ${containing(c)} limit 200`, sql`limit 200`));
-
-    const maxIdf = Math.max(1, ...terms.map((t) => t.idf));
-    const anyTerm = terms.map((t) => lexemeQuery(t.lex)).join(' | ');
-    // First pass in SQL (a word anywhere, in a heading, in the title); the pool is reranked below.
-    const score = sql.join(
-      [
-        ...terms.map(
-          (t) =>
-            sql`${t.idf}::float8 * ((c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int + ${HEADING_WEIGHT}::float8 * (c.tsv @@ ${`${lexemeQuery(t.lex)}:B`}::tsquery)::int + ${TITLE_WEIGHT}::float8 * (tt.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int)`,
-        ),
-        ...codes.map((c) => sql`${maxIdf}::float8 * (c.text ilike ${containing(c)})::int`),
-      ],
-      sql` + `,
-    );
-    const codeScore = (text: string) => codes.reduce((a, c) => a + (text.toLowerCase().includes(c.toLowerCase()) ? maxIdf : 0), 0);
-    // Quoted phrases and -exclusions narrow the results as in a web search box.
-    const strict = /"|(^|\s)-\w/.test(asked) ? sql`and c.tsv @@ websearch_to_tsquery('english', ${asked})` : sql``;
-    const pageScore = sql.join(
-      terms.map((t) => sql`${t.idf}::float8 * max((c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int) over near`),
-      sql` + `,
-    );
-    const leadScore = sql.join(
-      terms.map((t) => sql`${t.idf}::float8 * coalesce((lead.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int, 0)`),
-      sql` + `,
-    );
-    const rows = await tx.execute(sql`
-      with cand as (${sql.join(branches, sql` union `)}),
-      -- Materialized: inlined, the planner re-ran it for every candidate (ten times slower).
-      leads as materialized (
-        select p.submission_id, (
-          select l.tsv from chunks l where l.organization_id = ${opts.orgId} and l.submission_id = p.submission_id and l.ordinal < ${LEAD_SEARCH}
-          order by coalesce(l.place->>'heading', '') = '', l.ordinal limit 1) as tsv
-        from (select distinct c.submission_id from chunks c join cand on cand.id = c.id where c.organization_id = ${opts.orgId}) p
-      ),
-      scored as (
-        select c.id, c.submission_id, tt.tsv as title_tsv, (${score}) as score,
-          ${terms.length ? pageScore : sql`0`} as page_score,
-          ${terms.length ? leadScore : sql`0`} as lead_score
-        from chunks c join cand on cand.id = c.id
-        join submissions s on s.organization_id = ${opts.orgId} and s.id = c.submission_id
-        cross join lateral (select to_tsvector('english', regexp_replace(regexp_replace(s.title, ${'\\.[a-zA-Z0-9]{1,5}$'}, ''), '[-_.]+', ' ', 'g')) as tsv) tt
-        left join leads lead on lead.submission_id = c.submission_id
-        where c.organization_id = ${opts.orgId} ${strict}
-        window near as (partition by c.submission_id order by c.ordinal range between ${sql.raw(String(NEAR))} preceding and ${sql.raw(String(NEAR))} following)
-      ),
-      pool as (select * from scored order by score + ${PAGE_WEIGHT}::float8 * page_score + ${LEAD_WEIGHT}::float8 * lead_score desc, id limit ${Math.max(POOL, limit * 4)})
-      select p.id, p.submission_id, c.text, c.place, c.tsv::text as tsv, p.title_tsv::text as title_tsv, s.title, s.source_url, p.score, p.page_score, p.lead_score
-      from pool p join chunks c on c.organization_id = ${opts.orgId} and c.id = p.id
-      join submissions s on s.organization_id = ${opts.orgId} and s.id = p.submission_id
-    `);
-    const found = rowsOf<Row>(rows);
-    // A page's passages share its title: each title's words, and their IDF, are read once.
-    const titleWords = new Map(found.map((r) => [r.title_tsv, [...parseTsvector(r.title_tsv).keys()]]));
-    const wordIdf = await idfOf(tx, opts.orgId, opts.projectId ?? null, n, [...new Set([...titleWords.values()].flat())]);
-    const titleIdf = new Map([...titleWords].map(([title, words]) => [title, new Map(words.map((w) => [w, wordIdf.get(w) ?? 0]))]));
-    let pool = found.map((r) => ({
-      ...r,
-      rank:
-        passageScore(terms, parseTsvector(r.tsv), titleIdf.get(r.title_tsv)!) +
-        codeScore(r.text) +
-        PAGE_WEIGHT * Number(r.page_score) +
-        LEAD_WEIGHT * Number(r.lead_score),
-    }));
-    pool.sort((a, b) => b.rank - a.rank || Number(a.id) - Number(b.id));
-    const embedder = opts.embedder === undefined ? configuredEmbedder() : opts.embedder;
-    if (embedder && pool.length > 1) {
-      try {
-        pool = await fuseWithVectors(embedder, asked, pool);
-      } catch {
-        // An unreachable embeddings endpoint leaves the full-text ranking as it is.
-      }
-    }
-    // The first places (up to DISTINCT_FIRST, half the list) go to the best passages of distinct
-    // sources; the rest in score order, each further passage of a source counting less (SAME_SOURCE
-    // per passage before it), so a source's second passage that nearly ties its first (the answer
-    // beside the page's summary) still makes the list.
-    const seen = new Set<number>();
-    const firsts = pool.filter((r) => !seen.has(r.submission_id) && seen.add(r.submission_id)).slice(0, Math.min(DISTINCT_FIRST, Math.ceil(limit / 2)));
-    const perSource = new Map<number, number>();
-    for (const r of firsts) perSource.set(r.submission_id, 1);
-    const rest = pool
-      .filter((r) => !firsts.includes(r))
-      .map((r, i) => {
-        const before = perSource.get(r.submission_id) ?? 0;
-        perSource.set(r.submission_id, before + 1);
-        return { r, i, key: r.rank * SAME_SOURCE ** before };
-      })
-      .sort((a, b) => b.key - a.key || a.i - b.i)
-      .map((x) => x.r);
-    const ordered = [...firsts, ...rest].slice(0, limit);
-    const headlines = new Map<number, string>();
-    if (ordered.length && terms.length) {
-      const marked = rowsOf<{ id: number | string; headline: string }>(
-        await tx.execute(sql`
-          select c.id, ts_headline('english', c.text, ${anyTerm}::tsquery, 'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2') as headline
-          from chunks c where c.organization_id = ${opts.orgId} and c.id in (${sql.join(
-            ordered.map((r) => sql`${Number(r.id)}`),
-            sql`, `,
-          )})`),
-      );
-      for (const m of marked) headlines.set(Number(m.id), m.headline);
-    }
+    const pool = await rankedPool(tx, opts, { asked, limit, terms, n, codes, inProject });
+    const ordered = distinctSourcesFirst(pool, limit);
+    const headlines = await headlinesOf(tx, opts.orgId, ordered, terms);
     passages.push(
       ...ordered.map((r) => ({
         object_type: 'chunk',
@@ -430,22 +250,252 @@ export async function retrieve(tx: Executor, opts: RetrieveOptions): Promise<Pas
       })),
     );
   }
-  if (opts.access.kind === 'user' && sources.length) {
-    const extra: Passage[] = [];
-    for (const source of sources) {
-      try {
-        // A savepoint, so a failing search leaves the surrounding transaction usable.
-        extra.push(...(await (tx as Tx).transaction((sp) => source.search(sp, { ...opts, limit }))));
-      } catch {
-        // Another domain's search failing must not take the chat down with it.
-      }
-    }
-    // Up to two places among the results are kept for the organization's own records.
-    extra.sort((a, b) => b.score - a.score);
-    const kept = extra.slice(0, Math.min(2, limit));
-    return [...passages.slice(0, limit - kept.length), ...kept];
-  }
+  if (opts.access.kind === 'user' && sources.length) return withOtherSources(tx, opts, limit, passages);
   return passages.slice(0, limit);
+}
+
+/** `and <alias>.project_id = …` when the search is limited to a project. */
+type InProject = (alias: string) => SQL;
+/** What the ranking steps share: the question, the terms and codes it holds, the number of passages, the project filter. */
+interface Question {
+  asked: string;
+  limit: number;
+  terms: Term[];
+  n: number;
+  codes: string[];
+  inProject: InProject;
+}
+
+/**
+ * The question's lexemes and those of its expansions with their document frequency, rarest first, and
+ * the number of indexed passages (n). Each lexeme keeps the largest weight of the texts it comes from.
+ */
+async function questionTerms(tx: Executor, opts: RetrieveOptions, asked: string, inProject: InProject) {
+  const groups = [{ text: asked, weight: 1 }, ...(await expansions(tx, opts.orgId, opts.projectId ?? null, asked))];
+  const [stats] = rowsOf<{ terms: TermStat[] | string | null; n: number | string }>(
+    await tx.execute(sql`
+      with q as (select q.text, q.weight / case when q.shared then greatest(1, length(to_tsvector('english', q.text))) else 1 end as weight
+        from json_to_recordset(${JSON.stringify(groups)}::json) as q(text text, weight float8, shared boolean)),
+      t as (select lex, max(q.weight) as weight from q, unnest(tsvector_to_array(to_tsvector('english', q.text))) lex
+        group by lex order by max(q.weight) desc, lex limit ${MAX_TERMS})
+      select (select coalesce(sum(s.chunk_count), 0) from submissions s where s.organization_id = ${opts.orgId} ${inProject('s')} and s.status = 'indexed') as n,
+        (select json_agg(json_build_object('lex', t.lex, 'weight', t.weight, 'df',
+          (select coalesce(sum(l.ndoc), 0) from chunk_lexemes l where l.organization_id = ${opts.orgId} ${inProject('l')} and l.lexeme = t.lex)))
+         from t) as terms`),
+  );
+  const rawTerms = typeof stats?.terms === 'string' ? (JSON.parse(stats.terms) as TermStat[]) : (stats?.terms ?? []);
+  const n = Math.max(Number(stats?.n ?? 0), 1);
+  const known = rawTerms.map((t) => ({ lex: t.lex, df: Number(t.df), weight: Number(t.weight) }));
+  known.push(...(await typoFixes(tx, opts.orgId, inProject, known)));
+  // A typo's fix comes last, so it counts fully when it is also an expansion's word.
+  const terms: Term[] = [...new Map(known.filter((t) => t.df > 0).map((t) => [t.lex, t])).values()]
+    .map((t) => ({ lex: t.lex, df: t.df, weight: t.weight, idf: t.weight * idf(n, t.df) }))
+    .sort((a, b) => a.df - b.df);
+  return { terms, n };
+}
+
+/** Typos: a word of the question, four letters or more, that no passage holds becomes the closest word that some do. */
+async function typoFixes(tx: Executor, orgId: number, inProject: InProject, known: { lex: string; df: number; weight: number }[]) {
+  const unknown = known.filter((t) => t.df === 0 && t.weight === 1 && t.lex.length >= 4 && !/\d/.test(t.lex));
+  if (!unknown.length) return [];
+  const fixed = rowsOf<{ lex: string; df: number | string }>(
+    await tx.execute(sql`
+      select f.lexeme as lex, f.ndoc as df from unnest(${`{${unknown.map((t) => `"${t.lex.replace(/["\\]/g, '')}"`).join(',')}}`}::text[]) w(word)
+      cross join lateral (select l.lexeme, sum(l.ndoc)::int as ndoc from chunk_lexemes l
+        where l.organization_id = ${orgId} ${inProject('l')} and length(l.lexeme) between length(w.word) - 2 and length(w.word) + 2
+          and similarity(l.lexeme, w.word) >= ${TYPO_SIMILARITY}
+        group by l.lexeme order by similarity(l.lexeme, w.word) desc, sum(l.ndoc) desc limit 1) f`),
+  );
+  return fixed.map((f) => ({ lex: f.lex, df: Number(f.df), weight: 1 }));
+}
+
+/** The statements that select candidate passages: by the rarest words within BUDGET, a sample when all are common, or by codes. */
+function candidateBranches(opts: RetrieveOptions, { terms, n, codes, inProject }: Question): SQL[] {
+  const bases = accessScopes(opts.access, opts.orgId).map((a) => sql`c.organization_id = ${opts.orgId} ${inProject('c')} and ${a}`);
+  // Each access scope is searched on its own, so each finds its index; `tail` limits (and orders) them together.
+  const scoped = (select: (base: SQL) => SQL, tail: SQL) =>
+    bases.length === 1
+      ? sql`(${select(bases[0]!)})`
+      : sql`(select x.id from (${sql.join(
+          bases.map((b) => sql`(${select(b)})`),
+          sql` union all `,
+        )}) x ${tail})`;
+  const branches: SQL[] = [];
+  const chosen: typeof terms = [];
+  let total = 0;
+  const budget = n <= SMALL_PROJECT ? SMALL_BUDGET : BUDGET;
+  // The question's own words select first; its expansions only with the budget they leave.
+  const selecting = [...terms.filter((t) => t.weight === 1), ...terms.filter((t) => t.weight < 1)];
+  for (const t of selecting) {
+    if (total + t.df > budget) break;
+    chosen.push(t);
+    total += t.df;
+  }
+  const indexed = selecting.filter((t) => t.df <= INDEXED_DF_MAX).slice(0, 2);
+  if (chosen.length) {
+    const query = chosen.map((t) => lexemeQuery(t.lex)).join(' | ');
+    branches.push(scoped((base) => sql`select c.id from chunks c where ${base} and c.tsv @@ ${query}::tsquery`, sql``));
+  } else if (indexed.length) {
+    // Over budget but not everywhere: a sample of the chunks holding the rarest words, found through the index.
+    const query = indexed.map((t) => lexemeQuery(t.lex)).join(' | ');
+    branches.push(scoped((base) => sql`select c.id from chunks c where ${base} and c.tsv @@ ${query}::tsquery limit ${COMMON_CAP}`, sql`limit ${COMMON_CAP}`));
+  } else if (terms.length) {
+    // Every word is common. The full-text index would first collect every match of such words
+    // (hundreds of thousands of rows); walking the organization's chunks in index order with the
+    // match as a filter (the concatenation keeps the planner off the GIN index) finds a sample in
+    // about as many reads as it keeps, since most chunks hold one of the words.
+    const query = terms.map((t) => lexemeQuery(t.lex)).join(' | ');
+    branches.push(
+      scoped(
+        (base) =>
+          sql`select c.id, c.submission_id, c.ordinal from chunks c where ${base} and (c.tsv || ''::tsvector) @@ ${query}::tsquery order by c.organization_id, c.submission_id, c.ordinal limit ${COMMON_CAP}`,
+        sql`order by x.submission_id, x.ordinal limit ${COMMON_CAP}`,
+      ),
+    );
+  }
+  // The parser keeps host names whole and codes as rare lexemes, so the literal (ILIKE) match
+  // selects candidates only when the words found nothing; it always adds to the score.
+  if (!branches.length)
+    for (const c of codes)
+      branches.push(scoped((base) => sql`select c.id from chunks c where ${base} and c.text ilike ${containing(c)} limit 200`, sql`limit 200`));
+  return branches;
+}
+
+/** The candidates scored in SQL (a word anywhere, in a heading, in the title, on the page, in its lead): the best POOL of them. */
+async function scoredCandidates(tx: Executor, opts: RetrieveOptions, q: Question, maxIdf: number) {
+  const { asked, limit, terms, codes } = q;
+  const score = sql.join(
+    [
+      ...terms.map(
+        (t) =>
+          sql`${t.idf}::float8 * ((c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int + ${HEADING_WEIGHT}::float8 * (c.tsv @@ ${`${lexemeQuery(t.lex)}:B`}::tsquery)::int + ${TITLE_WEIGHT}::float8 * (tt.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int)`,
+      ),
+      ...codes.map((c) => sql`${maxIdf}::float8 * (c.text ilike ${containing(c)})::int`),
+    ],
+    sql` + `,
+  );
+  // Quoted phrases and -exclusions narrow the results as in a web search box.
+  const strict = /"|(^|\s)-\w/.test(asked) ? sql`and c.tsv @@ websearch_to_tsquery('english', ${asked})` : sql``;
+  const pageScore = sql.join(
+    terms.map((t) => sql`${t.idf}::float8 * max((c.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int) over near`),
+    sql` + `,
+  );
+  const leadScore = sql.join(
+    terms.map((t) => sql`${t.idf}::float8 * coalesce((lead.tsv @@ ${lexemeQuery(t.lex)}::tsquery)::int, 0)`),
+    sql` + `,
+  );
+  const rows = await tx.execute(sql`
+    with cand as (${sql.join(candidateBranches(opts, q), sql` union `)}),
+    -- Materialized: inlined, the planner re-ran it for every candidate (ten times slower).
+    leads as materialized (
+      select p.submission_id, (
+        select l.tsv from chunks l where l.organization_id = ${opts.orgId} and l.submission_id = p.submission_id and l.ordinal < ${LEAD_SEARCH}
+        order by coalesce(l.place->>'heading', '') = '', l.ordinal limit 1) as tsv
+      from (select distinct c.submission_id from chunks c join cand on cand.id = c.id where c.organization_id = ${opts.orgId}) p
+    ),
+    scored as (
+      select c.id, c.submission_id, tt.tsv as title_tsv, (${score}) as score,
+        ${terms.length ? pageScore : sql`0`} as page_score,
+        ${terms.length ? leadScore : sql`0`} as lead_score
+      from chunks c join cand on cand.id = c.id
+      join submissions s on s.organization_id = ${opts.orgId} and s.id = c.submission_id
+      cross join lateral (select to_tsvector('english', regexp_replace(regexp_replace(s.title, ${'\\.[a-zA-Z0-9]{1,5}$'}, ''), '[-_.]+', ' ', 'g')) as tsv) tt
+      left join leads lead on lead.submission_id = c.submission_id
+      where c.organization_id = ${opts.orgId} ${strict}
+      window near as (partition by c.submission_id order by c.ordinal range between ${sql.raw(String(NEAR))} preceding and ${sql.raw(String(NEAR))} following)
+    ),
+    pool as (select * from scored order by score + ${PAGE_WEIGHT}::float8 * page_score + ${LEAD_WEIGHT}::float8 * lead_score desc, id limit ${Math.max(POOL, limit * 4)})
+    select p.id, p.submission_id, c.text, c.place, c.tsv::text as tsv, p.title_tsv::text as title_tsv, s.title, s.source_url, p.score, p.page_score, p.lead_score
+    from pool p join chunks c on c.organization_id = ${opts.orgId} and c.id = p.id
+    join submissions s on s.organization_id = ${opts.orgId} and s.id = p.submission_id
+  `);
+  return rowsOf<Row>(rows);
+}
+
+/** The SQL pool reranked in code (proximity, the title's words, codes), then fused with vector similarity when an embedder is set. */
+async function rankedPool(tx: Executor, opts: RetrieveOptions, q: Question) {
+  const { terms, codes, n } = q;
+  const maxIdf = Math.max(1, ...terms.map((t) => t.idf));
+  const found = await scoredCandidates(tx, opts, q, maxIdf);
+  const codeScore = (text: string) => codes.reduce((a, c) => a + (text.toLowerCase().includes(c.toLowerCase()) ? maxIdf : 0), 0);
+  // A page's passages share its title: each title's words, and their IDF, are read once.
+  const titleWords = new Map(found.map((r) => [r.title_tsv, [...parseTsvector(r.title_tsv).keys()]]));
+  const wordIdf = await idfOf(tx, opts.orgId, opts.projectId ?? null, n, [...new Set([...titleWords.values()].flat())]);
+  const titleIdf = new Map([...titleWords].map(([title, words]) => [title, new Map(words.map((w) => [w, wordIdf.get(w) ?? 0]))]));
+  let pool = found.map((r) => ({
+    ...r,
+    rank:
+      passageScore(terms, parseTsvector(r.tsv), titleIdf.get(r.title_tsv)!) +
+      codeScore(r.text) +
+      PAGE_WEIGHT * Number(r.page_score) +
+      LEAD_WEIGHT * Number(r.lead_score),
+  }));
+  pool.sort((a, b) => b.rank - a.rank || Number(a.id) - Number(b.id));
+  const embedder = opts.embedder === undefined ? configuredEmbedder() : opts.embedder;
+  if (embedder && pool.length > 1) {
+    try {
+      pool = await fuseWithVectors(embedder, q.asked, pool);
+    } catch {
+      // An unreachable embeddings endpoint leaves the full-text ranking as it is.
+    }
+  }
+  return pool;
+}
+
+/**
+ * The first places (up to DISTINCT_FIRST, half the list) go to the best passages of distinct
+ * sources; the rest in score order, each further passage of a source counting less (SAME_SOURCE
+ * per passage before it), so a source's second passage that nearly ties its first (the answer
+ * beside the page's summary) still makes the list.
+ */
+function distinctSourcesFirst<P extends { submission_id: number; rank: number }>(pool: P[], limit: number): P[] {
+  const seen = new Set<number>();
+  const firsts = pool.filter((r) => !seen.has(r.submission_id) && seen.add(r.submission_id)).slice(0, Math.min(DISTINCT_FIRST, Math.ceil(limit / 2)));
+  const perSource = new Map<number, number>();
+  for (const r of firsts) perSource.set(r.submission_id, 1);
+  const rest = pool
+    .filter((r) => !firsts.includes(r))
+    .map((r, i) => {
+      const before = perSource.get(r.submission_id) ?? 0;
+      perSource.set(r.submission_id, before + 1);
+      return { r, i, key: r.rank * SAME_SOURCE ** before };
+    })
+    .sort((a, b) => b.key - a.key || a.i - b.i)
+    .map((x) => x.r);
+  return [...firsts, ...rest].slice(0, limit);
+}
+
+/** Each passage's excerpt with the question's words marked, by chunk id (none when the question has no known word). */
+async function headlinesOf(tx: Executor, orgId: number, ordered: { id: number | string }[], terms: Term[]) {
+  const headlines = new Map<number, string>();
+  if (!ordered.length || !terms.length) return headlines;
+  const anyTerm = terms.map((t) => lexemeQuery(t.lex)).join(' | ');
+  const marked = rowsOf<{ id: number | string; headline: string }>(
+    await tx.execute(sql`
+      select c.id, ts_headline('english', c.text, ${anyTerm}::tsquery, 'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2') as headline
+      from chunks c where c.organization_id = ${orgId} and c.id in (${sql.join(
+        ordered.map((r) => sql`${Number(r.id)}`),
+        sql`, `,
+      )})`),
+  );
+  for (const m of marked) headlines.set(Number(m.id), m.headline);
+  return headlines;
+}
+
+/** A user's results with up to two places kept for the organization's own records (the other domains' sources). */
+async function withOtherSources(tx: Executor, opts: RetrieveOptions, limit: number, passages: Passage[]) {
+  const extra: Passage[] = [];
+  for (const source of sources) {
+    try {
+      // A savepoint, so a failing search leaves the surrounding transaction usable.
+      extra.push(...(await (tx as Tx).transaction((sp) => source.search(sp, { ...opts, limit }))));
+    } catch {
+      // Another domain's search failing must not take the chat down with it.
+    }
+  }
+  extra.sort((a, b) => b.score - a.score);
+  const kept = extra.slice(0, Math.min(2, limit));
+  return [...passages.slice(0, limit - kept.length), ...kept];
 }
 
 const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));

@@ -6,16 +6,19 @@ import { createAnonymousSession, requireAnonymousSession } from './anonymous.js'
 import { giveFeedback, likedInProcessing, loadChat, messageColumns, type Chatter } from './chat.js';
 import { queueLiked } from './liked.js';
 import { DEFAULT_PLATFORM, recordEngagement, trending } from './curated.js';
-import { createSubmissionFromStream, INDEX_JOB, removeChunks, submissionColumns } from './ingest.js';
-import { limitsFor } from './limits.js';
+import { createSubmissionFromStream, removeChunks, submissionColumns } from './ingest.js';
+import { queueIndex } from './jobs.js';
+import { messagesToday } from './limits.js';
+import { limitsFor } from '../billing/limits.js';
 import { SubmitError } from './submit-error.js';
 import { allowedLevels } from './retrieve.js';
+import { sharedMessages, sharePreview } from './shared-view.js';
 import { anonymousProjects, anonymousSessions, chatMessages, chats, curatedContent, messageFeedback, SENSITIVITY_LEVELS, submissions } from './tables.js';
 import { organizations } from '../core/db/tables.js';
 import { projects } from '../core/db/projects.js';
 import { withTenant } from '../core/db/tenant.js';
 import { forbidden, httpError, notFound } from '../core/errors.js';
-import { inTenant } from '../core/tenancy.js';
+import { inTenant, runInTenant } from '../core/tenancy.js';
 import { idParam } from '../engine/crud.js';
 import { answers, arrayOf, bool, int, nullableStr, num, objectOf, selectionOf, str, type JsonSchema } from '../engine/answers.js';
 import { color, requiredText, text } from '../engine/fields.js';
@@ -46,7 +49,7 @@ const orgCols = {
 /** A list answered whole, in the shape of a list page. */
 const listOf = (item: JsonSchema) => objectOf({ items: arrayOf(item), itemsPerPage: int, page: int, total: int });
 const session = { anonymous: bool, organization_slug: str, created_at: anonymousSessions.created_at, expires_at: anonymousSessions.expires_at };
-const trendingAnswer = objectOf({
+const trendingFields = {
   platform: str,
   items: arrayOf(
     selectionOf({
@@ -58,7 +61,10 @@ const trendingAnswer = objectOf({
       score: num,
     }),
   ),
-});
+};
+const trendingAnswer = objectOf(trendingFields);
+/** Anonymous visitors also read how many questions were asked on the public page today (UTC), everyone's together. */
+const anonymousTrendingAnswer = objectOf({ ...trendingFields, asked_today: int });
 const chatColumns = { id: chats.id, title: chats.title, project_id: chats.project_id, created_at: chats.created_at, updated_at: chats.updated_at };
 /** A chat as lists show it: `shared` is whether anyone with its link may read it. */
 const chatSummary = { ...chatColumns, shared: bool };
@@ -74,12 +80,35 @@ const memberOf = (req: FastifyRequest): Chatter => ({ orgId: req.caller.orgId, u
  * The AI workspace's REST side: anonymous sessions and their projects, trending curated content,
  * chats (list, reopen, share, shared view), answer feedback, and submissions.
  */
-export function registerAiRoutes(scope: FastifyInstance) {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
-  const pub = { access: 'public' as const };
-  const anon = <T>(orgId: number, fn: Parameters<typeof withTenant<T>>[2]) => withTenant(scope.db, { orgId, userId: null }, fn);
+const pub = { access: 'public' as const };
+/** A transaction in the organization as an anonymous visitor (no user). */
+const anonymousTx = <T>(scope: FastifyInstance, orgId: number, fn: Parameters<typeof withTenant<T>>[2]) => withTenant(scope.db, { orgId, userId: null }, fn);
+/** The submission if the caller uploaded it or is an Admin and above (403 otherwise). */
+const ownSubmission = async (req: FastifyRequest, id: number, tx: Parameters<Parameters<typeof inTenant>[1]>[0]['tx']) => {
+  const [s] = await tx
+    .select({ id: submissions.id, created_by: submissions.created_by, status: submissions.status, project_id: submissions.project_id })
+    .from(submissions)
+    .where(and(eq(submissions.organization_id, req.caller.orgId), eq(submissions.id, id)));
+  if (!s) throw notFound('Submission', id);
+  if (s.created_by !== req.caller.userId && !atLeast(req.caller.role, 'Admin')) throw forbidden('Only the uploader or an Admin may change this submission.');
+  return s;
+};
 
-  // Anonymous sessions (spec §6, §7)
+/** The AI layer's routes (spec §6, §7), one register function per kind of action. */
+export function registerAiRoutes(scope: FastifyInstance) {
+  registerAnonymousSessionRoutes(scope);
+  registerAnonymousProjectRoutes(scope);
+  registerTrendingRoutes(scope);
+  registerChatRoutes(scope);
+  registerChatSharingRoutes(scope);
+  registerSubmissionListRoute(scope);
+  registerSubmissionUploadRoute(scope);
+  registerSubmissionRoutes(scope);
+}
+
+/** Anonymous sessions (spec §6, §7): opened, and read back by their key. */
+function registerAnonymousSessionRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/auth/anonymous',
     {
@@ -107,7 +136,7 @@ export function registerAiRoutes(scope: FastifyInstance) {
     },
     async (req) => {
       const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
-      const own = await anon(req.org.id, (tx) =>
+      const own = await anonymousTx(scope, req.org.id, (tx) =>
         tx.select({ id: anonymousProjects.project_id }).from(anonymousProjects).where(eq(anonymousProjects.session_id, session.id)),
       );
       return {
@@ -133,7 +162,11 @@ export function registerAiRoutes(scope: FastifyInstance) {
       return { items: [org], itemsPerPage: 50, page: 1, total: 1 };
     },
   );
+}
 
+/** What an anonymous visitor sees of the organization: its projects, and a project of their own. */
+function registerAnonymousProjectRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   /** Projects a visitor can chat in: their own, and those with public indexed material. */
   app.get(
     '/projects/anonymous/:key',
@@ -148,7 +181,7 @@ export function registerAiRoutes(scope: FastifyInstance) {
     },
     async (req) => {
       const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
-      const items = await anon(req.org.id, (tx) =>
+      const items = await anonymousTx(scope, req.org.id, (tx) =>
         tx
           .select({
             ...projectCols,
@@ -176,7 +209,7 @@ export function registerAiRoutes(scope: FastifyInstance) {
     },
     async (req) => {
       const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
-      const items = await anon(req.org.id, (tx) =>
+      const items = await anonymousTx(scope, req.org.id, (tx) =>
         tx
           .select(projectCols)
           .from(projects)
@@ -203,7 +236,7 @@ export function registerAiRoutes(scope: FastifyInstance) {
     async (req, reply) => {
       const session = await requireAnonymousSession(scope.db, req.org.id, req.params.key);
       await hitAnonymousLimit(scope.db, scope.config, 'write', req.org.id, req.ip);
-      const project = await anon(req.org.id, async (tx) => {
+      const project = await anonymousTx(scope, req.org.id, async (tx) => {
         const [p] = await tx
           .insert(projects)
           .values({
@@ -219,8 +252,11 @@ export function registerAiRoutes(scope: FastifyInstance) {
       return reply.status(201).send(project);
     },
   );
+}
 
-  // Curated content: trending (the CRUD definition serves the rest)
+/** Curated content: trending and engagements (the CRUD definition serves the rest). */
+function registerTrendingRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/curated_content/trending',
     { schema: { tags: ['Curated content item'], summary: 'Trending curated content', querystring: platformQuery, ...answers(200, trendingAnswer) } },
@@ -236,12 +272,16 @@ export function registerAiRoutes(scope: FastifyInstance) {
         summary: 'Trending curated content for an anonymous session',
         params: keyParam,
         querystring: platformQuery,
-        ...answers(200, trendingAnswer),
+        ...answers(200, anonymousTrendingAnswer),
       },
     },
     async (req) => {
       await requireAnonymousSession(scope.db, req.org.id, req.params.key);
-      return { platform: req.query.platform, items: await anon(req.org.id, (tx) => trending(tx, req.org.id, req.query.platform, req.query.limit)) };
+      const [items, asked_today] = await anonymousTx(scope, req.org.id, async (tx) => [
+        await trending(tx, req.org.id, req.query.platform, req.query.limit),
+        await messagesToday(tx, req.org.id, { userId: null, sessionId: null }),
+      ]);
+      return { platform: req.query.platform, items, asked_today };
     },
   );
 
@@ -260,13 +300,16 @@ export function registerAiRoutes(scope: FastifyInstance) {
     },
     async (req, reply) => {
       if (!req.caller) await requireAnonymousSession(scope.db, req.org.id, req.query.key);
-      const ok = await anon(req.org.id, (tx) => recordEngagement(tx, req.org.id, req.params.id, req.body.kind));
+      const ok = await anonymousTx(scope, req.org.id, (tx) => recordEngagement(tx, req.org.id, req.params.id, req.body.kind));
       if (!ok) throw notFound('Curated content item', req.params.id);
       return reply.status(204).send();
     },
   );
+}
 
-  // Chats
+/** Chats: listed, reopened, renamed and deleted. */
+function registerChatRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/chats',
     {
@@ -341,7 +384,11 @@ export function registerAiRoutes(scope: FastifyInstance) {
     });
     return reply.status(204).send();
   });
+}
 
+/** Shared chats, answer feedback and liked answers. */
+function registerChatSharingRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   /** landing?chat_id=: a shared chat, read-only, for anyone. */
   app.get(
     '/chats/shared/:id',
@@ -351,13 +398,40 @@ export function registerAiRoutes(scope: FastifyInstance) {
         tags: ['Chat'],
         summary: 'A shared chat, read-only (no sign-in)',
         params: chatParam,
-        ...answers(200, selectionOf({ ...chatSummary, messages: arrayOf(selectionOf(messageColumns)), read_only: bool })),
+        ...answers(200, selectionOf({ ...chatSummary, messages: arrayOf(selectionOf({ ...messageColumns, withheld: int })), read_only: bool })),
+      },
+    },
+    (req) => {
+      // A member reads what their own chat would show them; anyone else public material only (shared-view.ts).
+      const viewer = req.caller?.kind === 'user' ? memberOf(req) : null;
+      return withTenant(scope.db, { orgId: req.org.id, userId: viewer?.userId ?? null }, async (tx) => {
+        const chat = await loadChat(tx, null, req.org.id, req.params.id, { shared: true });
+        const messages = await sharedMessages(
+          tx,
+          viewer,
+          req.org.id,
+          chat.messages.map(({ feedback: _f, ...m }) => m),
+        );
+        return { ...chat, messages, read_only: true };
+      });
+    },
+  );
+
+  /** What sharing would show readers who are not signed in: each cited source, and whether it is withheld. */
+  app.get(
+    '/chats/:id/share-preview',
+    {
+      schema: {
+        tags: ['Chat'],
+        summary: 'Which cited sources a shared link would withhold from readers who are not signed in',
+        params: chatParam,
+        ...answers(200, objectOf({ sources: arrayOf(objectOf({ title: str, object_type: str, public: bool, reason: nullableStr })), withheld: int })),
       },
     },
     (req) =>
-      anon(req.org.id, async (tx) => {
-        const chat = await loadChat(tx, null, req.org.id, req.params.id, { shared: true });
-        return { ...chat, messages: chat.messages.map(({ feedback: _f, ...m }) => m), read_only: true };
+      inTenant(req, async (ctx) => {
+        const chat = await loadChat(ctx.tx, memberOf(req), ctx.orgId, req.params.id);
+        return sharePreview(ctx.tx, ctx.orgId, chat.messages);
       }),
   );
 
@@ -409,8 +483,11 @@ export function registerAiRoutes(scope: FastifyInstance) {
     },
     (req) => inTenant(req, async (ctx) => ({ project_id: req.query.project_id, messages: await likedInProcessing(ctx.tx, ctx.orgId, req.query.project_id) })),
   );
+}
 
-  // Submissions (uploads go through the socket; listing, re-indexing and deleting are plain calls)
+/** A project's submissions (uploads go through the socket too; listing, re-indexing and deleting are plain calls). */
+function registerSubmissionListRoute(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/submissions',
     {
@@ -438,18 +515,21 @@ export function registerAiRoutes(scope: FastifyInstance) {
         return { items, itemsPerPage: -1, page: 1, total: items.length };
       }),
   );
+}
 
-  /**
-   * A file upload over HTTP, the body being the file's bytes (any content type): read as a stream and
-   * stored a part at a time (createSubmissionFromStream), so a 100 MB file is never held whole and
-   * the request body limit does not apply (the plan's file size does). Indexing is queued once stored.
-   */
+/**
+ * A file upload over HTTP, the body being the file's bytes (any content type): read as a stream and
+ * stored a part at a time (createSubmissionFromStream), so a 100 MB file is never held whole and
+ * the request body limit does not apply (the plan's file size does). Indexing is queued once stored.
+ */
+function registerSubmissionUploadRoute(scope: FastifyInstance) {
   scope.register(async (raw) => {
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
     raw.withTypeProvider<ZodTypeProvider>().post(
       '/submissions/upload',
       {
+        config: { fileBody: true },
         schema: {
           tags: ['Submission'],
           summary: 'Upload a file (the body is the file), streamed to storage, then indexed',
@@ -485,11 +565,13 @@ export function registerAiRoutes(scope: FastifyInstance) {
         const who = { orgId: req.caller.orgId, userId: req.caller.userId, sessionId: null };
         let sub;
         try {
-          sub = await withTenant(scope.db, { orgId: who.orgId, userId: who.userId }, async (tx) =>
-            createSubmissionFromStream(
-              tx,
+          // The index job is queued in the submission's own transaction: it exists exactly when the
+          // upload committed (a crash between the two left uploads nothing would index).
+          sub = await runInTenant(scope.db, scope.config, req.caller, async (ctx) => {
+            const made = await createSubmissionFromStream(
+              ctx.tx,
               who,
-              await limitsFor(tx, scope.config, who.orgId, false),
+              await limitsFor(ctx.tx, scope.config, who.orgId, false),
               {
                 projectId: q.project_id,
                 title: q.fileName,
@@ -500,15 +582,16 @@ export function registerAiRoutes(scope: FastifyInstance) {
               },
               body ?? [],
               Number.isFinite(declared) ? declared : undefined,
-            ),
-          );
+            );
+            if (q.buildIndex === 'true') await queueIndex(ctx, made.id);
+            return made;
+          });
         } catch (err) {
           if (!(err instanceof SubmitError)) throw err;
           // The rest of a refused body is not read: the connection closes after the answer.
           if (!req.raw.readableEnded) reply.header('connection', 'close');
           throw httpError(err.status, err.message, err.status === 413 ? 'too_large' : 'value_error', err.loc.length ? ['body', ...err.loc] : ['body']);
         }
-        if (q.buildIndex === 'true') await scope.queue.enqueue(INDEX_JOB, { orgId: who.orgId, submissionId: sub.id });
         return reply.status(201).send({
           status: 'success',
           submission_id: sub.id,
@@ -520,17 +603,11 @@ export function registerAiRoutes(scope: FastifyInstance) {
       },
     );
   });
+}
 
-  const ownSubmission = async (req: FastifyRequest, id: number, tx: Parameters<Parameters<typeof inTenant>[1]>[0]['tx']) => {
-    const [s] = await tx
-      .select({ id: submissions.id, created_by: submissions.created_by, status: submissions.status, project_id: submissions.project_id })
-      .from(submissions)
-      .where(and(eq(submissions.organization_id, req.caller.orgId), eq(submissions.id, id)));
-    if (!s) throw notFound('Submission', id);
-    if (s.created_by !== req.caller.userId && !atLeast(req.caller.role, 'Admin')) throw forbidden('Only the uploader or an Admin may change this submission.');
-    return s;
-  };
-
+/** Re-indexing and deleting a submission: its uploader or an Admin and above. */
+function registerSubmissionRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/submissions/:id/index',
     {
@@ -549,8 +626,8 @@ export function registerAiRoutes(scope: FastifyInstance) {
           .update(submissions)
           .set({ status: 'uploaded', progress: 0, error: null, chunk_count: 0 })
           .where(and(eq(submissions.organization_id, ctx.orgId), eq(submissions.id, req.params.id)));
+        await queueIndex(ctx, req.params.id);
       });
-      await scope.queue.enqueue(INDEX_JOB, { orgId: req.caller.orgId, submissionId: req.params.id });
       return reply.status(202).send({ submission_id: req.params.id, status: 'uploaded', message: 'Indexing has started.' });
     },
   );

@@ -74,7 +74,7 @@ export const anonymousProjects = pgTable(
   ],
 );
 
-/** A text, file or video transcript given to a project, kept with its raw content until indexed. */
+/** A text, file or video transcript given to a project; its raw content is kept in submission_parts. */
 export const submissions = pgTable(
   'submissions',
   {
@@ -88,7 +88,6 @@ export const submissions = pgTable(
     file_type: text(),
     source_url: text(),
     size_bytes: integer().notNull().default(0),
-    content: bytea(),
     sensitivity_level: text({ enum: SENSITIVITY_LEVELS }).notNull().default('internal'),
     status: text({ enum: SUBMISSION_STATUSES }).notNull().default('uploaded'),
     progress: integer().notNull().default(0),
@@ -113,6 +112,31 @@ export const submissions = pgTable(
     check('submissions_status_check', sql`${t.status} in ('uploaded', 'indexing', 'indexed', 'failed')`),
     check('submissions_sensitivity_check', sql`${t.sensitivity_level} in ('public', 'internal', 'restricted')`),
     tenantPolicy('submissions'),
+  ],
+);
+
+/**
+ * A submission's raw content, a part of about a megabyte a row (UPLOAD_PART_BYTES in ingest.ts), in
+ * order of `seq`. Written as the upload arrives and read back part by part by the indexer, so no
+ * statement handles more than one part: a whole large file in one value made the embedded database's
+ * WebAssembly heap grow by several copies of it, for good (review F25).
+ */
+export const submissionParts = pgTable(
+  'submission_parts',
+  {
+    organization_id: organizationId(),
+    submission_id: integer().notNull(),
+    seq: integer().notNull(),
+    data: bytea().notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'submission_parts_pk', columns: [t.organization_id, t.submission_id, t.seq] }),
+    foreignKey({
+      name: 'submission_parts_submission_fk',
+      columns: [t.organization_id, t.submission_id],
+      foreignColumns: [submissions.organization_id, submissions.id],
+    }).onDelete('cascade'),
+    tenantPolicy('submission_parts'),
   ],
 );
 

@@ -1,8 +1,10 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { cases, incidents } from '../incidents/tables.js';
+import { cases } from '../cases/tables.js';
+import { incidents } from '../incidents/tables.js';
 import { documents } from '../knowledge/tables.js';
 import type { RequestContext } from '../core/context.js';
-import { caseScope, incidentScope } from '../incidents/common.js';
+import { caseScope } from '../cases/scope.js';
+import { incidentScope } from '../incidents/scope.js';
 import { rowsOf } from '../core/db/client.js';
 import { type Passage, type RetrievalSource } from './retrieve.js';
 

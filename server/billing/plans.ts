@@ -1,7 +1,7 @@
 import type { Config } from '../core/config.js';
 import { PLANS } from '../core/db/tables.js';
 import { httpError } from '../core/errors.js';
-import { planLimits, type Limits } from '../ai/limits.js';
+import { planLimits, type Limits } from './limits.js';
 
 export type Plan = (typeof PLANS)[number];
 

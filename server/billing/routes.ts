@@ -186,6 +186,15 @@ export async function registerStripeWebhook(app: FastifyInstance) {
             'stripe-signature',
           ]);
         }
+        // constructEvent bounds a signature's age only: one dated ahead would stay valid until then.
+        const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+        if (!(signedAt <= Date.now() / 1000 + WEBHOOK_TOLERANCE_SECONDS))
+          throw httpError(400, 'The Stripe signature is dated more than 5 minutes in the future.', 'invalid_signature', ['header', 'stripe-signature']);
+        if (typeof event.id !== 'string' || !event.id || typeof event.type !== 'string')
+          throw httpError(400, 'A Stripe event needs its id and type (text).', 'invalid_event', [
+            'body',
+            typeof event.id !== 'string' || !event.id ? 'id' : 'type',
+          ]);
         // Stripe unreachable while fetching the subscription: 502, and Stripe delivers the event again later.
         const outcome = await provider(req, billing, () => applyEvent(app.db, billing, event, req.log));
         return reply.send({ received: true, outcome });

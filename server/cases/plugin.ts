@@ -1,12 +1,17 @@
 import fp from 'fastify-plugin';
 import { registerJobs } from '../core/jobs/define.js';
 import { registerCaseRoutes } from './routes.js';
-import { caseProvisionJob } from './service.js';
+import { caseProvisionJob, closeLinkedCases } from './service.js';
+import { onIncidentClosed } from '../incidents/lifecycle.js';
+import { addIncidentPart } from '../incidents/read.js';
+import { incidentCasesPart } from './read.js';
 
-/** Cases: their action routes and the job that opens a case's conversation. */
+/** Cases: their action routes, the job that opens a case's conversation, closing with their incident, and the incident's list of them. */
 export default fp(
   async (scope) => {
     registerCaseRoutes(scope);
+    onIncidentClosed(closeLinkedCases);
+    addIncidentPart('cases', incidentCasesPart);
     await registerJobs(scope, [caseProvisionJob]);
   },
   { name: 'cases', dependencies: ['firewatch-tenancy', 'firewatch-jobs'], fastify: '5.x' },

@@ -3,13 +3,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { inTenant } from '../core/tenancy.js';
 import { ref, requiredText } from '../engine/fields.js';
-import { addComment } from '../incidents/actions.js';
 import { escalateCase, probableCause } from './service.js';
-import { fullCase } from '../incidents/read.js';
+import { fullCase } from './read.js';
 import { idOrNameParam, idParam } from '../engine/crud.js';
 import { nestNamed } from '../engine/nested.js';
-import { caseResource } from '../incidents/resources.js';
-import { comments, events } from '../incidents/tables.js';
+import { caseResource } from './resources.js';
+import { comments, events } from '../timeline/tables.js';
 import { answers, arrayOf, int, messageAnswer, objectOf, recordWith, rowOf, str, type JsonSchema } from '../engine/answers.js';
 
 const tags = ['Case'];
@@ -74,22 +73,5 @@ export function registerCaseRoutes(scope: FastifyInstance) {
     '/cases/:id/probable_cause',
     { schema: { tags, summary: 'Probable cause through the AI layer', params: idParam, ...answers(200, objectOf({ probable_cause: str, method: str })) } },
     (req) => inTenant(req, (ctx) => probableCause(ctx, req.params.id)),
-  );
-
-  app.post(
-    '/cases/:id/comments/add',
-    {
-      schema: {
-        tags,
-        summary: 'Add a comment',
-        params: idParam,
-        body: z.strictObject({ text: requiredText(20_000) }),
-        ...messageAnswer({ comment: rowOf(comments) }, 201),
-      },
-    },
-    async (req, reply) => {
-      const comment = await inTenant(req, (ctx) => addComment(ctx, { case_id: req.params.id }, req.body.text));
-      return reply.status(201).send({ message: 'Comment added successfully.', comment });
-    },
   );
 }

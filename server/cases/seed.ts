@@ -1,4 +1,4 @@
-import type { SeedContext } from '../accounts/seeds.js';
+import type { SeedContext } from '../core/seeds.js';
 import { casePriorities, caseSeverities, caseTypes } from './settings-tables.js';
 
 /** A new organization's case settings, in its default project (cases without them get the defaults). */

@@ -49,6 +49,8 @@ export const caseTypes = pgTable(
     incident_type_id: integer(),
     oncall_service_id: integer(),
     conversation_target: text(),
+    /** Each case of this type gets a chat channel of its own (Slack), as an incident does. */
+    dedicated_channel: boolean().notNull().default(false),
     plugin_metadata: jsonb().$type<unknown[]>().notNull().default([]),
     custom_fields: jsonb().$type<unknown[]>().notNull().default([]),
     storycurve_logging_enabled: boolean().notNull().default(false),

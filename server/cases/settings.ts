@@ -45,7 +45,16 @@ export const caseTypeResource = defineResource({
   sort: [['name', 'asc']],
   search: ['name', 'description', 'slug'],
   fields: fieldsOf(caseTypes),
-  fieldMeta: { ...typeMeta, case_template_document_id: { label: 'Case document template' }, oncall_service_id: { label: 'On-call service' } },
+  fieldMeta: {
+    ...typeMeta,
+    case_template_document_id: { label: 'Case document template' },
+    oncall_service_id: { label: 'On-call service' },
+    dedicated_channel: {
+      label: 'A chat channel for each case',
+      help: 'The Slack app opens a channel per case of this type, as it does per incident.',
+      list: false,
+    },
+  },
   references: {
     project_id: 'Project',
     case_template_document_id: 'Document',

@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db, Executor } from './db/client.js';
+import { API_KEY_PREFIX } from './context.js';
 import { apiKeys } from './db/projects.js';
 import { announce } from './sessions.js';
 
@@ -34,4 +35,10 @@ export async function apiKeysOfProject(db: Executor, projectId: number): Promise
 export async function existingApiKeys(db: Executor, ids: number[]): Promise<Set<number>> {
   if (!ids.length) return new Set();
   return new Set((await db.select({ id: apiKeys.id }).from(apiKeys).where(inArray(apiKeys.id, ids))).map((r) => r.id));
+}
+
+/** A new API key: the secret shown once, its prefix and the hash that is kept. */
+export function newApiKey() {
+  const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+  return { key, prefix: key.slice(0, 10), hash: hashApiKey(key) };
 }

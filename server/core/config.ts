@@ -1,14 +1,16 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
-/** An address, a CIDR, or one of proxy-addr's names. */
-function isProxy(p: string) {
-  if (['loopback', 'linklocal', 'uniquelocal'].includes(p)) return true;
+/** An address or a CIDR. */
+function isRange(p: string) {
   const [address, bits, extra] = p.split('/');
   const family = isIP(address ?? '');
   if (!family || extra !== undefined) return false;
   return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
 }
+
+/** An address, a CIDR, or one of proxy-addr's names. */
+const isProxy = (p: string) => ['loopback', 'linklocal', 'uniquelocal'].includes(p) || isRange(p);
 
 /** Every environment variable Firewatch reads, with its default. Parsed once at start. */
 const schema = z.object({
@@ -42,6 +44,15 @@ const schema = z.object({
     .string()
     .refine((v) => v.split(',').every((p) => isProxy(p.trim())), 'must be addresses or CIDRs separated by commas, e.g. 10.0.0.1,10.1.0.0/16')
     .optional(),
+  /**
+   * Ranges the server may call on users' behalf although the outbound policy refuses them (loopback,
+   * private, link-local, unique-local), comma-separated CIDRs, e.g. 10.20.0.0/16 for an internal Slack
+   * relay. Unset: none.
+   */
+  OUTBOUND_ALLOW: z
+    .string()
+    .refine((v) => v.split(',').every((p) => isRange(p.trim())), 'must be addresses or CIDRs separated by commas, e.g. 10.20.0.0/16,fd00:1::/64')
+    .optional(),
   ADMIN_DIST: z.string().default('dist/admin'),
   // AI workspace: an OpenAI-compatible endpoint is optional; without it answers are extractive.
   AI_BASE_URL: z.string().url().optional(),
@@ -73,6 +84,9 @@ const schema = z.object({
     .regex(/^(off|\S+( \S+){4,5})$/, 'must be a cron expression such as */15 * * * *, or off')
     .default('*/15 * * * *'),
   /** Conference link each incident gets; {organization} and {name} are filled in. */
+  /** Slack's Web API and its OAuth v2 authorize page; only tests point them elsewhere (a local stand-in speaking Slack's protocol). */
+  SLACK_API_URL: z.string().url().default('https://slack.com/api/'),
+  SLACK_AUTHORIZE_URL: z.string().url().default('https://slack.com/oauth/v2/authorize'),
   CONFERENCE_URL_TEMPLATE: z.string().default('https://meet.jit.si/firewatch-{organization}-{name}'),
   /** Bearer token a Prometheus scraper sends to GET /metrics; without it /metrics answers 404. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),

@@ -7,12 +7,23 @@ import type { RequestContext } from './context.js';
  * signal processing batch opens hundreds of cases), so each listener reads its configuration once per
  * batch and queues its work in one insert; a single change is a batch of one.
  */
-export type DomainEventType = 'incident.created' | 'incident.updated' | 'case.created' | 'case.updated' | 'case.escalated' | 'task.created' | 'task.updated';
+export type DomainEventType =
+  | 'incident.created'
+  | 'incident.updated'
+  | 'case.created'
+  | 'case.updated'
+  | 'case.escalated'
+  | 'task.created'
+  | 'task.updated'
+  /** An incident's tactical or executive report (ids: reports; incident_id: its incident). */
+  | 'report.created'
+  /** A document, link or ticket attached to an incident (ids: its resources; incident_id: its incident). */
+  | 'resource.added';
 export interface DomainEvents {
   type: DomainEventType;
   /** The records it happened to, in order, each once. */
   ids: number[];
-  /** For case.escalated (a batch of one): the incident it became. */
+  /** For case.escalated (a batch of one): the incident it became; for report.created and resource.added, their incident. */
   incident_id?: number;
 }
 export interface DomainEvent {

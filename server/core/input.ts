@@ -21,22 +21,33 @@ export const coercedDate = (error = 'Must be a date') => z.coerce.date({ error }
 /**
  * Where `value` (parsed JSON, a query or path parameters) holds a NUL character, in a string or a
  * key: PostgreSQL text cannot hold one (22021, and 22P05 inside JSON), so it is refused up front.
- * The walk keeps its own stack, so a deeply nested body cannot exhaust the call stack. A streamed
- * body (an HTTP request's socket stream) is not walked: it is not data, and its references lead back
- * to itself.
+ * The walk keeps its own stack, each entry linked to its parent, and builds the path only for the
+ * NUL it finds, so it costs one visit per value however deep the nesting. A streamed body (an HTTP
+ * request's socket stream) is not walked: it is not data, and its references lead back to itself.
  */
 export function nulPath(value: unknown, loc: (string | number)[] = []): (string | number)[] | undefined {
-  const pending: [unknown, (string | number)[]][] = [[value, loc]];
+  interface Entry {
+    v: unknown;
+    key?: string | number;
+    up?: Entry;
+  }
+  const pathOf = (e: Entry, ...tail: (string | number)[]) => {
+    const path: (string | number)[] = [];
+    for (let at: Entry | undefined = e; at?.up; at = at.up) path.push(at.key!);
+    return [...loc, ...path.reverse(), ...tail];
+  };
+  const pending: Entry[] = [{ v: value }];
   while (pending.length) {
-    const [v, at] = pending.pop()!;
+    const e = pending.pop()!;
+    const v = e.v;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return at;
+      if (v.includes('\u0000')) return pathOf(e);
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) pending.push([v[i], [...at, i]]);
+      for (let i = v.length - 1; i >= 0; i--) pending.push({ v: v[i], key: i, up: e });
     } else if (v && typeof v === 'object' && !(v instanceof Stream)) {
       const entries = Object.entries(v);
-      for (const [key] of entries) if (key.includes('\u0000')) return [...at, key];
-      for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i]![1], [...at, entries[i]![0]]]);
+      for (const [key] of entries) if (key.includes('\u0000')) return pathOf(e, key);
+      for (let i = entries.length - 1; i >= 0; i--) pending.push({ v: entries[i]![1], key: entries[i]![0], up: e });
     }
   }
   return undefined;

@@ -1,4 +1,4 @@
-import type { SeedContext } from '../accounts/seeds.js';
+import type { SeedContext } from '../core/seeds.js';
 import { costModels } from './tables.js';
 
 /** A new organization's cost model: five minutes of someone's time per activity (incidents/costs.ts's default, written out so it can be tuned). */

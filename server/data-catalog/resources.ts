@@ -6,7 +6,7 @@ import { datetime, fieldsOf, outer } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
 import { count, ref, requiredText, text, url } from '../engine/fields.js';
 import { incidents } from '../incidents/tables.js';
-import { incidentScope } from '../incidents/common.js';
+import { incidentScope } from '../incidents/scope.js';
 
 /** The five source attributes share one shape: name, description, project. */
 const attribute = (table: typeof sourceEnvironments, model: string, label: string, path: string) =>

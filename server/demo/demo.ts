@@ -1,17 +1,20 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Db } from '../core/db/client.js';
+import type { Db, Executor, Tx } from '../core/db/client.js';
 import { projects } from '../core/db/projects.js';
 import { memberships, organizations, settings, users } from '../core/db/tables.js';
-import { seedOrganization } from '../accounts/seeds.js';
+import { seedOrganization } from '../core/seeds.js';
 import { casePriorities, caseSeverities, caseTypes } from '../cases/settings-tables.js';
 import { incidentCostTypes, incidentPriorities, incidentSeverities, incidentTypes } from '../incidents/settings-tables.js';
-import { cases, comments, events, incidentCosts, incidentParticipants, incidentRoles, incidents, nameCounters, reports, tasks } from '../incidents/tables.js';
+import { cases } from '../cases/tables.js';
+import { comments, events } from '../timeline/tables.js';
+import { incidentCosts, incidentParticipants, incidentRoles, incidents, nameCounters, reports } from '../incidents/tables.js';
+import { tasks } from '../tasks/tables.js';
 import { feedback, FEEDBACK_RATINGS, serviceFeedback, SERVICE_FEEDBACK_RATINGS } from '../feedback/tables.js';
 import { individuals, services, teams } from '../people/tables.js';
 import { documents } from '../knowledge/tables.js';
 import { queries, sources, sourceEnvironments, sourceStatuses, sourceTypes } from '../data-catalog/tables.js';
-import { submissions } from '../ai/tables.js';
+import { submissionParts, submissions } from '../ai/tables.js';
 import { indexSubmission } from '../ai/ingest.js';
 import { RUNBOOKS } from './content.js';
 
@@ -167,11 +170,11 @@ const NOTES = [
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 
-async function insertAll<T extends PgTable>(db: Db, table: T, rows: T['$inferInsert'][], size = 400) {
+async function insertAll<T extends PgTable>(db: Executor, table: T, rows: T['$inferInsert'][], size = 400) {
   for (let i = 0; i < rows.length; i += size) await db.insert(table).values(rows.slice(i, i + size) as never);
 }
 async function insertReturning<T extends PgTable, R>(
-  db: Db,
+  db: Executor,
   table: T,
   rows: T['$inferInsert'][],
   returning: Record<string, unknown>,
@@ -188,47 +191,124 @@ async function insertReturning<T extends PgTable, R>(
   return out;
 }
 
+/**
+ * Each demo incident and case its conversation (and an incident its conference link, as the default
+ * template makes it), as the provisioning job would: in one statement each, not 450 jobs.
+ */
+async function withConversations(db: Executor, orgId: number, kind: 'incident' | 'case', slug: string) {
+  const table = sql.raw(kind === 'incident' ? 'incidents' : 'cases');
+  const column = sql.raw(`${kind}_id`);
+  const conference = kind === 'incident' ? sql`, conference_url = ${`https://meet.jit.si/firewatch-${slug}-`} || r.name` : sql``;
+  await db.execute(sql`
+    with made as (
+      insert into conversations (organization_id, ${column}, name)
+      select organization_id, id, left(name || ' ' || title, 200) from ${table} where organization_id = ${orgId} and conversation_id is null
+      returning id, ${column} as owner
+    )
+    update ${table} r set conversation_id = made.id${conference} from made where r.organization_id = ${orgId} and r.id = made.owner`);
+}
+
+/**
+ * The demo in one transaction: all of it or nothing (a run that fails midway leaves no half quarter and
+ * no flag behind), and one commit to sync to disk rather than one per hundred rows: on an embedded data
+ * folder every commit waits for its fsync, and ~90 of them were most of `npm run demo`.
+ */
 export async function runDemo(db: Db, opts: DemoOptions = {}): Promise<DemoResult> {
+  const filled = await db.transaction((tx) => fill(tx, opts));
+  // Indexed once committed, as an upload is: the chat index reads the submission in transactions of its own.
+  for (const id of filled.uploads) await indexSubmission(db, filled.orgId, id);
+  return filled.result;
+}
+
+/** What every filling step works in: the transaction, the organization, the seeded generator and the quarter. */
+interface Demo {
+  tx: Tx;
+  orgId: number;
+  /** Spread into every row: the organization it belongs to. */
+  o: { organization_id: number };
+  rng: ReturnType<typeof generator>;
+  start: number;
+  end: number;
+  slug: string;
+}
+
+async function fill(tx: Tx, opts: DemoOptions): Promise<{ result: DemoResult; orgId: number; uploads: number[] }> {
   const slug = opts.organization ?? 'default';
-  const rng = generator(opts.seed ?? 20261124);
-  const nIncidents = opts.incidents ?? 300;
-  const nCases = opts.cases ?? 150;
-  const days = opts.days ?? 90;
   const end = (opts.now ?? new Date()).getTime();
-  const start = end - days * DAY;
-  const [org] = await db.select().from(organizations).where(eq(organizations.slug, slug));
+  const [org] = await tx.select().from(organizations).where(eq(organizations.slug, slug));
   if (!org) throw new Error(`Organization '${slug}' does not exist.`);
   const orgId = org.id;
-  const flag = await db
+  const flag = await tx
     .insert(settings)
     .values({ key: `demo_loaded:${orgId}`, value: new Date(end).toISOString() })
     .onConflictDoNothing()
     .returning();
-  if (!flag.length) return { organization: slug, loaded: false, counts: {} };
-  await db.transaction((tx) => seedOrganization(tx, orgId));
-  const o = { organization_id: orgId };
+  if (!flag.length) return { result: { organization: slug, loaded: false, counts: {} }, orgId, uploads: [] };
+  await seedOrganization(tx, orgId);
+  const d: Demo = { tx, orgId, o: { organization_id: orgId }, rng: generator(opts.seed ?? 20261124), start: end - (opts.days ?? 90) * DAY, end, slug };
 
-  // People: users who are members, and the same people as individuals.
-  const people = await db
+  // The steps draw from one generator, so their order is part of what the seed gives.
+  const people = await addPeople(d);
+  const emails = PEOPLE.map(([name]) => emailOf(name));
+  const { madeProjects, projectByName, madeServices } = await addProjectsAndServices(d, emails);
+  const madeIndividuals = await addTeamsAndIndividuals(d);
+  const ids = await seededSettings(d);
+  const incidentsMade = await addIncidents(d, opts.incidents ?? 300, { emails, projectByName, ids });
+  const activity = await addIncidentActivity(d, incidentsMade, { emails, ids });
+  const casesMade = await addCases(d, opts.cases ?? 150, { emails, projectByName, ids, incidentsMade });
+  const caseActivity = await addCaseActivity(d, casesMade);
+  await addServiceFeedback(d, madeServices, madeIndividuals);
+  const madeSources = await addDataCatalog(d, emails);
+  const uploaded = await addRunbooks(d, projectByName, people[0]?.id ?? null);
+
+  return {
+    orgId,
+    uploads: uploaded.map((u) => u.id),
+    result: {
+      organization: slug,
+      loaded: true,
+      counts: {
+        projects: madeProjects.length,
+        services: madeServices.length,
+        teams: TEAMS.length,
+        people: people.length,
+        incidents: incidentsMade.made.length,
+        cases: casesMade.made.length,
+        events: activity.eventRows.length + caseActivity.events.length,
+        tasks: activity.taskRows.length + caseActivity.tasks.length,
+        reports: activity.reportRows.length,
+        feedback: activity.feedbackRows.length,
+        sources: madeSources.length,
+        uploads: uploaded.length,
+      },
+    },
+  };
+}
+
+/** Users who are members (the first an admin); an existing user of the same e-mail is reused. */
+async function addPeople({ tx, o }: Demo) {
+  const people = await tx
     .insert(users)
     .values(PEOPLE.map(([name]) => ({ email: emailOf(name), display_name: name })))
     .onConflictDoUpdate({ target: users.email, set: { email: sql`excluded.email` } })
     .returning({ id: users.id, email: users.email });
-  await db
+  await tx
     .insert(memberships)
     .values(people.map((p, i) => ({ ...o, user_id: p.id, role: i === 0 ? ('Admin' as const) : ('Member' as const) })))
     .onConflictDoNothing();
-  const emails = PEOPLE.map(([name]) => emailOf(name));
+  return people;
+}
 
-  // Projects, services, teams, individuals.
+/** The demo projects (plus the seeded Default one, by name) and their on-call services. */
+async function addProjectsAndServices({ tx, orgId, o, rng }: Demo, emails: string[]) {
   const madeProjects = await insertReturning<typeof projects, { id: number; name: string }>(
-    db,
+    tx,
     projects,
     PROJECTS.map((p, i) => ({ ...o, ...p, owner_email: emails[i] })),
     { id: projects.id, name: projects.name },
   );
   const projectByName = Object.fromEntries(madeProjects.map((p) => [p.name, p.id]));
-  const [defaultProject] = await db
+  const [defaultProject] = await tx
     .select({ id: projects.id })
     .from(projects)
     .where(and(eq(projects.organization_id, orgId), eq(projects.name, 'Default')));
@@ -243,26 +323,33 @@ export async function runDemo(db: Db, opts: DemoOptions = {}): Promise<DemoResul
       external_id: `P${rng.int(100000, 999999)}`,
     })),
   );
-  const madeServices = await insertReturning<typeof services, { id: number }>(db, services, serviceRows, { id: services.id });
+  const madeServices = await insertReturning<typeof services, { id: number }>(tx, services, serviceRows, { id: services.id });
+  return { madeProjects, projectByName, madeServices };
+}
+
+/** Teams, and the same people as the users as individual contacts. */
+async function addTeamsAndIndividuals({ tx, o }: Demo) {
   await insertAll(
-    db,
+    tx,
     teams,
     TEAMS.map(([name, email]) => ({ ...o, name, email, company: 'Demo Corp', notes: `The ${name} team.` })),
   );
-  const madeIndividuals = await insertReturning<typeof individuals, { id: number }>(
-    db,
+  return insertReturning<typeof individuals, { id: number }>(
+    tx,
     individuals,
     PEOPLE.map(([name, title]) => ({ ...o, name, email: emailOf(name), title, company: 'Demo Corp' })),
     { id: individuals.id },
   );
+}
 
-  // The seeded settings, by name.
+/** The seeded settings' ids by name, and the Response Cost type. */
+async function seededSettings({ tx, orgId }: Demo) {
   const idsByName = async (
     table: typeof incidentTypes | typeof incidentPriorities | typeof incidentSeverities | typeof caseTypes | typeof casePriorities | typeof caseSeverities,
   ) =>
     Object.fromEntries(
       (
-        await db
+        await tx
           .select({ id: table.id, name: table.name })
           .from(table as never)
           .where(eq(table.organization_id, orgId))
@@ -276,28 +363,37 @@ export async function runDemo(db: Db, opts: DemoOptions = {}): Promise<DemoResul
     idsByName(casePriorities),
     idsByName(caseSeverities),
   ]);
-  const [responseCost] = await db
+  const [responseCost] = await tx
     .select({ id: incidentCostTypes.id })
     .from(incidentCostTypes)
     .where(and(eq(incidentCostTypes.organization_id, orgId), eq(incidentCostTypes.name, 'Response Cost')));
+  return { iTypes, iPriorities, iSeverities, cTypes, cPriorities, cSeverities, responseCost };
+}
+type SettingIds = Awaited<ReturnType<typeof seededSettings>>;
 
-  // Numbers continue after whatever the organization already has.
-  const counter = async (kind: string, n: number) => {
-    const [row] = await db
-      .insert(nameCounters)
-      .values({ ...o, kind, value: n })
-      .onConflictDoUpdate({ target: [nameCounters.organization_id, nameCounters.kind], set: { value: sql`${nameCounters.value} + ${n}` } })
-      .returning({ value: nameCounters.value });
-    return row!.value - n;
-  };
+/** Reserves `n` names of a kind: numbers continue after whatever the organization already has. */
+async function reserveNumbers({ tx, o }: Demo, kind: string, n: number) {
+  const [row] = await tx
+    .insert(nameCounters)
+    .values({ ...o, kind, value: n })
+    .onConflictDoUpdate({ target: [nameCounters.organization_id, nameCounters.kind], set: { value: sql`${nameCounters.value} + ${n}` } })
+    .returning({ value: nameCounters.value });
+  return row!.value - n;
+}
 
-  // Incidents: older ones are closed, the last days' may still be active or stable.
-  const firstIncident = await counter('incident', nIncidents);
+/** Incidents over the quarter: older ones are closed, the last days' may still be active or stable. */
+async function addIncidents(
+  d: Demo,
+  count: number,
+  { emails, projectByName, ids: { iTypes, iPriorities, iSeverities } }: { emails: string[]; projectByName: Record<string, number>; ids: SettingIds },
+) {
+  const { tx, o, rng, start, end } = d;
+  const firstIncident = await reserveNumbers(d, 'incident', count);
   const priorityNames = ['Critical', 'High', 'Medium', 'Low'].filter((n) => iPriorities[n]);
   const severityNames = ['Undetermined', 'Low', 'Medium', 'High', 'Critical'].filter((n) => iSeverities[n]);
   const projectNames = Object.keys(INCIDENT_TITLES).filter((p) => projectByName[p]);
-  const reportedTimes = Array.from({ length: nIncidents }, () => start + rng.next() * (end - start - HOUR)).sort((a, b) => a - b);
-  const incidentRows = reportedTimes.map((reported, i) => {
+  const reportedTimes = Array.from({ length: count }, () => start + rng.next() * (end - start - HOUR)).sort((a, b) => a - b);
+  const rows = reportedTimes.map((reported, i) => {
     const project = rng.weighted(
       projectNames,
       projectNames.map((p) => (p === 'Default' ? 1 : 3)),
@@ -332,12 +428,19 @@ export async function runDemo(db: Db, opts: DemoOptions = {}): Promise<DemoResul
       updated_at: new Date(reported + (status === 'Closed' ? closeAfter : stableAfter)),
     };
   });
-  const madeIncidents = await insertReturning<typeof incidents, { id: number }>(db, incidents, incidentRows, { id: incidents.id });
+  const made = await insertReturning<typeof incidents, { id: number }>(tx, incidents, rows, { id: incidents.id });
+  await withConversations(tx, d.orgId, 'incident', d.slug);
+  return { rows, made, reportedTimes };
+}
+type IncidentsMade = Awaited<ReturnType<typeof addIncidents>>;
+type IncidentRow = IncidentsMade['rows'][number];
+type CrewMember = { id: number; email: string };
 
-  // Participants and their roles, timelines, comments, tasks, reports, costs and feedback.
+/** Each incident's participants: commander, reporter and a few more; returns them by incident. */
+async function addParticipants({ tx, o, rng }: Demo, { rows, made }: IncidentsMade, emails: string[]) {
   const participantRows: (typeof incidentParticipants.$inferInsert)[] = [];
-  for (const [i, inc] of madeIncidents.entries()) {
-    const row = incidentRows[i]!;
+  for (const [i, inc] of made.entries()) {
+    const row = rows[i]!;
     const crew = [...new Set([row.commander_email, row.reporter_email, ...rng.some(emails, rng.int(1, 4))])];
     for (const email of crew)
       participantRows.push({
@@ -350,7 +453,7 @@ export async function runDemo(db: Db, opts: DemoOptions = {}): Promise<DemoResul
       });
   }
   const participants = await insertReturning<typeof incidentParticipants, { id: number; incident_id: number; email: string }>(
-    db,
+    tx,
     incidentParticipants,
     participantRows,
     {
@@ -359,169 +462,186 @@ export async function runDemo(db: Db, opts: DemoOptions = {}): Promise<DemoResul
       email: incidentParticipants.email,
     },
   );
-  const crewOf = new Map<number, { id: number; email: string }[]>();
+  const crewOf = new Map<number, CrewMember[]>();
   for (const p of participants) crewOf.set(p.incident_id, [...(crewOf.get(p.incident_id) ?? []), p]);
+  return crewOf;
+}
 
-  const roleRows: (typeof incidentRoles.$inferInsert)[] = [];
-  const eventRows: (typeof events.$inferInsert)[] = [];
-  const commentRows: (typeof comments.$inferInsert)[] = [];
-  const taskRows: (typeof tasks.$inferInsert)[] = [];
-  const reportRows: (typeof reports.$inferInsert)[] = [];
-  const costRows: (typeof incidentCosts.$inferInsert)[] = [];
-  const feedbackRows: (typeof feedback.$inferInsert)[] = [];
-  for (const [i, inc] of madeIncidents.entries()) {
-    const row = incidentRows[i]!;
+/** The rows an incident's activity adds up to, gathered over all incidents and inserted by the hundred. */
+interface ActivityRows {
+  roleRows: (typeof incidentRoles.$inferInsert)[];
+  eventRows: (typeof events.$inferInsert)[];
+  commentRows: (typeof comments.$inferInsert)[];
+  taskRows: (typeof tasks.$inferInsert)[];
+  reportRows: (typeof reports.$inferInsert)[];
+  costRows: (typeof incidentCosts.$inferInsert)[];
+  feedbackRows: (typeof feedback.$inferInsert)[];
+}
+/** One incident as its activity helpers see it: its row, id, crew, and `at(f)`, the time a fraction f into it. */
+interface IncidentScope {
+  row: IncidentRow;
+  id: number;
+  crew: CrewMember[];
+  reported: number;
+  last: number;
+  at: (f: number) => Date;
+}
+
+/** Participants and their roles, timelines, comments, tasks, reports, costs and feedback of every incident. */
+async function addIncidentActivity(d: Demo, incidentsMade: IncidentsMade, { emails, ids }: { emails: string[]; ids: SettingIds }) {
+  const { tx, end } = d;
+  const crewOf = await addParticipants(d, incidentsMade, emails);
+  const out: ActivityRows = { roleRows: [], eventRows: [], commentRows: [], taskRows: [], reportRows: [], costRows: [], feedbackRows: [] };
+  for (const [i, inc] of incidentsMade.made.entries()) {
+    const row = incidentsMade.rows[i]!;
     const reported = row.reported_at.getTime();
     const last = (row.closed_at ?? row.stable_at ?? new Date(Math.min(end, reported + 6 * HOUR))).getTime();
-    const crew = crewOf.get(inc.id)!;
-    for (const p of crew) {
-      const role =
-        p.email === row.commander_email
-          ? 'commander'
-          : p.email === row.reporter_email
-            ? 'reporter'
-            : rng.weighted(['participant', 'scribe', 'liaison', 'observer'] as const, [6, 2, 1, 1]);
-      roleRows.push({ ...o, incident_id: inc.id, participant_id: p.id, role, assumed_at: row.reported_at });
-      if (p.email === row.commander_email && p.email === row.reporter_email)
-        roleRows.push({ ...o, incident_id: inc.id, participant_id: p.id, role: 'reporter', assumed_at: row.reported_at });
-    }
     const at = (f: number) => new Date(reported + (last - reported) * f);
-    eventRows.push({
-      ...o,
-      incident_id: inc.id,
-      started_at: row.reported_at,
-      type: 'Other',
-      source: 'Incident Participant',
-      description: `Incident ${row.name} created by ${row.reporter_email}`,
-      owner: row.reporter_email,
-    });
-    for (const p of crew.slice(2))
-      eventRows.push({
-        ...o,
-        incident_id: inc.id,
-        started_at: at(rng.next() * 0.3),
-        type: 'Participant updated',
-        source: 'Incident Participant',
-        description: `${p.email} joined the incident`,
-        owner: p.email,
-      });
-    for (let k = rng.int(2, 6); k > 0; k--) {
-      const who = rng.pick(crew).email;
-      eventRows.push({
-        ...o,
-        incident_id: inc.id,
-        started_at: at(rng.next()),
-        type: 'Custom event',
-        source: 'Incident Participant',
-        description: rng.pick(NOTES),
-        owner: who,
-      });
-      if (rng.chance(0.5)) commentRows.push({ ...o, incident_id: inc.id, author_email: who, text: rng.pick(NOTES), created_at: at(rng.next()) });
-    }
-    if (row.stable_at)
-      eventRows.push({
-        ...o,
-        incident_id: inc.id,
-        started_at: row.stable_at,
-        type: 'Other',
-        source: 'Incident Participant',
-        description: `Incident marked as stable by ${row.commander_email}`,
-        owner: row.commander_email,
-      });
-    if (row.closed_at)
-      eventRows.push({
-        ...o,
-        incident_id: inc.id,
-        started_at: row.closed_at,
-        type: 'Other',
-        source: 'Incident Participant',
-        description: `Incident marked as closed by ${row.commander_email}`,
-        owner: row.commander_email,
-      });
-    for (let k = rng.int(0, 3); k > 0; k--) {
-      const created = at(rng.next() * 0.8);
-      const resolved = row.status === 'Closed' && rng.chance(0.7) ? new Date(Math.min(end, created.getTime() + rng.int(2, 240) * HOUR)) : null;
-      const owner = rng.pick(crew).email;
-      taskRows.push({
-        ...o,
-        project_id: row.project_id,
-        incident_id: inc.id,
-        description: rng.pick(TASKS),
-        status: resolved ? 'Resolved' : 'Open',
-        priority: rng.pick(['Low', 'Medium', 'High']),
-        creator_email: row.commander_email,
-        owner_email: owner,
-        assignees: [owner],
-        resolve_by: new Date(created.getTime() + 7 * DAY),
-        resolved_at: resolved,
-        created_at: created,
-        updated_at: resolved ?? created,
-      });
-    }
-    if (rng.chance(0.7))
-      reportRows.push({
-        ...o,
-        incident_id: inc.id,
-        type: 'tactical',
-        author_email: row.commander_email,
-        created_at: at(0.3),
-        details: {
-          conditions: row.description,
-          actions: `- ${rng.pick(NOTES)}\n- ${rng.pick(NOTES)}`,
-          needs: rng.chance(0.3) ? 'More hands from the owning team.' : '',
-        },
-      });
-    if (row.incident_priority_id === iPriorities.Critical || row.incident_priority_id === iPriorities.High) {
-      reportRows.push({
-        ...o,
-        incident_id: inc.id,
-        type: 'executive',
-        author_email: row.commander_email,
-        created_at: at(0.6),
-        details: { current_status: row.status, overview: row.description, next_steps: rng.pick(TASKS) },
-      });
-    }
-    const hours = ((last - reported) / HOUR) * crew.length * 0.25;
-    costRows.push({
-      ...o,
-      incident_id: inc.id,
-      incident_cost_type_id: responseCost?.id ?? null,
-      kind: 'response',
-      amount: Math.round(hours * (50000 / 2080) * 100) / 100,
-      details: { participants: crew.length, hours: Math.round(hours * 10) / 10 },
-      updated_at: new Date(last),
-    });
-    if (row.status === 'Closed') {
-      for (const p of crew) {
-        if (!rng.chance(0.35)) continue;
-        feedbackRows.push({
-          ...o,
-          project_id: row.project_id,
-          incident_id: inc.id,
-          participant_id: p.id,
-          rating: rng.weighted(FEEDBACK_RATINGS, [5, 4, 2, 1, 0.5]),
-          feedback: rng.chance(0.5)
-            ? rng.pick(['Clear roles from the start.', 'The runbook was out of date.', 'Too many people in the channel.', 'Good handover between shifts.'])
-            : null,
-          created_at: row.closed_at!,
-          updated_at: row.closed_at!,
-        });
-      }
-    }
+    const s: IncidentScope = { row, id: inc.id, crew: crewOf.get(inc.id)!, reported, last, at };
+    incidentRolesOf(d, s, out);
+    incidentTimelineOf(d, s, out);
+    incidentTasksOf(d, s, out);
+    incidentReportsOf(d, s, ids, out);
+    incidentCostOf(d, s, ids, out);
+    incidentFeedbackOf(d, s, out);
   }
-  await insertAll(db, incidentRoles, roleRows);
-  await insertAll(db, events, eventRows);
-  await insertAll(db, comments, commentRows);
-  await insertAll(db, reports, reportRows);
-  await insertAll(db, incidentCosts, costRows);
-  await insertAll(db, feedback, feedbackRows);
+  await insertAll(tx, incidentRoles, out.roleRows);
+  await insertAll(tx, events, out.eventRows);
+  await insertAll(tx, comments, out.commentRows);
+  await insertAll(tx, tasks, out.taskRows);
+  await insertAll(tx, reports, out.reportRows);
+  await insertAll(tx, incidentCosts, out.costRows);
+  await insertAll(tx, feedback, out.feedbackRows);
+  return out;
+}
 
-  // Cases: security and support work; some escalated to the incident reported right after them.
-  const firstCase = await counter('case', nCases);
-  const caseTimes = Array.from({ length: nCases }, () => start + rng.next() * (end - start - HOUR)).sort((a, b) => a - b);
-  const caseRows = caseTimes.map((reported, i) => {
+function incidentRolesOf({ o, rng }: Demo, { row, id, crew }: IncidentScope, out: ActivityRows) {
+  for (const p of crew) {
+    const role =
+      p.email === row.commander_email
+        ? 'commander'
+        : p.email === row.reporter_email
+          ? 'reporter'
+          : rng.weighted(['participant', 'scribe', 'liaison', 'observer'] as const, [6, 2, 1, 1]);
+    out.roleRows.push({ ...o, incident_id: id, participant_id: p.id, role, assumed_at: row.reported_at });
+    if (p.email === row.commander_email && p.email === row.reporter_email)
+      out.roleRows.push({ ...o, incident_id: id, participant_id: p.id, role: 'reporter', assumed_at: row.reported_at });
+  }
+}
+
+/** Created, joined, a few notes (some also as comments), then stable and closed. */
+function incidentTimelineOf({ o, rng }: Demo, { row, id, crew, at }: IncidentScope, out: ActivityRows) {
+  const event = (started_at: Date, type: string, description: string, owner: string) =>
+    out.eventRows.push({ ...o, incident_id: id, started_at, type, source: 'Incident Participant', description, owner });
+  event(row.reported_at, 'Other', `Incident ${row.name} created by ${row.reporter_email}`, row.reporter_email);
+  for (const p of crew.slice(2)) event(at(rng.next() * 0.3), 'Participant updated', `${p.email} joined the incident`, p.email);
+  for (let k = rng.int(2, 6); k > 0; k--) {
+    const who = rng.pick(crew).email;
+    event(at(rng.next()), 'Custom event', rng.pick(NOTES), who);
+    if (rng.chance(0.5)) out.commentRows.push({ ...o, incident_id: id, author_email: who, text: rng.pick(NOTES), created_at: at(rng.next()) });
+  }
+  if (row.stable_at) event(row.stable_at, 'Other', `Incident marked as stable by ${row.commander_email}`, row.commander_email);
+  if (row.closed_at) event(row.closed_at, 'Other', `Incident marked as closed by ${row.commander_email}`, row.commander_email);
+}
+
+function incidentTasksOf({ o, rng, end }: Demo, { row, id, crew, at }: IncidentScope, out: ActivityRows) {
+  for (let k = rng.int(0, 3); k > 0; k--) {
+    const created = at(rng.next() * 0.8);
+    const resolved = row.status === 'Closed' && rng.chance(0.7) ? new Date(Math.min(end, created.getTime() + rng.int(2, 240) * HOUR)) : null;
+    const owner = rng.pick(crew).email;
+    out.taskRows.push({
+      ...o,
+      project_id: row.project_id,
+      incident_id: id,
+      description: rng.pick(TASKS),
+      status: resolved ? 'Resolved' : 'Open',
+      priority: rng.pick(['Low', 'Medium', 'High']),
+      creator_email: row.commander_email,
+      owner_email: owner,
+      assignees: [owner],
+      resolve_by: new Date(created.getTime() + 7 * DAY),
+      resolved_at: resolved,
+      created_at: created,
+      updated_at: resolved ?? created,
+    });
+  }
+}
+
+/** Most incidents a tactical report; critical and high ones also an executive one. */
+function incidentReportsOf({ o, rng }: Demo, { row, id, at }: IncidentScope, { iPriorities }: SettingIds, out: ActivityRows) {
+  if (rng.chance(0.7))
+    out.reportRows.push({
+      ...o,
+      incident_id: id,
+      type: 'tactical',
+      author_email: row.commander_email,
+      created_at: at(0.3),
+      details: {
+        conditions: row.description,
+        actions: `- ${rng.pick(NOTES)}\n- ${rng.pick(NOTES)}`,
+        needs: rng.chance(0.3) ? 'More hands from the owning team.' : '',
+      },
+    });
+  if (row.incident_priority_id === iPriorities.Critical || row.incident_priority_id === iPriorities.High) {
+    out.reportRows.push({
+      ...o,
+      incident_id: id,
+      type: 'executive',
+      author_email: row.commander_email,
+      created_at: at(0.6),
+      details: { current_status: row.status, overview: row.description, next_steps: rng.pick(TASKS) },
+    });
+  }
+}
+
+/** The response cost: a quarter of each participant's hours at a $50,000 yearly salary. */
+function incidentCostOf({ o }: Demo, { id, crew, reported, last }: IncidentScope, { responseCost }: SettingIds, out: ActivityRows) {
+  const hours = ((last - reported) / HOUR) * crew.length * 0.25;
+  out.costRows.push({
+    ...o,
+    incident_id: id,
+    incident_cost_type_id: responseCost?.id ?? null,
+    kind: 'response',
+    amount: Math.round(hours * (50000 / 2080) * 100) / 100,
+    details: { participants: crew.length, hours: Math.round(hours * 10) / 10 },
+    updated_at: new Date(last),
+  });
+}
+
+/** About a third of a closed incident's participants rate it. */
+function incidentFeedbackOf({ o, rng }: Demo, { row, id, crew }: IncidentScope, out: ActivityRows) {
+  if (row.status !== 'Closed') return;
+  for (const p of crew) {
+    if (!rng.chance(0.35)) continue;
+    out.feedbackRows.push({
+      ...o,
+      project_id: row.project_id,
+      incident_id: id,
+      participant_id: p.id,
+      rating: rng.weighted(FEEDBACK_RATINGS, [5, 4, 2, 1, 0.5]),
+      feedback: rng.chance(0.5)
+        ? rng.pick(['Clear roles from the start.', 'The runbook was out of date.', 'Too many people in the channel.', 'Good handover between shifts.'])
+        : null,
+      created_at: row.closed_at!,
+      updated_at: row.closed_at!,
+    });
+  }
+}
+
+/** Cases: security and support work; some escalated to the incident reported right after them. */
+async function addCases(
+  d: Demo,
+  count: number,
+  refs: { emails: string[]; projectByName: Record<string, number>; ids: SettingIds; incidentsMade: IncidentsMade },
+) {
+  const { tx, o, rng, start, end } = d;
+  const { emails, projectByName, incidentsMade } = refs;
+  const { cTypes, cPriorities, cSeverities } = refs.ids;
+  const firstCase = await reserveNumbers(d, 'case', count);
+  const caseTimes = Array.from({ length: count }, () => start + rng.next() * (end - start - HOUR)).sort((a, b) => a - b);
+  const rows = caseTimes.map((reported, i) => {
     const age = end - reported;
-    const escalated = rng.chance(0.12) ? madeIncidents[reportedTimes.findIndex((t) => t >= reported)] : undefined;
+    const escalated = rng.chance(0.12) ? incidentsMade.made[incidentsMade.reportedTimes.findIndex((t) => t >= reported)] : undefined;
     const triage = reported + rng.int(5, 240) * 60_000;
     const closed = reported + rng.int(4, 120) * HOUR;
     const status = escalated ? 'Escalated' : age > closed - reported ? 'Closed' : age > triage - reported ? 'Triage' : 'New';
@@ -550,63 +670,54 @@ export async function runDemo(db: Db, opts: DemoOptions = {}): Promise<DemoResul
       updated_at: new Date(Math.min(end, status === 'Closed' ? closed : triage)),
     };
   });
-  const madeCases = await insertReturning<typeof cases, { id: number }>(db, cases, caseRows, { id: cases.id });
-  const caseEvents = madeCases.flatMap((c, i) => {
-    const row = caseRows[i]!;
-    const list: (typeof events.$inferInsert)[] = [
-      {
-        ...o,
-        case_id: c.id,
-        started_at: row.reported_at,
-        type: 'Other',
-        source: 'Case Participant',
-        description: `Case ${row.name} created by ${row.reporter_email}`,
-        owner: row.reporter_email,
-      },
-    ];
-    if (row.triage_at)
-      list.push({
-        ...o,
-        case_id: c.id,
-        started_at: row.triage_at,
-        type: 'Other',
-        source: 'Case Participant',
-        description: `Case status changed from New to Triage by ${row.assignee_email}`,
-        owner: row.assignee_email,
-      });
-    if (row.closed_at)
-      list.push({
-        ...o,
-        case_id: c.id,
-        started_at: row.closed_at,
-        type: 'Other',
-        source: 'Case Participant',
-        description: `Case status changed from Triage to Closed by ${row.assignee_email}`,
-        owner: row.assignee_email,
-      });
+  const made = await insertReturning<typeof cases, { id: number }>(tx, cases, rows, { id: cases.id });
+  await withConversations(tx, d.orgId, 'case', d.slug);
+  return { rows, made };
+}
+type CasesMade = Awaited<ReturnType<typeof addCases>>;
+
+/** A case's timeline (created, triaged, closed) and, for about a third of them, a task. */
+async function addCaseActivity({ tx, o, rng }: Demo, { rows, made }: CasesMade) {
+  const caseEvents = made.flatMap((c, i) => {
+    const row = rows[i]!;
+    const event = (started_at: Date, description: string, owner: string): typeof events.$inferInsert => ({
+      ...o,
+      case_id: c.id,
+      started_at,
+      type: 'Other',
+      source: 'Case Participant',
+      description,
+      owner,
+    });
+    const list = [event(row.reported_at, `Case ${row.name} created by ${row.reporter_email}`, row.reporter_email)];
+    if (row.triage_at) list.push(event(row.triage_at, `Case status changed from New to Triage by ${row.assignee_email}`, row.assignee_email));
+    if (row.closed_at) list.push(event(row.closed_at, `Case status changed from Triage to Closed by ${row.assignee_email}`, row.assignee_email));
     return list;
   });
-  await insertAll(db, events, caseEvents);
-  const caseTasks = madeCases.flatMap((c, i) =>
+  await insertAll(tx, events, caseEvents);
+  const caseTasks = made.flatMap((c, i) =>
     rng.chance(0.3)
       ? [
           {
             ...o,
-            project_id: caseRows[i]!.project_id,
+            project_id: rows[i]!.project_id,
             case_id: c.id,
             description: rng.pick(TASKS),
-            status: caseRows[i]!.closed_at ? ('Resolved' as const) : ('Open' as const),
-            owner_email: caseRows[i]!.assignee_email,
-            creator_email: caseRows[i]!.assignee_email,
-            resolved_at: caseRows[i]!.closed_at,
-            created_at: caseRows[i]!.reported_at,
+            status: rows[i]!.closed_at ? ('Resolved' as const) : ('Open' as const),
+            owner_email: rows[i]!.assignee_email,
+            creator_email: rows[i]!.assignee_email,
+            resolved_at: rows[i]!.closed_at,
+            created_at: rows[i]!.reported_at,
           },
         ]
       : [],
   );
-  await insertAll(db, tasks, caseTasks);
+  await insertAll(tx, tasks, caseTasks);
+  return { events: caseEvents, tasks: caseTasks };
+}
 
-  // On-call effort feedback, a data catalog, runbook documents.
+/** On-call effort feedback on the services, by the individuals. */
+async function addServiceFeedback({ tx, o, rng, start, end }: Demo, madeServices: { id: number }[], madeIndividuals: { id: number }[]) {
   const serviceFeedbackRows = Array.from({ length: 40 }, () => {
     const at = new Date(start + rng.next() * (end - start));
     return {
@@ -619,10 +730,14 @@ export async function runDemo(db: Db, opts: DemoOptions = {}): Promise<DemoResul
       updated_at: at,
     };
   });
-  await insertAll(db, serviceFeedback, serviceFeedbackRows);
+  await insertAll(tx, serviceFeedback, serviceFeedbackRows);
+}
+
+/** A data catalog: source types, statuses and environments, the sources, and a few queries each. */
+async function addDataCatalog({ tx, o, rng, start, end }: Demo, emails: string[]) {
   const attr = async (table: typeof sourceTypes, names: string[]) =>
     insertReturning<typeof sourceTypes, { id: number }>(
-      db,
+      tx,
       table,
       names.map((name) => ({ ...o, name })),
       { id: table.id },
@@ -660,9 +775,9 @@ export async function runDemo(db: Db, opts: DemoOptions = {}): Promise<DemoResul
       updated_at: created,
     };
   });
-  const madeSources = await insertReturning<typeof sources, { id: number; name: string }>(db, sources, sourceRows, { id: sources.id, name: sources.name });
+  const madeSources = await insertReturning<typeof sources, { id: number; name: string }>(tx, sources, sourceRows, { id: sources.id, name: sources.name });
   await insertAll(
-    db,
+    tx,
     queries,
     madeSources.flatMap((s) =>
       Array.from({ length: rng.int(1, 4) }, (_, k) => ({
@@ -674,8 +789,13 @@ export async function runDemo(db: Db, opts: DemoOptions = {}): Promise<DemoResul
       })),
     ),
   );
+  return madeSources;
+}
+
+/** Runbooks as documents, and the same runbooks uploaded to chat in their projects (indexed once committed). */
+async function addRunbooks({ tx, orgId, o }: Demo, projectByName: Record<string, number>, uploader: number | null) {
   await insertAll(
-    db,
+    tx,
     documents,
     RUNBOOKS.map((r) => ({
       ...o,
@@ -686,10 +806,8 @@ export async function runDemo(db: Db, opts: DemoOptions = {}): Promise<DemoResul
       weblink: `https://wiki.demo.firewatch.test/runbooks/${r.file.replace(/\.md$/, '')}`,
     })),
   );
-
-  // The same runbooks uploaded to chat in their projects, indexed now (they are small).
-  const uploaded = await insertReturning<typeof submissions, { id: number }>(
-    db,
+  const uploaded = await insertReturning<typeof submissions, { id: number; file_name: string }>(
+    tx,
     submissions,
     RUNBOOKS.map((r) => ({
       ...o,
@@ -699,30 +817,16 @@ export async function runDemo(db: Db, opts: DemoOptions = {}): Promise<DemoResul
       file_name: r.file,
       file_type: 'text/markdown',
       size_bytes: Buffer.byteLength(r.text),
-      content: Buffer.from(r.text),
       sensitivity_level: 'internal' as const,
-      created_by: people[0]?.id ?? null,
+      created_by: uploader,
     })),
-    { id: submissions.id },
+    { id: submissions.id, file_name: submissions.file_name },
   );
-  for (const s of uploaded) await indexSubmission(db, orgId, s.id);
-
-  return {
-    organization: slug,
-    loaded: true,
-    counts: {
-      projects: madeProjects.length,
-      services: madeServices.length,
-      teams: TEAMS.length,
-      people: people.length,
-      incidents: madeIncidents.length,
-      cases: madeCases.length,
-      events: eventRows.length + caseEvents.length,
-      tasks: taskRows.length + caseTasks.length,
-      reports: reportRows.length,
-      feedback: feedbackRows.length,
-      sources: madeSources.length,
-      uploads: uploaded.length,
-    },
-  };
+  // Their text as stored uploads are: one part each (a runbook is far under a part's megabyte).
+  await tx
+    .insert(submissionParts)
+    .values(
+      uploaded.map((u) => ({ organization_id: orgId, submission_id: u.id, seq: 0, data: Buffer.from(RUNBOOKS.find((r) => r.file === u.file_name)!.text) })),
+    );
+  return uploaded;
 }

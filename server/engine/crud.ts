@@ -37,8 +37,11 @@ export const idValue = z
   )
   .refine((n) => n >= 1 && n <= 2147483647, ID_MESSAGE);
 export const idParam = z.object({ id: idValue });
-/** A record addressed by its id or by its human name (`IAO-2`, `OCO-1`), as the spec's screens address them. */
-export const idOrNameParam = z.object({ id: z.union([idValue, z.string().regex(/^[A-Za-z][A-Za-z0-9_]*-[0-9]{1,10}$/, ID_MESSAGE)], { error: ID_MESSAGE }) });
+/**
+ * A record addressed by its id or by its human name (`IAO-2`, `OCO-1`), as the spec's screens address
+ * them. Names imported from Dispatch keep their hyphenated prefix (`dispatch-default-default-12`).
+ */
+export const idOrNameParam = z.object({ id: z.union([idValue, z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*-[0-9]{1,10}$/, ID_MESSAGE)], { error: ID_MESSAGE }) });
 
 /**
  * The row condition that keeps a query inside the caller's organization, and out of the incidents and
@@ -93,15 +96,26 @@ async function checkUnchanged(def: ResourceDefinition, ctx: RequestContext, id: 
   if (row.updated_at?.getTime() !== expected) throw new StaleWrite(await getRecord(def, ctx, id));
 }
 
-export async function getRecord(def: ResourceDefinition, ctx: RequestContext, id: number) {
+/**
+ * `madeNow`: the record was just created by this caller, who is answered it even where a visibility
+ * rule hides it from them afterwards (an API key reporting an incident of a Restricted type).
+ */
+export async function getRecord(def: ResourceDefinition, ctx: RequestContext, id: number, opts: { madeNow?: boolean } = {}) {
   const { columns, selection, nested } = readableFields(def, ctx);
+  const scope = opts.madeNow && columns.organization_id ? eq(columns.organization_id, ctx.orgId) : scopeOf(def, ctx);
   const [row] = await ctx.tx
     .select(selection)
     .from(def.table)
-    .where(and(eq(columns.id!, id), scopeOf(def, ctx)))
+    .where(and(eq(columns.id!, id), scope))
     .limit(1);
   if (!row) throw notFound(def.label, id);
   return nestRecord(nested, row as Record<string, unknown>);
+}
+
+/** Lists and reads of a definition with a readRole (API keys: Admins), before any query. */
+function requireReadRole(def: ResourceDefinition, role: Role | null) {
+  if (def.readRole && !(role && atLeast(role, def.readRole)))
+    throw forbidden(`Only a${/^[AEIOU]/.test(def.readRole) ? 'n' : ''} ${def.readRole} or above may see ${def.labelPlural ?? `${def.label.toLowerCase()}s`}.`);
 }
 
 function requireRole(def: ResourceDefinition, role: Role) {
@@ -171,6 +185,7 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
       def.path,
       { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize), ...answers(200, pageJsonSchema(record)) } },
       async (req, reply) => {
+        requireReadRole(def, req.caller.role);
         const listed = listShape(req.query);
         const answer = await inTenant(
           req,
@@ -192,9 +207,10 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
   }
 
   if (enabled('get')) {
-    app.get(`${def.path}/:id`, { schema: { tags, summary: `Get one ${def.label.toLowerCase()}`, params: idParam, ...answers(200, record) } }, (req) =>
-      inTenant(req, (ctx) => getRecord(def, ctx, req.params.id)),
-    );
+    app.get(`${def.path}/:id`, { schema: { tags, summary: `Get one ${def.label.toLowerCase()}`, params: idParam, ...answers(200, record) } }, (req) => {
+      requireReadRole(def, req.caller.role);
+      return inTenant(req, (ctx) => getRecord(def, ctx, req.params.id));
+    });
   }
 
   if (enabled('create')) {
@@ -221,7 +237,7 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
             const [row] = await ctx.tx.insert(def.table).values(values).returning({ id: columns.id! });
             id = row!.id as number;
           }
-          const created = await getRecord(def, ctx, id);
+          const created = await getRecord(def, ctx, id, { madeNow: true });
           return def.hooks?.afterCreate ? def.hooks.afterCreate(ctx, created, data) : created;
         });
         const record = def.hooks?.afterCommit ? await def.hooks.afterCommit(req, saved, data) : saved;

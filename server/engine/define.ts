@@ -115,6 +115,8 @@ export interface ResourceDefinition {
   answerOnly?: string[];
   /** Least role that may create, update and delete (default Member). */
   writeRole?: Role;
+  /** Least role that may list and read (default Member); below it, GET answers 403. */
+  readRole?: Role;
   /**
    * Least role that may update (default writeRole), for the admin app to hide an edit form a role
    * cannot save; the domain's hooks still enforce it (an organization any member may create, only

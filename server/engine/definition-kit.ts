@@ -159,3 +159,7 @@ export function chainHooks(...list: Hooks[]): Hooks {
     },
   };
 }
+
+/** `<name>` of the row `column` points at, as a correlated lookup inside the list query (no N+1). */
+export const nameOf = (table: { organization_id: never; id: never; name: never }, parent: { organization_id: never }, column: unknown) =>
+  sql<string | null>`(select ${table.name} from ${table as never} where ${table.organization_id} = ${parent.organization_id} and ${table.id} = ${column})`;

@@ -119,6 +119,8 @@ function describe(name: string, body: Json | undefined, column: string | undefin
   if (own.help) field.help = own.help;
   if (own.referenceFilter) field.referenceFilter = own.referenceFilter;
   if (values) field.choices = values.map((id) => ({ id, name: own.choices?.[id] ?? choiceName(id) }));
+  // A free text field may still offer the usual values by their names (a service's on-call system).
+  else if (own.choices) field.choices = Object.entries(own.choices).map(([id, name]) => ({ id, name }));
   if (kind === 'list') {
     const item = unwrap(schema.items ?? {});
     field.items = Object.entries(item.properties ?? {}).map(([n, s]) => describe(n, s, undefined, undefined, own.items?.[n]));

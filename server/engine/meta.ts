@@ -48,6 +48,7 @@ function describe(def: ResourceDefinition) {
     references: Object.fromEntries(Object.entries(def.references ?? {}).map(([field, target]) => [field, resourceNamed(target).path.replace(/^\//, '')])),
     immutable: def.immutable ?? [],
     writeRole: def.writeRole ?? 'Member',
+    readRole: def.readRole ?? 'Member',
     updateRole: def.updateRole ?? def.writeRole ?? 'Member',
     routes: { list: true, get: true, create: true, update: true, delete: true, ...def.routes },
     create: z.toJSONSchema(def.create, { io: 'input', unrepresentable: 'any' }),

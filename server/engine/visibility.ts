@@ -1,5 +1,5 @@
-import { and, type Placeholder, type SQL } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
+import { and, getTableColumns, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import type { RequestContext } from '../core/context.js';
 
 /**
@@ -16,6 +16,11 @@ export type OrgValue = number | Placeholder | SQL;
  * the domains.
  */
 export interface RowVisibility {
+  /**
+   * The table whose rows this rule hides (incidents); rows of such a table keep their own visibility
+   * only, never a linked one (a case linked to a restricted incident stays the case's own business).
+   */
+  owns?: PgTable;
   /** A table's own condition (e.g. restricted incidents), or undefined where the rule says nothing. `org` as in linked (default: the caller's). */
   own(ctx: RequestContext, table: PgTable, org?: OrgValue): SQL | undefined;
   /** A condition from the rows a table's rows belong to (a task of a restricted incident), or undefined. */
@@ -42,7 +47,13 @@ export function ownRows(ctx: RequestContext, table: PgTable, org?: OrgValue): SQ
   return parts.length ? and(...parts) : undefined;
 }
 
+/**
+ * A row that belongs to a hidden record (an `incident_id` or `case_id` column: tasks, feedback, forms,
+ * participants...) is visible only where that record is, by every rule; undefined when that hides
+ * nothing. `org` as in RowVisibility.own.
+ */
 export function linkedRows(ctx: RequestContext, table: PgTable, org: OrgValue = ctx.orgId): SQL | undefined {
+  if (rules.some((r) => r.owns === table)) return undefined;
   const parts = rules.map((r) => r.linked(ctx, table, org)).filter((p): p is SQL => p !== undefined);
   return parts.length ? and(...parts) : undefined;
 }
@@ -76,3 +87,14 @@ export const hidesRows = (ctx: RequestContext, table: PgTable) => perCaller('row
 
 /** Whether the rows `table`'s rows belong to hide some of them from the caller (linkedRows is not undefined), remembered as hidesRows. */
 export const hidesLinkedRows = (ctx: RequestContext, table: PgTable) => perCaller('linked', ctx, table, () => linkedRows(ctx, table) !== undefined);
+
+/**
+ * For a rule's `linked`: "the row's `column` is null or names a `parent` row that `parentRows` lets
+ * through", or undefined when `table` has no such column.
+ */
+export function throughParent(table: PgTable, column: string, parent: PgTable & { id: PgColumn }, parentRows: SQL): SQL | undefined {
+  if (!(getTableColumns(table) as Record<string, PgColumn>)[column]) return undefined;
+  // Qualified by the table's name: bare, the column would bind to the subquery's own table.
+  const own = sql`${sql.identifier(getTableConfig(table).name)}.${sql.identifier(column)}`;
+  return sql`(${own} is null or exists (select 1 from ${parent} where ${parent.id} = ${own} and ${parentRows}))`;
+}

@@ -1,136 +1,21 @@
 import { z } from 'zod';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { comments, conversationMessages, events, incidentResources, incidents, incidentSubscriptions, reports, tasks } from './tables.js';
+import { incidentResources, incidents, incidentSubscriptions, reports } from './tables.js';
+import { events } from '../timeline/tables.js';
+import { rowsOf } from '../core/db/client.js';
 import { documents } from '../knowledge/tables.js';
 import { incidentTypes } from './settings-tables.js';
-import { httpError } from '../core/errors.js';
-import { atLeast, type RequestContext } from '../core/context.js';
+import type { RequestContext } from '../core/context.js';
 import type { Mail } from '../core/mail.js';
 import { BACKGROUND_LANE, defineJob, enqueueJob, NotReady } from '../core/jobs/define.js';
-import { notifyChange } from '../live/changes.js';
-import { actorOf, addEvent, callerEmail, loadCase, loadIncident, type EventType } from './common.js';
+import { addEvent } from '../timeline/events.js';
+import { loadIncident } from './scope.js';
+import { actorOf, callerEmail } from '../core/caller.js';
+import { publish } from '../core/events.js';
+import { HttpError } from '../core/errors.js';
+import { requiredText, text } from '../engine/fields.js';
 
-/* ---------- timeline ---------- */
-
-export interface EventInput {
-  description: string;
-  started_at?: Date;
-  /** Place the new event one second after this time (spec §9). */
-  after?: Date;
-  details?: Record<string, unknown> | null;
-  pinned?: boolean;
-  type?: EventType;
-  source?: string;
-}
-
-export async function addCustomEvent(ctx: RequestContext, incidentId: number, input: EventInput) {
-  await loadIncident(ctx, incidentId);
-  const startedAt = input.after ? new Date(input.after.getTime() + 1000) : input.started_at;
-  return addEvent(ctx, {
-    incident_id: incidentId,
-    type: input.type ?? 'Custom event',
-    source: input.source ?? 'Incident Participant',
-    description: input.description,
-    details: input.details ?? null,
-    pinned: input.pinned ?? false,
-    owner: await callerEmail(ctx),
-    ...(startedAt ? { started_at: startedAt } : {}),
-  });
-}
-
-/**
- * Timeline entries the system wrote (status changes, joins, tasks...) are the incident's record and
- * cannot be edited or deleted; a custom event can, by its author or an Admin and above.
- */
-async function editableEvent(ctx: RequestContext, incidentId: number, eventId: number, loc: (string | number)[]) {
-  const [row] = await ctx.tx
-    .select()
-    .from(events)
-    .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), eq(events.id, eventId)));
-  if (!row) throw httpError(404, `Event '${eventId}' could not be found.`, 'not_found', loc);
-  if (row.type !== 'Custom event') throw httpError(403, 'System events cannot be changed or deleted; they are the record of what happened.', 'forbidden', loc);
-  if (!atLeast(ctx.role, 'Admin') && (row.owner === null || row.owner !== (await callerEmail(ctx))))
-    throw httpError(403, 'Only its author or an Admin and above may change or delete this event.', 'forbidden', loc);
-  return row;
-}
-
-export async function updateEvent(
-  ctx: RequestContext,
-  incidentId: number,
-  eventId: number,
-  patch: Partial<Pick<EventInput, 'description' | 'started_at' | 'details' | 'pinned' | 'type'>>,
-) {
-  await loadIncident(ctx, incidentId);
-  // Pinning is open to everyone; the content only to whoever may edit the event.
-  if (Object.keys(patch).some((k) => k !== 'pinned')) await editableEvent(ctx, incidentId, eventId, ['body', 'id']);
-  const [row] = await ctx.tx
-    .update(events)
-    .set({ ...patch, updated_at: sql`now()` })
-    .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), eq(events.id, eventId)))
-    .returning();
-  if (!row) throw httpError(404, `Event '${eventId}' could not be found.`, 'not_found', ['body', 'id']);
-  await notifyChange(ctx, { incident_id: incidentId });
-  return row;
-}
-
-export async function deleteEvent(ctx: RequestContext, incidentId: number, eventId: number) {
-  await loadIncident(ctx, incidentId);
-  await editableEvent(ctx, incidentId, eventId, ['path', 'eventId']);
-  const deleted = await ctx.tx
-    .delete(events)
-    .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, incidentId), eq(events.id, eventId)))
-    .returning({ id: events.id });
-  if (!deleted.length) throw httpError(404, `Event '${eventId}' could not be found.`, 'not_found', ['path', 'eventId']);
-  await notifyChange(ctx, { incident_id: incidentId });
-}
-
-/* ---------- comments, conversation, resources ---------- */
-
-export async function addComment(ctx: RequestContext, target: { incident_id?: number; case_id?: number }, text: string) {
-  if (target.incident_id) await loadIncident(ctx, target.incident_id);
-  if (target.case_id) await loadCase(ctx, target.case_id);
-  const me = await callerEmail(ctx);
-  const [row] = await ctx.tx
-    .insert(comments)
-    .values({ organization_id: ctx.orgId, ...target, author_email: me, text })
-    .returning();
-  await addEvent(ctx, {
-    ...target,
-    type: 'Other',
-    source: target.case_id ? 'Case Participant' : 'Incident Participant',
-    description: `${me ?? 'API key'} added a comment`,
-    owner: me,
-    details: { comment_id: row!.id },
-  });
-  return row!;
-}
-
-export async function conversationOf(ctx: RequestContext, incidentId: number) {
-  const incident = await loadIncident(ctx, incidentId);
-  if (!incident.conversation_id) throw httpError(409, 'The conversation of this incident is still being created; try again in a few seconds.', 'not_ready');
-  return incident.conversation_id;
-}
-
-export async function listMessages(ctx: RequestContext, incidentId: number) {
-  const conversationId = await conversationOf(ctx, incidentId);
-  return ctx.tx
-    .select()
-    .from(conversationMessages)
-    .where(and(eq(conversationMessages.organization_id, ctx.orgId), eq(conversationMessages.conversation_id, conversationId)))
-    .orderBy(asc(conversationMessages.created_at), asc(conversationMessages.id));
-}
-
-export async function postMessage(ctx: RequestContext, incidentId: number, text: string) {
-  const conversationId = await conversationOf(ctx, incidentId);
-  const me = await callerEmail(ctx);
-  if (!me) throw httpError(403, 'Only a signed-in user can post in a conversation.', 'forbidden');
-  const [row] = await ctx.tx
-    .insert(conversationMessages)
-    .values({ organization_id: ctx.orgId, conversation_id: conversationId, author_email: me, text })
-    .returning();
-  await notifyChange(ctx, { incident_id: incidentId });
-  return row!;
-}
+/* ---------- resources, reports, postmortem ---------- */
 
 export interface ResourceInput {
   resource_type: string;
@@ -152,23 +37,45 @@ export async function addResource(ctx: RequestContext, incidentId: number, input
     owner: await callerEmail(ctx),
     details: { resource_id: row!.id },
   });
+  await publish(ctx, { type: 'resource.added', id: row!.id, incident_id: incidentId });
   return row!;
 }
 
 /* ---------- reports ---------- */
 
-export type ReportInput =
-  | { type: 'tactical'; conditions: string; actions: string; needs: string }
-  | { type: 'executive'; current_status: string; overview: string; next_steps: string };
+/** A report's fields per type, as the web form has them (the first one required), for every path that makes one. */
+export const reportBodies = {
+  tactical: z.strictObject({
+    conditions: requiredText(20_000),
+    actions: text(20_000).transform((v) => v ?? ''),
+    needs: text(20_000).transform((v) => v ?? ''),
+  }),
+  executive: z.strictObject({
+    current_status: requiredText(20_000),
+    overview: text(20_000).transform((v) => v ?? ''),
+    next_steps: text(20_000).transform((v) => v ?? ''),
+  }),
+};
+export type ReportType = keyof typeof reportBodies;
+/** Each report field's label, in the order a report reads (the mail, Slack's report card). */
+export const REPORT_FIELD_LABELS: Record<string, string> = {
+  conditions: 'Conditions',
+  actions: 'Actions',
+  needs: 'Needs',
+  current_status: 'Current status',
+  overview: 'Overview',
+  next_steps: 'Next steps',
+};
 
 /** What the report dialog starts from: actions prefilled with the incident's unresolved tasks. */
 export async function reportPrefill(ctx: RequestContext, incidentId: number) {
   const incident = await loadIncident(ctx, incidentId);
-  const open = await ctx.tx
-    .select({ description: tasks.description })
-    .from(tasks)
-    .where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.incident_id, incidentId), eq(tasks.status, 'Open')))
-    .orderBy(asc(tasks.created_at), asc(tasks.id));
+  // Read by table name: the tasks domain depends on incidents, not the other way.
+  const open = rowsOf<{ description: string }>(
+    await ctx.tx.execute(
+      sql`select description from tasks where organization_id = ${ctx.orgId} and incident_id = ${incidentId} and status = 'Open' order by created_at, id`,
+    ),
+  );
   return {
     tactical: { conditions: incident.description ?? '', actions: open.map((t) => `- ${t.description}`).join('\n'), needs: '' },
     executive: { current_status: incident.status, overview: incident.description ?? '', next_steps: open.map((t) => `- ${t.description}`).join('\n') },
@@ -182,11 +89,22 @@ export async function reportPrefill(ctx: RequestContext, incidentId: number) {
 export async function createReport(
   ctx: RequestContext,
   incidentId: number,
-  input: ReportInput,
+  type: ReportType,
+  fields: unknown,
 ): Promise<{ report: typeof reports.$inferSelect; mails: Mail[] }> {
+  const parsed = reportBodies[type].safeParse(fields);
+  if (!parsed.success)
+    throw new HttpError(
+      422,
+      parsed.error.issues.map((i) => ({
+        msg: i.code === 'unrecognized_keys' ? `Unknown field '${i.keys.join("', '")}'.` : i.message,
+        loc: ['body', ...i.path.map(String)],
+        type: i.code,
+      })),
+    );
+  const details = parsed.data;
   const incident = await loadIncident(ctx, incidentId);
   const me = await callerEmail(ctx);
-  const { type, ...details } = input;
   const [report] = await ctx.tx.insert(reports).values({ organization_id: ctx.orgId, incident_id: incidentId, type, details, author_email: me }).returning();
   const label = type === 'tactical' ? 'Tactical' : 'Executive';
   await addEvent(ctx, {
@@ -197,20 +115,24 @@ export async function createReport(
     owner: me,
     details: { report_id: report!.id, ...details },
   });
+  await publish(ctx, { type: 'report.created', id: report!.id, incident_id: incidentId });
   const subscribers = await ctx.tx
     .select({ email: incidentSubscriptions.email })
     .from(incidentSubscriptions)
     .where(and(eq(incidentSubscriptions.organization_id, ctx.orgId), eq(incidentSubscriptions.incident_id, incidentId)));
-  const body =
-    input.type === 'tactical'
-      ? `Conditions:\n${input.conditions}\n\nActions:\n${input.actions}\n\nNeeds:\n${input.needs}`
-      : `Current status:\n${input.current_status}\n\nOverview:\n${input.overview}\n\nNext steps:\n${input.next_steps}`;
-  const text = `${label} report for ${incident.name}: ${incident.title}\nStatus: ${incident.status}\nCommander: ${incident.commander_email ?? 'unassigned'}\n\n${body}\n`;
-  const mails = subscribers.map((s) => ({ to: s.email, subject: `${label} report: ${incident.name} ${incident.title}`, text }));
+  const said = Object.entries(details)
+    .map(([k, v]) => `${REPORT_FIELD_LABELS[k]}:\n${v}`)
+    .join('\n\n');
+  const mailText = `${label} report for ${incident.name}: ${incident.title}\nStatus: ${incident.status}\nCommander: ${incident.commander_email ?? 'unassigned'}\n\n${said}\n`;
+  const mails = subscribers.map((s) => ({ to: s.email, subject: `${label} report: ${incident.name} ${incident.title}`, text: mailText }));
   return { report: report!, mails };
 }
 
 /* ---------- postmortem ---------- */
+
+export const REVIEW_DOCUMENT = 'dispatch-incident-review-document';
+/** Where a review listed under Documents is (the API's own path, under the organization). */
+export const reviewLink = (documentId: number) => `/documents/${documentId}`;
 
 /** The review template document of an incident's type. */
 export type ReviewTemplateLookup = (
@@ -260,11 +182,10 @@ export const postmortemJob = defineJob({
         .from(events)
         .where(and(eq(events.organization_id, ctx.orgId), eq(events.incident_id, id)))
         .orderBy(asc(events.started_at), asc(events.id));
-      const taskRows = await ctx.tx
-        .select()
-        .from(tasks)
-        .where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.incident_id, id)))
-        .orderBy(asc(tasks.id));
+      // Read by table name, as reportPrefill.
+      const taskRows = rowsOf<{ status: string; description: string; owner_email: string | null }>(
+        await ctx.tx.execute(sql`select status, description, owner_email from tasks where organization_id = ${ctx.orgId} and incident_id = ${id} order by id`),
+      );
       const fmt = (d: Date | null) => (d ? d.toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : 'n/a');
       const lines = [
         `# Post-incident review: ${incident.name} ${incident.title}`,
@@ -279,14 +200,33 @@ export const postmortemJob = defineJob({
         '## Follow-ups',
         ...taskRows.map((t) => `- [${t.status === 'Resolved' ? 'x' : ' '}] ${t.description}${t.owner_email ? ` (${t.owner_email})` : ''}`),
       ].filter((l) => l !== '');
+      const name = `${incident.name} post-incident review`;
+      const content = lines.join('\n\n');
+      // An open incident's review is a document like any other (listed under Documents, edited there).
+      // Documents have no visibility of their own, so a restricted incident's stays on the incident only.
+      const [listed] =
+        incident.visibility === 'Open'
+          ? await ctx.tx
+              .insert(documents)
+              .values({
+                organization_id: ctx.orgId,
+                project_id: incident.project_id,
+                name,
+                resource_type: REVIEW_DOCUMENT,
+                resource_id: incident.name,
+                description: content,
+              })
+              .returning({ id: documents.id })
+          : [];
       const [doc] = await ctx.tx
         .insert(incidentResources)
         .values({
           organization_id: ctx.orgId,
           incident_id: id,
-          resource_type: 'dispatch-incident-review-document',
-          name: `${incident.name} post-incident review`,
-          content: lines.join('\n\n'),
+          resource_type: REVIEW_DOCUMENT,
+          name,
+          weblink: listed ? reviewLink(listed.id) : null,
+          content,
         })
         .returning();
       await addEvent(ctx, {
@@ -295,5 +235,6 @@ export const postmortemJob = defineJob({
         description: `Post-incident review document created`,
         details: { resource_id: doc!.id },
       });
+      await publish(ctx, { type: 'resource.added', id: doc!.id, incident_id: id });
     }),
 });

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { comments, conversationMessages, events, incidentCosts, incidentParticipants, incidents } from './tables.js';
+import { comments, conversationMessages, events } from '../timeline/tables.js';
+import { incidentCosts, incidentParticipants, incidents } from './tables.js';
 import { costModels } from '../cost-models/tables.js';
 import { projects } from '../core/db/projects.js';
 import type { RequestContext } from '../core/context.js';

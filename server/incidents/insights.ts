@@ -1,10 +1,13 @@
 import { and, asc, eq, gte, sql } from 'drizzle-orm';
-import { events, incidents, incidentSteps, incidentTags, STEP_STATUSES } from './tables.js';
+import { events } from '../timeline/tables.js';
+import { incidents, incidentSteps, incidentTags, STEP_STATUSES } from './tables.js';
 import { httpError } from '../core/errors.js';
 import { containing } from '../engine/filters.js';
 import type { RequestContext } from '../core/context.js';
 import { summarize } from './ai.js';
-import { actorOf, addEvent, callerEmail, incidentScope, loadIncident } from './common.js';
+import { addEvent } from '../timeline/events.js';
+import { incidentScope, loadIncident } from './scope.js';
+import { actorOf, callerEmail } from '../core/caller.js';
 
 /* ---------- similar incidents ---------- */
 

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { conversations } from '../timeline/tables.js';
 import {
-  cases,
-  conversations,
   incidentParticipants,
   incidentRoles,
   incidents,
@@ -14,12 +13,15 @@ import {
   INCIDENT_STATUSES,
 } from './tables.js';
 import { incidentPriorities, incidentSeverities, incidentTypes } from './settings-tables.js';
-import { withDefaults } from './defaults.js';
+import { restrictedTypes, withDefaults } from './defaults.js';
 import { tags } from '../tags/tables.js';
 import { httpError, invalid } from '../core/errors.js';
 import { atLeast, type RequestContext } from '../core/context.js';
 import { BACKGROUND_LANE, defineJob, enqueueJob, NotReady } from '../core/jobs/define.js';
-import { actorOf, addEvent, callerEmail, loadIncident, nextNumber, type IncidentRow } from './common.js';
+import { addEvent } from '../timeline/events.js';
+import { loadIncident, type IncidentRow } from './scope.js';
+import { nextNumber } from './names.js';
+import { actorOf, callerEmail } from '../core/caller.js';
 import { publish } from '../core/events.js';
 import type { IncidentInput } from './bodies.js';
 import { conferenceFor } from '../plugins/conference.js';
@@ -109,6 +111,14 @@ export async function assignRole(ctx: RequestContext, incidentId: number, email:
   return true;
 }
 
+/** A role given on its own (the roles route, Slack): the incident's listeners follow (its channel's card, webhooks). */
+export async function giveRole(ctx: RequestContext, incidentId: number, email: string, role: IncidentRole) {
+  await loadIncident(ctx, incidentId, true);
+  const added = await assignRole(ctx, incidentId, email, role);
+  if (added) await publish(ctx, { type: 'incident.updated', id: incidentId });
+  return added;
+}
+
 /** Renounces one role entry (it stays on the incident as Inactive). */
 export async function renounceRole(ctx: RequestContext, incidentId: number, roleId: number) {
   const [row] = await ctx.tx
@@ -140,6 +150,7 @@ export async function renounceRole(ctx: RequestContext, incidentId: number, role
     description: `${p!.email} has renounced the ${row.role} role`,
     owner: await actorOf(ctx),
   });
+  await publish(ctx, { type: 'incident.updated', id: incidentId });
 }
 
 /** The incident's lists kept in link tables: the body field, its table and the column of the linked id. */
@@ -190,6 +201,7 @@ export async function createIncident(ctx: RequestContext, given: IncidentInput) 
     { incident_type_id: incidentTypes, incident_priority_id: incidentPriorities, incident_severity_id: incidentSeverities },
     given.project_id,
   );
+  if (await typeRestricts(ctx, input.incident_type_id)) input.visibility = 'Restricted';
   const checklist = await checklistFor(ctx, input.incident_type_id);
   const me = await callerEmail(ctx);
   const reporter = input.reporter_email ?? me;
@@ -233,6 +245,14 @@ export function setWorkflowRunner(runner: WorkflowRunner) {
   workflowRunner = runner;
 }
 
+/**
+ * What another domain does in the same transaction when an incident closes (cases/ closes the cases
+ * linked to it), registered by that domain's plugin: incidents do not know the domains that point at them.
+ */
+export type IncidentCloser = (ctx: RequestContext, incident: IncidentRow) => Promise<void>;
+const closers = new Set<IncidentCloser>();
+export const onIncidentClosed = (closer: IncidentCloser) => void closers.add(closer);
+
 export const STATUS_MESSAGES: Record<Status, string> = {
   Active: 'Incident reopened.',
   Stable: 'Incident marked as stable. Running stable status workflows.',
@@ -241,7 +261,7 @@ export const STATUS_MESSAGES: Record<Status, string> = {
 
 /**
  * Moves an incident to `status`: Stable sets stable_at; Closed sets closed_at (and stable_at if it
- * never was) and closes its linked cases; back to Active reopens it. Each runs the status workflows.
+ * never was) and runs the closers (onIncidentClosed); back to Active reopens it. Each runs the status workflows.
  */
 export async function setIncidentStatus(ctx: RequestContext, id: number, status: Status, opts: { creating?: boolean } = {}) {
   const current = await loadIncident(ctx, id, true);
@@ -266,25 +286,22 @@ export async function setIncidentStatus(ctx: RequestContext, id: number, status:
     owner: await callerEmail(ctx),
     details: { from: current.status, to: status },
   });
-  if (status === 'Closed') {
-    const closed = await ctx.tx
-      .update(cases)
-      .set({ status: 'Closed', closed_at: sql`now()`, updated_at: sql`now()` })
-      .where(and(eq(cases.organization_id, ctx.orgId), eq(cases.incident_id, id), sql`${cases.status} <> 'Closed'`))
-      .returning({ id: cases.id, name: cases.name });
-    for (const c of closed) {
-      await addEvent(ctx, { case_id: c.id, type: 'Other', description: `Case closed because incident ${current.name} was closed` });
-      await addEvent(ctx, { incident_id: id, type: 'Other', description: `Linked case ${c.name} closed` });
-    }
-  }
+  if (status === 'Closed') for (const close of closers) await close(ctx, current);
   if (status !== 'Active') await enqueueJob(ctx, statusWorkflowsJob, { incident_id: id, status });
   await publish(ctx, { type: 'incident.updated', id });
   return STATUS_MESSAGES[status];
 }
 
-export const STATUS_RIGHT = "Only the incident's commander, the people holding one of its roles, and Admins and above may change its status.";
+export const STATUS_RIGHT =
+  "Only the incident's commander, reporter, liaison or scribe, and Admins and above may change its status; joining as a participant does not give that right.";
 
-/** Who may change an incident's status: Admins and above, or a signed-in person holding an active role on it (commander, participant...). */
+/**
+ * The roles that carry the right to change an incident's status. Participant (what Join gives anyone
+ * who may see the incident) and observer do not: otherwise any member could join and close it.
+ */
+export const STATUS_ROLES = ['commander', 'reporter', 'liaison', 'scribe'] as const satisfies readonly IncidentRole[];
+
+/** Who may change an incident's status: Admins and above, or a signed-in person holding one of STATUS_ROLES on it. */
 async function checkStatusRight(ctx: RequestContext, incidentId: number) {
   if (atLeast(ctx.role, 'Admin')) return;
   const me = await callerEmail(ctx);
@@ -301,6 +318,7 @@ async function checkStatusRight(ctx: RequestContext, incidentId: number) {
             eq(incidentRoles.organization_id, ctx.orgId),
             eq(incidentRoles.incident_id, incidentId),
             eq(incidentParticipants.email, me),
+            inArray(incidentRoles.role, [...STATUS_ROLES]),
             isNull(incidentRoles.renounced_at),
           ),
         )
@@ -345,10 +363,15 @@ const FIELD_LABELS: Record<string, string> = {
   queries: 'Queries',
 };
 
+const typeRestricts = async (ctx: RequestContext, typeId: number | null | undefined) => (await restrictedTypes(ctx, incidentTypes, [typeId])).size > 0;
+
 /** Applies an update: plain fields, roles, tags and status, each change with its timeline entry. */
 export async function updateIncident(ctx: RequestContext, id: number, data: Partial<IncidentInput>) {
   const current = await loadIncident(ctx, id, true);
   const { tags: tagIds, entities: entityIds, status, commander_email, reporter_email, ...fields } = data;
+  // Retyped to a Restricted type: restricted with it (a retype to an Open type leaves visibility alone).
+  if (fields.incident_type_id !== undefined && fields.incident_type_id !== current.incident_type_id && (await typeRestricts(ctx, fields.incident_type_id)))
+    fields.visibility = 'Restricted';
   const changed = Object.entries(fields).filter(([k, v]) => JSON.stringify(v instanceof Date ? v.toISOString() : v) !== JSON.stringify(valueOf(current, k)));
   const actor = await actorOf(ctx);
   const me = await callerEmail(ctx);
@@ -406,6 +429,7 @@ export async function joinIncident(ctx: RequestContext, id: number) {
   const added = await assignRole(ctx, id, me, 'participant', { silent: true });
   if (!added) throw httpError(409, 'You are already a participant of this incident.', 'conflict');
   await addEvent(ctx, { incident_id: id, type: 'Participant updated', description: `${me} joined the incident`, owner: me });
+  await publish(ctx, { type: 'incident.updated', id });
   return 'You have successfully joined the incident.';
 }
 
@@ -431,6 +455,14 @@ export async function unsubscribeIncident(ctx: RequestContext, id: number) {
   await addEvent(ctx, { incident_id: id, type: 'Participant updated', description: `${me} unsubscribed from tactical report e-mails`, owner: me });
   return 'You will no longer receive tactical report emails for this incident.';
 }
+
+/**
+ * What else opens with an incident's conversation, in the same transaction (the Slack domain queues
+ * its channel there). Registered by each domain's plugin; the same function once.
+ */
+export type ConversationOpener = (ctx: RequestContext, incident: IncidentRow, conversationId: number) => Promise<void>;
+const conversationOpeners = new Set<ConversationOpener>();
+export const onConversationOpened = (opener: ConversationOpener) => void conversationOpeners.add(opener);
 
 /** Background: the incident's conversation (a thread inside Firewatch) and its conference link. */
 export const incidentProvisionJob = defineJob({
@@ -458,5 +490,6 @@ export const incidentProvisionJob = defineJob({
         .set({ conversation_id: conversation!.id, conference_url: conference })
         .where(and(eq(incidents.organization_id, ctx.orgId), eq(incidents.id, id)));
       await addEvent(ctx, { incident_id: id, type: 'Resource updated', description: `Conversation and conference created (${conference})` });
+      for (const open of conversationOpeners) await open(ctx, { ...incident, conference_url: conference }, conversation!.id);
     }),
 });

@@ -1,35 +1,22 @@
-import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { PgTable, type PgColumn } from 'drizzle-orm/pg-core';
 import { rowsOf } from '../core/db/client.js';
-import { casePriorities, caseSeverities, caseTypes } from '../cases/settings-tables.js';
-import {
-  caseParticipants,
-  caseTags,
-  cases,
-  comments,
-  events,
-  incidentParticipants,
-  incidents,
-  incidentSubscriptions,
-  tasks,
-  incidentCosts,
-  incidentResources,
-  incidentRoles,
-  incidentSteps,
-  reports,
-} from './tables.js';
+import { comments, events } from '../timeline/tables.js';
+import { incidentParticipants, incidents, incidentSubscriptions, incidentCosts, incidentResources, incidentRoles, incidentSteps, reports } from './tables.js';
 import { tags } from '../tags/tables.js';
 import { users } from '../core/db/tables.js';
-import { projects } from '../core/db/projects.js';
 import type { RequestContext } from '../core/context.js';
 import { notFound } from '../core/errors.js';
-import { settle } from '../core/db/tenant.js';
-import { caseScope, caseTextsReader, incidentScope, linkedScope, loadCase } from './common.js';
+import { incidentScope } from './scope.js';
+import { conferenceOf, conversationOf } from './spec-links.js';
 
 const { search: _search, ...incidentColumns } = getTableColumns(incidents);
 export { incidentColumns };
 /** Names of the settings rows a record points at ({type, priority, severity}), in one query. */
-async function settingNames(ctx: RequestContext, parts: [string, PgTable & { organization_id: PgColumn; id: PgColumn; name: PgColumn }, number | null][]) {
+export async function settingNames(
+  ctx: RequestContext,
+  parts: [string, PgTable & { organization_id: PgColumn; id: PgColumn; name: PgColumn }, number | null][],
+) {
   const cols: Record<string, SQL> = {};
   for (const [key, table, id] of parts)
     cols[key] = sql`(select ${table.name} from ${table} where ${table.organization_id} = ${ctx.orgId} and ${table.id} = ${id ?? null}::integer)`;
@@ -38,23 +25,16 @@ async function settingNames(ctx: RequestContext, parts: [string, PgTable & { org
 }
 
 /** Column names by kind across the tables fullIncident aggregates as JSON. */
-const aggregated = [
-  incidents,
-  incidentParticipants,
-  incidentRoles,
-  tags,
-  tasks,
-  cases,
-  events,
-  reports,
-  incidentResources,
-  incidentSteps,
-  incidentCosts,
-  comments,
-];
-const columnsOfAllTables = aggregated.flatMap((table) => Object.values(getTableColumns(table)));
-const TIMESTAMP_KEYS = new Set(columnsOfAllTables.filter((c) => c.columnType === 'PgTimestamp').map((c) => c.name));
-const JSON_KEYS = new Set(columnsOfAllTables.filter((c) => c.dataType === 'json').map((c) => c.name));
+const TIMESTAMP_KEYS = new Set<string>();
+const JSON_KEYS = new Set<string>();
+/** Learns the timestamp and JSON columns of tables whose rows a full record aggregates as JSON (isoTimestamps). */
+export function aggregatesRowsOf(tables: PgTable[]) {
+  for (const column of tables.flatMap((table) => Object.values(getTableColumns(table)))) {
+    if (column.columnType === 'PgTimestamp') TIMESTAMP_KEYS.add(column.name);
+    if (column.dataType === 'json') JSON_KEYS.add(column.name);
+  }
+}
+aggregatesRowsOf([incidents, incidentParticipants, incidentRoles, tags, events, reports, incidentResources, incidentSteps, incidentCosts, comments]);
 
 /**
  * PostgreSQL writes a timestamp inside JSON as `2024-03-01T08:30:00.25+00:00` (microseconds, the
@@ -71,6 +51,26 @@ export function isoTimestamps<T>(value: T): T {
   }
   return out as T;
 }
+
+/**
+ * Parts of the full incident that other domains own (cases/: the incident's cases the caller may
+ * see; tasks/: its tasks), each a JSON value read inside the incident's statement (the incident is `i`), added by that
+ * domain's plugin: incidents do not know the domains that point at them.
+ */
+export type IncidentPart = (ctx: RequestContext) => SQL;
+const incidentParts = new Map<string, IncidentPart>();
+/** `tables`: those whose rows the part aggregates whole (their timestamps are rewritten as isoTimestamps says). */
+export function addIncidentPart(key: string, part: IncidentPart, tables: PgTable[] = []) {
+  incidentParts.set(key, part);
+  aggregatesRowsOf(tables);
+}
+const partsOf = (ctx: RequestContext) =>
+  incidentParts.size
+    ? sql` || jsonb_build_object(${sql.join(
+        [...incidentParts].map(([key, part]) => sql`${sql.raw(`'${key}'`)}, ${part(ctx)}`),
+        sql`, `,
+      )})`
+    : sql``;
 
 /**
  * The full incident, in a fixed number of queries whatever its size: participants with their roles
@@ -119,9 +119,6 @@ export async function fullIncident(ctx: RequestContext, id: number | string) {
         from incident_participants p where p.organization_id = i.organization_id and p.incident_id = i.id),
       'tags', (select coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'name', t.name, 'tag_type_id', t.tag_type_id) order by t.name), '[]')
         from incident_tags it join tags t on t.organization_id = it.organization_id and t.id = it.tag_id where it.organization_id = i.organization_id and it.incident_id = i.id),
-      'tasks', ${list('tasks', 'x.created_at, x.id')},
-      'cases', (select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'name', x.name, 'title', x.title, 'status', x.status, 'visibility', x.visibility, 'reported_at', x.reported_at) order by x.id), '[]')
-        from ${cases} x where x.organization_id = i.organization_id and x.incident_id = i.id and x.id in (select ${cases.id} from ${cases} where ${caseScope(ctx)})),
       'events', ${list('events', 'x.started_at, x.id')},
       'reports', ${list('reports', 'x.created_at desc, x.id desc')},
       'resources', ${list('incident_resources', 'x.id')},
@@ -136,6 +133,8 @@ export async function fullIncident(ctx: RequestContext, id: number | string) {
       'storage', ${firstResource('storage')},
       'statuspage', ${firstResource('statuspage')},
       'custom_checklist', coalesce((select t.custom_checklist from incident_types t where t.organization_id = i.organization_id and t.id = i.incident_type_id), '[]'::jsonb),
+      'conference', ${conferenceOf(sql`i.conference_url`)},
+      'conversation', ${conversationOf(sql`i.organization_id`, sql`i.conversation_id`)},
       'assignee', case when i.commander_email is null then null else jsonb_build_object('email', i.commander_email) end,
       -- The services and queries it names (ids kept in the row), as {id, name} in the order given.
       'services', ${namedList('services', 'i.services')},
@@ -153,96 +152,11 @@ export async function fullIncident(ctx: RequestContext, id: number | string) {
             where c.organization_id = i.organization_id and c.incident_id = i.id)),
       'subscribed', exists (select 1 from ${incidentSubscriptions} s where s.organization_id = i.organization_id and s.incident_id = i.id and s.email = ${me}),
       'is_participant', exists (select 1 from ${incidentParticipants} p2 where p2.organization_id = i.organization_id and p2.incident_id = i.id and p2.email = ${me})
-    ) as record
+    )${partsOf(ctx)} as record
     from ${incidents} i
     where ${match(sql`i`)} and i.organization_id = ${org} and i.id in (select ${incidents.id} from ${incidents} where ${match(sql`${incidents}`)} and ${incidents.organization_id} = ${org} and ${incidentScope(ctx)})`);
   const rows = rowsOf<{ record: Record<string, unknown> | string }>(result);
   const record = rows[0]?.record;
   if (!record) throw notFound('Incident', id);
   return isoTimestamps((typeof record === 'string' ? JSON.parse(record) : record) as Record<string, unknown>);
-}
-
-export async function fullCase(ctx: RequestContext, idOrName: number | string) {
-  const row = await loadCase(ctx, idOrName);
-  const id = row.id;
-  const org = ctx.orgId;
-  // The spec's signals and groups of the case (signal instances and groups the signals domain files into it).
-  const signalsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', si.id, 'signal_id', si.signal_id, 'source', si.source, 'event_action', si.event_action, 'group_id', si.group_id, 'created_at', si.created_at) order by si.id), '[]') as v
-    from signal_instances si where si.organization_id = ${org} and si.case_id = ${id}`;
-  const groupsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', g.id, 'signal_id', g.signal_id, 'group_key', g.group_key, 'status', g.status, 'count', g.count, 'first_seen', g.first_seen, 'last_seen', g.last_seen) order by g.id), '[]') as v
-    from signal_groups g where g.organization_id = ${org} and g.case_id = ${id}`;
-  // The spec's documents of the case: the ids it keeps, answered as {id, name} in the order given.
-  const workflowsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', w.id, 'workflow', jsonb_build_object('id', w.workflow_id, 'name', wf.name), 'status', w.status, 'status_reason', w.status_reason, 'run_reason', w.run_reason, 'parameters', w.parameters, 'created_at', w.created_at) order by w.id), '[]') as v
-    from workflow_instances w left join workflows wf on wf.organization_id = w.organization_id and wf.id = w.workflow_id where w.organization_id = ${org} and w.case_id = ${id}`;
-  const documentsSql = sql`select coalesce(jsonb_agg(jsonb_build_object('id', d.id, 'name', d.name, 'resource_type', d.resource_type, 'weblink', d.weblink) order by r.n), '[]') as v
-    from jsonb_array_elements(${JSON.stringify(row.documents ?? [])}::jsonb) with ordinality r(v, n) join documents d on d.organization_id = ${org} and d.id = (r.v)::int`;
-  const readText = await caseTextsReader(ctx, row.incident_id);
-  const [tagRows, eventRows, commentRows, participantRows, taskRows, incidentRows, names, signalRows, groupRows, documentRows, workflowRows] = await settle([
-    ctx.tx
-      .select({ id: tags.id, name: tags.name, tag_type_id: tags.tag_type_id })
-      .from(caseTags)
-      .innerJoin(tags, and(eq(tags.organization_id, caseTags.organization_id), eq(tags.id, caseTags.tag_id)))
-      .where(and(eq(caseTags.organization_id, org), eq(caseTags.case_id, id)))
-      .orderBy(asc(tags.name)),
-    ctx.tx
-      .select()
-      .from(events)
-      .where(and(eq(events.organization_id, org), eq(events.case_id, id)))
-      .orderBy(asc(events.started_at), asc(events.id)),
-    ctx.tx
-      .select()
-      .from(comments)
-      .where(and(eq(comments.organization_id, org), eq(comments.case_id, id)))
-      .orderBy(asc(comments.created_at), asc(comments.id)),
-    ctx.tx
-      .select({ email: caseParticipants.email })
-      .from(caseParticipants)
-      .where(and(eq(caseParticipants.organization_id, org), eq(caseParticipants.case_id, id))),
-    ctx.tx
-      .select()
-      .from(tasks)
-      .where(and(eq(tasks.organization_id, org), eq(tasks.case_id, id), linkedScope(ctx, tasks)))
-      .orderBy(asc(tasks.id)),
-    ctx.tx
-      .select({
-        id: incidents.id,
-        name: incidents.name,
-        title: incidents.title,
-        status: incidents.status,
-        conference_url: incidents.conference_url,
-        conversation_id: incidents.conversation_id,
-      })
-      .from(incidents)
-      .where(and(incidentScope(ctx), eq(incidents.id, row.incident_id ?? -1))),
-    settingNames(ctx, [
-      ['project_name', projects as never, row.project_id],
-      ['case_type_name', caseTypes as never, row.case_type_id],
-      ['case_priority_name', casePriorities as never, row.case_priority_id],
-      ['case_severity_name', caseSeverities as never, row.case_severity_id],
-    ]),
-    ctx.tx.execute(signalsSql),
-    ctx.tx.execute(groupsSql),
-    ctx.tx.execute(documentsSql),
-    ctx.tx.execute(workflowsSql),
-  ] as const);
-  const jsonOf = (result: unknown) => {
-    const v = rowsOf<{ v: unknown }>(result as never)[0]?.v ?? [];
-    return isoTimestamps(typeof v === 'string' ? JSON.parse(v) : v);
-  };
-  return {
-    ...row,
-    ...names,
-    documents: jsonOf(documentRows),
-    workflow_instances: jsonOf(workflowRows),
-    signals: jsonOf(signalRows),
-    groups: jsonOf(groupRows),
-    tags: tagRows,
-    events: eventRows.map((e) => ({ ...e, description: readText(e.description) })),
-    comments: commentRows,
-    participants: participantRows.map((p) => p.email),
-    tasks: taskRows,
-    incidents: incidentRows,
-    // As lists answer it: the incident's id alone where the caller may not see it.
-    incident: row.incident_id === null ? null : incidentRows[0] ? { id: row.incident_id, name: incidentRows[0].name } : { id: row.incident_id },
-  };
 }

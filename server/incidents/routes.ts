@@ -2,28 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { and, eq } from 'drizzle-orm';
-import { conversationMessages, events, incidentResources, INCIDENT_ROLES, incidentSteps, REPORT_TYPES, reports, STEP_STATUSES, comments } from './tables.js';
+import { events, comments } from '../timeline/tables.js';
+import { incidentResources, INCIDENT_ROLES, incidentSteps, REPORT_TYPES, reports, STEP_STATUSES } from './tables.js';
 import { notFound } from '../core/errors.js';
 import { inTenant } from '../core/tenancy.js';
 import { email, requiredText, text } from '../engine/fields.js';
 import type { Mailer } from '../core/mail.js';
-import {
-  addComment,
-  addCustomEvent,
-  addResource,
-  createReport,
-  deleteEvent,
-  listMessages,
-  postMessage,
-  reportPrefill,
-  requestPostmortem,
-  updateEvent,
-} from './actions.js';
-import { EVENT_SOURCES, EVENT_TYPES, loadIncident, TIMELINE_FILTERS, type EventType } from './common.js';
+import { addResource, createReport, reportPrefill, requestPostmortem } from './actions.js';
+import { loadIncident } from './scope.js';
 import { incidentResponseCost } from './costs.js';
-import { dashboardSummary } from './dashboards.js';
 import { incidentForecast, listSteps, similarIncidents, stepSummary, updateStep } from './insights.js';
-import { assignRole, joinIncident, renounceRole, setIncidentStatus, STATUS_RIGHT, subscribeIncident, unsubscribeIncident } from './lifecycle.js';
+import { giveRole, joinIncident, renounceRole, setIncidentStatus, STATUS_RIGHT, subscribeIncident, unsubscribeIncident } from './lifecycle.js';
 import { HttpError } from '../core/errors.js';
 import { fullIncident } from './read.js';
 import { createIncidentHandoff, handoffPrefill } from '../oncall/handoffs.js';
@@ -49,25 +38,9 @@ import {
   str,
   type JsonSchema,
 } from '../engine/answers.js';
-import { coercedDate } from '../core/input.js';
 
 const tags = ['Incident'];
 const id = idValue;
-const date = () => coercedDate();
-const eventType = z.enum(Object.keys(EVENT_TYPES) as [EventType, ...EventType[]]);
-
-const reportBodies = {
-  tactical: z.strictObject({
-    conditions: requiredText(20_000),
-    actions: text(20_000).transform((v) => v ?? ''),
-    needs: text(20_000).transform((v) => v ?? ''),
-  }),
-  executive: z.strictObject({
-    current_status: requiredText(20_000),
-    overview: text(20_000).transform((v) => v ?? ''),
-    next_steps: text(20_000).transform((v) => v ?? ''),
-  }),
-};
 
 const monthCounts = arrayOf(objectOf({ month: str, count: int }));
 const list = (description: string): JsonSchema => ({ type: 'array', description, items: { type: 'object' } });
@@ -105,33 +78,21 @@ const stepPatch = z.strictObject({
   description: text(5000),
 });
 
-/** Incident actions beyond CRUD (spec §7 /iaos and /incident_steps). */
+/** Incident actions beyond CRUD (spec §7 /iaos and /incident_steps), one register function per kind of action. */
 export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: Mailer }) {
+  registerReadRoutes(scope);
+  registerStatusRoutes(scope);
+  registerPeopleRoutes(scope);
+  registerReportRoutes(scope, deps.mailer);
+  registerHandoffRoutes(scope);
+  registerResourceRoutes(scope);
+  registerCostRoute(scope);
+  registerStepRoutes(scope);
+}
+
+/** The full incident, similar incidents and the monthly forecast. */
+function registerReadRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-
-  app.get(
-    '/iaos/timeline/filters',
-    {
-      schema: {
-        tags,
-        summary: 'Timeline filter toggles, their defaults and event types',
-        ...answers(
-          200,
-          objectOf({
-            filters: arrayOf(objectOf({ key: str, label: str, default: bool })),
-            event_types: mapOf(str, 'Event type -> the filter key that shows it'),
-            sources: arrayOf(str),
-          }),
-        ),
-      },
-    },
-    async () => ({
-      filters: TIMELINE_FILTERS,
-      event_types: EVENT_TYPES,
-      sources: EVENT_SOURCES,
-    }),
-  );
-
   app.get(
     '/iaos/metric/forecast',
     {
@@ -143,34 +104,6 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
       },
     },
     (req) => inTenant(req, (ctx) => incidentForecast(ctx, req.query.months, req.query.ahead), { readOnly: true }),
-  );
-
-  app.get(
-    '/iaos/metric/summary',
-    {
-      schema: {
-        tags,
-        summary: 'Dashboard figures: incidents, cases and tasks per month, times to stable and close, cost, people, data sources, feedback ratings',
-        querystring: z.strictObject({ since: date().optional(), project_id: id.optional() }),
-        ...answers(200, {
-          type: 'object',
-          properties: {
-            since: str,
-            project_id: { type: 'integer', nullable: true },
-            incidents: { type: 'object', description: 'Times to stable and close, and counts by month' },
-            cases: { type: 'object', description: 'Times to close, and counts by month' },
-            tasks: { type: 'object', description: 'Times to resolve, and counts by month' },
-            people: { type: 'object', description: 'Participants and commanders' },
-            data: { type: 'object', description: 'Data sources by month, freshness, most queried' },
-            feedback: { type: 'object', description: 'Ratings by month, latest comments, service feedback' },
-          },
-        }),
-      },
-    },
-    (req) =>
-      inTenant(req, (ctx) => dashboardSummary(ctx, { since: req.query.since ?? new Date(Date.now() - 365 * 86400_000), projectId: req.query.project_id }), {
-        readOnly: true,
-      }),
   );
 
   app.get(
@@ -201,7 +134,11 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
     },
     async (req) => nestNamed(incidentResource, await inTenant(req, (ctx) => fullIncident(ctx, req.params.id), { oneRound: true })),
   );
+}
 
+/** Stable, closed, active: each answers the incident as it is after the change (or as someone else left it, 409). */
+function registerStatusRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   for (const [path, status] of [
     ['stable', 'Stable'],
     ['closed', 'Closed'],
@@ -235,7 +172,11 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
       },
     );
   }
+}
 
+/** Joining, subscribing and roles. */
+function registerPeopleRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.post('/iaos/:id/join', { schema: { tags, summary: 'Join the incident as a participant', params: idParam, ...messageAnswer() } }, (req) =>
     inTenant(req, async (ctx) => ({ message: await joinIncident(ctx, req.params.id) })),
   );
@@ -260,8 +201,7 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
     },
     (req) =>
       inTenant(req, async (ctx) => {
-        await loadIncident(ctx, req.params.id, true);
-        const added = await assignRole(ctx, req.params.id, req.body.email, req.body.role);
+        const added = await giveRole(ctx, req.params.id, req.body.email, req.body.role);
         return { message: added ? `${req.body.email} is now ${req.body.role}.` : `${req.body.email} already holds the ${req.body.role} role.` };
       }),
   );
@@ -275,7 +215,11 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
         return { message: 'Role renounced.' };
       }),
   );
+}
 
+/** Tactical and executive reports, mailed to the subscribers after commit. */
+function registerReportRoutes(scope: FastifyInstance, mailer: Mailer) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/iaos/:id/report/prefill',
     {
@@ -306,18 +250,9 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
       },
     },
     async (req, reply) => {
-      const parsed = reportBodies[req.params.type].safeParse(req.body);
-      if (!parsed.success) {
-        const detail = parsed.error.issues.map((i) => ({
-          msg: i.code === 'unrecognized_keys' ? `Unknown field '${i.keys.join("', '")}'.` : i.message,
-          loc: ['body', ...i.path.map(String)],
-          type: i.code,
-        }));
-        return reply.status(422).send({ detail });
-      }
-      const { report, mails } = await inTenant(req, (ctx) => createReport(ctx, req.params.id, { type: req.params.type, ...parsed.data } as never));
+      const { report, mails } = await inTenant(req, (ctx) => createReport(ctx, req.params.id, req.params.type, req.body));
       // Mail leaves only after the report is committed; a failed delivery does not undo the report.
-      const sent = await Promise.allSettled(mails.map((m) => deps.mailer(m)));
+      const sent = await Promise.allSettled(mails.map((m) => mailer(m)));
       for (const s of sent) if (s.status === 'rejected') req.log.warn({ err: s.reason }, 'report mail failed');
       return reply.status(201).send({
         message: `${req.params.type === 'tactical' ? 'Tactical' : 'Executive'} report created successfully.`,
@@ -326,7 +261,11 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
       });
     },
   );
+}
 
+/** On-call handoffs started from an incident. */
+function registerHandoffRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/oncall/handoffs/prefill',
     {
@@ -368,24 +307,11 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
       return reply.status(201).send({ message: 'Handoff created successfully.', handoff });
     },
   );
+}
 
-  app.post(
-    '/iaos/:id/comments/add',
-    {
-      schema: {
-        tags,
-        summary: 'Add a comment',
-        params: idParam,
-        body: z.strictObject({ text: requiredText(20_000) }),
-        ...messageAnswer({ comment: rowOf(comments) }, 201),
-      },
-    },
-    async (req, reply) => {
-      const comment = await inTenant(req, (ctx) => addComment(ctx, { incident_id: req.params.id }, req.body.text));
-      return reply.status(201).send({ message: 'Comment added successfully.', comment });
-    },
-  );
-
+/** Attached documents, links and tickets, and the postmortem. */
+function registerResourceRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/iaos/:id/add-resource',
     {
@@ -444,65 +370,11 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
       return reply.status(202).send({ message });
     },
   );
+}
 
-  const eventBody = {
-    description: requiredText(20_000),
-    started_at: date().optional(),
-    after: date().optional(),
-    details: z.record(z.string(), z.unknown()).nullish(),
-    pinned: z.boolean().optional(),
-    type: eventType.optional(),
-    source: z.enum(EVENT_SOURCES).optional(),
-  };
-  app.post(
-    '/iaos/:id/event',
-    {
-      schema: {
-        tags,
-        summary: 'Add a timeline event (custom events go 1 s after `after`)',
-        params: idParam,
-        body: z.strictObject(eventBody),
-        ...answers(201, rowOf(events)),
-      },
-    },
-    async (req, reply) => {
-      const event = await inTenant(req, (ctx) => addCustomEvent(ctx, req.params.id, req.body));
-      return reply.status(201).send(event);
-    },
-  );
-  app.patch(
-    '/iaos/:id/event',
-    {
-      schema: {
-        tags,
-        summary: 'Edit a timeline event (pin, text, time)',
-        params: idParam,
-        body: z.strictObject({
-          id,
-          description: requiredText(20_000).optional(),
-          started_at: date().optional(),
-          details: z.record(z.string(), z.unknown()).nullish(),
-          pinned: z.boolean().optional(),
-          type: eventType.optional(),
-        }),
-        ...answers(200, rowOf(events)),
-      },
-    },
-    (req) =>
-      inTenant(req, async (ctx) => {
-        const { id: eventId, ...patch } = req.body;
-        return updateEvent(ctx, req.params.id, eventId, patch);
-      }),
-  );
-  app.delete(
-    '/iaos/:id/event/:eventId',
-    { schema: { tags, summary: 'Delete a timeline event', params: z.object({ id, eventId: id }), ...answers(204, null) } },
-    async (req, reply) => {
-      await inTenant(req, (ctx) => deleteEvent(ctx, req.params.id, req.params.eventId));
-      return reply.status(204).send();
-    },
-  );
-
+/** The response cost from tracked activity. */
+function registerCostRoute(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/iaos/:id/costs',
     {
@@ -529,29 +401,11 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
         return incidentResponseCost(ctx, req.params.id);
       }),
   );
+}
 
-  app.get(
-    '/iaos/:id/conversation/messages',
-    { schema: { tags, summary: "The incident conversation's messages", params: idParam, ...answers(200, itemsOf(rowOf(conversationMessages))) } },
-    (req) => inTenant(req, async (ctx) => ({ items: await listMessages(ctx, req.params.id) })),
-  );
-  app.post(
-    '/iaos/:id/conversation/messages',
-    {
-      schema: {
-        tags,
-        summary: 'Post in the incident conversation',
-        params: idParam,
-        body: z.strictObject({ text: requiredText(20_000) }),
-        ...answers(201, rowOf(conversationMessages)),
-      },
-    },
-    async (req, reply) => {
-      const message = await inTenant(req, (ctx) => postMessage(ctx, req.params.id, req.body.text));
-      return reply.status(201).send(message);
-    },
-  );
-
+/** The incident's checklist steps. */
+function registerStepRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   const stepTags = ['Incident step'];
   app.get(
     '/incident_steps/:id/steps',

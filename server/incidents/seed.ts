@@ -1,4 +1,4 @@
-import type { SeedContext } from '../accounts/seeds.js';
+import type { SeedContext } from '../core/seeds.js';
 import { incidentCostTypes, incidentPriorities, incidentRolePolicies, incidentSeverities, incidentTypes } from './settings-tables.js';
 
 /**

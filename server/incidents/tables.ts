@@ -1,51 +1,28 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, customType, foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { check, customType, foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { id, organizationId, tenantPolicy, timestamps } from '../core/db/columns.js';
 import { organizations } from '../core/db/tables.js';
-import { casePriorities, caseSeverities, caseTypes } from '../cases/settings-tables.js';
 import { incidentCostTypes, incidentPriorities, incidentSeverities, incidentTypes } from './settings-tables.js';
-import { tenantFk } from '../core/db/mixins.js';
+import { inList, tenantFk } from '../core/db/mixins.js';
 import { projects } from '../core/db/projects.js';
 import { tags } from '../tags/tables.js';
 import { entities } from '../signals/tables.js';
 
 /**
- * The responder's workflow: incidents (IAOs), cases (OCOs), tasks and everything that hangs off them.
- * People are named by e-mail (as Dispatch's individual contacts are), so a row never points at a
- * user of another organization.
+ * Incidents (IAOs) and what hangs off them alone: participants and roles, tags, entities,
+ * subscriptions, reports, resources, steps and costs. Cases, tasks and the timeline are domains of
+ * their own (cases/, tasks/, timeline/) that point here. People are named by e-mail (as Dispatch's
+ * individual contacts are), so a row never points at a user of another organization.
  */
-
-/** A record kept in another system (a case's ticket or storage folder), as Dispatch's resources are. */
-export interface ExternalResource {
-  resource_type?: string | null;
-  resource_id?: string | null;
-  weblink?: string | null;
-}
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 const ts = () => timestamp({ withTimezone: true });
 const org = () => organizationId().references(() => organizations.id, { onDelete: 'cascade' });
 
 export const INCIDENT_STATUSES = ['Active', 'Stable', 'Closed'] as const;
-export const CASE_STATUSES = ['New', 'Triage', 'Escalated', 'Stable', 'Closed'] as const;
 export const VISIBILITIES = ['Open', 'Restricted'] as const;
 export const INCIDENT_ROLES = ['reporter', 'commander', 'liaison', 'scribe', 'participant', 'observer'] as const;
-export const TASK_STATUSES = ['Open', 'Resolved'] as const;
-export const RESOLUTION_REASONS = [
-  'Benign',
-  'Contained',
-  'Escalated',
-  'False Positive',
-  'Information Gathered',
-  'Insufficient Information',
-  'Mitigated',
-  'Operational Error',
-  'Policy Violation',
-  'User Acknowledged',
-] as const;
 export const REPORT_TYPES = ['tactical', 'executive'] as const;
-
-const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', '));
 
 /** Per-organization sequences for human names (IAO-1, OCO-1). */
 export const nameCounters = pgTable(
@@ -112,7 +89,8 @@ export const incidents = pgTable(
   ],
 );
 
-const incidentFk = (name: string, t: { organization_id: never; incident_id: never }) =>
+/** A cascading foreign key from (organization_id, incident_id) to the incident (cases, tasks and the timeline use it too). */
+export const incidentFk = (name: string, t: { organization_id: never; incident_id: never }) =>
   foreignKey({ name, columns: [t.organization_id, t.incident_id], foreignColumns: [incidents.organization_id, incidents.id] }).onDelete('cascade');
 
 export const incidentParticipants = pgTable(
@@ -208,139 +186,6 @@ export const incidentSubscriptions = pgTable(
   ],
 );
 
-export const cases = pgTable(
-  'cases',
-  {
-    id: id(),
-    organization_id: org(),
-    project_id: integer().notNull(),
-    name: text().notNull(),
-    title: text().notNull(),
-    description: text(),
-    resolution: text(),
-    resolution_reason: text({ enum: RESOLUTION_REASONS }),
-    status: text({ enum: CASE_STATUSES }).notNull().default('New'),
-    visibility: text({ enum: VISIBILITIES }).notNull().default('Open'),
-    case_type_id: integer(),
-    case_priority_id: integer(),
-    case_severity_id: integer(),
-    assignee_email: text(),
-    reporter_email: text(),
-    reported_at: ts().notNull().defaultNow(),
-    triage_at: ts(),
-    escalated_at: ts(),
-    stable_at: ts(),
-    closed_at: ts(),
-    /** The incident this case was escalated to (or linked with). */
-    incident_id: integer(),
-    conversation_id: integer(),
-    custom_fields: jsonb().$type<Record<string, unknown>>().notNull().default({}),
-    /** The spec's `documents`: ids of the organization's documents the case works from (answered as {id, name}). */
-    documents: jsonb().$type<number[]>().notNull().default([]),
-    /** The spec's ticket and storage: where the case lives in a ticketing system and where its evidence is kept. */
-    ticket: jsonb().$type<ExternalResource>(),
-    storage: jsonb().$type<ExternalResource>(),
-    storycurve_sketch_id: integer(),
-    storycurve_url: text(),
-    ...timestamps(),
-  },
-  (t) => [
-    unique('cases_org_id_unique').on(t.organization_id, t.id),
-    unique('cases_org_name_unique').on(t.organization_id, t.name),
-    index('cases_org_reported_v2_idx').on(t.organization_id, t.reported_at.desc().nullsFirst(), t.id),
-    index('cases_org_status_reported_v2_idx').on(t.organization_id, t.status, t.reported_at.desc().nullsFirst(), t.id),
-    index('cases_org_incident_idx').on(t.organization_id, t.incident_id),
-    check('cases_status_check', sql`${t.status} in (${inList(CASE_STATUSES)})`),
-    check('cases_visibility_check', sql`${t.visibility} in (${inList(VISIBILITIES)})`),
-    check('cases_resolution_reason_check', sql`${t.resolution_reason} is null or ${t.resolution_reason} in (${inList(RESOLUTION_REASONS)})`),
-    foreignKey({ name: 'cases_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete(
-      'cascade',
-    ),
-    foreignKey({ name: 'cases_incident_fk', columns: [t.organization_id, t.incident_id], foreignColumns: [incidents.organization_id, incidents.id] }),
-    tenantFk('cases_type_fk', t.organization_id, t.case_type_id, caseTypes),
-    tenantFk('cases_priority_fk', t.organization_id, t.case_priority_id, casePriorities),
-    tenantFk('cases_severity_fk', t.organization_id, t.case_severity_id, caseSeverities),
-    tenantPolicy('cases'),
-  ],
-);
-
-const caseFk = (name: string, t: { organization_id: never; case_id: never }) =>
-  foreignKey({ name, columns: [t.organization_id, t.case_id], foreignColumns: [cases.organization_id, cases.id] }).onDelete('cascade');
-
-export const caseTags = pgTable(
-  'case_tags',
-  {
-    organization_id: org(),
-    case_id: integer().notNull(),
-    tag_id: integer().notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.organization_id, t.case_id, t.tag_id] }),
-    index('case_tags_org_tag_idx').on(t.organization_id, t.tag_id, t.case_id),
-    caseFk('case_tags_case_fk', t as never),
-    foreignKey({ name: 'case_tags_tag_fk', columns: [t.organization_id, t.tag_id], foreignColumns: [tags.organization_id, tags.id] }).onDelete('cascade'),
-    tenantPolicy('case_tags'),
-  ],
-);
-
-/** Who may see a Restricted case besides admins (assignee and reporter are always included). */
-export const caseParticipants = pgTable(
-  'case_participants',
-  {
-    organization_id: org(),
-    case_id: integer().notNull(),
-    email: text().notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.organization_id, t.case_id, t.email] }), caseFk('case_participants_case_fk', t as never), tenantPolicy('case_participants')],
-);
-
-/** Timeline entries of an incident or a case. */
-export const events = pgTable(
-  'events',
-  {
-    id: id(),
-    organization_id: org(),
-    incident_id: integer(),
-    case_id: integer(),
-    started_at: ts().notNull().defaultNow(),
-    ended_at: ts(),
-    type: text().notNull().default('Other'),
-    source: text().notNull(),
-    description: text().notNull(),
-    details: jsonb().$type<Record<string, unknown>>(),
-    owner: text(),
-    pinned: boolean().notNull().default(false),
-    ...timestamps(),
-  },
-  (t) => [
-    index('events_org_incident_started_idx').on(t.organization_id, t.incident_id, t.started_at),
-    index('events_org_case_started_idx').on(t.organization_id, t.case_id, t.started_at),
-    incidentFk('events_incident_fk', t as never),
-    caseFk('events_case_fk', t as never),
-    tenantPolicy('events'),
-  ],
-);
-
-export const comments = pgTable(
-  'comments',
-  {
-    id: id(),
-    organization_id: org(),
-    incident_id: integer(),
-    case_id: integer(),
-    author_email: text(),
-    text: text().notNull(),
-    created_at: ts().notNull().defaultNow(),
-  },
-  (t) => [
-    index('comments_org_incident_idx').on(t.organization_id, t.incident_id, t.created_at),
-    index('comments_org_case_idx').on(t.organization_id, t.case_id, t.created_at),
-    incidentFk('comments_incident_fk', t as never),
-    caseFk('comments_case_fk', t as never),
-    tenantPolicy('comments'),
-  ],
-);
-
 export const reports = pgTable(
   'reports',
   {
@@ -403,47 +248,6 @@ export const incidentSteps = pgTable(
   ],
 );
 
-/** The thread inside Firewatch that each incident and case gets in the background. */
-export const conversations = pgTable(
-  'conversations',
-  {
-    id: id(),
-    organization_id: org(),
-    incident_id: integer(),
-    case_id: integer(),
-    name: text().notNull(),
-    created_at: ts().notNull().defaultNow(),
-  },
-  (t) => [
-    unique('conversations_org_id_unique').on(t.organization_id, t.id),
-    index('conversations_org_incident_idx').on(t.organization_id, t.incident_id),
-    incidentFk('conversations_incident_fk', t as never),
-    caseFk('conversations_case_fk', t as never),
-    tenantPolicy('conversations'),
-  ],
-);
-
-export const conversationMessages = pgTable(
-  'conversation_messages',
-  {
-    id: id(),
-    organization_id: org(),
-    conversation_id: integer().notNull(),
-    author_email: text().notNull(),
-    text: text().notNull(),
-    created_at: ts().notNull().defaultNow(),
-  },
-  (t) => [
-    index('conversation_messages_org_conversation_idx').on(t.organization_id, t.conversation_id, t.created_at),
-    foreignKey({
-      name: 'conversation_messages_conversation_fk',
-      columns: [t.organization_id, t.conversation_id],
-      foreignColumns: [conversations.organization_id, conversations.id],
-    }).onDelete('cascade'),
-    tenantPolicy('conversation_messages'),
-  ],
-);
-
 /** Computed costs per incident and cost type (the response cost is recomputed from activity). */
 export const incidentCosts = pgTable(
   'incident_costs',
@@ -462,48 +266,5 @@ export const incidentCosts = pgTable(
     incidentFk('incident_costs_incident_fk', t as never),
     tenantFk('incident_costs_cost_type_fk', t.organization_id, t.incident_cost_type_id, incidentCostTypes),
     tenantPolicy('incident_costs'),
-  ],
-);
-
-export const tasks = pgTable(
-  'tasks',
-  {
-    id: id(),
-    organization_id: org(),
-    project_id: integer(),
-    incident_id: integer(),
-    case_id: integer(),
-    description: text().notNull(),
-    status: text({ enum: TASK_STATUSES }).notNull().default('Open'),
-    priority: text().notNull().default('Medium'),
-    type: text().notNull().default('Follow-up'),
-    source: text().notNull().default('Incident Participant'),
-    creator_email: text(),
-    owner_email: text(),
-    assignees: text()
-      .array()
-      .notNull()
-      .default(sql`'{}'::text[]`),
-    resolve_by: ts(),
-    resolved_at: ts(),
-    reminders: boolean().notNull().default(true),
-    last_reminder_at: ts(),
-    ...timestamps(),
-  },
-  (t) => [
-    unique('tasks_org_id_unique').on(t.organization_id, t.id),
-    index('tasks_org_created_v2_idx').on(t.organization_id, t.created_at.desc().nullsFirst(), t.id),
-    index('tasks_org_incident_idx').on(t.organization_id, t.incident_id),
-    index('tasks_org_assignees_idx').using('gin', t.organization_id, t.assignees),
-    index('tasks_org_due_idx')
-      .on(t.organization_id, t.resolve_by)
-      .where(sql`${t.status} = 'Open' and ${t.reminders}`),
-    check('tasks_status_check', sql`${t.status} in (${inList(TASK_STATUSES)})`),
-    foreignKey({ name: 'tasks_project_fk', columns: [t.organization_id, t.project_id], foreignColumns: [projects.organization_id, projects.id] }).onDelete(
-      'cascade',
-    ),
-    incidentFk('tasks_incident_fk', t as never),
-    caseFk('tasks_case_fk', t as never),
-    tenantPolicy('tasks'),
   ],
 );

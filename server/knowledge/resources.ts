@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { bodyOf } from '../engine/body.js';
 import { bestPractices, definitions, documents, terms, weblinks } from './tables.js';
@@ -28,6 +28,8 @@ const TEMPLATES = [
   'product-release',
   'performance-improvement-plan',
 ].map((k) => `dispatch-${k}-document-template`);
+/** What the postmortem job writes: an incident's review, a document of its own. */
+const REVIEWS = ['dispatch-incident-review-document'];
 export const DOCUMENT_TYPES = { runbooks: RUNBOOKS, references: REFERENCES, templates: TEMPLATES } as const;
 
 /** Each document type in people's words: "Incident runbook", "Incident review template", "New hire reference". */
@@ -45,7 +47,16 @@ const TYPE_NAMES: Record<string, string> = Object.fromEntries(
     return [t, text.charAt(0).toUpperCase() + text.slice(1)];
   }),
 );
+TYPE_NAMES['dispatch-incident-review-document'] = 'Post-incident review';
 export const documentTypeName = (type: string) => TYPE_NAMES[type] ?? type;
+
+/** An edited review is the incident's too: its resource keeps the same text (by the link the postmortem job gave it). */
+async function syncReview(ctx: RequestContext, id: number, data: Record<string, unknown>) {
+  if (typeof data.description !== 'string') return;
+  await ctx.tx.execute(
+    sql`update incident_resources set content = ${data.description} where organization_id = ${ctx.orgId} and resource_type = ${REVIEWS[0]} and weblink = ${`/documents/${id}`}`,
+  );
+}
 
 export const documentResource = defineResource({
   model: 'Document',
@@ -54,13 +65,13 @@ export const documentResource = defineResource({
   table: documents,
   create: bodyOf(documents, {
     name: requiredText(200),
-    resource_type: z.enum([...RUNBOOKS, ...REFERENCES, ...TEMPLATES], { error: 'Unknown document type' }).nullish(),
+    resource_type: z.enum([...RUNBOOKS, ...REFERENCES, ...TEMPLATES, ...REVIEWS], { error: 'Unknown document type' }).nullish(),
     resource_id: text(500),
     weblink: url(),
     description: text(5000),
     filters: idList().optional(),
     ...evergreenFields,
-  }),
+  }).extend({ description: text(200_000) }),
   pageSize: 10,
   sort: [['name', 'asc']],
   search: ['name', 'description'],
@@ -72,6 +83,9 @@ export const documentResource = defineResource({
     weblink: { label: 'Link' },
     filters: { label: 'Search filters', help: 'Incidents and cases matching these filters get this document.' },
     ...evergreenMeta,
+  },
+  hooks: {
+    beforeUpdate: async (ctx, id, data) => (await syncReview(ctx, id, data), data),
   },
 });
 

@@ -1,4 +1,4 @@
-import type { SeedContext } from '../accounts/seeds.js';
+import type { SeedContext } from '../core/seeds.js';
 import { documents } from './tables.js';
 import { DOCUMENT_TYPES, documentTypeName } from './resources.js';
 

@@ -21,13 +21,13 @@ import type { RequestContext } from '../core/context.js';
 import { subscribe, type DomainEvents } from '../core/events.js';
 import type { Mailer } from '../core/mail.js';
 import { pluginInstances } from '../plugins/tables.js';
-import { loadPlugin, recordPluginEvent, sendMessage } from '../plugins/runtime.js';
+import { recordPluginEvent } from '../plugins/runtime.js';
+import { capabilityOf, loadPlugin, slugsWith } from '../plugins/registry.js';
 
 export const NOTIFICATION_QUEUE = 'notifications';
 export const DAILY_REPORT_JOB = 'notification-daily-report';
 /** Daily reports go out at 07:00 UTC. */
 export const DAILY_REPORT_CRON = '0 7 * * *';
-const CONVERSATION_PLUGINS = ['slack-webhook', 'teams-webhook'];
 
 const sendPayload = z.object({
   notificationId: z.number().int(),
@@ -217,7 +217,9 @@ async function conversationPlugin(ctx: RequestContext, note: typeof notification
   const candidates = await ctx.tx
     .select({ id: pluginInstances.id, title: pluginInstances.title, project_id: pluginInstances.project_id })
     .from(pluginInstances)
-    .where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.enabled, true), inArray(pluginInstances.plugin_slug, CONVERSATION_PLUGINS)))
+    .where(
+      and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.enabled, true), inArray(pluginInstances.plugin_slug, slugsWith('send_message'))),
+    )
     .orderBy(pluginInstances.id);
   const chosen =
     candidates.find((p) => p.title === note.target) ?? candidates.find((p) => note.project_id && p.project_id === note.project_id) ?? candidates[0];
@@ -237,7 +239,7 @@ async function deliver(
   if (note.type === 'email') return mailer({ to: note.target, subject, text });
   const plugin = await tenant((ctx) => conversationPlugin(ctx, note));
   if (!plugin) throw new Error(`Notification '${note.name}': no enabled conversation plugin instance to post through.`);
-  await sendMessage(plugin, `${note.target.startsWith('#') ? note.target + ': ' : ''}${text}`);
+  await capabilityOf(plugin, 'send_message')!(plugin, { text: `${note.target.startsWith('#') ? note.target + ': ' : ''}${text}` });
   await tenant((ctx) =>
     recordPluginEvent(ctx, plugin, { name: 'Notification sent', description: `${note.name}: ${subject}`, ...context, details: { notification_id: note.id } }),
   );

@@ -1,6 +1,7 @@
 import { and, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
-import { cases, caseTags, incidents, incidentTags } from '../incidents/tables.js';
+import { cases, caseTags } from '../cases/tables.js';
+import { incidents, incidentTags } from '../incidents/tables.js';
 import { tags, tagTypes } from '../tags/tables.js';
 import { HttpError, invalid } from '../core/errors.js';
 import { columnType, compileFilter, type FilterField } from '../engine/filters.js';

@@ -8,7 +8,8 @@ import { invalid, notFound } from '../core/errors.js';
 import { inTenant } from '../core/tenancy.js';
 import type { RequestContext } from '../core/context.js';
 import { idParam } from '../engine/crud.js';
-import { caseScope, incidentScope } from '../incidents/common.js';
+import { caseScope } from '../cases/scope.js';
+import { incidentScope } from '../incidents/scope.js';
 import { answers, arrayOf, int, objectOf, str } from '../engine/answers.js';
 import { expressionOfPicks, filterPicks } from './resources.js';
 

@@ -1,10 +1,14 @@
 import { and, asc, desc, eq, gte, inArray, lte, or, sql } from 'drizzle-orm';
-import { incidentParticipants, incidents, tasks } from '../incidents/tables.js';
+import { incidentParticipants, incidents } from '../incidents/tables.js';
+import { tasks } from '../tasks/tables.js';
 import { incidentPriorities } from '../incidents/settings-tables.js';
 import { oncallHandoffs } from './tables.js';
 import type { RequestContext } from '../core/context.js';
 import { handoffResource } from './resources.js';
-import { actorOf, addEvent, callerEmail, incidentScope, loadIncident } from '../incidents/common.js';
+import { addEvent } from '../timeline/events.js';
+import { incidentScope, loadIncident } from '../incidents/scope.js';
+import { linkedRows } from '../engine/visibility.js';
+import { actorOf, callerEmail } from '../core/caller.js';
 
 /** A shift with no earlier handoff to the caller is taken to have started this long ago. */
 export const DEFAULT_SHIFT_HOURS = 12;
@@ -73,7 +77,10 @@ export async function handoffPrefill(ctx: RequestContext, incidentId?: number, n
       resolved_at: tasks.resolved_at,
     })
     .from(tasks)
-    .where(and(eq(tasks.organization_id, ctx.orgId), or(ofIncidents, owned), or(eq(tasks.status, 'Open'), gte(tasks.resolved_at, start))))
+    // The caller's own tasks only where they may see their incident or case (a restricted one's task stays hidden).
+    .where(
+      and(eq(tasks.organization_id, ctx.orgId), or(ofIncidents, owned), or(eq(tasks.status, 'Open'), gte(tasks.resolved_at, start)), linkedRows(ctx, tasks)),
+    )
     .orderBy(asc(tasks.created_at), asc(tasks.id))
     .limit(200);
   const line = (t: (typeof taskRows)[number]) => {

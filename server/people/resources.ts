@@ -5,6 +5,8 @@ import { evergreenFields, evergreenMeta, fieldsOf, idList } from '../engine/defi
 import { defineResource } from '../engine/define.js';
 import { email, requiredText, text } from '../engine/fields.js';
 
+const SERVICE_TYPES = { 'pagerduty-oncall': 'PagerDuty on-call', 'opsgenie-oncall': 'Opsgenie on-call', other: 'Other' };
+
 export const serviceResource = defineResource({
   model: 'Service',
   label: 'Service',
@@ -22,7 +24,13 @@ export const serviceResource = defineResource({
   sort: [['name', 'asc']],
   search: ['name', 'description', 'external_id'],
   fields: fieldsOf(services),
-  fieldMeta: { ...evergreenMeta, is_active: { label: 'Active' }, filters: { label: 'Search filters' } },
+  fieldMeta: {
+    ...evergreenMeta,
+    is_active: { label: 'Active' },
+    filters: { label: 'Search filters' },
+    // Stored as the on-call system's id (Dispatch's plugin slug); shown and picked by its name.
+    type: { label: 'On-call system', kind: 'enum', choices: SERVICE_TYPES },
+  },
   references: { project_id: 'Project', filters: 'SearchFilter' },
 });
 

@@ -2,9 +2,12 @@ import { Ajv } from 'ajv';
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { pluginEvents, pluginInstances } from './tables.js';
-import { pluginBySlug, PLUGINS, secretKeysOf } from './catalog.js';
+import { allPlugins, pluginBySlug, secretKeysOf } from './registry.js';
 import { encryptSecret, SECRET_MASK } from './secrets.js';
+import type { PluginModule } from './registry.js';
 import { invalid, notFound } from '../core/errors.js';
+import { outboundUrlProblem } from '../core/http/outbound.js';
+import { RIGHTS } from '../core/rights.js';
 import type { RequestContext } from '../core/context.js';
 import { fieldsOf, outer, projectField } from '../engine/definition-kit.js';
 import { bodyOf } from '../engine/body.js';
@@ -13,7 +16,11 @@ import { flag, requiredText } from '../engine/fields.js';
 
 // Formats are checked by hand (URLs must be http or https); ajv-formats is not needed for that.
 const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-const validators = new Map(PLUGINS.map((p) => [p.slug, ajv.compile(p.configuration_schema)]));
+const validators = new Map<string, ReturnType<typeof ajv.compile>>();
+const validatorOf = (plugin: PluginModule) => {
+  if (!validators.has(plugin.slug)) validators.set(plugin.slug, ajv.compile(plugin.configuration_schema));
+  return validators.get(plugin.slug)!;
+};
 
 /**
  * Checks a configuration against its plugin's schema and splits it: plain values stay readable,
@@ -21,11 +28,18 @@ const validators = new Map(PLUGINS.map((p) => [p.slug, ajv.compile(p.configurati
  */
 function sealConfiguration(ctx: RequestContext, slug: string, given: Record<string, unknown>, stored: Record<string, string> = {}) {
   const plugin = pluginBySlug(slug);
-  if (!plugin) throw invalid(`Plugin '${slug}' does not exist; GET /plugins lists them.`, ['body', 'plugin_slug'], 'not_found');
+  if (!plugin)
+    throw invalid(
+      `Plugin must be one of ${allPlugins()
+        .map((p) => p.slug)
+        .join(', ')} (GET /plugins lists them)`,
+      ['body', 'plugin_slug'],
+      'not_found',
+    );
   const secretKeys = secretKeysOf(plugin);
   const merged: Record<string, unknown> = { ...given };
   for (const key of secretKeys) if ((merged[key] === undefined || merged[key] === SECRET_MASK) && stored[key] !== undefined) merged[key] = '\u0000kept';
-  const validate = validators.get(slug)!;
+  const validate = validatorOf(plugin);
   const check = Object.fromEntries(Object.entries(merged).map(([k, v]) => [k, v === '\u0000kept' ? 'kept-secret-value-x' : v]));
   if (!validate(check)) {
     const e = validate.errors![0]!;
@@ -39,8 +53,12 @@ function sealConfiguration(ctx: RequestContext, slug: string, given: Record<stri
   }
   for (const [key, schema] of Object.entries(plugin.configuration_schema.properties)) {
     const v = merged[key];
-    if (schema.format === 'uri' && typeof v === 'string' && v !== '\u0000kept' && !/^https?:\/\/[^\s]+$/i.test(v))
-      throw invalid('Must be an http or https URL.', ['body', 'configuration', key], 'value_error');
+    // An optional URL left empty (the form starts it so, spec §5) is no address to check.
+    if (schema.format !== 'uri' || typeof v !== 'string' || v === '\u0000kept' || (v === '' && !plugin.configuration_schema.required?.includes(key))) continue;
+    if (!/^https?:\/\/[^\s]+$/i.test(v)) throw invalid('Must be an http or https URL.', ['body', 'configuration', key], 'value_error');
+    // The server calls these URLs (a conference link is only shown to people): internal addresses are refused.
+    const problem = plugin.type === 'conference' ? null : outboundUrlProblem(ctx.config, v);
+    if (problem) throw invalid(problem, ['body', 'configuration', key], 'value_error');
   }
   const configuration: Record<string, unknown> = {};
   const secrets: Record<string, string> = {};
@@ -64,9 +82,8 @@ export const pluginInstanceResource = defineResource({
   create: bodyOf(
     pluginInstances,
     {
-      plugin_slug: z.enum(PLUGINS.map((p) => p.slug) as [string, ...string[]], {
-        error: `Plugin must be one of ${PLUGINS.map((p) => p.slug).join(', ')} (GET /plugins lists them)`,
-      }),
+      // Checked against the catalog in beforeCreate (sealConfiguration): plugins are found at start.
+      plugin_slug: z.string().min(1).max(100),
       title: requiredText(200),
       enabled: flag().optional(),
       configuration: z.record(z.string(), z.unknown()).optional(),
@@ -78,13 +95,24 @@ export const pluginInstanceResource = defineResource({
   sort: [['title', 'asc']],
   search: ['title', 'plugin_slug'],
   fields: fieldsOf(pluginInstances, ['configuration', 'secrets']),
-  fieldMeta: { plugin_slug: { label: 'Plugin', choices: Object.fromEntries(PLUGINS.map((p) => [p.slug, p.title])) } },
+  fieldMeta: {
+    plugin_slug: {
+      label: 'Plugin',
+      // A pick from the catalog (the body takes any text: the catalog is found at start, after this module loads).
+      kind: 'enum',
+      get choices() {
+        return Object.fromEntries(allPlugins().map((p) => [p.slug, p.title]));
+      },
+    },
+  },
   hidden: ['secrets'],
   immutable: ['plugin_slug'],
+  // Plugins call URLs and send mail on the organization's behalf (F22).
+  writeRole: RIGHTS.integrations.least,
   // Spec §3: an instance answers its plugin and the plugin's configuration schema (from the catalog in code).
   computed: () => ({
-    plugin: sql`(${JSON.stringify(Object.fromEntries(PLUGINS.map((p) => [p.slug, { slug: p.slug, type: p.type, title: p.title, description: p.description, capabilities: p.capabilities }])))}::jsonb -> ${outer(pluginInstances, 'plugin_slug')})`,
-    configuration_schema: sql`(${JSON.stringify(Object.fromEntries(PLUGINS.map((p) => [p.slug, p.configuration_schema])))}::jsonb -> ${outer(pluginInstances, 'plugin_slug')})`,
+    plugin: sql`(${JSON.stringify(Object.fromEntries(allPlugins().map(({ configuration_schema: _, ...p }) => [p.slug, p])))}::jsonb -> ${outer(pluginInstances, 'plugin_slug')})`,
+    configuration_schema: sql`(${JSON.stringify(Object.fromEntries(allPlugins().map((p) => [p.slug, p.configuration_schema])))}::jsonb -> ${outer(pluginInstances, 'plugin_slug')})`,
   }),
   // Sent back whole in an update, they are ignored.
   answerOnly: ['plugin', 'configuration_schema'],

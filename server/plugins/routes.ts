@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { PLUGINS } from './catalog.js';
+import { allPlugins } from './registry.js';
 import { answers, arrayOf, int, objectOf, str } from '../engine/answers.js';
 
 const plugin = objectOf({ slug: str, type: str, title: str, description: str, capabilities: arrayOf(str), configuration_schema: { type: 'object' } });
@@ -15,11 +15,9 @@ export function registerPluginRoutes(scope: FastifyInstance) {
         ...answers(200, objectOf({ items: arrayOf(plugin), total: int, page: int, itemsPerPage: int })),
       },
     },
-    async () => ({
-      items: PLUGINS,
-      total: PLUGINS.length,
-      page: 1,
-      itemsPerPage: PLUGINS.length,
-    }),
+    async () => {
+      const items = allPlugins();
+      return { items, total: items.length, page: 1, itemsPerPage: items.length };
+    },
   );
 }

@@ -1,28 +1,17 @@
-import { and, eq } from 'drizzle-orm';
-import { pluginEvents, pluginInstances } from './tables.js';
-import { pluginBySlug, secretKeysOf } from './catalog.js';
-import { decryptSecret } from './secrets.js';
+import { pluginEvents } from './tables.js';
+import type { LoadedPlugin } from './registry.js';
 import type { RequestContext } from '../core/context.js';
+import type { Config } from '../core/config.js';
+import { originOf, outboundFailure, outboundFetch } from '../core/http/outbound.js';
 
-export interface LoadedPlugin {
-  id: number;
-  slug: string;
-  title: string;
-  enabled: boolean;
-  /** Plain values and opened secrets: never sent to a client. */
-  config: Record<string, unknown>;
-}
+export type { LoadedPlugin } from './registry.js';
+export { loadPlugin } from './registry.js';
 
-export async function loadPlugin(ctx: RequestContext, id: number): Promise<LoadedPlugin | null> {
-  const [row] = await ctx.tx
-    .select()
-    .from(pluginInstances)
-    .where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.id, id)));
-  if (!row) return null;
-  const plugin = pluginBySlug(row.plugin_slug);
-  const config: Record<string, unknown> = { ...row.configuration };
-  for (const key of plugin ? secretKeysOf(plugin) : []) if (row.secrets[key] !== undefined) config[key] = decryptSecret(ctx.system, row.secrets[key]);
-  return { id: row.id, slug: row.plugin_slug, title: row.title, enabled: row.enabled, config };
+declare module './registry.js' {
+  interface Capabilities {
+    /** Posts a message where the instance points (a channel, a webhook); outside any transaction. */
+    send_message: (plugin: LoadedPlugin, message: { text: string }) => Promise<void>;
+  }
 }
 
 export async function recordPluginEvent(
@@ -42,37 +31,16 @@ export async function recordPluginEvent(
 
 const TIMEOUT_MS = 10_000;
 
-async function post(url: string, body: unknown) {
-  const res = await fetch(url, {
+/** POSTs JSON through core's outbound policy; a failure names the origin (the path is the secret) and the status, never the answer's body. */
+export async function postJson(policy: Pick<Config, 'OUTBOUND_ALLOW'>, url: string, body: unknown) {
+  const res = await outboundFetch(policy, url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(TIMEOUT_MS),
+  }).catch((err) => {
+    throw new Error(`${originOf(url)}: ${outboundFailure(err)}`);
   });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${url.replace(/\/\/.*@/, '//')} answered ${res.status}: ${text.slice(0, 200)}`);
-  return text;
-}
-
-/** Posts a conversation message through a Slack-compatible or Teams webhook (outside any transaction). */
-export async function sendMessage(plugin: LoadedPlugin, text: string) {
-  const url = String(plugin.config.webhook_url);
-  if (plugin.slug === 'slack-webhook') return post(url, { text, username: plugin.config.username || 'Firewatch' });
-  if (plugin.slug === 'teams-webhook') {
-    return post(url, {
-      type: 'message',
-      attachments: [
-        {
-          contentType: 'application/vnd.microsoft.card.adaptive',
-          content: {
-            $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-            type: 'AdaptiveCard',
-            version: '1.4',
-            body: [{ type: 'TextBlock', text, wrap: true }],
-          },
-        },
-      ],
-    });
-  }
-  throw new Error(`Plugin '${plugin.title}' (${plugin.slug}) cannot send messages.`);
+  await res.body?.cancel();
+  if (!res.ok) throw new Error(`${originOf(url)} answered ${res.status}`);
 }

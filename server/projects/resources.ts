@@ -1,12 +1,20 @@
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { RIGHTS } from '../core/rights.js';
 import { bodyOf } from '../engine/body.js';
 import { apiKeys, projects } from '../core/db/projects.js';
 import { forbidden } from '../core/errors.js';
-import { newApiKey } from '../accounts/service.js';
+import { newApiKey } from '../core/api-keys.js';
 import { announceRevokedApiKeys, apiKeysOfProject } from '../core/api-keys.js';
 import { defineResource } from '../engine/define.js';
 import { color, email, requiredText, text } from '../engine/fields.js';
+
+/**
+ * A landing-page visitor's project (anonymous_projects) is theirs alone: members never list, pick,
+ * file into or chat in it; only the visitor's key reaches it (server/ai). `org` may be a placeholder.
+ */
+export const notVisitorsProject = (org: unknown): SQL =>
+  sql`not exists (select 1 from anonymous_projects a where a.organization_id = ${org} and a.project_id = ${projects.id})`;
 
 export const projectResource = defineResource({
   model: 'Project',
@@ -24,12 +32,19 @@ export const projectResource = defineResource({
     owner_conversation: text(500),
   }),
   pageSize: 9999,
+  scope: (_ctx, org) => and(eq(projects.organization_id, org), notVisitorsProject(org))!,
+  // The same for every caller: list statements stay shared.
+  scopeShape: () => 'members',
   sort: [['name', 'asc']],
   search: ['name', 'description'],
   // Answered as the spec's `organization: {id, name}` beside organization_id.
   references: { organization_id: 'Organization' },
   // The project's API keys go with it: their open sockets close at commit.
-  hooks: { beforeDelete: async (ctx, id) => announceRevokedApiKeys(ctx.tx, await apiKeysOfProject(ctx.tx, id)) },
+  hooks: {
+    // With a scope of its own the engine leaves the organization to the definition.
+    beforeCreate: async (ctx, data) => ({ ...data, organization_id: ctx.orgId }),
+    beforeDelete: async (ctx, id) => announceRevokedApiKeys(ctx.tx, await apiKeysOfProject(ctx.tx, id)),
+  },
   fields: ['name', 'color', 'owner_email', 'custom_ttp_patterns', 'annual_employee_cost', 'business_year_hours', 'created_at'],
   fieldMeta: {
     custom_ttp_patterns: { label: 'Attack techniques to recognize', help: 'Patterns (e.g. MITRE ATT&CK ids like T1566) looked for in incident text.' },
@@ -52,6 +67,8 @@ export const apiKeyResource = defineResource({
   fields: ['description', 'project_id', 'key_prefix', 'created_at', 'last_used_at'],
   hidden: ['key_hash'],
   writeRole: RIGHTS.apiKeys.least,
+  // A key's prefix is part of its secret; Members and API keys neither list nor read them.
+  readRole: RIGHTS.apiKeys.least,
   references: { project_id: 'Project' },
   labelPlural: 'API keys',
   fieldMeta: { key_prefix: { label: 'Key starts with' } },

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { organizationProjects } from '../accounts/service.js';
+import { organizationProjects } from './service.js';
 import { answers, arrayOf, int, objectOf, recordOf } from '../engine/answers.js';
 import { projectResource } from './resources.js';
 

@@ -3,9 +3,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { inTenant } from '../core/tenancy.js';
 import { answers, arrayOf, bool, int, num, objectOf, str } from '../engine/answers.js';
-import { PAGE_SIZE, CANDIDATES, SEARCH_TYPES, search, type SearchType } from './service.js';
+import { PAGE_SIZE, CANDIDATES, SEARCH_TYPE_NAMES, search, storedName } from './service.js';
 
-const typeNames = Object.keys(SEARCH_TYPES) as [SearchType, ...SearchType[]];
+const typeNames = SEARCH_TYPE_NAMES;
 const typeList = z
   .union([z.string(), z.array(z.string())])
   .transform((v) =>
@@ -14,7 +14,8 @@ const typeList = z
       .map((t) => t.trim())
       .filter(Boolean),
   )
-  .pipe(z.array(z.enum(typeNames, { error: `Must be one of: ${typeNames.join(', ')}.` })).max(typeNames.length));
+  .pipe(z.array(z.enum(typeNames, { error: `Must be one of: ${typeNames.join(', ')}.` })).max(typeNames.length))
+  .transform((names) => names.map(storedName));
 
 const searchAnswer = objectOf({
   query: str,

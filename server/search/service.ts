@@ -3,8 +3,10 @@ import { rowsOf } from '../core/db/client.js';
 import { settle } from '../core/db/tenant.js';
 import { atLeast, type RequestContext } from '../core/context.js';
 import { allowedLevels } from '../ai/retrieve.js';
-import { caseScope, incidentScope } from '../incidents/common.js';
-import { cases, incidents } from '../incidents/tables.js';
+import { caseScope } from '../cases/scope.js';
+import { incidentScope } from '../incidents/scope.js';
+import { cases } from '../cases/tables.js';
+import { incidents } from '../incidents/tables.js';
 import { chunkTsqueryOf, parseSearch, tsqueryOf } from './query.js';
 
 /** The types results come in, in the order their groups show, with what people call them. */
@@ -20,9 +22,12 @@ export const SEARCH_TYPES = {
   Weblink: 'Weblinks',
   SignalInstance: 'Signal instances',
   Commit: 'Commits',
+  // Spec §2 names these two; Firewatch crawls no web pages and keeps no ECCS projects, so they find nothing yet.
+  WebCrawl: 'Web pages',
   Conversation: 'Conversations',
   Conference: 'Conferences',
   Ticket: 'Tickets',
+  ECCSProject: 'ECCS projects',
   TextSubmission: 'Text submissions',
   FileSubmission: 'File submissions',
   YouTubeTranscriptSubmission: 'Video submissions',
@@ -33,6 +38,15 @@ export const SEARCH_TYPES = {
   IndividualContact: 'Individuals',
 } as const;
 export type SearchType = keyof typeof SEARCH_TYPES;
+/**
+ * The spec's spelling where the stored one differs (search_entries keeps `FileSubmission`): answers use
+ * it, and queries may use either.
+ */
+const SPEC_NAMES: Partial<Record<SearchType, string>> = { FileSubmission: 'FileSubmissions' };
+export const specName = (type: SearchType) => SPEC_NAMES[type] ?? type;
+export const storedName = (name: string) => (Object.entries(SPEC_NAMES).find(([, spec]) => spec === name)?.[0] ?? name) as SearchType;
+/** The names a query's `type` accepts: the spec's and the stored ones. */
+export const SEARCH_TYPE_NAMES = [...new Set([...Object.keys(SEARCH_TYPES), ...Object.values(SPEC_NAMES)])] as [string, ...string[]];
 
 /** Spec §9: the search table shows 25 a page. */
 export const PAGE_SIZE = 25;
@@ -294,9 +308,10 @@ export async function search(ctx: RequestContext, query: string, types: SearchTy
   const order = Object.keys(SEARCH_TYPES) as SearchType[];
   const groups = counted
     .sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type))
-    .map((c) => ({ type: c.type, label: SEARCH_TYPES[c.type] ?? c.type, count: c.n }));
+    .map((c) => ({ type: specName(c.type) as SearchType, label: SEARCH_TYPES[c.type] ?? c.type, count: c.n }));
   const results = json<(SearchResult & { pos: number })[]>(row!.results).map(({ pos: _pos, ...r }) => ({
     ...r,
+    type: specName(r.type) as SearchType,
     updated_at: new Date(r.updated_at).toISOString(),
   }));
   return {

@@ -9,7 +9,10 @@ import type { RequestContext } from '../core/context.js';
 import { idParam } from '../engine/crud.js';
 import { answers, arrayOf, int, messageAnswer, objectOf, rowOf, rowWith, str, type JsonSchema } from '../engine/answers.js';
 import { linkedRows, ownRows } from '../engine/visibility.js';
-import { caseParticipants, cases, conversations, incidentParticipants, incidentResources, incidents, tasks } from '../incidents/tables.js';
+import { caseParticipants, cases } from '../cases/tables.js';
+import { conversations } from '../timeline/tables.js';
+import { incidentParticipants, incidentResources, incidents } from '../incidents/tables.js';
+import { tasks } from '../tasks/tables.js';
 import { commits } from '../commits/tables.js';
 import { chunks, submissions } from '../ai/tables.js';
 import {
@@ -332,8 +335,18 @@ export const REEXTRACT_QUEUE = 'signals-reextract';
 const REEXTRACT_CHUNK = 500;
 
 export function registerEntityRoutes(scope: FastifyInstance) {
+  registerEntitySubResources(scope);
+  registerEntityLists(scope);
+  registerEntitySubscriptions(scope);
+  registerBackTests(scope);
+  registerReextractRoutes(scope);
+}
+
+const tags = ['Entity'];
+
+/** Where an entity, or any entity of a type, was seen: cases, incidents, signal instances and what hangs off them. */
+function registerEntitySubResources(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  const tags = ['Entity'];
   const sub = z.enum(ENTITY_SUB_RESOURCES as [string, ...string[]]);
   // The first page of cases, when it holds them all, also counts them and the open ones.
   const entitySubPage = subPage(ENTITY_SUB_RESOURCES, { total: int, open: int });
@@ -409,7 +422,11 @@ export function registerEntityRoutes(scope: FastifyInstance) {
     },
     (req) => inTenant(req, listTypeSub(req.params.id, req.params.sub, { page: req.params.page, itemsPerPage: req.query.itemsPerPage }), { readOnly: true }),
   );
+}
 
+/** Entities of one type, or whose value is of one kind. */
+function registerEntityLists(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/entity/type/:type',
     {
@@ -473,7 +490,11 @@ export function registerEntityRoutes(scope: FastifyInstance) {
         { readOnly: true },
       ),
   );
+}
 
+/** A signed-in user's e-mails about an entity turning up in a new case. */
+function registerEntitySubscriptions(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/entity/:id/subscribe',
     { schema: { tags, summary: 'E-mail me when the entity turns up in a new case', params: idParam, ...messageAnswer() } },
@@ -501,7 +522,11 @@ export function registerEntityRoutes(scope: FastifyInstance) {
       return { message: 'Subscription cancelled successfully.' };
     }),
   );
+}
 
+/** Back-tests: how many of the last instances a pattern, saved or not, finds a value in. */
+function registerBackTests(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   // The entity type's own fields, tried before it is saved.
   const backTestBody = entityTypeCreate.pick({ jpath: true, regular_expression: true, scope: true }).extend({
     signal_id: ref().optional(),
@@ -567,7 +592,11 @@ export function registerEntityRoutes(scope: FastifyInstance) {
         { readOnly: true },
       ),
   );
+}
 
+/** Re-extraction of a type over past instances: started as a job, its progress read back. */
+function registerReextractRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.put(
     '/entity_type/:id/process',
     {
@@ -637,109 +666,12 @@ export const reextractJob = defineJob({
   name: REEXTRACT_QUEUE,
   payload: z.object({ run_id: z.number().int() }),
   run: async ({ run_id }, { org: { orgId }, tenant }) => {
-    const start = await tenant(async (ctx) => {
-      const [run] = await ctx.tx
-        .select()
-        .from(entityTypeRuns)
-        .where(and(eq(entityTypeRuns.organization_id, orgId), eq(entityTypeRuns.id, run_id)));
-      if (!run || run.status === 'completed' || run.status === 'failed') return null;
-      const type = await requireType(ctx, run.entity_type_id);
-      if (run.status === 'queued') {
-        const [c] = await ctx.tx
-          .select({ n: sql<number>`count(*)::int` })
-          .from(signalInstances)
-          .where(instancesOfType(ctx, type));
-        await ctx.tx.update(entityTypeRuns).set({ status: 'running', total: c!.n, updated_at: new Date() }).where(eq(entityTypeRuns.id, run.id));
-      }
-      return type;
-    });
+    const start = await tenant((ctx) => startReextract(ctx, orgId, run_id));
     if (!start) return;
     try {
-      for (;;) {
-        const more = await tenant(async (ctx) => {
-          const [run] = await ctx.tx
-            .select()
-            .from(entityTypeRuns)
-            .where(and(eq(entityTypeRuns.organization_id, orgId), eq(entityTypeRuns.id, run_id)))
-            .for('update');
-          const type = await requireType(ctx, run!.entity_type_id);
-          const rows = await ctx.tx
-            .select({ id: signalInstances.id, raw: signalInstances.raw })
-            .from(signalInstances)
-            .where(and(instancesOfType(ctx, type), gt(signalInstances.id, run!.cursor)))
-            .orderBy(signalInstances.id)
-            .limit(REEXTRACT_CHUNK);
-          if (!rows.length) {
-            await ctx.tx
-              .update(entityTypeRuns)
-              .set({ status: 'completed', finished_at: new Date(), updated_at: new Date() })
-              .where(eq(entityTypeRuns.id, run_id));
-            return false;
-          }
-          const found = rows.map((r) => {
-            try {
-              return { id: r.id, values: extract(r.raw, [type]) };
-            } catch {
-              return { id: r.id, values: [] };
-            }
-          });
-          const ids = rows.map((r) => r.id);
-          await ctx.tx.execute(sql`delete from signal_instance_entities sie using entities e
-            where sie.organization_id = ${orgId} and e.organization_id = ${orgId} and e.id = sie.entity_id and e.entity_type_id = ${type.id}
-              and sie.signal_instance_id in ${sql`(${sql.join(
-                ids.map((i) => sql`${i}`),
-                sql`, `,
-              )})`}`);
-          const wanted = new Map<string, { value: string; normalized: string }>();
-          for (const f of found) for (const v of f.values) wanted.set(v.normalized, v);
-          if (wanted.size) {
-            const sorted = [...wanted.values()].sort((a, b) => (a.normalized < b.normalized ? -1 : 1));
-            await ctx.tx
-              .insert(entities)
-              .values(
-                sorted.map((v) => ({
-                  organization_id: orgId,
-                  project_id: type.project_id,
-                  entity_type_id: type.id,
-                  value: v.value,
-                  normalized: v.normalized,
-                  source: 'signal',
-                })),
-              )
-              .onConflictDoNothing();
-            const rowsFound = await ctx.tx
-              .select({ id: entities.id, normalized: entities.normalized })
-              .from(entities)
-              .where(
-                and(
-                  eq(entities.organization_id, orgId),
-                  eq(entities.entity_type_id, type.id),
-                  inArray(
-                    entities.normalized,
-                    sorted.map((v) => v.normalized),
-                  ),
-                ),
-              );
-            const idOf = new Map(rowsFound.map((e) => [e.normalized, e.id]));
-            const links = found.flatMap((f) =>
-              [...new Set(f.values.map((v) => idOf.get(v.normalized)!))].map((entity_id) => ({ organization_id: orgId, signal_instance_id: f.id, entity_id })),
-            );
-            if (links.length) await ctx.tx.insert(signalInstanceEntities).values(links).onConflictDoNothing();
-          }
-          const matched = found.filter((f) => f.values.length).length;
-          await ctx.tx
-            .update(entityTypeRuns)
-            .set({
-              processed: sql`${entityTypeRuns.processed} + ${rows.length}`,
-              matched: sql`${entityTypeRuns.matched} + ${matched}`,
-              cursor: ids[ids.length - 1]!,
-              updated_at: new Date(),
-            })
-            .where(eq(entityTypeRuns.id, run_id));
-          return true;
-        });
-        if (!more) return;
-      }
+      // Each chunk its own transaction, until none is left.
+      let more = true;
+      while (more) more = await tenant((ctx) => reextractNextChunk(ctx, orgId, run_id));
     } catch (err) {
       await tenant((ctx) =>
         ctx.tx
@@ -751,3 +683,111 @@ export const reextractJob = defineJob({
     }
   },
 });
+
+/** A run taken up: null when it is over, else its type (a queued run counts its instances and starts running). */
+async function startReextract(ctx: RequestContext, orgId: number, runId: number) {
+  const [run] = await ctx.tx
+    .select()
+    .from(entityTypeRuns)
+    .where(and(eq(entityTypeRuns.organization_id, orgId), eq(entityTypeRuns.id, runId)));
+  if (!run || run.status === 'completed' || run.status === 'failed') return null;
+  const type = await requireType(ctx, run.entity_type_id);
+  if (run.status === 'queued') {
+    const [c] = await ctx.tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(signalInstances)
+      .where(instancesOfType(ctx, type));
+    await ctx.tx.update(entityTypeRuns).set({ status: 'running', total: c!.n, updated_at: new Date() }).where(eq(entityTypeRuns.id, run.id));
+  }
+  return type;
+}
+
+/** The next chunk after the run's cursor re-extracted, with the cursor and counts; false once none is left (the run completed). */
+async function reextractNextChunk(ctx: RequestContext, orgId: number, runId: number): Promise<boolean> {
+  const [run] = await ctx.tx
+    .select()
+    .from(entityTypeRuns)
+    .where(and(eq(entityTypeRuns.organization_id, orgId), eq(entityTypeRuns.id, runId)))
+    .for('update');
+  const type = await requireType(ctx, run!.entity_type_id);
+  const rows = await ctx.tx
+    .select({ id: signalInstances.id, raw: signalInstances.raw })
+    .from(signalInstances)
+    .where(and(instancesOfType(ctx, type), gt(signalInstances.id, run!.cursor)))
+    .orderBy(signalInstances.id)
+    .limit(REEXTRACT_CHUNK);
+  if (!rows.length) {
+    await ctx.tx.update(entityTypeRuns).set({ status: 'completed', finished_at: new Date(), updated_at: new Date() }).where(eq(entityTypeRuns.id, runId));
+    return false;
+  }
+  const found = rows.map((r) => {
+    try {
+      return { id: r.id, values: extract(r.raw, [type]) };
+    } catch {
+      return { id: r.id, values: [] };
+    }
+  });
+  const ids = rows.map((r) => r.id);
+  await ctx.tx.execute(sql`delete from signal_instance_entities sie using entities e
+    where sie.organization_id = ${orgId} and e.organization_id = ${orgId} and e.id = sie.entity_id and e.entity_type_id = ${type.id}
+      and sie.signal_instance_id in ${sql`(${sql.join(
+        ids.map((i) => sql`${i}`),
+        sql`, `,
+      )})`}`);
+  await linkFound(ctx, orgId, type, found);
+  const matched = found.filter((f) => f.values.length).length;
+  await ctx.tx
+    .update(entityTypeRuns)
+    .set({
+      processed: sql`${entityTypeRuns.processed} + ${rows.length}`,
+      matched: sql`${entityTypeRuns.matched} + ${matched}`,
+      cursor: ids[ids.length - 1]!,
+      updated_at: new Date(),
+    })
+    .where(eq(entityTypeRuns.id, runId));
+  return true;
+}
+
+/** The values found: their entities made when new, and linked to the instances they were found in. */
+async function linkFound(
+  ctx: RequestContext,
+  orgId: number,
+  type: { id: number; project_id: number | null },
+  found: { id: number; values: { value: string; normalized: string }[] }[],
+) {
+  const wanted = new Map<string, { value: string; normalized: string }>();
+  for (const f of found) for (const v of f.values) wanted.set(v.normalized, v);
+  if (!wanted.size) return;
+  const sorted = [...wanted.values()].sort((a, b) => (a.normalized < b.normalized ? -1 : 1));
+  await ctx.tx
+    .insert(entities)
+    .values(
+      sorted.map((v) => ({
+        organization_id: orgId,
+        project_id: type.project_id,
+        entity_type_id: type.id,
+        value: v.value,
+        normalized: v.normalized,
+        source: 'signal',
+      })),
+    )
+    .onConflictDoNothing();
+  const rowsFound = await ctx.tx
+    .select({ id: entities.id, normalized: entities.normalized })
+    .from(entities)
+    .where(
+      and(
+        eq(entities.organization_id, orgId),
+        eq(entities.entity_type_id, type.id),
+        inArray(
+          entities.normalized,
+          sorted.map((v) => v.normalized),
+        ),
+      ),
+    );
+  const idOf = new Map(rowsFound.map((e) => [e.normalized, e.id]));
+  const links = found.flatMap((f) =>
+    [...new Set(f.values.map((v) => idOf.get(v.normalized)!))].map((entity_id) => ({ organization_id: orgId, signal_instance_id: f.id, entity_id })),
+  );
+  if (links.length) await ctx.tx.insert(signalInstanceEntities).values(links).onConflictDoNothing();
+}

@@ -8,7 +8,7 @@ import { defineResource } from '../engine/define.js';
 import { ref, requiredText, text, url } from '../engine/fields.js';
 import { checkExpression } from './filters.js';
 import { jpathError, patternError } from './extract.js';
-import { entities, entityTypes, signalEngagements, signalFilters, signalInstances, signals } from './tables.js';
+import { entities, entityTypes, GROUPINGS, signalEngagements, signalFilters, signalInstances, signals } from './tables.js';
 import { normalize } from './extract.js';
 import { forgetSources } from './sources.js';
 
@@ -133,6 +133,14 @@ export const signalEngagementResource = defineResource({
   references: { project_id: 'Project', entity_type_id: 'EntityType' },
 });
 
+/** An HTTP header name (RFC 9110 token). */
+const headerName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'Must be an HTTP header name');
+
 const signalCreate = bodyOf(
   signals,
   {
@@ -151,9 +159,16 @@ const signalCreate = bodyOf(
     workflow_ids: idList().optional(),
     /** Grafana's HMAC secret; when set, deliveries to /signals/grafana must be signed with it. */
     hmac_secret: z.string().min(16).max(500).nullish(),
+    /** The header names set in Grafana's HMAC options (null: Grafana's default signature header, no timestamp). */
+    signature_header: headerName.nullish(),
+    timestamp_header: headerName.nullish(),
+    /** Events a minute; more get 429 (PagerDuty) or 503 with Retry-After (Alertmanager, Grafana). Null: the server's default. */
+    rate_limit_per_minute: z.number().int().min(1).max(1_000_000).nullish(),
+    grouping: z.enum(GROUPINGS).optional(),
+    group_by: z.array(z.string().trim().min(1).max(200)).max(20).optional(),
   },
-  // The key columns are the server's (made here, rotated at /signals/{id}/rotate_key); the rate is not in the API today.
-  { readOnly: ['ingest_key_hash', 'previous_ingest_key_hash', 'previous_key_expires_at', 'rate_limit_per_minute'] },
+  // The key columns are the server's (made here, rotated at /signals/{id}/rotate_key).
+  { readOnly: ['ingest_key_hash', 'previous_ingest_key_hash', 'previous_key_expires_at'] },
 );
 
 export const signalResource = defineResource({
@@ -178,6 +193,8 @@ export const signalResource = defineResource({
     engagement_ids: 'SignalEngagement',
     oncall_service_id: 'Service',
     tag_ids: 'Tag',
+    // Spec §3: `workflows: [{id}]` beside `workflow_ids`, answered as {id, name}.
+    workflow_ids: 'Workflow',
   },
   hooks: {
     beforeCreate(_ctx, data) {

@@ -8,7 +8,7 @@ import { forbidden, notFound } from '../core/errors.js';
 import { inTenant, runInTenant } from '../core/tenancy.js';
 import { idParam } from '../engine/crud.js';
 import { answers, answersBy, arrayOf, int, nullableStr, objectOf, selectionOf, str, type JsonSchema } from '../engine/answers.js';
-import { addEvent } from '../incidents/common.js';
+import { addEvent } from '../timeline/events.js';
 import { entityTypes, signalEngagementRequests, signalEngagements, signals } from './tables.js';
 import { newIngestKey } from './resources.js';
 import { forgetSources } from './sources.js';
@@ -44,9 +44,17 @@ const htmlPage: JsonSchema = { content: { 'text/html': { schema: { type: 'string
 
 /** Signal routes beside CRUD: key rotation, the editor's live preview, and the answer to an engagement. */
 export function registerSignalExtras(scope: FastifyInstance) {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
-  const tags = ['Signal'];
+  registerKeyRotation(scope);
+  registerPreview(scope);
+  // The links in the e-mail open a page with a button; only the POST it sends records the answer.
+  scope.register(registerEngagementAnswers);
+}
 
+const tags = ['Signal'];
+
+/** POST /signals/{id}/rotate_key. */
+function registerKeyRotation(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/signals/:id/rotate_key',
     {
@@ -76,7 +84,11 @@ export function registerSignalExtras(scope: FastifyInstance) {
         return { id: signal.id, ingest_key: key.key, previous_key_expires_at: expires };
       }),
   );
+}
 
+/** POST /signals/preview: the definition editor's live preview. */
+function registerPreview(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/signals/preview',
     {
@@ -108,117 +120,127 @@ export function registerSignalExtras(scope: FastifyInstance) {
         { readOnly: true },
       ),
   );
+}
 
-  // The links in the e-mail open a page with a button; only the POST it sends records the answer.
-  scope.register(async (child) => {
-    // The form's only field is the password a require_mfa engagement asks for.
-    child.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
-      done(null, { password: new URLSearchParams(body as string).get('password') ?? undefined }),
-    );
-    const respond = child.withTypeProvider<ZodTypeProvider>();
-    const query = z.object({ token: z.string().min(10).max(200), answer: z.enum(['approve', 'deny']) });
-    const find = (orgId: number, token: string) => async (ctx: Parameters<Parameters<typeof inTenant>[1]>[0]) => {
-      const [row] = await ctx.tx
-        .select({
-          id: signalEngagementRequests.id,
-          status: signalEngagementRequests.status,
-          case_id: signalEngagementRequests.case_id,
-          email: signalEngagementRequests.email,
-          engagement: signalEngagements.name,
-          require_mfa: signalEngagements.require_mfa,
-        })
-        .from(signalEngagementRequests)
-        .innerJoin(
-          signalEngagements,
-          and(
-            eq(signalEngagements.organization_id, signalEngagementRequests.organization_id),
-            eq(signalEngagements.id, signalEngagementRequests.engagement_id),
-          ),
-        )
-        .where(and(eq(signalEngagementRequests.organization_id, orgId), eq(signalEngagementRequests.token_hash, hashEngagementToken(token))));
-      return row ?? null;
-    };
-    const tenant = <T>(req: { server: FastifyInstance; org: { id: number; slug: string } }, fn: Parameters<typeof runInTenant<T>>[3]) =>
-      runInTenant(req.server.db, req.server.config, systemActor({ orgId: req.org.id, orgSlug: req.org.slug }), fn);
-
-    respond.get(
-      '/signals/engagements/respond',
-      {
-        config: { access: 'public' },
-        schema: { tags, summary: 'The page an engagement e-mail links to', querystring: query, ...answersBy({ 200: htmlPage, 404: htmlPage }) },
+/** The engagement pages: GET shows the answer's form, POST records it (with a second factor when the engagement asks for one). */
+async function registerEngagementAnswers(child: FastifyInstance) {
+  // The form's only field is the password a require_mfa engagement asks for.
+  child.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
+    done(null, { password: new URLSearchParams(body as string).get('password') ?? undefined }),
+  );
+  const respond = child.withTypeProvider<ZodTypeProvider>();
+  respond.get(
+    '/signals/engagements/respond',
+    {
+      config: { access: 'public' },
+      schema: { tags, summary: 'The page an engagement e-mail links to', querystring: engagementQuery, ...answersBy({ 200: htmlPage, 404: htmlPage }) },
+    },
+    async (req, reply) => {
+      const row = await asSystem(req, findRequest(req.org.id, req.query.token));
+      if (!row) return page(reply, 404, 'This link is not valid', '<p>It may have been replaced by a newer e-mail.</p>');
+      if (row.status !== 'pending') return page(reply, 200, 'Already answered', `<p>You answered: ${row.status}. Thank you.</p>`);
+      const verb = req.query.answer === 'approve' ? 'Yes, this was me / expected' : 'No, I do not recognize this';
+      const factor = row.require_mfa
+        ? `<p><label>Your Firewatch password <input type="password" name="password" autocomplete="current-password" required></label></p>`
+        : '';
+      return page(
+        reply,
+        200,
+        row.engagement,
+        `<form method="post"><p>Confirm your answer for ${escapeHtml(row.email)}:</p>${factor}<button type="submit">${verb}</button></form>`,
+      );
+    },
+  );
+  respond.post(
+    '/signals/engagements/respond',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Records the answer on the case timeline',
+        querystring: engagementQuery,
+        ...answersBy({ 200: htmlPage, 401: htmlPage, 404: htmlPage }),
       },
-      async (req, reply) => {
-        const row = await tenant(req, find(req.org.id, req.query.token));
-        if (!row) return page(reply, 404, 'This link is not valid', '<p>It may have been replaced by a newer e-mail.</p>');
-        if (row.status !== 'pending') return page(reply, 200, 'Already answered', `<p>You answered: ${row.status}. Thank you.</p>`);
-        const verb = req.query.answer === 'approve' ? 'Yes, this was me / expected' : 'No, I do not recognize this';
-        const factor = row.require_mfa
-          ? `<p><label>Your Firewatch password <input type="password" name="password" autocomplete="current-password" required></label></p>`
-          : '';
+    },
+    async (req, reply) => {
+      const pending = await asSystem(req, findRequest(req.org.id, req.query.token));
+      if (pending?.require_mfa && pending.status === 'pending' && !(await secondFactor(req, pending))) {
         return page(
           reply,
-          200,
-          row.engagement,
-          `<form method="post"><p>Confirm your answer for ${escapeHtml(row.email)}:</p>${factor}<button type="submit">${verb}</button></form>`,
+          401,
+          'Not confirmed',
+          '<p>This confirmation needs the Firewatch password of the account with this e-mail address (a second factor beside the e-mail link). Go back and try again.</p>',
         );
-      },
-    );
-    /**
-     * require_mfa: the link proves the mailbox; the answer also needs a second factor, the Firewatch
-     * password of the account with that e-mail (checked like a sign-in: argon2, a dummy hash when there
-     * is none, and a limit of LOGIN_RATE_LIMIT tries per request within the sign-in window).
-     */
-    const secondFactor = async (req: FastifyRequest, row: { id: number; email: string }) => {
-      const password = (req.body as { password?: string } | undefined)?.password;
-      await hitRateLimit(req.server.db, [[`engage:${req.org.id}:${row.id}`, req.server.config.LOGIN_RATE_LIMIT]], req.server.config.LOGIN_RATE_WINDOW_SECONDS);
-      const [user] = await req.server.db
-        .select({ hash: users.password_hash })
-        .from(users)
-        .where(eq(users.email, normalizeEmail(row.email)));
-      const valid = await verifyPassword(user?.hash ?? (await dummyPasswordHash()), password ?? '');
-      return valid && !!user?.hash && !!password;
-    };
-    respond.post(
-      '/signals/engagements/respond',
-      {
-        config: { access: 'public' },
-        schema: { tags, summary: 'Records the answer on the case timeline', querystring: query, ...answersBy({ 200: htmlPage, 401: htmlPage, 404: htmlPage }) },
-      },
-      async (req, reply) => {
-        const pending = await tenant(req, find(req.org.id, req.query.token));
-        if (pending?.require_mfa && pending.status === 'pending' && !(await secondFactor(req, pending))) {
-          return page(
-            reply,
-            401,
-            'Not confirmed',
-            '<p>This confirmation needs the Firewatch password of the account with this e-mail address (a second factor beside the e-mail link). Go back and try again.</p>',
-          );
-        }
-        const answered = await tenant(req, async (ctx) => {
-          const row = await find(req.org.id, req.query.token)(ctx);
-          if (!row) return null;
-          if (row.status !== 'pending') return row;
-          const status = req.query.answer === 'approve' ? 'approved' : 'denied';
-          // Only a pending request moves: two clicks at once record one answer.
-          const moved = await ctx.tx
-            .update(signalEngagementRequests)
-            .set({ status, answered_at: new Date(), updated_at: new Date() })
-            .where(and(eq(signalEngagementRequests.id, row.id), inArray(signalEngagementRequests.status, ['pending'])))
-            .returning({ id: signalEngagementRequests.id });
-          if (moved.length) {
-            await addEvent(ctx, {
-              case_id: row.case_id,
-              type: 'Other',
-              source: 'Signal',
-              description: `${row.email} ${status === 'approved' ? 'confirmed the alert (approved)' : 'did not recognize the alert (denied)'}: ${row.engagement}`,
-              details: { engagement_request_id: row.id, answer: status },
-            });
-          }
-          return { ...row, status };
-        });
-        if (!answered) return page(reply, 404, 'This link is not valid', '<p>It may have been replaced by a newer e-mail.</p>');
-        return page(reply, 200, 'Thank you', `<p>Your answer was recorded: ${answered.status}.</p>`);
-      },
-    );
-  });
+      }
+      const answered = await asSystem(req, (ctx) => recordAnswer(ctx, req.org.id, req.query.token, req.query.answer));
+      if (!answered) return page(reply, 404, 'This link is not valid', '<p>It may have been replaced by a newer e-mail.</p>');
+      return page(reply, 200, 'Thank you', `<p>Your answer was recorded: ${answered.status}.</p>`);
+    },
+  );
+}
+
+const engagementQuery = z.object({ token: z.string().min(10).max(200), answer: z.enum(['approve', 'deny']) });
+
+/** The engagement request a link's token names, with its engagement's name and whether it asks for a second factor. */
+const findRequest = (orgId: number, token: string) => async (ctx: Parameters<Parameters<typeof inTenant>[1]>[0]) => {
+  const [row] = await ctx.tx
+    .select({
+      id: signalEngagementRequests.id,
+      status: signalEngagementRequests.status,
+      case_id: signalEngagementRequests.case_id,
+      email: signalEngagementRequests.email,
+      engagement: signalEngagements.name,
+      require_mfa: signalEngagements.require_mfa,
+    })
+    .from(signalEngagementRequests)
+    .innerJoin(
+      signalEngagements,
+      and(eq(signalEngagements.organization_id, signalEngagementRequests.organization_id), eq(signalEngagements.id, signalEngagementRequests.engagement_id)),
+    )
+    .where(and(eq(signalEngagementRequests.organization_id, orgId), eq(signalEngagementRequests.token_hash, hashEngagementToken(token))));
+  return row ?? null;
+};
+
+/** The engagement pages run as the system in the link's organization (nobody is signed in). */
+const asSystem = <T>(req: { server: FastifyInstance; org: { id: number; slug: string } }, fn: Parameters<typeof runInTenant<T>>[3]) =>
+  runInTenant(req.server.db, req.server.config, systemActor({ orgId: req.org.id, orgSlug: req.org.slug }), fn);
+
+/**
+ * require_mfa: the link proves the mailbox; the answer also needs a second factor, the Firewatch
+ * password of the account with that e-mail (checked like a sign-in: argon2, a dummy hash when there
+ * is none, and a limit of LOGIN_RATE_LIMIT tries per request within the sign-in window).
+ */
+const secondFactor = async (req: FastifyRequest, row: { id: number; email: string }) => {
+  const password = (req.body as { password?: string } | undefined)?.password;
+  await hitRateLimit(req.server.db, [[`engage:${req.org.id}:${row.id}`, req.server.config.LOGIN_RATE_LIMIT]], req.server.config.LOGIN_RATE_WINDOW_SECONDS);
+  const [user] = await req.server.db
+    .select({ hash: users.password_hash })
+    .from(users)
+    .where(eq(users.email, normalizeEmail(row.email)));
+  const valid = await verifyPassword(user?.hash ?? (await dummyPasswordHash()), password ?? '');
+  return valid && !!user?.hash && !!password;
+};
+
+/** The answer recorded on a pending request and the case timeline; an answered request as it is; null when the token names none. */
+async function recordAnswer(ctx: Parameters<Parameters<typeof inTenant>[1]>[0], orgId: number, token: string, answer: 'approve' | 'deny') {
+  const row = await findRequest(orgId, token)(ctx);
+  if (!row) return null;
+  if (row.status !== 'pending') return row;
+  const status = answer === 'approve' ? 'approved' : 'denied';
+  // Only a pending request moves: two clicks at once record one answer.
+  const moved = await ctx.tx
+    .update(signalEngagementRequests)
+    .set({ status, answered_at: new Date(), updated_at: new Date() })
+    .where(and(eq(signalEngagementRequests.id, row.id), inArray(signalEngagementRequests.status, ['pending'])))
+    .returning({ id: signalEngagementRequests.id });
+  if (moved.length) {
+    await addEvent(ctx, {
+      case_id: row.case_id,
+      type: 'Other',
+      source: 'Signal',
+      description: `${row.email} ${status === 'approved' ? 'confirmed the alert (approved)' : 'did not recognize the alert (denied)'}: ${row.engagement}`,
+      details: { engagement_request_id: row.id, answer: status },
+    });
+  }
+  return { ...row, status };
 }

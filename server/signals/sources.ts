@@ -6,6 +6,8 @@ export interface Source {
   organization_id: number;
   project_id: number;
   hmac_secret: string | null;
+  signature_header: string | null;
+  timestamp_header: string | null;
   rate_limit_per_minute: number | null;
 }
 

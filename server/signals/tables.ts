@@ -5,9 +5,16 @@ import { organizations } from '../core/db/tables.js';
 import { tenantExtras, tenantFk } from '../core/db/mixins.js';
 
 /** Where an event came in: the native API or a wire-compatible endpoint. */
-export const SIGNAL_SOURCES = ['native', 'pagerduty', 'alertmanager', 'grafana'] as const;
+export const SIGNAL_SOURCES = ['native', 'pagerduty', 'alertmanager', 'grafana', 'opsgenie'] as const;
 /** What an event asks of its open alert (PagerDuty's event_action; Alertmanager's resolved is resolve). */
 export const EVENT_ACTIONS = ['trigger', 'acknowledge', 'resolve'] as const;
+/** What a stored instance may ask: an alert's actions, or a change (PagerDuty change events) that only lands on timelines. */
+export const INSTANCE_ACTIONS = [...EVENT_ACTIONS, 'change'] as const;
+/**
+ * How a definition's alerts become cases: one per sender's group (Alertmanager and Grafana groupKey;
+ * per alert for senders without groups), one per alert series, or one per value of the labels in group_by.
+ */
+export const GROUPINGS = ['group', 'alert', 'labels'] as const;
 export const FILTER_ACTIONS = ['none', 'snooze', 'deduplicate'] as const;
 export const FILTER_MODES = ['active', 'monitor', 'inactive', 'expired'] as const;
 export const ENTITY_SCOPES = ['single', 'multiple', 'all'] as const;
@@ -140,6 +147,15 @@ export const signals = pgTable(
     rate_limit_per_minute: integer(),
     /** When set, Grafana deliveries must carry its HMAC-SHA256 signature. */
     hmac_secret: text(),
+    /** The headers Grafana's HMAC options name (any name may be set there); null: Grafana's defaults, and no timestamp. */
+    signature_header: text(),
+    timestamp_header: text(),
+    grouping: text({ enum: GROUPINGS }).notNull().default('group'),
+    /** The labels that name a case when grouping is 'labels'. */
+    group_by: text()
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     ...timestamps(),
   },
   (t) => [
@@ -211,7 +227,7 @@ export const signalInstances = pgTable(
     project_id: integer(),
     signal_id: integer().notNull(),
     source: text({ enum: SIGNAL_SOURCES }).notNull(),
-    event_action: text({ enum: EVENT_ACTIONS }).notNull().default('trigger'),
+    event_action: text({ enum: INSTANCE_ACTIONS }).notNull().default('trigger'),
     /** The source's key for the alert series (PagerDuty dedup_key, Alertmanager fingerprint). */
     dedup_key: text(),
     raw: jsonb().$type<Record<string, unknown>>().notNull(),

@@ -1,4 +1,4 @@
-import type { SeedContext } from '../accounts/seeds.js';
+import type { SeedContext } from '../core/seeds.js';
 import { tagTypes } from './tables.js';
 
 /** A new organization's tag types, in its default project. */

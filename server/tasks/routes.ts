@@ -5,7 +5,7 @@ import { may } from '../core/context.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getRecord, idParam } from '../engine/crud.js';
 import { inTenant } from '../core/tenancy.js';
-import { taskResource } from '../incidents/resources.js';
+import { taskResource } from './resources.js';
 import { int, messageAnswer, recordOf } from '../engine/answers.js';
 import { sendReminderMails, setTaskStatus, taskReminders } from './service.js';
 

@@ -4,12 +4,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/client.js';
 import { organizations } from '../core/db/tables.js';
-import { tasks } from '../incidents/tables.js';
+import { tasks } from './tables.js';
 import { notFound } from '../core/errors.js';
 import { runInTenant } from '../core/tenancy.js';
 import type { RequestContext } from '../core/context.js';
 import type { Mail, Mailer } from '../core/mail.js';
-import { actorOf, addEvent, callerEmail, linkedScope } from '../incidents/common.js';
+import { addEvent } from '../timeline/events.js';
+import { linkedRows } from '../engine/visibility.js';
+import { actorOf, callerEmail } from '../core/caller.js';
 import { publish } from '../core/events.js';
 
 type TaskRow = typeof tasks.$inferSelect;
@@ -20,7 +22,7 @@ async function loadTask(ctx: RequestContext, id: number, lock = false) {
   const q = ctx.tx
     .select()
     .from(tasks)
-    .where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id), linkedScope(ctx, tasks)));
+    .where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id), linkedRows(ctx, tasks)));
   const [row] = lock ? await q.for('update') : await q;
   if (!row) throw notFound('Task', id);
   return row;
@@ -83,7 +85,7 @@ export async function updateTask(ctx: RequestContext, id: number, data: Record<s
 export async function deleteTask(ctx: RequestContext, id: number) {
   const [row] = await ctx.tx
     .delete(tasks)
-    .where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id), linkedScope(ctx, tasks)))
+    .where(and(eq(tasks.organization_id, ctx.orgId), eq(tasks.id, id), linkedRows(ctx, tasks)))
     .returning();
   if (!row) return false;
   if (row.incident_id || row.case_id)
@@ -168,3 +170,7 @@ export async function remindEveryOrganization(db: Db, config: Config, mailer: Ma
   }
   return sent;
 }
+
+/** The full incident's `tasks` (incidents/read.ts addIncidentPart): every task of the incident `i`, oldest first. */
+export const incidentTasksPart = () =>
+  sql`(select coalesce(jsonb_agg(to_jsonb(x) order by x.created_at, x.id), '[]') from ${tasks} x where x.organization_id = i.organization_id and x.incident_id = i.id)`;

@@ -6,9 +6,12 @@ import { webhookDeliveries, webhookEndpoints } from './tables.js';
 import { defineJob, enqueueJob, enqueueJobs, type JobRun } from '../core/jobs/define.js';
 import type { RequestContext } from '../core/context.js';
 import { subscribe, type DomainEvents } from '../core/events.js';
-import { cases, incidents, tasks } from '../incidents/tables.js';
+import { cases } from '../cases/tables.js';
+import { incidents } from '../incidents/tables.js';
+import { tasks } from '../tasks/tables.js';
 import { decryptSecret } from '../plugins/secrets.js';
 import { signedHeaders } from '../plugins/signing.js';
+import { outboundFailure, outboundFetch } from '../core/http/outbound.js';
 
 export const WEBHOOK_QUEUE = 'webhook-delivery';
 /** Retries double from WEBHOOK_RETRY_SECONDS; the 24-hour window ends them before this many run out. */
@@ -96,7 +99,7 @@ async function deliver(app: FastifyInstance, orgId: number, deliveryId: number, 
   let status: number | null = null;
   let error: string | undefined;
   try {
-    const res = await fetch(target.url, {
+    const res = await outboundFetch(app.config, target.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'Firewatch-Webhooks/1', ...signedHeaders(target.secret, body, target.delivery.message_id) },
       body,
@@ -107,7 +110,7 @@ async function deliver(app: FastifyInstance, orgId: number, deliveryId: number, 
     await res.arrayBuffer().catch(() => undefined);
     if (!res.ok) error = `answered ${res.status}`;
   } catch (err) {
-    error = (err instanceof Error ? err.message : String(err)).slice(0, 300);
+    error = outboundFailure(err);
   }
   const attempt = { at: new Date(started).toISOString(), status, ...(error ? { error } : {}), ms: Date.now() - started };
   const retry = await tenant(async (ctx) => {

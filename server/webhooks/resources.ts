@@ -2,6 +2,8 @@ import { RIGHTS } from '../core/rights.js';
 import { z } from 'zod';
 import { webhookDeliveries, webhookEndpoints } from './tables.js';
 import { invalid } from '../core/errors.js';
+import type { RequestContext } from '../core/context.js';
+import { outboundUrlProblem } from '../core/http/outbound.js';
 import { fieldsOf } from '../engine/definition-kit.js';
 import { bodyOf } from '../engine/body.js';
 import { defineResource } from '../engine/define.js';
@@ -18,6 +20,12 @@ export const WEBHOOK_EVENTS = [
   'task.created',
   'task.updated',
 ] as const;
+
+/** An internal address is refused when saved (and again, resolved, when delivered). */
+function checkTarget(ctx: RequestContext, url: unknown) {
+  const problem = typeof url === 'string' ? outboundUrlProblem(ctx.config, url) : null;
+  if (problem) throw invalid(problem, ['body', 'url']);
+}
 
 const endpointUrl = z.url('Must be a URL').refine((u) => /^https?:\/\//i.test(u), 'Must be an http or https URL');
 
@@ -51,6 +59,7 @@ export const webhookEndpointResource = defineResource({
   writeRole: RIGHTS.webhooks.least,
   hooks: {
     beforeCreate(ctx, data) {
+      checkTarget(ctx, data.url);
       const secret = newSigningSecret();
       return { ...data, secret: encryptSecret(ctx.system, secret), __secret: secret };
     },
@@ -66,8 +75,9 @@ export const webhookEndpointResource = defineResource({
       return { ...record, secret: data.__secret };
     },
     // Enabling again starts its failure clock afresh.
-    beforeUpdate(_ctx, _id, data) {
+    beforeUpdate(ctx, _id, data) {
       if (data.url !== undefined && typeof data.url !== 'string') throw invalid('Must be a URL', ['body', 'url']);
+      checkTarget(ctx, data.url);
       return data.enabled === true ? { ...data, failing_since: null, disabled_reason: null } : data;
     },
   },

@@ -6,14 +6,20 @@ import { WORKFLOW_LANE, workflowDeps, type WorkflowDeps } from './jobs.js';
 import { httpError } from '../core/errors.js';
 import type { RequestContext } from '../core/context.js';
 import { subscribe } from '../core/events.js';
-import { cases, incidents } from '../incidents/tables.js';
-import { addEvent, loadCase, loadIncident } from '../incidents/common.js';
+import { cases } from '../cases/tables.js';
+import { incidents } from '../incidents/tables.js';
+import { addEvent } from '../timeline/events.js';
+import { loadCase } from '../cases/scope.js';
+import { loadIncident } from '../incidents/scope.js';
 import { setWorkflowRunner, updateIncident } from '../incidents/lifecycle.js';
 import { notifyChange } from '../live/changes.js';
 import { updateCase } from '../cases/service.js';
 import { createTask } from '../tasks/service.js';
-import { loadPlugin, recordPluginEvent, sendMessage, type LoadedPlugin } from '../plugins/runtime.js';
+import { recordPluginEvent } from '../plugins/runtime.js';
+import { capabilityOf, loadPlugin, type LoadedPlugin } from '../plugins/registry.js';
 import { signedHeaders } from '../plugins/signing.js';
+import { originOf, outboundFailure, outboundFetch } from '../core/http/outbound.js';
+import { checkRecipients } from './recipients.js';
 
 type WorkflowRow = typeof workflows.$inferSelect;
 type InstanceRow = typeof workflowInstances.$inferSelect;
@@ -179,33 +185,55 @@ export const workflowStartJob = instanceJob('start', async (deps, id) => {
     return { ...found, plugin, subject: await subjectOf(ctx, found.instance, found.workflow) };
   });
   if (!ready) return;
-  if (ready.plugin.slug === 'step-engine') {
-    await deps.tenant((ctx) => advance(ctx, id, 'Running'));
-    return runSteps(deps, id);
-  }
-  if (ready.plugin.slug !== 'http-workflow-engine') {
+  const run = capabilityOf(ready.plugin, 'run_workflow');
+  if (!run) {
     await deps.tenant((ctx) => advance(ctx, id, 'Failed', `Plugin ${ready.plugin.title} (${ready.plugin.slug}) does not run workflows.`));
     return;
   }
-  await startOnEngine(deps, ready.plugin, ready.instance, ready.subject);
+  await run(deps, ready.plugin, ready);
 });
 
+/** A submitted run, loaded for its engine. */
+export type ReadyRun = { instance: InstanceRow; subject: Awaited<ReturnType<typeof subjectOf>> };
+
+declare module '../plugins/registry.js' {
+  interface Capabilities {
+    /** Starts a submitted run: the built-in engine runs its steps, an external one is asked to. */
+    run_workflow: (deps: WorkflowDeps, plugin: LoadedPlugin, run: ReadyRun) => Promise<void>;
+    /** Whether a report posted to a run's callback URL comes from this engine. */
+    verify_run_callback: (plugin: LoadedPlugin, headers: Record<string, unknown>, body: string) => boolean;
+  }
+}
+
+/** The built-in engine: the run's steps, one job each. */
+export async function runBuiltIn(deps: WorkflowDeps, id: number) {
+  await deps.tenant((ctx) => advance(ctx, id, 'Running'));
+  return runSteps(deps, id);
+}
+
 /** The HTTP engine contract: POST {url}/runs, signed; the answer is {id, status?, status_url?, artifacts?}. */
-async function startOnEngine(deps: WorkflowDeps, plugin: LoadedPlugin, instance: InstanceRow, subject: Awaited<ReturnType<typeof subjectOf>>) {
+export async function startOnEngine(deps: WorkflowDeps, plugin: LoadedPlugin, { instance, subject }: ReadyRun) {
   const base = String(plugin.config.url).replace(/\/+$/, '');
   const callback_url = `${deps.config.PUBLIC_URL.replace(/\/+$/, '')}/api/v1/${encodeURIComponent(await deps.tenant(async (ctx) => ctx.orgSlug))}/workflows/instances/${instance.id}/callback`;
   const body = JSON.stringify({ instance_id: instance.id, ...subject, callback_url });
   let answer: { id?: unknown; status?: unknown; status_url?: unknown; reason?: unknown; artifacts?: unknown };
   try {
-    const res = await fetch(`${base}/runs`, {
+    const res = await outboundFetch(deps.config, `${base}/runs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...signedHeaders(String(plugin.config.signing_secret), body, `run_${instance.id}`) },
       body,
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    }).catch((err) => {
+      throw new Error(`The engine at ${originOf(base)}: ${outboundFailure(err)}`);
     });
     const text = await res.text();
-    if (!res.ok) throw new Error(`The engine answered ${res.status}: ${text.slice(0, 200)}`);
-    answer = text ? JSON.parse(text) : {};
+    // The answer's body is not quoted: plugin events are read by every member.
+    if (!res.ok) throw new Error(`The engine answered ${res.status}`);
+    try {
+      answer = text ? JSON.parse(text) : {};
+    } catch {
+      throw new Error(`The engine answered ${res.status} with something other than JSON`);
+    }
   } catch (err) {
     // The job is retried (the same webhook-id, so the engine can tell); the timeout ends it otherwise.
     await deps.tenant((ctx) =>
@@ -269,7 +297,7 @@ export const workflowPollJob = instanceJob('poll', async (deps, id) => {
   if (!found?.plugin) return;
   let report: Record<string, unknown> | null = null;
   try {
-    const res = await fetch(found.instance.status_url!, {
+    const res = await outboundFetch(deps.config, found.instance.status_url!, {
       headers: signedHeaders(String(found.plugin.config.signing_secret), ''),
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
     });
@@ -404,24 +432,33 @@ async function runStep(deps: WorkflowDeps, instance: InstanceRow, step: PlainSte
     case 'message': {
       const plugin = await deps.tenant((ctx) => loadPlugin(ctx, Number(args.plugin_instance_id)));
       if (!plugin || !plugin.enabled) throw new Error(`Plugin instance ${String(args.plugin_instance_id)} is missing or disabled.`);
-      await sendMessage(plugin, String(args.text ?? ''));
+      const send = capabilityOf(plugin, 'send_message');
+      if (!send) throw new Error(`Plugin ${plugin.title} (${plugin.slug}) does not post messages.`);
+      await send(plugin, { text: String(args.text ?? '') });
       await deps.tenant((ctx) => recordPluginEvent(ctx, plugin, { name: 'Message posted', description: String(args.text ?? '').slice(0, 500), ...target }));
       return 0;
     }
     case 'email': {
       if (typeof args.to !== 'string' || !args.to.includes('@')) throw new Error('The e-mail step needs a "to" address.');
+      const to = args.to;
+      await deps.tenant((ctx) => checkRecipients(ctx, to));
       await deps.mailer({ to: args.to, subject: String(args.subject ?? ''), text: String(args.text ?? '') });
       return 0;
     }
     case 'webhook': {
-      const res = await fetch(String(args.url), {
-        method: String(args.method ?? 'POST'),
+      const url = String(args.url);
+      const method = String(args.method ?? 'POST').toUpperCase();
+      const res = await outboundFetch(deps.config, url, {
+        method,
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(args.body ?? {}),
+        // GET and HEAD carry no body (fetch refuses one).
+        ...(['GET', 'HEAD'].includes(method) ? {} : { body: JSON.stringify(args.body ?? {}) }),
         signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      }).catch((err) => {
+        throw new Error(`${originOf(url)}: ${outboundFailure(err)}`);
       });
-      await res.arrayBuffer();
-      if (!res.ok) throw new Error(`${String(args.url)} answered ${res.status}`);
+      await res.body?.cancel();
+      if (!res.ok) throw new Error(`${originOf(url)} answered ${res.status}`);
       return 0;
     }
     case 'task':

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { WORKFLOW_STATUSES, workflowInstances, workflows, type WorkflowStep } from './tables.js';
 import { invalid } from '../core/errors.js';
@@ -6,9 +6,10 @@ import type { RequestContext } from '../core/context.js';
 import { fieldsOf, idList, outer, projectField } from '../engine/definition-kit.js';
 import { bodyOf } from '../engine/body.js';
 import { defineResource } from '../engine/define.js';
-import { flag, requiredRef, requiredText, text } from '../engine/fields.js';
-import { pluginBySlug, PLUGINS } from '../plugins/catalog.js';
+import { flag, ref, requiredText, text } from '../engine/fields.js';
+import { pluginBySlug, slugsWith } from '../plugins/registry.js';
 import { pluginInstances } from '../plugins/tables.js';
+import { checkOutwardSteps } from './outbound-steps.js';
 
 const STEP_KINDS = ['message', 'email', 'webhook', 'task', 'timeline', 'set_field', 'wait', 'switch'] as const;
 /** How many steps a workflow may hold, its switches' branches included. */
@@ -50,16 +51,47 @@ const step: z.ZodType<WorkflowStep> = z.discriminatedUnion(
 const countSteps = (steps: WorkflowStep[]): number =>
   steps.reduce((n, s) => n + 1 + (s.kind === 'switch' ? s.with.cases.reduce((m, c) => m + countSteps(c.steps), 0) + countSteps(s.with.default ?? []) : 0), 0);
 
-/** A workflow runs through a plugin instance of type workflow (the HTTP engine or the step engine). */
+/** A workflow runs through a plugin instance of type workflow (the HTTP engine or the step engine); answers its slug. */
 async function checkEngine(ctx: RequestContext, pluginInstanceId: unknown) {
-  if (pluginInstanceId === undefined) return;
   const [row] = await ctx.tx
     .select({ slug: pluginInstances.plugin_slug })
     .from(pluginInstances)
     .where(and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.id, Number(pluginInstanceId))));
   if (!row) throw invalid(`Plugin instance '${String(pluginInstanceId)}' could not be found.`, ['body', 'plugin_instance_id'], 'not_found');
-  if (pluginBySlug(row.slug)?.type !== 'workflow')
-    throw invalid('The plugin instance must be a workflow engine (http-workflow-engine or step-engine).', ['body', 'plugin_instance_id'], 'value_error');
+  if (!slugsWith('run_workflow').includes(row.slug))
+    throw invalid(`The plugin instance must be a workflow engine (${slugsWith('run_workflow').join(' or ')}).`, ['body', 'plugin_instance_id'], 'value_error');
+  return row.slug;
+}
+
+export const BUILT_IN_ENGINE = 'step-engine';
+export const NO_STEPS_MESSAGE = 'A workflow without steps has nothing to run: add a step before enabling or running it.';
+
+/**
+ * The organization's built-in step engine instance, made on first need: a workflow created without an
+ * engine runs on it, so nobody has to create a plugin instance before their first workflow.
+ */
+export async function builtInEngine(ctx: RequestContext) {
+  const where = and(eq(pluginInstances.organization_id, ctx.orgId), eq(pluginInstances.plugin_slug, BUILT_IN_ENGINE));
+  const [found] = await ctx.tx
+    .select({ id: pluginInstances.id })
+    .from(pluginInstances)
+    .where(where)
+    .orderBy(desc(pluginInstances.enabled), asc(pluginInstances.id))
+    .limit(1);
+  if (found) return found.id;
+  const [made] = await ctx.tx
+    .insert(pluginInstances)
+    .values({ organization_id: ctx.orgId, plugin_slug: BUILT_IN_ENGINE, title: pluginBySlug(BUILT_IN_ENGINE)!.title })
+    .returning({ id: pluginInstances.id });
+  return made!.id;
+}
+
+/** Step-engine workflows need a step to be enabled: an explicit `enabled: true` without one is refused, an implicit one stays off. */
+function stepsRule(slug: string, merged: { enabled?: unknown; steps?: unknown }, explicit: boolean) {
+  const empty = !Array.isArray(merged.steps) || merged.steps.length === 0;
+  if (slug !== BUILT_IN_ENGINE || !empty || merged.enabled === false) return merged.enabled;
+  if (explicit) throw invalid(NO_STEPS_MESSAGE, ['body', 'enabled'], 'value_error');
+  return false;
 }
 
 export const workflowResource = defineResource({
@@ -76,7 +108,8 @@ export const workflowResource = defineResource({
       .array(z.strictObject({ key: requiredText(100), value: z.string().max(5000) }))
       .max(100)
       .optional(),
-    plugin_instance_id: requiredRef(),
+    // None given: the built-in step engine.
+    plugin_instance_id: ref().optional(),
     steps: stepList()
       .refine((steps) => countSteps(steps) <= MAX_STEPS, `A workflow holds at most ${MAX_STEPS} steps, its switches' branches included`)
       .optional(),
@@ -103,19 +136,37 @@ export const workflowResource = defineResource({
   references: { project_id: 'Project', plugin_instance_id: 'PluginInstance', incident_type_ids: 'IncidentType', incident_priority_ids: 'IncidentPriority' },
   fieldMeta: {
     incident_priority_ids: { label: 'Incident priorities' },
-    plugin_instance_id: { label: 'Engine', referenceFilter: { plugin_slug: PLUGINS.filter((p) => p.type === 'workflow').map((p) => p.slug) } },
+    enabled: { help: 'A workflow runs only once it has at least one step.' },
+    plugin_instance_id: {
+      label: 'Engine',
+      help: 'Left empty, the built-in step engine runs the steps below.',
+      // Read when the metadata is answered, after the app found its plugins.
+      get referenceFilter() {
+        return { plugin_slug: slugsWith('run_workflow') };
+      },
+    },
   },
   computed: () => ({
     plugin_instance: sql`(select jsonb_build_object('id', p.id, 'title', p.title, 'slug', p.plugin_slug) from ${pluginInstances} p where p.organization_id = ${outer(workflows, 'organization_id')} and p.id = ${outer(workflows, 'plugin_instance_id')})`,
   }),
   hooks: {
     async beforeCreate(ctx, data) {
-      await checkEngine(ctx, data.plugin_instance_id);
-      return data;
+      const plugin_instance_id = data.plugin_instance_id ?? (await builtInEngine(ctx));
+      const slug = await checkEngine(ctx, plugin_instance_id);
+      await checkOutwardSteps(ctx, data.steps as WorkflowStep[] | undefined);
+      return { ...data, plugin_instance_id, enabled: stepsRule(slug, { enabled: data.enabled ?? true, steps: data.steps }, data.enabled === true) };
     },
-    async beforeUpdate(ctx, _id, data) {
-      await checkEngine(ctx, data.plugin_instance_id);
-      return data;
+    async beforeUpdate(ctx, id, data) {
+      const [row] = await ctx.tx
+        .select()
+        .from(workflows)
+        .where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.id, id)));
+      if (!row) return data;
+      const slug = await checkEngine(ctx, data.plugin_instance_id ?? row.plugin_instance_id);
+      await checkOutwardSteps(ctx, data.steps as WorkflowStep[] | undefined, id);
+      const merged = { enabled: data.enabled ?? row.enabled, steps: data.steps ?? row.steps };
+      const enabled = stepsRule(slug, merged, data.enabled === true || (data.steps !== undefined && row.enabled));
+      return enabled === merged.enabled ? data : { ...data, enabled };
     },
   },
 });

@@ -9,10 +9,12 @@ import { httpError, invalid, notFound } from '../core/errors.js';
 import { inTenant, runInTenant } from '../core/tenancy.js';
 import { idParam, getRecord } from '../engine/crud.js';
 import { ref, text } from '../engine/fields.js';
-import { callerEmail, loadCase, loadIncident } from '../incidents/common.js';
-import { loadPlugin, recordPluginEvent } from '../plugins/runtime.js';
-import { verifySigned } from '../plugins/signing.js';
-import { workflowInstanceResource } from './resources.js';
+import { loadCase } from '../cases/scope.js';
+import { loadIncident } from '../incidents/scope.js';
+import { callerEmail } from '../core/caller.js';
+import { recordPluginEvent } from '../plugins/runtime.js';
+import { capabilityOf, loadPlugin } from '../plugins/registry.js';
+import { BUILT_IN_ENGINE, builtInEngine, NO_STEPS_MESSAGE, workflowInstanceResource } from './resources.js';
 import { answers, bool, objectOf, recordAnswer } from '../engine/answers.js';
 
 const tags = ['Workflow'];
@@ -22,6 +24,19 @@ const idOf = (v: number | { id: number } | null | undefined) => (v === null || v
 /** Spec §7 /workflows: a manual run, and the HTTP engine's callback. */
 export function registerWorkflowRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
+
+  // The form's engine preselection: the built-in step engine instance, made on first need.
+  app.post(
+    '/workflows/default_engine',
+    {
+      schema: {
+        tags,
+        summary: "The organization's built-in step engine instance (made if missing): where a workflow without an engine runs",
+        ...answers(200, objectOf({ id: { type: 'integer' }, title: { type: 'string' } })),
+      },
+    },
+    async (req) => inTenant(req, async (ctx) => ({ id: await builtInEngine(ctx), title: 'Built-in step engine' })),
+  );
 
   app.post(
     '/workflows/:id/run',
@@ -57,6 +72,8 @@ export function registerWorkflowRoutes(scope: FastifyInstance) {
           .from(workflows)
           .where(and(eq(workflows.organization_id, ctx.orgId), eq(workflows.id, req.params.id)));
         if (!workflow) throw notFound('Workflow', req.params.id);
+        if (!workflow.steps.length && (await loadPlugin(ctx, workflow.plugin_instance_id))?.slug === BUILT_IN_ENGINE)
+          throw invalid(NO_STEPS_MESSAGE, ['path', 'id'], 'value_error');
         if (!workflow.enabled) throw httpError(409, `Workflow ${workflow.name} is disabled.`, 'conflict');
         const incident_id = b.incident_id ?? idOf(b.incident);
         const case_id = b.case_id ?? idOf(b.case);
@@ -109,7 +126,7 @@ export function registerWorkflowRoutes(scope: FastifyInstance) {
             : [];
           const plugin = workflow ? await loadPlugin(ctx, workflow.plugin_instance_id) : null;
           // Unknown run and bad signature answer alike, so the route tells nothing to a stranger.
-          if (!instance || !plugin || plugin.slug !== 'http-workflow-engine' || !verifySigned(String(plugin.config.signing_secret), req.headers, body)) {
+          if (!instance || !plugin || !capabilityOf(plugin, 'verify_run_callback')?.(plugin, req.headers, body)) {
             throw httpError(401, 'The callback signature does not match.', 'unauthorized');
           }
           let report: Record<string, unknown>;

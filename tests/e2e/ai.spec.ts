@@ -88,7 +88,7 @@ test('a signed-in user uploads a PDF, asks about it, opens the citation, likes a
     const res = await fetch('/api/v1/default/search?q=walrusctl', { headers: { authorization: `Bearer ${localStorage.getItem('token')}` } });
     return ((await res.json()) as { results: { type: string; title: string }[] }).results;
   });
-  expect(found).toContainEqual(expect.objectContaining({ type: 'FileSubmission', title: 'walrus.md' }));
+  expect(found).toContainEqual(expect.objectContaining({ type: 'FileSubmissions', title: 'walrus.md' }));
 
   await page.getByLabel('Your question').fill('How do I rotate the kraken API keys?');
   await page.getByRole('button', { name: 'Ask' }).click();

@@ -4,7 +4,8 @@ import { serverOf } from './playwright.config.js';
 
 /**
  * A real SMTP listener for the spec file that calls this at its top level, on its server's SMTP port: sign-in codes arrive here
- * as they would at a mail server. Returns `codeFor(email)`, the newest code sent to that address.
+ * as they would at a mail server. Returns `codeFor(email)`, the newest code sent to that address (and
+ * `codeFor.mailsTo(email)`, the messages themselves).
  */
 export function useMailbox() {
   const mailbox: string[] = [];
@@ -30,15 +31,19 @@ export function useMailbox() {
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
   });
 
-  return async function codeFor(email: string): Promise<string> {
+  /** Every message (raw, as received) sent to `email` so far, oldest first. */
+  const mailsTo = (email: string) => mailbox.filter((m) => m.toLowerCase().includes(`to: ${email}`));
+  return Object.assign(codeFor, { mailsTo });
+
+  async function codeFor(email: string): Promise<string> {
     let code: string | undefined;
     await expect
       .poll(() => {
-        const mail = mailbox.filter((m) => m.toLowerCase().includes(`to: ${email}`)).at(-1);
+        const mail = mailsTo(email).at(-1);
         code = mail ? /sign-in code: (\d{6})/.exec(mail)?.[1] : undefined;
         return code;
       })
       .toBeTruthy();
     return code!;
-  };
+  }
 }

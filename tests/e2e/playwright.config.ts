@@ -109,6 +109,8 @@ export default defineConfig({
       LOG_LEVEL: 'warn',
       // Where a workflow engine calls back (workflows.spec's local engine).
       PUBLIC_URL: server.baseURL,
+      // workflows.spec's Slack, webhook and engine stand-ins listen on loopback, which the outbound policy refuses by default.
+      OUTBOUND_ALLOW: '127.0.0.0/8',
       // Every sign-in in the run comes from 127.0.0.1; keep the limiter out of the way.
       LOGIN_RATE_LIMIT: '1000',
     },

@@ -6,7 +6,7 @@ import { useMailbox } from './mailbox.js';
 
 /**
  * Issue 23, the incident room: two people on one incident, each in their own browser. What one does
- * (join, mark stable, add an event, add a task) shows on the other's open page without a reload; a
+ * (join, mark stable (the commander: joining gives no status right), add an event, add a task) shows on the other's open page without a reload; a
  * stale edit is refused with the fresh record; system events cannot be deleted, one's own can with a
  * confirmation and an undo. Then a bulk edit of 30 tasks with its progress and summary.
  * Screenshots go to test-results/room/.
@@ -75,12 +75,21 @@ test("one person's join, status, event and task show on the other's open page at
 
   await sam.getByRole('button', { name: 'Mark stable' }).click();
   const confirm = sam.getByRole('dialog', { name: `Mark ${incident.name} stable?` });
-  await expect(confirm).toContainText("Who may change the status: the incident's commander, the people holding one of its roles, and Admins and above.");
+  await expect(confirm).toContainText(
+    "Who may change the status: the incident's commander, reporter, liaison or scribe, and Admins and above (joining as a participant does not give that right).",
+  );
   await expectNoSeriousAxeViolations(sam, 'status confirmation');
   await confirm.getByRole('button', { name: 'Confirm' }).click();
-  await expect(sam.getByLabel('Status Stable')).toBeVisible();
-  await expect(maya.getByLabel('Status Stable')).toBeVisible(LIVE);
-  await expect(maya.getByRole('button', { name: 'Mark stable' })).toHaveCount(0);
+  // Joining made Sam a participant, which carries no right to change the status; Maya, the commander, may.
+  await expect(sam.getByText('joining as a participant does not give that right').last()).toBeVisible();
+  await maya.getByRole('button', { name: 'Mark stable' }).click();
+  await maya
+    .getByRole('dialog', { name: `Mark ${incident.name} stable?` })
+    .getByRole('button', { name: 'Confirm' })
+    .click();
+  await expect(maya.getByLabel('Status Stable')).toBeVisible();
+  await expect(sam.getByLabel('Status Stable')).toBeVisible(LIVE);
+  await expect(sam.getByRole('button', { name: 'Mark stable' })).toHaveCount(0);
 
   await sam.getByRole('button', { name: 'Add event' }).click();
   await sam.getByRole('dialog').getByLabel('Description').fill(`Failover to the replica started ${stamp}`);
@@ -237,14 +246,15 @@ test('the page keeps what responders need: reports read back as sent, the postmo
     .getByRole('button', { name: 'Confirm' })
     .click();
   // Written by a background job; the page shows it when it lands.
-  await maya.getByRole('button', { name: `Open ${incident.name} post-incident review` }).click({ timeout: 30_000 });
-  const review = maya.getByRole('dialog', { name: `${incident.name} post-incident review` });
-  await expect(review).toContainText(`Post-incident review: ${incident.name}`);
-  await expect(review).toContainText('Follow-ups');
-  await review.getByRole('button', { name: 'Close' }).click();
+  // The review is a document of its own (issue 40): the link opens it rendered, and back.
+  await maya.getByRole('link', { name: `${incident.name} post-incident review` }).click({ timeout: 30_000 });
+  const review = maya.locator('#main-content');
+  await expect(review.getByRole('heading', { name: `Post-incident review: ${incident.name}`, exact: false })).toBeVisible();
+  await expect(review.getByRole('heading', { name: 'Follow-ups' })).toBeVisible();
+  await maya.goBack();
 
-  // Money in en-US, at most 6 significant digits (spec §9).
-  await expect(maya.getByText(/^Response cost \$[\d,]+(\.\d{1,2})? \([\d.]+ h at \$[\d.]+\/h/)).toBeVisible();
+  // Money to the cent, the time in hours and minutes (issue 40).
+  await expect(maya.getByText(/^Response cost \$[\d,]+\.\d{2} \(\d+ (min|h|d)( \d+ (min|h))? at \$[\d,]+\.\d{2}\/h/)).toBeVisible();
 
   await maya.getByLabel('New comment').fill(`Customers notified ${stamp}`);
   await maya.getByRole('button', { name: 'Add comment' }).click();

@@ -6,7 +6,8 @@ import { api, signInAsAdmin, closeContexts } from './checks.js';
 /**
  * Issue 20 in the browser: a recorded Alertmanager group sent to the endpoint becomes cases; the raw
  * signal, its entity and the entity's other cases are one click apart; a snooze filter made on its
- * screen snoozes the next alert.
+ * screen snoozes the next alert. Issue 35: an Alertmanager source set up through the guided screen,
+ * its snippet copied, its test alert sent and seen arriving.
  */
 test.describe.configure({ mode: 'serial' });
 test.afterAll(closeContexts);
@@ -34,7 +35,8 @@ test('an Alertmanager group sent to the endpoint shows up as cases', async ({ br
   const host = (
     await call('POST', '/entity_type', { name: 'Host', jpath: '$.labels.instance', regular_expression: '^([a-z0-9.-]+?)(?::\\d+)?$', project_id: project.id })
   ).json;
-  const signal = await call('POST', '/signals', { name: 'Prometheus', project_id: project.id, entity_type_ids: [email.id, host.id] });
+  // A case per alert here (the default is one per Alertmanager group), so the entity is seen in two.
+  const signal = await call('POST', '/signals', { name: 'Prometheus', project_id: project.id, entity_type_ids: [email.id, host.id], grouping: 'alert' });
   expect(signal.status).toBe(201);
   key = signal.json.ingest_key;
   signalId = signal.json.id;
@@ -87,4 +89,34 @@ test('a snooze filter made on its screen snoozes the next alert', async () => {
     await expect(page.getByRole('row').filter({ hasText: '3333333333333333' }).getByText('snooze')).toBeVisible({ timeout: 2_000 });
   }).toPass({ timeout: 30_000 });
   expect((await call('GET', `/signals/instances/${id}`)).json.case_id).toBeNull();
+});
+
+test('an Alertmanager source set up through the guided screen: snippet copied, test alert sent and seen arriving', async ({ browser }) => {
+  const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+  const guided = await context.newPage();
+  const guidedToken = await signInAsAdmin(guided);
+  const project = (await api(guided, guidedToken, 'POST', '/projects', { name: `Guided ${Date.now() % 100000}` })).json;
+  await guided.goto('/default/signals/create');
+  await guided.getByRole('button', { name: 'Prometheus Alertmanager' }).click();
+  await guided.getByRole('textbox', { name: 'Name' }).fill('Prometheus production');
+  await guided.getByRole('combobox', { name: 'Project' }).fill(project.name.slice(0, 8));
+  await guided.getByRole('option', { name: project.name }).click();
+  await guided.getByRole('button', { name: 'Save' }).click();
+
+  const dialog = guided.getByRole('dialog', { name: 'Send alerts from Prometheus Alertmanager' });
+  await expect(dialog.getByRole('textbox', { name: 'URL' })).toHaveValue(/\/api\/v1\/default\/signals\/alertmanager$/);
+  const key = await dialog.getByRole('textbox', { name: 'Ingest key' }).inputValue();
+  expect(key).toMatch(/^[0-9a-f]{32}$/);
+  await dialog.getByRole('button', { name: 'Copy configuration snippet' }).click();
+  const copied = await guided.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toContain('webhook_configs:');
+  expect(copied).toContain(`credentials: ${key}`);
+  await expect(dialog.getByLabel('Last received')).toHaveText('Last received: nothing yet');
+
+  await dialog.getByRole('button', { name: 'Send a test alert' }).click();
+  await expect(dialog.getByLabel('Last received')).toContainText(/\(alertmanager\) — opened case \d+/, { timeout: 30_000 });
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await expect(guided).toHaveURL(/\/default\/signals\/\d+$/);
+  await expect(guided.getByLabel('Last received')).toContainText('opened case');
+  await context.close();
 });

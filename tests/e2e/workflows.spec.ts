@@ -110,8 +110,13 @@ test('an HTTP engine instance from its schema form, a workflow from the editor, 
   await page.getByRole('textbox', { name: /^Title/ }).fill(`Engine ${stamp}`);
   await choose(/^Plugin/, 'HTTP workflow engine');
   await expect(page.getByRole('textbox', { name: /^Engine URL/ })).toHaveValue('');
-  await page.getByRole('textbox', { name: /^Engine URL/ }).fill(engine.url);
   await page.getByLabel(/^Signing secret/).fill(ENGINE_SECRET);
+  // The server's refusal of one configuration field shows under that field, not only as a notification.
+  const url = page.getByRole('textbox', { name: /^Engine URL/ });
+  await url.fill('http://169.254.169.254/latest/meta-data');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(url).toHaveAccessibleDescription(/The server may not call this address: .*cloud metadata/);
+  await url.fill(engine.url);
   await expectNoSeriousAxeViolations(page, 'plugin instance form');
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Plugin instance created successfully.')).toBeVisible();

@@ -4,7 +4,7 @@ import { Form, SaveButton, TextInput, Title, useGetIdentity, useGetOne, useNotif
 import { api } from '../core/http.js';
 import { useOrganizations, type Organization } from '../shell/useOrganization.js';
 import { loadSite, type SiteSettings } from '../site/site.js';
-import { OrganizationDialog } from './OrganizationDialog.js';
+import { OrganizationDialog } from '../shell/OrganizationDialog.js';
 
 const atLeastAdmin = (role: unknown) => role === 'Admin' || role === 'Manager' || role === 'Owner';
 

@@ -7,11 +7,6 @@ import {
   CardContent,
   Checkbox,
   Chip,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogContentText,
-  DialogTitle,
   FormControlLabel,
   IconButton,
   LinearProgress,
@@ -28,12 +23,14 @@ import DeleteIcon from '@mui/icons-material/DeleteOutline';
 import { Confirm, Title, useGetList, useNotify, useTranslate } from 'react-admin';
 import { useSearchParams } from 'react-router-dom';
 import { organization, storage } from '../core/org.js';
-import { api } from '../core/http.js';
+import type { ItemsPage } from '../core/dataProvider.js';
+import { useFirewatchData } from '../core/queries.js';
 import { Conversation, QuestionForm, type Message } from './Conversation.js';
 import { detailText, NOT_CONNECTED, useLiveSocket, type Frame } from './socket.js';
 import { relativeTime } from './time.js';
 import { useChat } from './useChat.js';
 import { uploadFile } from './upload.js';
+import { ShareDialog } from './ShareDialog.js';
 import { createProject, rememberProject, storedProject } from '../core/project.js';
 
 /** Shown while the organization has no project: uploads need one, so the page offers to make it here. */
@@ -91,20 +88,6 @@ const LEVELS: Record<string, string> = {
   restricted: 'Restricted (Admins and you)',
 };
 
-/** The sources a chat's answers cite, once each, with their level when the project's panel knows them. */
-function citedSources(messages: Message[], submissions: Submission[]) {
-  const byId = new Map(submissions.map((s) => [s.id, s]));
-  const seen = new Map<string, { title: string; level: string | null }>();
-  for (const m of messages)
-    for (const src of m.sources ?? []) {
-      const key = src.submission_id ? `s${src.submission_id}` : `${src.object_type}:${src.object_id}`;
-      if (seen.has(key)) continue;
-      const sub = src.submission_id ? byId.get(src.submission_id) : undefined;
-      seen.set(key, { title: sub?.fileName ?? sub?.title ?? src.title, level: sub?.sensitivityLevel ?? null });
-    }
-  return [...seen.values()];
-}
-
 const ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv,.json,.vtt,.srt';
 
 /**
@@ -114,6 +97,7 @@ const ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv,.json,.vtt,.srt';
  */
 export function ChatPage() {
   const notify = useNotify();
+  const dataProvider = useFirewatchData();
   const translate = useTranslate();
   const [videoUrl, setVideoUrl] = useState('');
   const [params, setParams] = useSearchParams();
@@ -170,15 +154,15 @@ export function ChatPage() {
   const loadChats = useCallback(async () => {
     try {
       if (projectId === '') {
-        const res = await api<{ items: (ChatSummary & { project_id: number | null })[] }>('/chats?itemsPerPage=200');
+        const { data: res } = await dataProvider.view<ItemsPage<ChatSummary & { project_id: number | null }>>('chats', { query: { itemsPerPage: 200 } });
         return setChats(res.items.filter((c) => c.project_id === null));
       }
-      const res = await api<{ items: ChatSummary[] }>(`/chats?project_id=${projectId}`);
+      const { data: res } = await dataProvider.view<ItemsPage<ChatSummary>>('chats', { query: { project_id: projectId } });
       setChats(res.items);
     } catch {
       /* the list stays as it was */
     }
-  }, [projectId]);
+  }, [projectId, dataProvider]);
 
   const refreshSubmissions = useCallback(() => {
     if (projectId === '' || !connected) return;
@@ -205,8 +189,9 @@ export function ChatPage() {
   // chat?chat_id= reopens a stored chat.
   useEffect(() => {
     if (!urlChat || urlChat === chat.chatId) return;
-    api<{ id: string; project_id: number | null; shared: boolean; messages: Message[] }>(`/chats/${urlChat}`)
-      .then((c) => {
+    dataProvider
+      .view<{ id: string; project_id: number | null; shared: boolean; messages: Message[] }>('chats', { id: urlChat })
+      .then(({ data: c }) => {
         chat.reset({ chatId: c.id, messages: c.messages });
         setProjectId(c.project_id ?? '');
         setShareLink(c.shared ? landingLink(c.id) : null);
@@ -247,7 +232,7 @@ export function ChatPage() {
   const unshare = async () => {
     if (!chat.chatId) return;
     try {
-      await api(`/chats/${chat.chatId}`, { method: 'PUT', json: { shared: false } });
+      await dataProvider.action('chats', { id: chat.chatId, method: 'PUT', data: { shared: false } });
       setShareLink(null);
       setChats((list) => list.map((c) => (c.id === chat.chatId ? { ...c, shared: false } : c)));
       notify('The chat is no longer shared: its link stops working.', { type: 'info' });
@@ -257,7 +242,7 @@ export function ChatPage() {
   };
   const removeSource = async (s: Submission) => {
     try {
-      await api(`/submissions/${s.id}`, { method: 'DELETE' });
+      await dataProvider.action('submissions', { id: s.id, method: 'DELETE' });
       setSubmissions((list) => list.filter((x) => x.id !== s.id));
       notify(`Source '${s.fileName ?? s.title}' deleted successfully.`, { type: 'success' });
     } catch (err) {
@@ -270,7 +255,7 @@ export function ChatPage() {
     if (!chat.chatId) return;
     setConfirmShare(false);
     try {
-      await api(`/chats/${chat.chatId}`, { method: 'PUT', json: { shared: true } });
+      await dataProvider.action('chats', { id: chat.chatId, method: 'PUT', data: { shared: true } });
       setChats((list) => list.map((c) => (c.id === chat.chatId ? { ...c, shared: true } : c)));
       const link = landingLink(chat.chatId);
       setShareLink(link);
@@ -411,34 +396,7 @@ export function ChatPage() {
                 </a>
               </Alert>
             ) : null}
-            <Dialog open={confirmShare} onClose={() => setConfirmShare(false)} aria-labelledby="share-title" fullWidth maxWidth="sm">
-              <DialogTitle id="share-title">Share this chat publicly?</DialogTitle>
-              <DialogContent>
-                <DialogContentText>
-                  Anyone with the link, signed in or not, will read the questions, the answers and the passages they cite from these sources:
-                </DialogContentText>
-                <List dense aria-label="Cited sources">
-                  {citedSources(chat.messages, submissions).map((c) => (
-                    <ListItem key={c.title} disableGutters>
-                      <ListItemText primary={c.title} secondary={c.level ? (LEVELS[c.level] ?? c.level) : 'Level not known here'} />
-                      {c.level && c.level !== 'public' ? <Chip size="small" color="error" label="Not public" /> : null}
-                    </ListItem>
-                  ))}
-                  {citedSources(chat.messages, submissions).length === 0 ? (
-                    <ListItem disableGutters>
-                      <ListItemText primary="No source is cited yet." />
-                    </ListItem>
-                  ) : null}
-                </List>
-                <DialogContentText variant="body2">You can stop sharing at any time; the link then stops working.</DialogContentText>
-              </DialogContent>
-              <DialogActions>
-                <Button onClick={() => setConfirmShare(false)}>Cancel</Button>
-                <Button variant="contained" onClick={() => void share()}>
-                  Share publicly
-                </Button>
-              </DialogActions>
-            </Dialog>
+            <ShareDialog chatId={chat.chatId} open={confirmShare} onCancel={() => setConfirmShare(false)} onShare={() => void share()} />
             {chat.messages.length === 0 ? (
               <Typography color="text.secondary">Ask about the documents, notes and transcripts of this project.</Typography>
             ) : null}

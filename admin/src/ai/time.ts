@@ -1,6 +1,8 @@
 /** Spec §9: under 60 minutes 'm ago', under 24 hours 'h ago', else 'd ago'. */
 export function relativeTime(value: string | Date, now = Date.now()): string {
   const minutes = Math.max(0, Math.floor((now - new Date(value).getTime()) / 60_000));
+  // "0m ago" reads like a bug; the first minute is "just now".
+  if (minutes < 1) return 'just now';
   if (minutes < 60) return `${minutes}m ago`;
   if (minutes < 24 * 60) return `${Math.floor(minutes / 60)}h ago`;
   return `${Math.floor(minutes / (24 * 60))}d ago`;

@@ -1,13 +1,23 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { Box, Button, Chip, Grid, Link as MuiLink, List, ListItem, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
-import { Title, useBasename, useNotify, useTranslate } from 'react-admin';
-import { api } from '../core/http.js';
+import { Title, useBasename, useGetList, useNotify, useTranslate } from 'react-admin';
+import { useFirewatchData } from '../core/queries.js';
+import { MANUAL_CASE_STATUSES, type CaseStatus } from '../core/shapes.js';
 import { utc } from '../engine/screens.js';
-import { ConfirmDialog, LiveChip, Section, Tasks, Timeline, useAct, useRecordByName, WorkflowRuns, type ApiRecord } from '../incidents/parts.js';
-
-/** Statuses a case moves to by hand; Escalated comes only from escalation, which creates the incident. */
-const MANUAL_STATUSES = ['New', 'Triage', 'Stable', 'Closed'];
+import {
+  Comments,
+  ConfirmDialog,
+  LiveChip,
+  Section,
+  Tasks,
+  Timeline,
+  useRecordAct,
+  useRecordByName,
+  useSimilarIncidents,
+  WorkflowRuns,
+  type ApiRecord,
+} from '../incidents/parts.js';
 
 /**
  * cases/{name}/view, the entity case view: the case's timeline, participants, tasks, comments and
@@ -24,11 +34,11 @@ export function CaseView() {
     missing,
     load,
     live,
-  } = useRecordByName('/cases', name, (c) => !!c.conversation_id && (c.incidents as ApiRecord[]).every((i) => !!i.conference_url));
-  const act = useAct(load);
+  } = useRecordByName('cases', name, (c) => !!c.conversation && (c.incidents as ApiRecord[]).every((i) => !!i.conference));
+  const act = useRecordAct('cases', kase?.id, load);
+  const dataProvider = useFirewatchData();
   const [cause, setCause] = useState<string | null>(null);
   const [participant, setParticipant] = useState('');
-  const [comment, setComment] = useState('');
   const [escalating, setEscalating] = useState(false);
   const t = (key: string, options?: Record<string, unknown>) => translate(`fw.responder.${key}`, options);
   const r = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
@@ -36,14 +46,13 @@ export function CaseView() {
 
   if (missing) return <Typography sx={{ m: 2 }}>{t('not_found', { entity: 'Case', name })}</Typography>;
   if (!kase) return <Typography sx={{ m: 2 }}>{t('loading')}</Typography>;
-  const path = `/cases/${kase.id}`;
-  const status = kase.status as string;
+  const status = kase.status as CaseStatus;
   const incidents = kase.incidents as ApiRecord[];
   const participants = kase.participants as string[];
 
   const probableCause = async () => {
     try {
-      setCause((await api<{ probable_cause: string }>(`${path}/probable_cause`)).probable_cause);
+      setCause((await dataProvider.view<{ probable_cause: string }>('cases', { id: kase.id, path: 'probable_cause' })).data.probable_cause);
     } catch {
       notify('Failed to get probable cause.', { type: 'error', autoHideDuration: 0 });
     }
@@ -76,12 +85,12 @@ export function CaseView() {
           size="small"
           label={t('status')}
           value={status}
-          onChange={(e) => void act(path, { method: 'PUT', json: { status: e.target.value } }, translate('fw.updated', { name: 'Case' }))}
+          onChange={(e) => void act('', { method: 'PUT', json: { status: e.target.value } }, translate('fw.updated', { name: 'Case' }))}
           sx={{ minWidth: 160 }}
         >
           {/* Escalated is shown (never chosen by hand): it comes only from escalation. */}
-          {(MANUAL_STATUSES.includes(status) ? MANUAL_STATUSES : [...MANUAL_STATUSES, status]).map((s) => (
-            <MenuItem key={s} value={s} disabled={!MANUAL_STATUSES.includes(s)}>
+          {(MANUAL_CASE_STATUSES.includes(status) ? MANUAL_CASE_STATUSES : [...MANUAL_CASE_STATUSES, status]).map((s) => (
+            <MenuItem key={s} value={s} disabled={!MANUAL_CASE_STATUSES.includes(s)}>
               {s}
             </MenuItem>
           ))}
@@ -111,26 +120,10 @@ export function CaseView() {
             </Section>
           ) : null}
           <Timeline events={kase.events} />
-          <Section title={t('comments')}>
-            {(kase.comments as ApiRecord[]).map((c) => (
-              <Typography key={c.id} variant="body2" sx={{ mb: 1 }}>
-                {utc(c.created_at)} {c.author_email ?? ''}: {c.text}
-              </Typography>
-            ))}
-            <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
-              <TextField size="small" label={t('new_comment')} value={comment} onChange={(e) => setComment(e.target.value)} sx={{ flex: 1 }} multiline />
-              <Button
-                variant="outlined"
-                disabled={!comment.trim()}
-                onClick={async () => {
-                  if (await act(`${path}/comments/add`, { method: 'POST', json: { text: comment.trim() } }, undefined, 'Failed to add comment.'))
-                    setComment('');
-                }}
-              >
-                {t('add_comment')}
-              </Button>
-            </Stack>
-          </Section>
+          <Comments
+            comments={kase.comments as ApiRecord[]}
+            send={(text) => act('/comments/add', { method: 'POST', json: { text } }, undefined, 'Failed to add comment.')}
+          />
         </Grid>
         <Grid size={{ xs: 12, md: 5 }}>
           <Section title={t('incident')}>
@@ -184,7 +177,7 @@ export function CaseView() {
                 disabled={!participant.trim()}
                 onClick={async () => {
                   if (
-                    await act(path, { method: 'PUT', json: { participants: [...participants, participant.trim()] } }, translate('fw.updated', { name: 'Case' }))
+                    await act('', { method: 'PUT', json: { participants: [...participants, participant.trim()] } }, translate('fw.updated', { name: 'Case' }))
                   )
                     setParticipant('');
                 }}
@@ -230,7 +223,7 @@ export function CaseView() {
           title={translate('fw.room.confirm_escalate', { name: kase.name })}
           body={translate('fw.room.confirm_escalate_body')}
           onClose={() => setEscalating(false)}
-          onConfirm={() => act(`${path}/escalate`, { method: 'PUT' })}
+          onConfirm={() => act('/escalate', { method: 'PUT' })}
         />
       ) : null}
     </Box>
@@ -242,30 +235,13 @@ export function CaseView() {
  * and the incidents similar to it (the incident page's own list). Read again when the case changes.
  */
 function useRelated(kase: ApiRecord | null) {
-  const [cases, setCases] = useState<ApiRecord[]>([]);
-  const [similar, setSimilar] = useState<ApiRecord[] | null>(null);
   const incidentId = kase?.incident_id as number | null | undefined;
-  const caseId = kase?.id as number | undefined;
-  const version = kase?.updated_at as string | undefined;
-  useEffect(() => {
-    if (!incidentId) {
-      setCases([]);
-      setSimilar(null);
-      return;
-    }
-    let current = true;
-    const filter = JSON.stringify([{ field: 'incident_id', op: '==', value: incidentId }]);
-    void api<{ items: ApiRecord[] }>(`/cases?itemsPerPage=50&filter=${encodeURIComponent(filter)}`).then(
-      (page) => current && setCases(page.items.filter((c) => c.id !== caseId)),
-      () => undefined,
-    );
-    void api<{ items: ApiRecord[] }>(`/iaos/similar-incidents/${incidentId}`).then(
-      (page) => current && setSimilar(page.items),
-      () => current && setSimilar([]),
-    );
-    return () => {
-      current = false;
-    };
-  }, [incidentId, caseId, version]);
-  return { cases, similar };
+  const { data: cases = [] } = useGetList<ApiRecord>(
+    'cases',
+    // The case's version in the key: read again when the case changes.
+    { filter: { incident_id: incidentId }, pagination: { page: 1, perPage: 50 }, meta: { version: kase?.updated_at } },
+    { enabled: !!incidentId },
+  );
+  const similar = useSimilarIncidents(incidentId, kase?.updated_at);
+  return { cases: incidentId ? cases.filter((c) => c.id !== kase?.id) : [], similar: incidentId ? similar : null };
 }

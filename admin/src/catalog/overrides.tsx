@@ -27,7 +27,10 @@ const SourceList = () => (
 
 /** Spec §9: a document search reloads the list 200 ms after typing, not react-admin's 500. */
 const DOCUMENT_SEARCH_DEBOUNCE_MS = 200;
-const DocumentList = () => <GenericList debounce={DOCUMENT_SEARCH_DEBOUNCE_MS} />;
+/** A post-incident review opens as a document to read (rendered, editable, exportable); others open their form. */
+const documentRow = (id: unknown, _resource: string, record: Record<string, unknown>) =>
+  record.resource_type === 'dispatch-incident-review-document' ? `/${organization}/documents/${String(id)}/read` : `/${organization}/documents/${String(id)}`;
+const DocumentList = () => <GenericList debounce={DOCUMENT_SEARCH_DEBOUNCE_MS} rowClick={documentRow} />;
 
 /** Screens of the settings, knowledge and catalog resources that differ from the generic ones. */
 export const catalogOverrides: Record<string, Partial<Screens>> = {

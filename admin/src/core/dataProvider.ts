@@ -85,8 +85,52 @@ export function bodyFor(schema: JsonSchema | undefined, data: Record<string, unk
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- react-admin types records per call site
 type Page = { items: any[]; total: number };
 
+/** What an action answers: the server's own words, when it has them. */
+export interface ActionAnswer {
+  message?: string;
+}
+
+export type ActionMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** The record (or the collection, without `id`) an action or a view is about, and its sub-path. */
+export interface RecordPath {
+  id?: Identifier;
+  /** Below the record: `join`, `event/5`, `costs`; none for the record itself. */
+  path?: string;
+}
+
+/** A page of items of the API's list shape. */
+export interface ItemsPage<T> {
+  items: T[];
+  total?: number;
+}
+
+/**
+ * The CRUD methods plus custom ones (react-admin's way for what CRUD has no verb for): actions on a
+ * record, and its read-only views. Screens call them through useDataProvider, their reads through
+ * react-query's cache (see core/queries.ts).
+ */
+export interface FirewatchDataProvider extends DataProvider {
+  /** `method` (POST by default) on `{resource}/{id}/{path}`; answers the server's message. */
+  action(resource: string, params: RecordPath & { method?: ActionMethod; data?: unknown }): Promise<{ data: ActionAnswer | null }>;
+  /** GET `{resource}/{id}/{path}?{query}`: a record's costs, messages, probable cause, a step's summary... */
+  view<T>(resource: string, params: ViewParams): Promise<{ data: T }>;
+}
+
+export type ViewParams = RecordPath & { query?: Record<string, string | number>; signal?: AbortSignal; globalErrors?: boolean };
+
+const recordPath = (resource: string, { id, path }: RecordPath) =>
+  `${pathOf(resource)}${id === undefined ? '' : `/${encodeURIComponent(String(id))}`}${path ? `/${path}` : ''}`;
+
 /** react-admin ↔ the Firewatch list/CRUD contract (page, itemsPerPage, sortBy, descending, q, filter). */
-export const dataProvider: DataProvider = {
+export const dataProvider: FirewatchDataProvider = {
+  async action(resource, { method = 'POST', data, ...at }) {
+    return { data: await api<ActionAnswer | null>(recordPath(resource, at), { method, json: data }) };
+  },
+  async view<T>(resource: string, { query, signal, globalErrors, ...at }: ViewParams) {
+    const search = query ? `?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()}` : '';
+    return { data: await api<T>(`${recordPath(resource, at)}${search}`, { signal, globalErrors }) };
+  },
   async getList(resource, params) {
     const page = await api<Page>(`${pathOf(resource)}?${listQuery(params)}`, { signal: params.signal });
     return { data: page.items, total: page.total };
@@ -129,7 +173,10 @@ export const dataProvider: DataProvider = {
   },
   async update(resource, params) {
     const body = bodyFor(metaOf(resource)?.update, params.data, params.previousData);
-    return { data: await api<Page['items'][number]>(`${pathOf(resource)}/${encodeURIComponent(String(params.id))}`, { method: 'PUT', json: body }) };
+    // meta.version: the updated_at the form started from; a newer record answers 409 instead of being overwritten.
+    const version = (params.meta as { version?: string } | undefined)?.version;
+    const headers = version ? { 'If-Match': `"${version}"` } : undefined;
+    return { data: await api<Page['items'][number]>(`${pathOf(resource)}/${encodeURIComponent(String(params.id))}`, { method: 'PUT', json: body, headers }) };
   },
   async updateMany(resource, params) {
     // The API has no bulk routes: one call per row, as the spec says.

@@ -10,18 +10,34 @@ export interface DetailItem {
 
 export const SERVER_ERROR_MESSAGE = 'Something has gone wrong. Please, retry or let your admin know that you received this error.';
 
+type FieldErrors = { [field: string]: string | FieldErrors };
+
+/** Puts `msg` at `path` unless a message is already there or on a field above it (the first one wins). */
+function placeError(errors: FieldErrors, path: string[], msg: string) {
+  let node = errors;
+  for (const step of path.slice(0, -1)) {
+    const next = node[step];
+    if (typeof next === 'string') return;
+    node = node[step] = next ?? {};
+  }
+  node[path[path.length - 1]!] ??= msg;
+}
+
 /**
  * Turns a `{"detail": [...]}` answer into an HttpError: its message is the joined messages (shown as
- * a notification), and `body.errors` maps body fields to their message so forms show them in place.
+ * a notification), and `body.errors` holds each body field's message at its path (`configuration:
+ * {project_key: ...}` for `loc: ["body", "configuration", "project_key"]`), the shape react-admin's
+ * form hands to react-hook-form, so a nested input shows its own message in place.
  */
 export function toHttpError(status: number, payload: unknown): HttpError {
   const detail = (payload as { detail?: DetailItem[] } | null)?.detail;
   const items = Array.isArray(detail) ? detail : [];
   const message = items.map((d) => d.msg).join(' ') || (status >= 500 ? SERVER_ERROR_MESSAGE : `Request failed (${status}).`);
-  const errors: Record<string, string> = {};
+  const errors: FieldErrors = {};
   for (const item of items) {
-    const [where, field] = item.loc ?? [];
-    if (where === 'body' && typeof field === 'string' && !errors[field]) errors[field] = item.msg;
+    const [where, ...path] = item.loc ?? [];
+    if (where !== 'body' || !path.length) continue;
+    placeError(errors, path.map(String), item.msg);
   }
   return new HttpError(message, status, { detail: items, ...(Object.keys(errors).length ? { errors } : {}) });
 }

@@ -37,6 +37,8 @@ export interface ResourceMeta {
   references: Record<string, string>;
   immutable: string[];
   writeRole: 'Owner' | 'Manager' | 'Admin' | 'Member';
+  /** Least role that may list and read (API keys: Admin); below it the screens are left out. */
+  readRole?: 'Owner' | 'Manager' | 'Admin' | 'Member';
   /** Least role that may update (an organization: Admin, though any member may create one). */
   updateRole?: 'Owner' | 'Manager' | 'Admin' | 'Member';
   routes: Record<'list' | 'get' | 'create' | 'update' | 'delete', boolean>;

@@ -5,6 +5,11 @@
 export const RESERVED = new Set(['', '404', '500', 'implicit', 'legal', 'help', 'blog', 'api', 'assets']);
 export const SLUG = /^[a-z0-9][a-z0-9-]*$/;
 
+function storedOrganization() {
+  const stored = localStorage.getItem('organization');
+  return stored && SLUG.test(stored) ? stored : 'default';
+}
+
 export const storage = {
   get token() {
     return localStorage.getItem('token');
@@ -15,15 +20,33 @@ export const storage = {
   },
 };
 
+/**
+ * First path segments that name a screen, never an organization: `/iaos` is the stored organization's
+ * incidents (spec §2: the first segment is forced to the stored organization), not an organization "iaos".
+ */
+export const SCREENS = new Set(
+  (
+    'iaos incidents cases tasks chat signals dashboards search overview upgrade admin data oncall handoffs preshift_preps workflows ' +
+    'projects members users invitations documents templates runbooks references services teams individuals tags tag_types terms ' +
+    'definitions plugins notifications apikeys entity entity_type ados weblinks commits forms feedback servicefeedback okrs ' +
+    'incident_types incident_priorities incident_severities incident_cost_types incident_roles case_types case_priorities ' +
+    'case_severities cost_models bestpractices site organizations auth landing'
+  ).split(' '),
+);
+
 /** Picks the organization for this page load and makes sure the address starts with it. */
 export function resolveOrganization(): string {
   const first = window.location.pathname.split('/')[1] ?? '';
+  if (SCREENS.has(first)) {
+    const org = storedOrganization();
+    window.history.replaceState(null, '', `/${org}${window.location.pathname}${window.location.search}`);
+    return org;
+  }
   if (!RESERVED.has(first) && SLUG.test(first)) {
     localStorage.setItem('organization', first);
     return first;
   }
-  const stored = localStorage.getItem('organization');
-  const org = stored && SLUG.test(stored) ? stored : 'default';
+  const org = storedOrganization();
   if (first === '') window.history.replaceState(null, '', `/${org}/${window.location.search}`);
   return org;
 }

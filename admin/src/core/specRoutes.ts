@@ -4,6 +4,8 @@
  * (an id, an edit sheet).
  */
 export const SPEC_ROUTE_ALIASES: Record<string, string> = {
+  // People's word for the list whose API path is iaos.
+  incidents: 'iaos',
   'data/weblinks': 'weblinks',
   'data/bestpractices': 'bestpractices',
   handoffs: 'oncall/handoffs',

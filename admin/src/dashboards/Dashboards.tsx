@@ -5,6 +5,7 @@ import { Title, useBasename, useGetList, useNotify, useTranslate } from 'react-a
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { api } from '../core/http.js';
 import { utc } from '../engine/screens.js';
+import { duration, money } from '../core/units.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- figures come straight from the API */
 type Summary = Record<string, any>;
@@ -12,6 +13,40 @@ type Summary = Record<string, any>;
 const KINDS = ['iaos', 'cases', 'tasks', 'data', 'people', 'feedback'] as const;
 type Kind = (typeof KINDS)[number];
 const COLORS = ['#1565C0', '#C62828', '#EF6C00', '#2E7D32', '#6A1B9A', '#00838F', '#4E342E', '#546E7A'];
+/** Statuses by meaning, not legend order: ongoing ones warm, closed ones calm. */
+const STATUS_COLORS: Record<string, string> = {
+  Active: '#C62828',
+  New: '#1565C0',
+  Triage: '#6A1B9A',
+  Escalated: '#AD1457',
+  Stable: '#EF6C00',
+  Closed: '#2E7D32',
+  Open: '#1565C0',
+  Resolved: '#2E7D32',
+};
+
+type Named = { id: number; name: string; color?: string | null };
+const everyOne = { pagination: { page: 1, perPage: 200 }, sort: { field: 'id', order: 'ASC' } } as const;
+
+/** The colours people gave incident and case priorities and types (Critical #B71C1C), by name. */
+function useConfiguredColors() {
+  const lists = [
+    useGetList<Named>('incident_priorities', everyOne).data,
+    useGetList<Named>('incident_types', everyOne).data,
+    useGetList<Named>('case_priorities', everyOne).data,
+    useGetList<Named>('case_types', everyOne).data,
+  ];
+  return useMemo(
+    () =>
+      Object.fromEntries(
+        lists
+          .flatMap((l) => l ?? [])
+          .filter((x) => x.color)
+          .map((x) => [x.name, x.color!]),
+      ),
+    lists,
+  );
+}
 
 /** Rows of {month, key, count} → one object per month with a count per key, for a stacked bar chart. */
 function pivot(rows: { month: string; count: number }[], by: (r: any) => string, order?: readonly string[]) {
@@ -29,7 +64,19 @@ function pivot(rows: { month: string; count: number }[], by: (r: any) => string,
 }
 
 /** Counts per month, stacked by `by`; the same figures are spelled out for screen readers. */
-function Chart({ title, rows, by, order }: { title: string; rows: any[]; by: (r: any) => string; order?: readonly string[] }) {
+function Chart({
+  title,
+  rows,
+  by,
+  order,
+  colors = STATUS_COLORS,
+}: {
+  title: string;
+  rows: any[];
+  by: (r: any) => string;
+  order?: readonly string[];
+  colors?: Record<string, string>;
+}) {
   const translate = useTranslate();
   const { data, keys } = useMemo(() => pivot(rows, by, order), [rows, by, order]);
   return (
@@ -52,7 +99,7 @@ function Chart({ title, rows, by, order }: { title: string; rows: any[]; by: (r:
                 <Tooltip />
                 <Legend />
                 {keys.map((k, i) => (
-                  <Bar key={k} dataKey={k} stackId="a" fill={COLORS[i % COLORS.length]} />
+                  <Bar key={k} dataKey={k} stackId="a" fill={colors[k] ?? COLORS[i % COLORS.length]} />
                 ))}
               </BarChart>
             </ResponsiveContainer>
@@ -105,7 +152,6 @@ function Lines({ title, lines }: { title: string; lines: string[] }) {
 
 const number = (n: number | null | undefined, options?: Intl.NumberFormatOptions) =>
   n === null || n === undefined ? null : n.toLocaleString('en-US', { maximumSignificantDigits: 6, ...options });
-const money = (n: number | null | undefined) => number(n, { style: 'currency', currency: 'USD' });
 const bytes = (n: number | null | undefined) => {
   if (n === null || n === undefined) return null;
   const units = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
@@ -146,6 +192,7 @@ export function Dashboards() {
       .catch((e: Error) => notify(e.message, { type: 'error', autoHideDuration: 0 }));
   }, [since, project, notify]);
   const s = summary;
+  const configured = useConfiguredColors();
   return (
     <Box sx={{ p: 2 }}>
       <Title title={t('title')} />
@@ -196,7 +243,7 @@ export function Dashboards() {
             <Chart title={t('cases_by_status')} rows={s.cases.by_month} by={(r) => r.status} />
           </Grid>
           <Grid size={half}>
-            <Chart title={t('cases_by_type')} rows={s.cases.by_month} by={(r) => r.type} />
+            <Chart title={t('cases_by_type')} rows={s.cases.by_month} by={(r) => r.type} colors={configured} />
           </Grid>
         </Grid>
       ) : kind === 'tasks' ? (
@@ -217,7 +264,7 @@ export function Dashboards() {
             <Chart title={t('tasks_by_status')} rows={s.tasks.by_month} by={(r) => r.status} />
           </Grid>
           <Grid size={half}>
-            <Chart title={t('tasks_by_priority')} rows={s.tasks.by_month} by={(r) => r.priority} />
+            <Chart title={t('tasks_by_priority')} rows={s.tasks.by_month} by={(r) => r.priority} colors={configured} />
           </Grid>
         </Grid>
       ) : kind === 'people' ? (
@@ -305,10 +352,10 @@ export function Dashboards() {
             <Chart title={t('incidents_by_status')} rows={s.incidents.by_month} by={(r) => r.status} />
           </Grid>
           <Grid size={{ xs: 12, md: 4 }}>
-            <Chart title={t('incidents_by_type')} rows={s.incidents.by_month} by={(r) => r.type} />
+            <Chart title={t('incidents_by_type')} rows={s.incidents.by_month} by={(r) => r.type} colors={configured} />
           </Grid>
           <Grid size={{ xs: 12, md: 4 }}>
-            <Chart title={t('incidents_by_priority')} rows={s.incidents.by_month} by={(r) => r.priority} />
+            <Chart title={t('incidents_by_priority')} rows={s.incidents.by_month} by={(r) => r.priority} colors={configured} />
           </Grid>
         </Grid>
       )}
@@ -364,4 +411,4 @@ function FeedbackSummary({ project }: { project: string }) {
   );
 }
 
-const hours = (h: number | null | undefined) => (h === null || h === undefined ? null : `${number(h)} h`);
+const hours = duration;

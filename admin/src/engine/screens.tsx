@@ -37,6 +37,7 @@ import {
 import { fieldSpecs, labelOf, metaOf, representation, type FieldSpec } from '../core/meta.js';
 import type { ResourceMeta } from '../core/meta-types.js';
 import { RecordActions, type RecordAction } from './actions.js';
+import { mayWrite } from '../core/rights.js';
 import { FieldInput } from './inputs.js';
 
 /** Spec §9: timestamps read as YYYY-MM-DD HH:mm:ss UTC. */
@@ -49,13 +50,10 @@ export const utc = (value: unknown) => {
 /** "Tag type" → "tag type", but "IAO" and "API Key" keep their capitals. */
 const lowerFirst = (label: string) => (/^[A-Z][a-z]/.test(label) ? label.charAt(0).toLowerCase() + label.slice(1) : label);
 
-const RANK = { Member: 0, Admin: 1, Manager: 2, Owner: 3 } as const;
-
 /** May the signed-in user change this resource (the definition's writeRole, or its updateRole for an edit)? */
 export function useCanWrite(meta: ResourceMeta, action: 'write' | 'update' = 'write') {
-  const { permissions } = usePermissions<keyof typeof RANK>();
-  const least = action === 'update' ? (meta.updateRole ?? meta.writeRole) : meta.writeRole;
-  return permissions !== undefined && RANK[permissions] >= RANK[least];
+  const { permissions } = usePermissions<string>();
+  return mayWrite(permissions, meta, action);
 }
 
 export function useMeta(): ResourceMeta {
@@ -103,8 +101,8 @@ function column(meta: ResourceMeta, col: { name: string; type: string }): ReactE
         }
       />
     );
-  if (field?.kind === 'enums') {
-    // The server's words for its values ("Incident created", not incident.created).
+  if (field?.kind === 'enums' || (field?.kind === 'enum' && field.choices?.some((c) => c.id !== c.name))) {
+    // The server's words for its values (a document's type "Incident review template", not dispatch-…) ("Incident created", not incident.created).
     const word = (v: unknown) => field.choices?.find((c) => c.id === v)?.name ?? String(v);
     return (
       <FunctionField

@@ -19,19 +19,36 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { Title, useBasename, useNotify, useTranslate } from 'react-admin';
-import { api } from '../core/http.js';
+import { Title, useBasename, useGetList, useNotify, useTranslate, useUpdate } from 'react-admin';
+import { duration, money } from '../core/units.js';
+import { useFirewatchData, useRecordView } from '../core/queries.js';
+import { STEP_STATUSES, type IncidentStatus } from '../core/shapes.js';
+import { Markdown } from '../documents/markdown.js';
 import { utc } from '../engine/screens.js';
+import { ConversationPanel } from './ConversationPanel.js';
 import { HandoffDialog } from './HandoffDialog.js';
+import { OutsidePanel } from './OutsidePanel.js';
 import { RunWorkflowDialog } from '../workflows/screens.js';
-import { ConfirmDialog, EventDialog, LiveChip, Section, Tasks, Timeline, useAct, useRecordByName, WorkflowRuns, type ApiRecord } from './parts.js';
+import {
+  Comments,
+  ConfirmDialog,
+  EventDialog,
+  LiveChip,
+  Section,
+  Tasks,
+  Timeline,
+  useRecordAct,
+  useRecordByName,
+  useSimilarIncidents,
+  WorkflowRuns,
+  type ApiRecord,
+  type RecordAct,
+} from './parts.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- records come straight from the API */
 type Incident = ApiRecord;
 
 /** Spec: numbers and currency in en-US, up to 6 significant digits. */
-const money = (n: number) => n.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 6 });
-const number = (n: number) => n.toLocaleString('en-US', { maximumSignificantDigits: 6 });
 
 /**
  * iaos/{name}/view: what a responder works from during an incident. The header carries the
@@ -43,34 +60,21 @@ export function IncidentView() {
   const notify = useNotify();
   const translate = useTranslate();
   const basename = useBasename();
-  const { record: incident, missing, load, live } = useRecordByName('/iaos', name, (i) => !!i.conversation_id);
-  const [cost, setCost] = useState<any>(null);
-  const [similar, setSimilar] = useState<any[] | null>(null);
-  const [dialog, setDialog] = useState<null | 'report' | 'event' | 'resource' | 'summary' | 'handoff' | 'details' | 'postmortem' | 'workflow'>(null);
-  const [confirmStatus, setConfirmStatus] = useState<null | 'Stable' | 'Closed' | 'Active'>(null);
-  const [reading, setReading] = useState<{ title: string; body: string } | null>(null);
-  const [summary, setSummary] = useState<string>('');
-  const [comment, setComment] = useState('');
-  const act = useAct(load);
-  const incidentAct = (path: string, init?: RequestInit & { json?: unknown }, fallback?: string, failure?: string) =>
-    act(`/iaos/${incident!.id}${path}`, init, fallback, failure);
-
-  // Costs follow the record (participants' activity changes them); similar incidents are read once.
-  useEffect(() => {
-    if (incident) void api(`/iaos/${incident.id}/costs`).then(setCost, () => undefined);
-  }, [incident]);
+  const { record: incident, missing, load, live } = useRecordByName('iaos', name, (i) => !!i.conversation);
   const incidentId = incident?.id as number | undefined;
-  useEffect(() => {
-    if (incidentId !== undefined)
-      void api<{ items: any[] }>(`/iaos/similar-incidents/${incidentId}`).then(
-        (r) => setSimilar(r.items),
-        () => setSimilar([]),
-      );
-  }, [incidentId]);
+  // Costs are read with the record (a reload reads every view of it: participants' activity changes them).
+  const { data: cost = null } = useRecordView<any>('iaos', incidentId, 'costs');
+  const similar = useSimilarIncidents(incidentId);
+  const dataProvider = useFirewatchData();
+  const [dialog, setDialog] = useState<null | 'report' | 'event' | 'resource' | 'summary' | 'handoff' | 'details' | 'postmortem' | 'workflow'>(null);
+  const [confirmStatus, setConfirmStatus] = useState<null | IncidentStatus>(null);
+  const [reading, setReading] = useState<{ title: string; body: string; markdown?: boolean } | null>(null);
+  const [summary, setSummary] = useState<string>('');
+  const incidentAct = useRecordAct('iaos', incidentId, load);
 
   if (missing) return <Typography sx={{ m: 2 }}>{translate('fw.responder.not_found', { entity: 'Incident', name })}</Typography>;
   if (!incident) return <Typography sx={{ m: 2 }}>{translate('fw.responder.loading')}</Typography>;
-  const status = incident.status as 'Active' | 'Stable' | 'Closed';
+  const status = incident.status as IncidentStatus;
   const t = (key: string, options?: Record<string, unknown>) => translate(`fw.responder.${key}`, options);
   const r = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
   const cases = (incident.cases ?? []) as any[];
@@ -208,26 +212,11 @@ export function IncidentView() {
               </TableBody>
             </Table>
           </Section>
-          <Timeline events={incident.events} act={(path, init, fallback) => incidentAct(path, init, fallback)} />
-          <Section title={t('comments')}>
-            {comments.map((c) => (
-              <Typography key={c.id} variant="body2" sx={{ mb: 1 }}>
-                {utc(c.created_at)} {c.author_email ?? ''}: {c.text}
-              </Typography>
-            ))}
-            <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
-              <TextField size="small" label={t('new_comment')} value={comment} onChange={(e) => setComment(e.target.value)} sx={{ flex: 1 }} multiline />
-              <Button
-                variant="outlined"
-                disabled={!comment.trim()}
-                onClick={async () => {
-                  if (await incidentAct('/comments/add', { method: 'POST', json: { text: comment.trim() } })) setComment('');
-                }}
-              >
-                {t('add_comment')}
-              </Button>
-            </Stack>
-          </Section>
+          {/* The outside panel names whole paths (/iaos/{id}/statuspage). */}
+          <OutsidePanel incident={incident} act={(path, init) => incidentAct(path.slice(`/iaos/${incident.id}`.length), init as never)} />
+          <Timeline events={incident.events} act={incidentAct} />
+          <ConversationPanel incidentId={incident.id} />
+          <Comments comments={comments} send={(text) => incidentAct('/comments/add', { method: 'POST', json: { text } })} />
         </Grid>
         <Grid size={{ xs: 12, md: 5 }}>
           <Roles incident={incident} act={incidentAct} />
@@ -246,7 +235,7 @@ export function IncidentView() {
               <Typography variant="body2">
                 {t('cost_line', {
                   amount: money(cost.amount),
-                  hours: number(cost.hours),
+                  hours: duration(cost.hours),
                   rate: money(cost.hourly_rate),
                   model: cost.cost_model ? t('cost_model', { model: cost.cost_model }) : '',
                 })}
@@ -280,13 +269,18 @@ export function IncidentView() {
             {(incident.resources as any[]).length ? null : <Typography variant="body2">{r('no_resources')}</Typography>}
             {(incident.resources as any[]).map((res) => (
               <Typography key={res.id} variant="body2">
-                {res.weblink ? (
+                {res.resource_type === 'dispatch-incident-review-document' && /^\/documents\/\d+$/.test(res.weblink ?? '') ? (
+                  // The review is a document of its own: read, edited and exported on its page.
+                  <MuiLink component={Link} to={`${basename}${res.weblink}/read`}>
+                    {res.name}
+                  </MuiLink>
+                ) : res.weblink ? (
                   <a href={res.weblink}>{res.name}</a>
                 ) : res.content ? (
                   <MuiLink
                     component="button"
                     aria-label={r('open_document', { name: res.name })}
-                    onClick={() => setReading({ title: res.name, body: res.content })}
+                    onClick={() => setReading({ title: res.name, body: res.content, markdown: true })}
                   >
                     {res.name}
                   </MuiLink>
@@ -318,7 +312,7 @@ export function IncidentView() {
                   <MuiLink component={Link} to={`${basename}/iaos/${encodeURIComponent(s.name)}/view`}>
                     {s.name}: {s.title}
                   </MuiLink>{' '}
-                  ({s.status}, {r('score', { score: number(s.score) })})
+                  ({s.status}, {r('score', { score: Number(s.score).toLocaleString('en-US', { maximumSignificantDigits: 3 }) })})
                 </Typography>
               ))
             ) : (
@@ -337,14 +331,14 @@ export function IncidentView() {
                   value={s.status}
                   onChange={async (ev) => {
                     try {
-                      await api(`/incident_steps/${incident.id}/${s.id}`, { method: 'PUT', json: { status: ev.target.value } });
+                      await dataProvider.action('incident_steps', { id: incident.id, path: String(s.id), method: 'PUT', data: { status: ev.target.value } });
                       await load();
                     } catch {
                       notify('Failed to update step.', { type: 'error', autoHideDuration: 0 });
                     }
                   }}
                 >
-                  {['Pending', 'In progress', 'Done', 'Skipped'].map((v) => (
+                  {STEP_STATUSES.map((v) => (
                     <MenuItem key={v} value={v}>
                       {v}
                     </MenuItem>
@@ -355,7 +349,9 @@ export function IncidentView() {
                   aria-label={r('ai_summary_of', { step: s.name })}
                   onClick={async () => {
                     try {
-                      setSummary((await api<{ summary: string }>(`/incident_steps/${incident.id}/${s.id}/ai-summary`)).summary);
+                      setSummary(
+                        (await dataProvider.view<{ summary: string }>('incident_steps', { id: incident.id, path: `${s.id}/ai-summary` })).data.summary,
+                      );
                       setDialog('summary');
                     } catch {
                       notify('Failed to get step AI summary.', { type: 'error', autoHideDuration: 0 });
@@ -430,9 +426,13 @@ export function IncidentView() {
       <Dialog open={reading !== null} onClose={() => setReading(null)} aria-labelledby="reading-title" fullWidth maxWidth="md">
         <DialogTitle id="reading-title">{reading?.title}</DialogTitle>
         <DialogContent>
-          <Typography component="div" variant="body2" sx={{ whiteSpace: 'pre-wrap' }}>
-            {reading?.body}
-          </Typography>
+          {reading?.markdown ? (
+            <Markdown text={reading.body} />
+          ) : (
+            <Typography component="div" variant="body2" sx={{ whiteSpace: 'pre-wrap' }}>
+              {reading?.body}
+            </Typography>
+          )}
         </DialogContent>
         <DialogActions>
           <Button onClick={() => setReading(null)}>{t('close')}</Button>
@@ -460,7 +460,7 @@ const ROLES = ['commander', 'reporter', 'liaison', 'scribe', 'participant', 'obs
  * replaces the previous one, as the server does), a role taken back after a confirmation. Renounced
  * roles stay listed as Inactive: the record of who held them.
  */
-function Roles({ incident, act }: { incident: Incident; act: (path: string, init?: RequestInit & { json?: unknown }, fallback?: string) => Promise<boolean> }) {
+function Roles({ incident, act }: { incident: Incident; act: RecordAct }) {
   const translate = useTranslate();
   const t = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
   const [email, setEmail] = useState('');
@@ -557,28 +557,22 @@ function DetailsDialog({ incident, onClose, reload }: { incident: Incident; onCl
     incident_severity_id: incident.incident_severity_id ?? '',
     incident_priority_id: incident.incident_priority_id ?? '',
   });
-  const [options, setOptions] = useState<Record<string, { id: number; name: string }[]>>({});
   const [version] = useState<string>(incident.updated_at);
-  useEffect(() => {
-    for (const [key, path] of [
-      ['incident_type_id', '/incident_types'],
-      ['incident_severity_id', '/incident_severities'],
-      ['incident_priority_id', '/incident_priorities'],
-    ] as const) {
-      void api<{ items: { id: number; name: string }[] }>(`${path}?itemsPerPage=100`).then(
-        (p) => setOptions((o) => ({ ...o, [key]: p.items })),
-        () => undefined,
-      );
-    }
-  }, []);
+  const choices = { pagination: { page: 1, perPage: 100 } };
+  const options: Record<string, { id: number; name: string }[] | undefined> = {
+    incident_type_id: useGetList('incident_types', choices).data,
+    incident_severity_id: useGetList('incident_severities', choices).data,
+    incident_priority_id: useGetList('incident_priorities', choices).data,
+  };
+  const [update] = useUpdate();
   const save = async () => {
     try {
-      const json = {
+      const data = {
         ...values,
         description: values.description || null,
         ...Object.fromEntries(['incident_type_id', 'incident_severity_id', 'incident_priority_id'].map((k) => [k, values[k] === '' ? null : values[k]])),
       };
-      await api(`/iaos/${incident.id}`, { method: 'PUT', json, headers: { 'If-Match': `"${version}"` } });
+      await update('iaos', { id: incident.id, data, previousData: incident, meta: { version } }, { mutationMode: 'pessimistic', returnPromise: true });
       notify(r('details_saved'), { type: 'success' });
       await reload();
       onClose();
@@ -649,15 +643,16 @@ function ReportDialog({
   submit: (type: string, body: Record<string, string>) => Promise<boolean>;
 }) {
   const translate = useTranslate();
+  const dataProvider = useFirewatchData();
   const [type, setType] = useState<'tactical' | 'executive'>('tactical');
   const [values, setValues] = useState<Record<string, string>>({});
   useEffect(() => {
     // The dialog starts from the server's prefill: actions are the incident's unresolved tasks.
     // What the user typed before it arrives is kept (the two types' fields have different names).
-    void api<Record<string, Record<string, string>>>(`/iaos/${incident.id}/report/prefill`).then((p) =>
-      setValues((typed) => ({ ...(p[type] ?? {}), ...typed })),
-    );
-  }, [incident.id, type]);
+    void dataProvider
+      .view<Record<string, Record<string, string>>>('iaos', { id: incident.id, path: 'report/prefill' })
+      .then(({ data: p }) => setValues((typed) => ({ ...(p[type] ?? {}), ...typed })));
+  }, [incident.id, type, dataProvider]);
   const fields = type === 'tactical' ? ['conditions', 'actions', 'needs'] : ['current_status', 'overview', 'next_steps'];
   return (
     <Dialog open onClose={onClose} aria-labelledby="report-title" fullWidth>

@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Alert, Box, Button, Card, CardContent, Link as MuiLink, Typography } from '@mui/material';
 import { Link } from 'react-router-dom';
-import { CreateBase, SaveButton, SimpleForm, Title, Toolbar, useBasename, useNotify, useTranslate } from 'react-admin';
+import { useWatch } from 'react-hook-form';
+import { CreateBase, SaveButton, SimpleForm, Title, Toolbar, useBasename, useGetOne, useNotify, useTranslate } from 'react-admin';
 import { fieldSpecs, metaOf } from '../core/meta.js';
-import { api } from '../core/http.js';
 import { FieldInput } from '../engine/inputs.js';
 import { KINDS, viewPath } from './kinds.js';
 
@@ -62,6 +62,7 @@ export function ReportPage({ resource }: { resource: 'iaos' | 'cases' }) {
                 {fields.map((s) => (
                   <FieldInput key={s.name} spec={s} />
                 ))}
+                <VisibilityNote resource={resource} />
               </SimpleForm>
             </CreateBase>
           </CardContent>
@@ -71,18 +72,40 @@ export function ReportPage({ resource }: { resource: 'iaos' | 'cases' }) {
   );
 }
 
+const TYPES = { iaos: { field: 'incident_type_id', types: 'incident_types' }, cases: { field: 'case_type_id', types: 'case_types' } } as const;
+
+/**
+ * Who will see the record, before it is sent: the chosen type's visibility, which the server applies
+ * (a Restricted type makes the record Restricted, server/incidents/defaults.ts restrictedTypes).
+ */
+function VisibilityNote({ resource }: { resource: 'iaos' | 'cases' }) {
+  const translate = useTranslate();
+  const { field, types } = TYPES[resource];
+  const typeId = useWatch({ name: field }) as number | null | undefined;
+  const { data: type, isError } = useGetOne<{ id: number; visibility?: string }>(types, { id: typeId ?? undefined }, { enabled: !!typeId, retry: false });
+  const visibility = typeId && type && !isError ? (type.visibility ?? 'Open') : null;
+  if (!visibility) return null;
+  const restricted = visibility === 'Restricted';
+  return (
+    <Alert severity={restricted ? 'warning' : 'info'} role="status" sx={{ mt: 1, width: '100%' }}>
+      {translate(`fw.responder.${restricted ? 'visibility_restricted' : 'visibility_open'}`)}
+    </Alert>
+  );
+}
+
 /** After sending: the new record's name, then its conversation and conference once the background job made them. */
 function Reported({ resource, record, onAgain }: { resource: 'iaos' | 'cases'; record: Reported; onAgain: () => void }) {
   const kind = KINDS[resource];
   const translate = useTranslate();
   const basename = useBasename();
-  const [full, setFull] = useState<Reported>(record);
-  const ready = !!full.conversation_id && (resource === 'cases' || !!full.conference_url);
-  useEffect(() => {
-    if (ready) return;
-    const timer = setInterval(() => void api<Reported>(`/${resource}/${record.id}`).then(setFull, () => undefined), 5000);
-    return () => clearInterval(timer);
-  }, [ready, resource, record.id]);
+  // Spec §4: polled until the conversation (and an incident's conference) exists.
+  const isReady = (r: Reported | undefined) => !!r?.conversation && (resource === 'cases' || !!r.conference);
+  const { data: full = record } = useGetOne<Reported & { id: number }>(
+    resource,
+    { id: record.id },
+    { initialData: record as Reported & { id: number }, refetchInterval: (query) => (isReady(query.state.data) ? false : 5000) },
+  );
+  const ready = isReady(full);
   const t = (key: string, options?: Record<string, unknown>) => translate(`fw.responder.${key}`, options);
   return (
     <Card>

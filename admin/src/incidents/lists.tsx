@@ -7,7 +7,7 @@ import { BulkActions } from '../engine/BulkActions.js';
 import { organization } from '../core/org.js';
 import { ShiftHandoffButton } from './HandoffDialog.js';
 
-/** Above the incident and case lists: the export dialog, the status board and the report page. */
+/** Above the incident and case lists: the export dialog and the status board (Create is the report form). */
 function ResponderActions({ resource }: { resource: 'iaos' | 'cases' }) {
   const translate = useTranslate();
   const basename = useBasename();
@@ -16,9 +16,6 @@ function ResponderActions({ resource }: { resource: 'iaos' | 'cases' }) {
       <ExportButton />
       <Button size="small" component={Link} to={`${basename}/${resource}/status`}>
         {translate(`fw.responder.status_title.${resource}`)}
-      </Button>
-      <Button size="small" component={Link} to={`${basename}/${resource}/report`}>
-        {translate(`fw.responder.report_title.${resource}`)}
       </Button>
     </>
   );

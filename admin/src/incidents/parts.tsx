@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import {
   Button,
   Card,
@@ -23,8 +23,12 @@ import {
   Typography,
 } from '@mui/material';
 import LockOutlinedIcon from '@mui/icons-material/LockOutlined';
-import { useNotify, useTranslate } from 'react-admin';
-import { api } from '../core/http.js';
+import StarIcon from '@mui/icons-material/Star';
+import StarBorderIcon from '@mui/icons-material/StarBorder';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useGetList, useGetOne, useNotify, useTranslate, type Identifier, type RaRecord } from 'react-admin';
+import type { ActionMethod, ItemsPage, RecordPath } from '../core/dataProvider.js';
+import { useFirewatchData } from '../core/queries.js';
 import { storage } from '../core/org.js';
 import { useLiveSocket, type Frame } from '../ai/socket.js';
 import { utc } from '../engine/screens.js';
@@ -38,7 +42,7 @@ export { ConfirmDialog };
  */
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- records come straight from the API */
-export type ApiRecord = Record<string, any>;
+export type ApiRecord = RaRecord<number> & Record<string, any>;
 
 /** A titled card; a region named by its heading, so a screen reader (and a test) can go to it. */
 export function Section({ title, children }: { title: string; children: ReactNode }) {
@@ -51,13 +55,56 @@ export function Section({ title, children }: { title: string; children: ReactNod
   );
 }
 
+/** The arguments of an action on one record: its sub-path (`/join`, `/event/5`; '' for the record itself), method and body. */
+export type RecordAct = (path: string, init?: { method?: ActionMethod; json?: unknown }, fallback?: string, failure?: string) => Promise<boolean>;
+
+/**
+ * A record's comments and the box to add one. The box clears the moment a comment is sent (the page
+ * re-reads the record before `send` returns) and gets the text back if it was refused.
+ */
+export function Comments({ comments, send }: { comments: ApiRecord[]; send: (text: string) => Promise<unknown> }) {
+  const translate = useTranslate();
+  const [comment, setComment] = useState('');
+  return (
+    <Section title={translate('fw.responder.comments')}>
+      {comments.map((c) => (
+        <Typography key={c.id} variant="body2" sx={{ mb: 1 }}>
+          {utc(c.created_at)} {c.author_email ?? ''}: {c.text}
+        </Typography>
+      ))}
+      <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
+        <TextField
+          size="small"
+          label={translate('fw.responder.new_comment')}
+          value={comment}
+          onChange={(e) => setComment(e.target.value)}
+          sx={{ flex: 1 }}
+          multiline
+        />
+        <Button
+          variant="outlined"
+          disabled={!comment.trim()}
+          onClick={async () => {
+            const text = comment.trim();
+            setComment('');
+            if (!(await send(text))) setComment(text);
+          }}
+        >
+          {translate('fw.responder.add_comment')}
+        </Button>
+      </Stack>
+    </Section>
+  );
+}
+
 /** An action's outcome as a notification: the server's own message, or the fallback; a failure's words (spec §8) lead its reason. Errors stay until dismissed. */
 export function useAct(reload: () => Promise<unknown>) {
   const notify = useNotify();
+  const dataProvider = useFirewatchData();
   return useCallback(
-    async (path: string, init: RequestInit & { json?: unknown } = { method: 'POST' }, fallback = 'Done.', failure?: string) => {
+    async (resource: string, at: RecordPath & { method?: ActionMethod; data?: unknown }, fallback = 'Done.', failure?: string) => {
       try {
-        const answer = await api<{ message?: string } | null>(path, init);
+        const { data: answer } = await dataProvider.action(resource, at);
         notify(answer?.message ?? fallback, { type: 'success' });
         await reload();
         return true;
@@ -69,34 +116,53 @@ export function useAct(reload: () => Promise<unknown>) {
         return false;
       }
     },
-    [notify, reload],
+    [notify, reload, dataProvider],
   );
 }
 
-/** Loads a record by its name (IAO-3, OCO-7) through the list filter, then its full GET; polls while `until` is false. */
-export function useRecordByName(path: '/iaos' | '/cases', name: string, pollUntil?: (record: ApiRecord) => boolean) {
+/** useAct bound to one record: `act('/join')`, `act('', { method: 'PUT', json })`. */
+export function useRecordAct(resource: 'iaos' | 'cases', id: Identifier | undefined, reload: () => Promise<unknown>): RecordAct {
+  const act = useAct(reload);
+  return useCallback<RecordAct>(
+    (path, init, fallback, failure) => act(resource, { id, path: path.replace(/^\//, ''), method: init?.method, data: init?.json }, fallback, failure),
+    [act, resource, id],
+  );
+}
+
+// A list's rows fill react-admin's getOne cache with their list shape; the full record (events,
+// steps, tasks) is kept under a key of its own.
+const FULL = { view: 'full' };
+
+/**
+ * Loads a record by its name (IAO-3, OCO-7) through the list filter, then its full GET; polls while
+ * `pollUntil` is false. `load` reads the record and then its views again.
+ */
+export function useRecordByName(resource: 'iaos' | 'cases', name: string, pollUntil?: (record: ApiRecord) => boolean) {
   const notify = useNotify();
-  const [record, setRecord] = useState<ApiRecord | null>(null);
-  const [missing, setMissing] = useState(false);
-  const load = useCallback(async () => {
-    const page = await api<{ items: ApiRecord[] }>(`${path}?filter=${encodeURIComponent(JSON.stringify({ and: [{ field: 'name', op: '==', value: name }] }))}`);
-    const hit = page.items[0];
-    if (!hit) return setMissing(true);
-    setRecord(await api<ApiRecord>(`${path}/${hit.id}`));
-  }, [path, name]);
-  useEffect(() => {
-    void load().catch((e: Error) => notify(e.message, { type: 'error', autoHideDuration: 0 }));
-  }, [load, notify]);
+  const queryClient = useQueryClient();
+  const onError = (e: Error) => notify(e.message, { type: 'error', autoHideDuration: 0 });
+  const found = useGetList<ApiRecord>(resource, { filter: { name }, pagination: { page: 1, perPage: 1 } }, { onError });
+  const id = found.data?.[0]?.id as number | undefined;
   // Spec §4: after creation (or escalation) the client polls every 5 s until the conversation or conference exists.
-  const waiting = record !== null && pollUntil !== undefined && !pollUntil(record);
-  useEffect(() => {
-    if (!waiting) return;
-    const timer = setInterval(() => void load().catch(() => undefined), 5000);
-    return () => clearInterval(timer);
-  }, [waiting, load]);
+  const { data: record = null } = useGetOne<ApiRecord>(
+    resource,
+    { id, meta: FULL },
+    {
+      enabled: id !== undefined,
+      onError,
+      retry: false,
+      refetchInterval: (query) => (query.state.data && pollUntil && !pollUntil(query.state.data) ? 5000 : false),
+    },
+  );
+  const missing = found.data?.length === 0;
+  const load = useCallback(async () => {
+    if (id === undefined) return queryClient.invalidateQueries({ queryKey: [resource, 'getList'] });
+    // The record first (the name's id does not change), then what is read with it: costs, conversation.
+    await queryClient.invalidateQueries({ queryKey: [resource, 'getOne', { id: String(id), meta: FULL }] });
+    await queryClient.invalidateQueries({ queryKey: [resource, 'view', String(id)] });
+  }, [queryClient, resource, id]);
   // Live: the socket watches this record; each change anyone commits (from any app process) sends a
   // `changed` frame, and the page fetches the record again.
-  const id = record?.id as number | undefined;
   const [watching, setWatching] = useState(false);
   const { connected, request } = useLiveSocket({ token: storage.token }, (frame: Frame) => {
     if (frame.type === 'changed') void load().catch(() => undefined);
@@ -105,7 +171,7 @@ export function useRecordByName(path: '/iaos' | '/cases', name: string, pollUnti
     setWatching(false);
     if (!connected || id === undefined) return;
     let cancelled = false;
-    void request('watch', path === '/iaos' ? { incident_id: id } : { case_id: id }).then(
+    void request('watch', resource === 'iaos' ? { incident_id: id } : { case_id: id }).then(
       (f) => {
         if (cancelled || f.type !== 'watching') return;
         setWatching(true);
@@ -117,8 +183,24 @@ export function useRecordByName(path: '/iaos' | '/cases', name: string, pollUnti
     return () => {
       cancelled = true;
     };
-  }, [connected, id, path, request, load]);
+  }, [connected, id, resource, request, load]);
   return { record, missing, load, live: connected && watching };
+}
+
+/**
+ * Incidents like this one (null while loading, none on a failure), read once per `key`: they change
+ * with other incidents, not with this record.
+ */
+export function useSimilarIncidents(incidentId: number | null | undefined, key?: unknown) {
+  const dataProvider = useFirewatchData();
+  const { data, isError } = useQuery({
+    queryKey: ['similar-incidents', incidentId, key],
+    queryFn: async () => (await dataProvider.view<ItemsPage<ApiRecord>>('iaos', { path: `similar-incidents/${incidentId}` })).data.items,
+    enabled: !!incidentId,
+    staleTime: Infinity,
+    retry: false,
+  });
+  return isError ? [] : (data ?? null);
 }
 
 /** Whether the page is live (watching its record) or reconnecting. */
@@ -159,34 +241,37 @@ function savedFilters(): Record<string, boolean> {
  * timeline is its record of changes). System entries cannot be edited or deleted; a custom event can,
  * after a confirmation, with an undo.
  */
-export function Timeline({
-  events,
-  act,
-}: {
-  events: ApiRecord[];
-  act?: (path: string, init: RequestInit & { json?: unknown }, fallback: string) => Promise<boolean>;
-}) {
+export function Timeline({ events, act }: { events: ApiRecord[]; act?: RecordAct }) {
   const translate = useTranslate();
-  const [filters, setFilters] = useState<Filter[]>([]);
-  const [eventTypes, setEventTypes] = useState<Record<string, string>>({});
-  const [on, setOn] = useState<Record<string, boolean>>({});
+  const dataProvider = useFirewatchData();
+  // The filters and their defaults are the server's, the same for every record: read once.
+  const { data: config } = useQuery({
+    queryKey: ['timeline-filters'],
+    queryFn: async () => (await dataProvider.view<{ filters: Filter[]; event_types: Record<string, string> }>('iaos', { path: 'timeline/filters' })).data,
+    staleTime: Infinity,
+  });
+  const filters = config?.filters ?? [];
+  const eventTypes = config?.event_types ?? {};
+  const [chosen, setOn] = useState<Record<string, boolean>>(savedFilters);
+  const on: Record<string, boolean> = { ...Object.fromEntries(filters.map((x) => [x.key, x.default])), ...chosen };
   const [deleting, setDeleting] = useState<ApiRecord | null>(null);
   const [editing, setEditing] = useState<ApiRecord | null>(null);
   const [undo, setUndo] = useState<ApiRecord | null>(null);
-  useEffect(() => {
-    void api<{ filters: Filter[]; event_types: Record<string, string> }>('/iaos/timeline/filters').then((f) => {
-      setFilters(f.filters);
-      setEventTypes(f.event_types);
-      setOn({ ...Object.fromEntries(f.filters.map((x) => [x.key, x.default])), ...savedFilters() });
-    });
-  }, []);
   const toggle = (key: string) => {
     const next = { ...on, [key]: !on[key] };
     setOn(next);
     localStorage.setItem(FILTERS_KEY, JSON.stringify(next));
   };
-  const shown = events.filter((e) => on[eventTypes[e.type] ?? 'other_events'] ?? true);
   const custom = (e: ApiRecord) => e.type === 'Custom event';
+  // User curated events are off by default (spec §9); one added while the page is open is still shown.
+  const seen = useRef<Set<unknown> | null>(null);
+  useEffect(() => {
+    const ids = new Set(events.filter(custom).map((e) => e.id));
+    if (seen.current && [...ids].some((id) => !seen.current!.has(id))) setOn((o) => ({ ...o, user_curated_events: true }));
+    if (filters.length) seen.current = ids;
+  }, [events, filters.length]);
+  // Pinned events rise to the top and stay in view whatever the filters.
+  const shown = [...events.filter((e) => e.pinned), ...events.filter((e) => !e.pinned && (on[eventTypes[e.type] ?? 'other_events'] ?? true))];
   return (
     <Section title={translate('fw.responder.timeline')}>
       <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 0.5, mb: 1 }} role="group" aria-label={translate('fw.responder.timeline_filters')}>
@@ -211,7 +296,6 @@ export function Timeline({
             <TableRow key={e.id}>
               <TableCell sx={{ whiteSpace: 'nowrap' }}>{utc(e.started_at)}</TableCell>
               <TableCell>
-                {e.pinned ? '📌 ' : ''}
                 {e.description}
                 <Typography variant="caption" display="block">
                   {e.type} · {e.source}
@@ -225,7 +309,7 @@ export function Timeline({
                     aria-label={translate(e.pinned ? 'fw.responder.unpin' : 'fw.responder.pin')}
                     onClick={() => void act('/event', { method: 'PATCH', json: { id: e.id, pinned: !e.pinned } }, translate('fw.responder.event_updated'))}
                   >
-                    {e.pinned ? '☆' : '★'}
+                    {e.pinned ? <StarIcon fontSize="small" color="warning" /> : <StarBorderIcon fontSize="small" />}
                   </IconButton>
                   {custom(e) ? (
                     <>
@@ -383,7 +467,7 @@ export function Tasks({ tasks, owner, reload }: { tasks: ApiRecord[]; owner: { i
               <TableCell>{t.description}</TableCell>
               <TableCell>{t.status}</TableCell>
               <TableCell>
-                <Button size="small" onClick={() => void act(`/tasks/${t.id}/${t.status === 'Open' ? 'mark-resolved' : 'mark-open'}`)}>
+                <Button size="small" onClick={() => void act('tasks', { id: t.id, path: t.status === 'Open' ? 'mark-resolved' : 'mark-open' })}>
                   {translate(t.status === 'Open' ? 'fw.responder.resolve' : 'fw.responder.reopen')}
                 </Button>
               </TableCell>
@@ -397,7 +481,7 @@ export function Tasks({ tasks, owner, reload }: { tasks: ApiRecord[]; owner: { i
           variant="outlined"
           disabled={!text.trim()}
           onClick={async () => {
-            if (await act('/tasks', { method: 'POST', json: { description: text.trim(), ...owner } }, translate('fw.created', { name: 'Task' }))) setText('');
+            if (await act('tasks', { data: { description: text.trim(), ...owner } }, translate('fw.created', { name: 'Task' }))) setText('');
           }}
         >
           {translate('fw.responder.add_task')}

@@ -17,8 +17,8 @@ import {
 } from '@mui/material';
 import { Title, useBasename, useGetList } from 'react-admin';
 import { Link } from 'react-router-dom';
+import { INCIDENT_STATUSES } from '../core/shapes.js';
 
-const STATUSES = ['Active', 'Stable', 'Closed'];
 const VISIBILITIES = ['Open', 'Restricted'];
 /** Spec §9: incident tables show 25 a page. */
 const PER_PAGE = 25;
@@ -85,7 +85,7 @@ export function OldSchoolSearch() {
           <TextField label="Name or title contains" size="small" {...field('q')} />
           <TextField select label="Status" size="small" sx={{ minWidth: 140 }} {...field('status')}>
             <MenuItem value="">Any</MenuItem>
-            {STATUSES.map((s) => (
+            {INCIDENT_STATUSES.map((s) => (
               <MenuItem key={s} value={s}>
                 {s}
               </MenuItem>

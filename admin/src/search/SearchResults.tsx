@@ -6,7 +6,7 @@ import { useSearch } from './useSearch.js';
 import { useOpenInChat } from '../ai/activeObject.js';
 
 /** Uploads to the AI workspace: their text opens on the chat page. */
-const SUBMISSION_TYPES = new Set(['TextSubmission', 'FileSubmission', 'YouTubeTranscriptSubmission']);
+const SUBMISSION_TYPES = new Set(['TextSubmission', 'FileSubmissions', 'YouTubeTranscriptSubmission']);
 
 /**
  * search/results (spec §2, §9): every result of a search grouped by type with its count, 25 a page;

@@ -42,7 +42,7 @@ import { organization, switchOrganization } from '../core/org.js';
 import { trialDaysLeft, useOrganizations, type Organization } from './useOrganization.js';
 import { SearchBox } from '../search/SearchBox.js';
 import { UpgradeAction } from '../billing/UpgradeAction.js';
-import { OrganizationDialog } from '../accounts/OrganizationDialog.js';
+import { OrganizationDialog } from './OrganizationDialog.js';
 import { SiteLinks } from '../site/SiteLinks.js';
 import { LoadingOverlay } from './LoadingOverlay.js';
 
@@ -138,7 +138,16 @@ function PasswordDialog({ open, onClose }: { open: boolean; onClose: () => void 
   const [update] = useUpdate();
   const notify = useNotify();
   const submit = (values: Record<string, unknown>) =>
-    update('users', { id: identity!.id, data: { password: values.password }, previousData: {} }, { returnPromise: true, mutationMode: 'pessimistic' }).then(
+    update(
+      'users',
+      // An empty current password is left out: someone who signs in by e-mail code sets their first one.
+      {
+        id: identity!.id,
+        data: { password: values.password, ...(values.current_password ? { current_password: values.current_password } : {}) },
+        previousData: {},
+      },
+      { returnPromise: true, mutationMode: 'pessimistic' },
+    ).then(
       () => {
         notify('Your password was changed.', { type: 'success' });
         onClose();
@@ -150,7 +159,21 @@ function PasswordDialog({ open, onClose }: { open: boolean; onClose: () => void 
       <Form onSubmit={submit} noValidate>
         <DialogTitle id="password-title">Change password</DialogTitle>
         <DialogContent>
+          <PasswordInput
+            source="current_password"
+            label="Current password"
+            helperText="Leave it empty if you have only signed in with e-mail codes."
+            fullWidth
+            autoComplete="current-password"
+          />
           <PasswordInput source="password" label="New password" validate={required()} fullWidth autoComplete="new-password" />
+          <PasswordInput
+            source="confirm_password"
+            label="New password again"
+            validate={[required(), (value: unknown, all: Record<string, unknown>) => (value === all.password ? undefined : 'The two new passwords differ.')]}
+            fullWidth
+            autoComplete="new-password"
+          />
         </DialogContent>
         <DialogActions>
           <Button onClick={onClose}>Cancel</Button>

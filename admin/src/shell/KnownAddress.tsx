@@ -19,6 +19,7 @@ const PAGES = [
   'upgrade',
   'admin/settings',
   'admin/content_manager',
+  'admin/slack',
   'dashboards',
   'data/sources',
 ];

@@ -2,7 +2,7 @@ import { ThemeProvider, type Theme } from '@mui/material';
 import { Layout as RaLayout, type LayoutProps } from 'react-admin';
 import { AppBar } from './AppBar.js';
 import { Menu } from './Menu.js';
-import { SessionWatch } from './SessionWatch.js';
+import { SessionWatch } from '../core/SessionWatch.js';
 import { showTemporaryMessage } from '../core/session.js';
 import { loadSite } from '../site/site.js';
 import { useEffect } from 'react';

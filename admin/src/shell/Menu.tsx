@@ -1,5 +1,9 @@
 import { Fragment, useMemo, useState } from 'react';
-import { Box, InputAdornment, TextField, Typography, type TooltipProps } from '@mui/material';
+import { Box, InputAdornment, ListItemButton, ListItemIcon, ListItemText, TextField, Tooltip, Typography, type TooltipProps } from '@mui/material';
+import SettingsIcon from '@mui/icons-material/Settings';
+import ExpandLessIcon from '@mui/icons-material/ExpandLess';
+import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
+import { useLocation } from 'react-router-dom';
 import SearchIcon from '@mui/icons-material/Search';
 import { Menu as RaMenu, useResourceDefinitions, useSidebarState, useTranslate } from 'react-admin';
 import { organization } from '../core/org.js';
@@ -18,17 +22,20 @@ interface Entry {
   label: string;
 }
 
+const SETTINGS_OPEN_KEY = 'fw.settingsOpen';
+
 /**
- * Side drawer (spec §2 Shell): the menu pane, most used first, each entry with its own icon; then
- * the settings pane, its sub-menus grouped, with a filter box. Minimized (the default), settings
- * entries show their group's icon, groups separated by a line.
+ * Side drawer (spec §2 Shell): a responder's work first, each entry with its own icon; then one
+ * Settings entry that opens the settings pane: its filter box at the top (so matches show right under
+ * it) and its groups. Minimized (the default), Settings opens the drawer with the pane open.
  */
 export function Menu() {
   const resources = useResourceDefinitions();
-  const [open] = useSidebarState();
+  const [open, setOpen] = useSidebarState();
   const translate = useTranslate();
+  const { pathname } = useLocation();
   const [filter, setFilter] = useState('');
-  const { menu, settings } = useMemo(() => {
+  const { menu, settings, settingsNames } = useMemo(() => {
     const listed = Object.values(resources).filter((def) => def.hasList);
     const labelOf = new Map<string, string>([
       ...listed.map((def) => [def.name, MENU_LABELS[def.name] ?? String(def.options?.menuLabel ?? def.name)] as const),
@@ -39,16 +46,33 @@ export function Menu() {
       group,
       items: names.map((name) => ({ name, label: labelOf.get(name)! })),
     });
-    const rest = others(available).sort((a, b) => labelOf.get(a)!.localeCompare(labelOf.get(b)!));
+    const menu = arrange(MENU_GROUPS, available);
+    const taken = new Set(menu.flatMap((g) => g.names));
+    const rest = others(available)
+      .filter((n) => !taken.has(n))
+      .sort((a, b) => labelOf.get(a)!.localeCompare(labelOf.get(b)!));
     const needle = filter.trim().toLowerCase();
+    const allSettings = [...arrange(SETTINGS_GROUPS, available, taken), ...(rest.length ? [{ group: OTHER_GROUP, names: rest }] : [])];
     return {
-      menu: arrange(MENU_GROUPS, available).map(withLabels),
-      settings: [...arrange(SETTINGS_GROUPS, available), ...(rest.length ? [{ group: OTHER_GROUP, names: rest }] : [])]
+      menu: menu.map(withLabels),
+      settingsNames: allSettings.flatMap((g) => g.names),
+      settings: allSettings
         .map(withLabels)
         .map(({ group, items }) => ({ group, items: items.filter((i) => matches(i.label, needle)) }))
         .filter((g) => g.items.length),
     };
   }, [resources, filter]);
+  // Open where a settings screen is shown (so its entry is in view), else as the person left it; the
+  // filter does not count (typing in it must not close the pane it sits in).
+  const onSettingsPage = settingsNames.some((name) => pathname.includes(`/${organization}/${name.replace(/^\//, '')}`));
+  const [expanded, setExpanded] = useState(() => localStorage.getItem(SETTINGS_OPEN_KEY) === 'true');
+  const showSettings = open && (expanded || onSettingsPage);
+  const toggleSettings = () => {
+    const next = !open || !showSettings;
+    if (!open) setOpen(true);
+    setExpanded(next);
+    localStorage.setItem(SETTINGS_OPEN_KEY, String(next));
+  };
 
   const title = (group: MenuGroup) => translate(`fw.shell.groups.${group.key}`);
   const item = (entry: Entry, group: MenuGroup) =>
@@ -89,48 +113,43 @@ export function Menu() {
       component="nav"
       aria-label="Main"
       data-testid="drawer"
-      sx={{ pb: 2, ...(open ? {} : { '& .RaMenuItemLink-root .MuiTypography-root': visuallyHidden }) }}
+      sx={{ pb: 2, ...(open ? {} : { '& .RaMenuItemLink-root .MuiTypography-root, & .fw-settings-label': visuallyHidden }) }}
     >
-      {menu.map((g, i) => (
-        <Box key={g.group.key} sx={i ? { borderTop: 1, borderColor: 'divider' } : undefined}>
-          {groupList(g, 'h2', 'menu')}
-        </Box>
-      ))}
-      <Box component="section" aria-label={translate('fw.shell.settings')} data-testid="settings-pane" sx={{ mt: 1, borderTop: 1, borderColor: 'divider' }}>
-        {open ? (
-          <>
-            <Typography variant="subtitle2" component="h2" sx={{ px: 2, pt: 1.5 }}>
-              {translate('fw.shell.settings')}
-            </Typography>
-            <TextField
-              size="small"
-              placeholder={translate('fw.shell.filter_menu')}
-              value={filter}
-              onChange={(e) => setFilter(e.target.value)}
-              // Inside the 250 px drawer (its margins included).
-              sx={{ mx: 1.5, my: 1, width: 'calc(100% - 24px)' }}
-              slotProps={{
-                htmlInput: { 'aria-label': translate('fw.shell.filter_menu') },
-                input: {
-                  startAdornment: (
-                    <InputAdornment position="start">
-                      <SearchIcon fontSize="small" />
-                    </InputAdornment>
-                  ),
-                },
-              }}
-            />
-            {settings.map((g) => groupList(g, 'h3', 'settings'))}
-          </>
-        ) : (
-          // Minimized: each settings group in its own icon (the entry's name is its tooltip), a line between groups.
-          settings.map((g, i) => (
-            <Box key={g.group.key} sx={i ? { borderTop: 1, borderColor: 'divider' } : undefined}>
-              {groupList(g, 'h3', 'settings')}
-            </Box>
-          ))
-        )}
+      {menu.map((g) => groupList(g, 'h2', 'menu'))}
+      <Box sx={{ borderTop: 1, borderColor: 'divider' }}>
+        <Tooltip title={open ? '' : translate('fw.shell.settings')} placement="right">
+          <ListItemButton aria-expanded={showSettings} aria-controls="settings-pane" onClick={toggleSettings} sx={{ py: 0.75, px: 2 }}>
+            <ListItemIcon sx={{ minWidth: 40 }}>
+              <SettingsIcon />
+            </ListItemIcon>
+            <ListItemText primary={translate('fw.shell.settings')} slotProps={{ primary: { className: 'fw-settings-label' } }} />
+            {open ? showSettings ? <ExpandLessIcon /> : <ExpandMoreIcon /> : null}
+          </ListItemButton>
+        </Tooltip>
       </Box>
+      {showSettings ? (
+        <Box component="section" id="settings-pane" aria-label={translate('fw.shell.settings')} data-testid="settings-pane">
+          <TextField
+            size="small"
+            placeholder={translate('fw.shell.filter_menu')}
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+            // Inside the 250 px drawer (its margins included).
+            sx={{ mx: 1.5, my: 1, width: 'calc(100% - 24px)' }}
+            slotProps={{
+              htmlInput: { 'aria-label': translate('fw.shell.filter_menu') },
+              input: {
+                startAdornment: (
+                  <InputAdornment position="start">
+                    <SearchIcon fontSize="small" />
+                  </InputAdornment>
+                ),
+              },
+            }}
+          />
+          {settings.map((g) => groupList(g, 'h3', 'settings'))}
+        </Box>
+      ) : null}
     </Box>
   );
 }

@@ -3,12 +3,13 @@ import { shell } from '../core/i18n/en.js';
 /**
  * Where each screen sits in the side drawer, by resource name.
  *
- * The menu pane holds what responders open every day, most used first (chat, incidents, cases,
- * signals, tasks, dashboards, on-call), then the rest of spec §2's lists and the data catalog. The
- * settings pane holds spec §2's Settings list grouped as its ancestor groups it (organization,
- * general, incident, case, signal, contact, documentation, knowledge, data), and everything else
- * under "Other" there, so rarely used tables (OKRs, webhook deliveries) do not crowd the menu. An
- * entry whose resource the server does not offer (yet) is left out.
+ * The top level holds a responder's work, most used first (chat, incidents, cases, tasks, signals,
+ * on-call, dashboards, search, documents), then one Settings entry. Behind it: spec §2's Settings
+ * list grouped as its ancestor groups it (organization, general, incident, case, signal, contact,
+ * documentation, knowledge, data), then the rarer work screens and the data catalog, and everything
+ * else under "Other", so rarely used tables (OKRs, webhook deliveries) do not crowd the top. Each
+ * screen appears once (its first group). An entry whose resource the server does not offer (yet) is
+ * left out.
  */
 export interface MenuGroup {
   /** Key of the group's title under fw.shell.groups in the i18n messages. */
@@ -21,14 +22,21 @@ export interface MenuGroup {
 export const PAGES: Record<string, string> = {
   '/chat': 'Chat',
   '/dashboards': 'Dashboards',
+  '/oncall': 'On-call',
   '/overview': 'Overview',
+  '/search/results': 'Search',
   '/admin/settings': 'Organization settings',
   '/admin/content_manager': 'Content manager',
+  '/admin/slack': 'Slack',
 };
 
 export const MENU_GROUPS: MenuGroup[] = [
-  { key: 'menu', entries: ['/chat', 'iaos', 'cases', 'signals', 'tasks', '/dashboards', 'oncall/handoffs', 'oncall/preshift_preps'] },
-  { key: 'work', entries: ['/overview', 'commits', 'forms', 'feedback', 'servicefeedback'] },
+  { key: 'menu', entries: ['/chat', 'iaos', 'cases', 'tasks', 'signals', '/oncall', '/dashboards', '/search/results', 'documents'] },
+];
+
+/** Rarer work screens and the data catalog: behind Settings, after spec §2's groups. */
+const WORK_GROUPS: MenuGroup[] = [
+  { key: 'work', entries: ['/overview', 'oncall/pages', 'oncall/handoffs', 'oncall/preshift_preps', 'commits', 'forms', 'feedback', 'servicefeedback'] },
   { key: 'data_catalog', entries: ['data/sources', 'data/queries', 'data/commands', 'weblinks', 'bestpractices'] },
 ];
 
@@ -36,7 +44,7 @@ export const MENU_GROUPS: MenuGroup[] = [
 export const SETTINGS_GROUPS: MenuGroup[] = [
   { key: 'administration', entries: ['/admin/settings', '/admin/content_manager', 'site/pages', 'organizations'] },
   { key: 'organization', entries: ['projects', 'users', 'invitations'] },
-  { key: 'general', entries: [['plugins/instances', 'plugins'], 'notifications', 'search/filters', 'workflows', 'apikeys'] },
+  { key: 'general', entries: [['plugins/instances', 'plugins'], '/admin/slack', 'notifications', 'search/filters', 'workflows', 'apikeys'] },
   { key: 'incident', entries: ['incident_types', 'incident_priorities', 'incident_severities', 'incident_cost_types', 'cost_models', 'incident_roles'] },
   { key: 'case', entries: ['case_types', 'case_priorities', 'case_severities'] },
   {
@@ -47,6 +55,7 @@ export const SETTINGS_GROUPS: MenuGroup[] = [
     ],
   },
   { key: 'contact', entries: ['services', 'individuals', 'teams'] },
+  { key: 'oncall', entries: ['oncall/schedules', 'oncall/overrides', 'oncall/escalation_policies'] },
   { key: 'documentation', entries: ['templates', 'references', 'runbooks'] },
   { key: 'knowledge', entries: ['tag_types', 'tags', 'definitions', 'terms'] },
   {
@@ -63,6 +72,8 @@ export const SETTINGS_GROUPS: MenuGroup[] = [
   },
 ];
 
+SETTINGS_GROUPS.push(...WORK_GROUPS);
+
 export const OTHER_GROUP: MenuGroup = { key: 'other', entries: [] };
 
 /**
@@ -74,6 +85,10 @@ export const MENU_LABELS: Record<string, string> = {
   cases: 'Cases',
   tasks: 'Tasks',
   'oncall/handoffs': 'On-call handoffs',
+  'oncall/pages': 'Pages',
+  'oncall/schedules': 'On-call schedules',
+  'oncall/overrides': 'On-call overrides',
+  'oncall/escalation_policies': 'Escalation policies',
   'oncall/preshift_preps': 'On-call preshift preps',
   incident_types: 'Incident types',
   incident_priorities: 'Incident priorities',
@@ -90,13 +105,20 @@ export const MENU_LABELS: Record<string, string> = {
 
 const isPage = (entry: string) => entry.startsWith('/');
 
-/** The groups with the entries the server offers (pages always), each entry once per group, in order. */
-export function arrange(groups: MenuGroup[], available: Set<string>): { group: MenuGroup; names: string[] }[] {
+/**
+ * The groups with the entries the server offers (pages always), in order, each entry once: one
+ * already placed (in `taken`, or an earlier group) is left out.
+ */
+export function arrange(groups: MenuGroup[], available: Set<string>, taken: Set<string> = new Set()): { group: MenuGroup; names: string[] }[] {
   const offered = (n: string) => isPage(n) || available.has(n);
+  const placed = new Set(taken);
   return groups
     .map((group) => ({
       group,
-      names: group.entries.map((e) => (Array.isArray(e) ? e.find(offered) : offered(e) ? e : undefined)).filter((n): n is string => !!n),
+      names: group.entries
+        .map((e) => (Array.isArray(e) ? e.find(offered) : offered(e) ? e : undefined))
+        .filter((n): n is string => !!n && !placed.has(n))
+        .map((n) => (placed.add(n), n)),
     }))
     .filter((g) => g.names.length);
 }

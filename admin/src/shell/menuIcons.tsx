@@ -1,5 +1,8 @@
 import type { ReactElement } from 'react';
+import PhoneInTalkIcon from '@mui/icons-material/PhoneInTalk';
 import AccountTreeIcon from '@mui/icons-material/AccountTree';
+import ArticleIcon from '@mui/icons-material/Article';
+import SearchIcon from '@mui/icons-material/Search';
 import AssignmentIcon from '@mui/icons-material/Assignment';
 import BusinessIcon from '@mui/icons-material/Business';
 import ChatIcon from '@mui/icons-material/Chat';
@@ -10,6 +13,7 @@ import DescriptionIcon from '@mui/icons-material/Description';
 import EditNoteIcon from '@mui/icons-material/EditNote';
 import ExtensionIcon from '@mui/icons-material/Extension';
 import FeedbackIcon from '@mui/icons-material/Feedback';
+import ForumIcon from '@mui/icons-material/Forum';
 import FolderIcon from '@mui/icons-material/Folder';
 import HandshakeIcon from '@mui/icons-material/Handshake';
 import HomeIcon from '@mui/icons-material/Home';
@@ -41,6 +45,9 @@ const ENTRY_ICONS: Record<string, () => ReactElement> = {
   signals: () => <SensorsIcon />,
   tasks: () => <TaskAltIcon />,
   '/dashboards': () => <InsightsIcon />,
+  '/oncall': () => <PhoneInTalkIcon />,
+  '/search/results': () => <SearchIcon />,
+  documents: () => <ArticleIcon />,
   'oncall/handoffs': () => <HandshakeIcon />,
   'oncall/preshift_preps': () => <WorkHistoryIcon />,
   '/overview': () => <HomeIcon />,
@@ -55,6 +62,7 @@ const ENTRY_ICONS: Record<string, () => ReactElement> = {
   bestpractices: () => <RuleIcon />,
   '/admin/settings': () => <SettingsIcon />,
   '/admin/content_manager': () => <EditNoteIcon />,
+  '/admin/slack': () => <ForumIcon />,
   'site/pages': () => <DescriptionIcon />,
   organizations: () => <BusinessIcon />,
   projects: () => <FolderIcon />,
@@ -74,6 +82,7 @@ const GROUP_ICONS: Record<MenuGroup['key'], () => ReactElement> = {
   case: () => <WorkIcon />,
   signal: () => <SensorsIcon />,
   contact: () => <ContactsIcon />,
+  oncall: () => <PhoneInTalkIcon />,
   documentation: () => <DescriptionIcon />,
   knowledge: () => <MenuBookIcon />,
   data: () => <AccountTreeIcon />,

@@ -18,8 +18,9 @@ import {
   TextField as MuiTextField,
   Typography,
 } from '@mui/material';
-import { FunctionField, useNotify, useRecordContext, useRedirect, type Identifier, type RaRecord } from 'react-admin';
-import { GenericCreate, GenericEdit, GenericList } from '../engine/screens.js';
+import { FunctionField, useNotify, useRecordContext, type RaRecord } from 'react-admin';
+import { GenericEdit, GenericList } from '../engine/screens.js';
+import { SignalSetup, SourcePanel } from './setup.js';
 import { api } from '../core/http.js';
 import { organization } from '../core/org.js';
 import type { Screens } from '../engine/registry.js';
@@ -166,39 +167,6 @@ function ExtractionPreview() {
   );
 }
 
-/** A new signal's ingest key is in the create response only: shown once. */
-function SignalCreate() {
-  const [key, setKey] = useState<{ key: string; id: Identifier } | null>(null);
-  const notify = useNotify();
-  const redirect = useRedirect();
-  return (
-    <>
-      <GenericCreate
-        mutationOptions={{
-          onSuccess: (data: { id: Identifier; ingest_key?: string }) => {
-            notify('Signal created successfully.', { type: 'success' });
-            setKey({ key: data.ingest_key ?? '', id: data.id });
-          },
-        }}
-      />
-      <Dialog open={key !== null} aria-labelledby="ingest-key-title">
-        <DialogTitle id="ingest-key-title">The ingest key of this source</DialogTitle>
-        <DialogContent>
-          <Alert severity="warning" sx={{ mb: 2 }}>
-            Copy it now: only its hash is stored. Monitoring systems send it as a bearer token (or PagerDuty routing_key).
-          </Alert>
-          <MuiTextField label="Ingest key" value={key?.key ?? ''} fullWidth slotProps={{ input: { readOnly: true } }} onFocus={(e) => e.target.select()} />
-        </DialogContent>
-        <DialogActions>
-          <Button variant="contained" onClick={() => redirect('edit', 'signals', key?.id)}>
-            Done
-          </Button>
-        </DialogActions>
-      </Dialog>
-    </>
-  );
-}
-
 interface BackTest {
   total: number;
   matched: number;
@@ -320,7 +288,19 @@ function EntityCases() {
 
 export const signalOverrides: Record<string, Partial<Screens>> = {
   'signals/instances': { list: SignalInstanceList, menuLabel: 'Raw signals' },
-  signals: { create: SignalCreate, edit: () => <GenericEdit aside={<ExtractionPreview />} /> },
+  signals: {
+    create: SignalSetup,
+    edit: () => (
+      <GenericEdit
+        aside={
+          <Box>
+            <SourcePanel />
+            <ExtractionPreview />
+          </Box>
+        }
+      />
+    ),
+  },
   entity_type: { edit: () => <GenericEdit aside={<BackTestPanel />} />, menuLabel: 'Entity types' },
   entity: { edit: () => <GenericEdit aside={<EntityCases />} />, menuLabel: 'Entities' },
 };

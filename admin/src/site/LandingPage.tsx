@@ -72,6 +72,10 @@ interface Limits {
   messages_today?: number;
 }
 
+/** What Firewatch is, said before the page asks anything. */
+const PITCH =
+  'Firewatch is where a team reports incidents and cases, works them together in one live room, and asks an assistant that answers from the team’s own documents, citing every passage.';
+
 /**
  * A visitor's own material (spec §6): a project of their own, and files uploaded into it within the
  * anonymous limits (fetched over the socket). Only this visitor and the organization's members can
@@ -83,8 +87,10 @@ function OwnMaterial(props: {
   request: (type: string, data: unknown) => Promise<{ type: string; data?: Record<string, unknown> }>;
   onProject: (p: { id: number; name: string }) => void;
   projectId: number | '';
+  /** Whether an answer is being written: the questions-asked count is read again after each. */
+  busy: boolean;
 }) {
-  const { anonKey, connected, request, onProject, projectId } = props;
+  const { anonKey, connected, request, onProject, projectId, busy } = props;
   const [own, setOwn] = useState<{ id: number; name: string }[]>([]);
   const [name, setName] = useState('');
   const [limits, setLimits] = useState<Limits | null>(null);
@@ -96,12 +102,12 @@ function OwnMaterial(props: {
       .catch(() => setOwn([]));
   }, [anonKey]);
   useEffect(() => {
-    if (!connected) return;
+    if (!connected || busy) return;
     void request('fetch_limits', {}).then(
       (f) => f.type === 'limits' && setLimits(f.data as Limits),
       () => undefined,
     );
-  }, [connected, request]);
+  }, [connected, request, busy]);
   const mine = typeof projectId === 'number' && own.some((p) => p.id === projectId);
   const refresh = async () => {
     if (!mine) return setUploads([]);
@@ -220,6 +226,7 @@ export function LandingPage() {
   const [projects, setProjects] = useState<{ id: number; name: string }[]>([]);
   const [projectId, setProjectId] = useState<number | ''>('');
   const [trending, setTrending] = useState<Trending[]>([]);
+  const [askedToday, setAskedToday] = useState<number | null>(null);
   const [shared, setShared] = useState<{ title: string; messages: Message[] } | null>(null);
   const [question, setQuestion] = useState('');
   const chat = useChat();
@@ -236,10 +243,14 @@ export function LandingPage() {
     api<{ items: { id: number; name: string }[] }>(`/projects/anonymous/${encodeURIComponent(key)}`, { anonymous: true })
       .then((r) => setProjects(r.items))
       .catch(() => setProjects([]));
-    api<{ items: Trending[] }>(`/curated_content/anonymous/trending/${encodeURIComponent(key)}`, { anonymous: true })
-      .then((r) => setTrending(r.items))
-      .catch(() => setTrending([]));
   }, [key]);
+  // Trending and today's count, again after each answer (the count is today's, so it moves as people ask).
+  useEffect(() => {
+    if (!key || chat.busy) return;
+    api<{ items: Trending[]; asked_today: number }>(`/curated_content/anonymous/trending/${encodeURIComponent(key)}`, { anonymous: true })
+      .then((r) => (setTrending(r.items), setAskedToday(r.asked_today)))
+      .catch(() => setTrending([]));
+  }, [key, chat.busy]);
 
   useEffect(() => {
     if (!sharedId) return;
@@ -265,6 +276,9 @@ export function LandingPage() {
             Sign in
           </Button>
         </Stack>
+        <Typography variant="subtitle1" component="p" sx={{ mb: 3, maxWidth: 760 }} data-testid="pitch">
+          {PITCH}
+        </Typography>
         {failure ? (
           <Alert severity="error" sx={{ mb: 2 }}>
             {failure}
@@ -288,14 +302,16 @@ export function LandingPage() {
                 </>
               ) : (
                 <>
-                  <Stack direction="row" spacing={2} sx={{ alignItems: 'center', mb: 2 }}>
-                    <Typography variant="h6" component="h2" sx={{ flex: 1 }}>
+                  <Stack direction="row" sx={{ alignItems: 'center', mb: 2, flexWrap: 'wrap', gap: 2 }}>
+                    <Typography variant="h6" component="h2" sx={{ flex: '1 1 260px' }}>
                       Ask our public knowledge base
                     </Typography>
                     <TextField
                       select
                       size="small"
                       label="Project"
+                      // Shows "All public material" before it is opened.
+                      slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
                       value={projectId}
                       onChange={(e) => setProjectId(e.target.value === '' ? '' : Number(e.target.value))}
                       sx={{ minWidth: 200 }}
@@ -324,6 +340,9 @@ export function LandingPage() {
               <CardContent>
                 <Typography variant="h6" component="h2">
                   Trending
+                </Typography>
+                <Typography variant="body2" color="text.secondary" data-testid="asked-today">
+                  {askedToday === null ? '' : askedToday === 1 ? '1 question asked here today.' : `${askedToday} questions asked here today.`}
                 </Typography>
                 <List dense aria-label="Trending content">
                   {trending.length === 0 ? (
@@ -365,6 +384,7 @@ export function LandingPage() {
             </Card>
             {key && !sharedId ? (
               <OwnMaterial
+                busy={chat.busy}
                 anonKey={key}
                 connected={connected}
                 request={request}

@@ -19,7 +19,7 @@ import {
 import { Link as RouterLink, useParams } from 'react-router-dom';
 import { organization, storage } from '../core/org.js';
 import { darkTheme, lightTheme } from '../core/theme.js';
-import { SessionWatch } from '../shell/SessionWatch.js';
+import { SessionWatch } from '../core/SessionWatch.js';
 import { SiteLinks } from './SiteLinks.js';
 import { NotFoundContent } from './NotFound.js';
 import { PUBLIC_PATHS } from './paths.js';

@@ -532,11 +532,28 @@ function WorkflowRuns() {
   );
 }
 
-const WorkflowCreate = () => (
-  <GenericCreate tweaks={{ omit: ['steps'] }} defaults={{ enabled: true }}>
-    <StepsInput />
-  </GenericCreate>
-);
+/** The organization's built-in step engine instance (the server makes it on first need); undefined while asking. */
+function useBuiltInEngine() {
+  const [engine, setEngine] = useState<number | null | undefined>(undefined);
+  useEffect(() => {
+    void api<{ id: number }>('/workflows/default_engine', { method: 'POST' }).then(
+      (r) => setEngine(r.id),
+      () => setEngine(null),
+    );
+  }, []);
+  return engine;
+}
+
+/** A new workflow runs on the built-in step engine unless another is picked (left empty, the server uses it too). */
+const WorkflowCreate = () => {
+  const engine = useBuiltInEngine();
+  if (engine === undefined) return null;
+  return (
+    <GenericCreate tweaks={{ omit: ['steps'] }} defaults={{ enabled: true, ...(engine ? { plugin_instance_id: engine } : {}) }}>
+      <StepsInput />
+    </GenericCreate>
+  );
+};
 const WorkflowEdit = () => (
   <GenericEdit tweaks={{ omit: ['steps'] }} aside={<WorkflowRuns />}>
     <StepsInput />

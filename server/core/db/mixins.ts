@@ -37,3 +37,6 @@ const sortKey = (c: IndexPart): IndexPart => ((c as PgColumn).dataType === 'stri
 /** Trigram index for `q` search on a text column (pg_trgm, btree_gin from the setup migration). */
 export const trigram = (table: string, organizationId: PgColumn, column: ExtraConfigColumn) =>
   index(`${table}_org_${column.name}_trgm_idx`).using('gin', organizationId, column.op('gin_trgm_ops'));
+
+/** The values of a text enum as an SQL list, for a check constraint (`status in (...)`). */
+export const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', '));

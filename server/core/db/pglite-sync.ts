@@ -29,7 +29,7 @@ class SyncedNodeFS extends NodeFS {
 }
 
 /** PGlite's start parameters with fsync on (PGlite's own defaults otherwise). */
-const durableStartParams = () => [...PGlite.defaultStartParams.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'];
+export const durableStartParams = () => [...PGlite.defaultStartParams.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'];
 
-/** Options that make a PGlite on `dataDir` (a folder on disk) sync its commits. */
-export const durablePglite = (dataDir: string) => ({ fs: new SyncedNodeFS(dataDir), startParams: durableStartParams() });
+/** The file system that makes a PGlite on `dataDir` (a folder on disk) sync its commits, with durableStartParams. */
+export const syncedFs = (dataDir: string) => new SyncedNodeFS(dataDir);

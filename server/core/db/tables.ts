@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, pgPolicy, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgPolicy, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { currentOrgId, currentUserId, id, timestamps } from './columns.js';
 
 export const ROLES = ['Owner', 'Manager', 'Admin', 'Member'] as const;
@@ -25,6 +25,8 @@ export const organizations = pgTable('organizations', {
   sso_domain: text(),
   /** The landing page: visitors may start anonymous sessions and write through them. */
   anonymous_access: boolean().notNull().default(true),
+  /** Domains a workflow's e-mail steps may write to besides the organization's members (example.com also covers its subdomains). */
+  mail_allowed_domains: jsonb().$type<string[]>().notNull().default([]),
   ...timestamps(),
 });
 

@@ -29,9 +29,8 @@ export function registerHealth(app: FastifyInstance, database: Database) {
 
 /**
  * Signal processing updates every instance it takes, and without autovacuum nothing cleans those rows
- * nor refreshes the planner's statistics: on a server configured `autovacuum = off`, the signals bench's
- * alerts took 14.8 s instead of 0.3 s to reach their case at 2,000 a second by its third run (bench/README.md, `signals`).
- * PGlite has no autovacuum to ask about.
+ * nor refreshes the planner's statistics, so signals slow down run after run. PGlite has no
+ * autovacuum to ask about.
  */
 async function warnWithoutAutovacuum(app: FastifyInstance, database: Database) {
   if (database.kind !== 'postgres') return;

@@ -155,6 +155,8 @@ export async function enqueueJob<S extends Payload>(
   await ctx.asSystem((tx) => queue.enqueue(queueOf(def), envelope, { ...def.retries?.(ctx.config), ...opts, db: inTransaction(tx) }));
   const names = pendingQueues.get(ctx.system) ?? new Set<string>();
   pendingQueues.set(ctx.system, names.add(queueOf(def)));
+  // A delayed job (a page's next step) wakes this process's workers when it falls due, not up to a poll later.
+  if (opts.startAfterSeconds) setTimeout(() => queue.notify(queueOf(def)), opts.startAfterSeconds * 1000 + 20).unref();
 }
 
 const pendingQueues = new WeakMap<Db, Set<string>>();

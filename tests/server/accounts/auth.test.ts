@@ -23,7 +23,13 @@ t.test('password sign-in, me, and password change', async (t) => {
   t.equal(me.body.email, 'admin@example.com', 'e-mail is kept lower case');
   t.equal(me.body.role, 'Owner', 'the configured admin owns default');
 
-  const changed = await request({ method: 'PUT', url: `/api/v1/default/users/${me.body.id}`, token: ok.body.token, payload: { password: 'second-password' } });
+  const put = (payload: Record<string, string>) => request({ method: 'PUT', url: `/api/v1/default/users/${me.body.id}`, token: ok.body.token, payload });
+  const without = await put({ password: 'second-password' });
+  t.equal(without.status, 422, 'a new password needs the current one');
+  t.match(without.body.detail, [{ loc: ['body', 'current_password'], msg: 'Enter your current password to set a new one.' }]);
+  const mistaken = await put({ password: 'second-password', current_password: 'not-the-password' });
+  t.match(mistaken.body.detail, [{ loc: ['body', 'current_password'], msg: 'That is not your current password.' }]);
+  const changed = await put({ password: 'second-password', current_password: 'first-password' });
   t.equal(changed.status, 200);
   t.notOk('password_hash' in changed.body, 'the hash never leaves the server');
   const old = await request({ method: 'POST', url: '/api/v1/default/auth/login', payload: { email: 'admin@example.com', password: 'first-password' } });
@@ -125,6 +131,23 @@ t.test('sign-in limits: per e-mail and address, per address, an e-mail ceiling; 
   for (let i = 0; i < 15; i++) await attempt(`user${i}@example.com`, '10.9.9.9');
   t.equal((await attempt('someone-else@example.com', '10.9.9.9')).status, 429, 'one address trying many e-mails is limited');
   t.equal((await attempt('fresh@example.com', '10.1.1.1')).status, 401, 'others are unaffected');
+});
+
+t.test('only failures count: fifteen right passwords in a row all sign in; ten wrong ones still hold off the right one', async (t) => {
+  const { request } = await testApp(t, { FIREWATCH_ADMIN_EMAIL: 'owner@example.com', FIREWATCH_ADMIN_PASSWORD: 'right-password' });
+  const attempt = (ip: string, password: string) =>
+    request({ method: 'POST', url: '/api/v1/default/auth/login', remoteAddress: ip, payload: { email: 'owner@example.com', password } });
+  const rights: number[] = [];
+  for (let i = 0; i < 15; i++) rights.push((await attempt('10.4.0.1', 'right-password')).status);
+  t.same(rights, Array(15).fill(200), 'fifteen sign-ins in a quarter-hour (the limit is ten attempts)');
+  t.equal((await attempt('10.4.0.1', 'wrong-password')).status, 401, 'a failure after them still counts from one');
+
+  const wrongs: number[] = [];
+  for (let i = 0; i < 10; i++) wrongs.push((await attempt('10.4.0.2', 'wrong-password')).status);
+  t.same(wrongs, Array(10).fill(401));
+  const held = await attempt('10.4.0.2', 'right-password');
+  t.same({ status: held.status, type: held.body.detail?.[0]?.type }, { status: 429, type: 'rate_limited' }, 'then the right password from that address is 429');
+  t.equal((await attempt('10.4.0.1', 'right-password')).status, 200, 'and from the usual address the owner signs in');
 });
 
 t.test('the sign-in window slides: attempts count for the window length after they were made, wherever the clock is', async (t) => {

@@ -77,6 +77,7 @@ const probes: Record<Right, Probe> = {
   removeMembers: ({ call, target }) => call('DELETE', `/users/${target}`),
   editOrganization: ({ call, org }) => call('PUT', `/organizations/${org.id}`, { description: 'Edited by the rights walk', allow_signup: true }),
   webhooks: ({ call }) => call('POST', '/tasks/reminders/send'),
+  integrations: ({ call }) => call('POST', '/plugins/instances', { plugin_slug: 'step-engine', title: 'Probe engine', configuration: {} }),
   owners: ({ call }) => call('POST', '/invitations', { email: 'owner2@example.com', role: 'Owner' }),
   anonymousAccess: ({ call, org }) => call('PUT', `/organizations/${org.id}`, { anonymous_access: false }),
   deleteOrganization: ({ call, org }) => call('DELETE', `/organizations/${org.id}`),
@@ -94,5 +95,37 @@ t.test('every role has exactly the rights of the table', async (t) => {
       if (allowed) t.ok(res.status >= 200 && res.status < 300, `${role}: ${what} (answered ${res.status})`);
       else t.equal(res.status, denied, `${role} may not: ${what}`);
     }
+  }
+});
+
+t.test('API keys are listed and read by Admins and above: a Member and an API key get 403 in the detail shape', async (t) => {
+  const app = await testApp(t);
+  const made = await setup(app, 'Admin', 0);
+  const key = await made.call('POST', '/apikeys', { project_id: made.projectId, description: 'script' });
+  t.equal(key.status, 201);
+  const member = await app.login('member@rights-0.test', { org: made.org.slug, role: 'Member' });
+  for (const [who, token] of [
+    ['Member', member],
+    ['API key', key.body.key as string],
+  ] as const) {
+    for (const path of ['/apikeys', `/apikeys/${key.body.id}`]) {
+      const res = await made.call('GET', path, undefined, token);
+      t.same(
+        {
+          status: res.status,
+          type: res.body.detail?.[0]?.type,
+          loc: res.body.detail?.[0]?.loc,
+          prefix: JSON.stringify(res.body).includes(key.body.key_prefix),
+        },
+        { status: 403, type: 'forbidden', loc: [], prefix: false },
+        `${who}: GET ${path}`,
+      );
+    }
+  }
+  for (const role of ['Admin', 'Manager', 'Owner'] as const) {
+    const token = role === 'Owner' ? made.org.token : await app.login(`${role.toLowerCase()}@rights-0.test`, { org: made.org.slug, role });
+    const list = await made.call('GET', '/apikeys', undefined, token);
+    const one = await made.call('GET', `/apikeys/${key.body.id}`, undefined, token);
+    t.same([list.status, list.body.total, one.status, one.body.key_prefix], [200, 1, 200, key.body.key_prefix], `${role} lists and reads them`);
   }
 });

@@ -52,7 +52,12 @@ t.test('a password change ends every other session of the user; the one that mad
   const me = await request({ method: 'GET', url: '/api/v1/default/auth/me', token: stolen });
   t.equal(me.status, 200, 'the other session works before the change (and is remembered in the membership cache)');
 
-  const changed = await request({ method: 'PUT', url: `/api/v1/default/users/${me.body.id}`, token: mine, payload: { password: 'second-password' } });
+  const changed = await request({
+    method: 'PUT',
+    url: `/api/v1/default/users/${me.body.id}`,
+    token: mine,
+    payload: { password: 'second-password', current_password: 'first-password' },
+  });
   t.equal(changed.status, 200);
   t.equal((await request({ method: 'GET', url: '/api/v1/default/auth/me', token: stolen })).status, 401, 'the token issued before the change is refused');
   t.equal((await request({ method: 'GET', url: '/api/v1/default/auth/me', token: mine })).status, 200, 'the session that changed it goes on');
@@ -171,7 +176,17 @@ t.test("signing out closes that session's open sockets at once; a password chang
   const mine = await signIn();
   const mineTab = await socketOf(mine);
   const me = (await request({ method: 'GET', url: '/api/v1/default/auth/me', token: mine })).body;
-  t.equal((await request({ method: 'PUT', url: `/api/v1/default/users/${me.id}`, token: mine, payload: { password: 'second-password' } })).status, 200);
+  t.equal(
+    (
+      await request({
+        method: 'PUT',
+        url: `/api/v1/default/users/${me.id}`,
+        token: mine,
+        payload: { password: 'second-password', current_password: 'first-password' },
+      })
+    ).status,
+    200,
+  );
   t.same(await closedWithin(phoneTab, 5000), ended, "the other session's socket is closed by the password change");
   t.equal(await closedWithin(mineTab, 300), 'open', 'the session that changed the password keeps its socket');
   t.match((await mineTab.request('fetch_limits', {}, 'limits')).data, { plan: String });

@@ -3,7 +3,7 @@ import t from 'tap';
 import { ask, giveFeedback, likedInProcessing, type Chatter } from '../../../server/ai/chat.js';
 import { createSubmission, indexSubmission } from '../../../server/ai/ingest.js';
 import { processLikedMessage } from '../../../server/ai/liked.js';
-import { planLimits } from '../../../server/ai/limits.js';
+import { planLimits } from '../../../server/billing/limits.js';
 import { retrieve } from '../../../server/ai/retrieve.js';
 import { withTenant } from '../../../server/core/db/tenant.js';
 import { rowsOf, testApp } from '../../helpers.js';
@@ -45,7 +45,8 @@ t.test('a liked answer becomes a curated Q&A of the project, then leaves process
   const [feedback] = await q(`select status, error, submission_id from message_feedback where id = ${vote.feedback_id}`);
   t.match(feedback, { status: 'processed', error: null, submission_id: Number });
   const [qa] = await q(
-    `select title, kind, status, sensitivity_level, created_by, convert_from(content, 'UTF8') as content from submissions where id = ${feedback!.submission_id}`,
+    `select title, kind, status, sensitivity_level, created_by, (select convert_from(string_agg(data, ''::bytea order by seq), 'UTF8') from submission_parts p where p.submission_id = submissions.id) as content
+     from submissions where id = ${feedback!.submission_id}`,
   );
   t.match(
     qa,

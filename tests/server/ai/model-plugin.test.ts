@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { testApp } from '../../helpers.js';
+import { LOOPBACK_STAND_INS, testApp } from '../../helpers.js';
 import { SocketClient } from './socket-client.js';
 
 /** A local chat-completions server (SSE) that names itself in its answer and records who called. */
@@ -38,6 +38,7 @@ t.test('the AI model is a plugin instance; the environment is the default', asyn
     AI_MODEL: 'env-model',
     AI_TIMEOUT_MS: '5000',
     JOB_POLL_SECONDS: '0.5',
+    ...LOOPBACK_STAND_INS,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const token = await login('owner@example.com');

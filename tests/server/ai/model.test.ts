@@ -44,7 +44,10 @@ t.test('an OpenAI-compatible model writes the answer, streamed; its failures fal
     AI_BASE_URL: model.url,
     AI_API_KEY: 'sk-test',
     AI_MODEL: 'tiny-model',
-    AI_TIMEOUT_MS: '1500',
+    // Short, for the stalled stream below, yet long enough that a loaded machine (this test shares two
+    // cores with the rest of the suite) still reaches the model in time: at 1.5 s the first answer once
+    // timed out before its request was even sent.
+    AI_TIMEOUT_MS: '6000',
     JOB_POLL_SECONDS: '0.5',
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

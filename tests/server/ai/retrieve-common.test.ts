@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import t from 'tap';
 import { createSubmission } from '../../../server/ai/ingest.js';
-import { planLimits } from '../../../server/ai/limits.js';
+import { planLimits } from '../../../server/billing/limits.js';
 import { retrieve } from '../../../server/ai/retrieve.js';
 import { withTenant } from '../../../server/core/db/tenant.js';
 import { rowsOf, testApp } from '../../helpers.js';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import t, { type Test } from 'tap';
 import { createSubmission, indexSubmission } from '../../../server/ai/ingest.js';
-import { planLimits } from '../../../server/ai/limits.js';
+import { planLimits } from '../../../server/billing/limits.js';
 import { retrieve } from '../../../server/ai/retrieve.js';
 import { loadConfig } from '../../../server/core/config.js';
 import { withTenant } from '../../../server/core/db/tenant.js';

@@ -3,7 +3,9 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import WebSocket from 'ws';
-import { testApp } from '../../helpers.js';
+import { buildApp } from '../../../server/app.js';
+import { loadConfig } from '../../../server/core/config.js';
+import { freshDatabase, testApp } from '../../helpers.js';
 import { makePdf } from './fixtures.js';
 import { SocketClient } from './socket-client.js';
 
@@ -116,7 +118,7 @@ t.test('socket frames: 64 KB before anyone is authenticated, the plan limit afte
   t.equal((await request({ method: 'GET', url: '/api/v1/healthcheck' })).status, 200);
 });
 
-t.test('a shared chat opens only the passages it cites, never the rest of a restricted document', async (t) => {
+t.test('a shared chat opens only the public passages it cites: never the rest of the document, nothing of a restricted one', async (t) => {
   const { app, request, login, ticket } = await testApp(t, { JOB_POLL_SECONDS: '0.5' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws`;
@@ -131,7 +133,7 @@ t.test('a shared chat opens only the passages it cites, never the rest of a rest
   const pdf = await makePdf(pages);
   const up = await owner.request(
     'file_upload',
-    { fileName: 'handbook.pdf', fileContent: pdf.toString('base64'), project_id: project.id, sensitivityLevel: 'restricted' },
+    { fileName: 'handbook.pdf', fileContent: pdf.toString('base64'), project_id: project.id, sensitivityLevel: 'public' },
     'submit_file_response',
   );
   await owner.next((f) => f.type === 'submission_status' && f.data.submission_id === up.data.submission_id && f.data.status === 'indexed');
@@ -160,5 +162,48 @@ t.test('a shared chat opens only the passages it cites, never the rest of a rest
     (await stranger.request('fetch_object_content', { object_type: 'chunk', object_id: uncited.id, ...shared }, 'object_content')).data.detail[0].msg,
     /could not be found/,
     'an uncited passage is not found',
+  );
+
+  // The same handbook uploaded as restricted and cited by a shared chat: a reader who is not signed in
+  // opens none of it (review walk H1: a share shows only what is public when it is viewed).
+  const secret = await owner.request(
+    'file_upload',
+    { fileName: 'handbook-restricted.pdf', fileContent: pdf.toString('base64'), project_id: project.id, sensitivityLevel: 'restricted' },
+    'submit_file_response',
+  );
+  await owner.next((f) => f.type === 'submission_status' && f.data.submission_id === secret.data.submission_id && f.data.status === 'indexed');
+  const again = await owner.request('chat', { project_id: project.id, text: 'How do I rotate the kraken API keys?' }, 'chat_done');
+  const secretCited = again.data.sources.filter((s: { object_type: string; object_id: number }) => s.object_type === 'chunk' && !cited.has(s.object_id));
+  t.ok(secretCited.length >= 1, 'the second answer cites the restricted copy too');
+  await request({ method: 'PUT', url: `/api/v1/default/chats/${again.data.chat_id}`, token, payload: { shared: true } });
+  const view = { chat_id: again.data.chat_id, is_shared_view: true };
+  for (const [type, id] of [['submission', secret.data.submission_id], ...secretCited.map((s: { object_id: number }) => ['chunk', s.object_id])]) {
+    const refused = await stranger.request('fetch_object_content', { object_type: type, object_id: id, ...view }, 'object_content');
+    t.match(refused.data.detail?.[0]?.msg, /could not be found/, `the restricted ${type} is not found`);
+  }
+});
+
+t.test('an oversize frame is logged at info without a stack, not as an error (review F26)', async (t) => {
+  const { database } = await freshDatabase(t);
+  const lines: { level: number; msg?: string; code?: string; err?: unknown; stack?: unknown }[] = [];
+  const config = loadConfig({ LOG_LEVEL: 'info', JWT_SECRET: 'test-secret-test-secret-test-secret-42', ADMIN_DIST: 'dist/no-admin-in-tests' });
+  const app = await buildApp({ config, database, mailer: async () => undefined, logStream: { write: (line) => void lines.push(JSON.parse(line)) } });
+  t.teardown(() => app.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const stranger = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws`);
+  const closed = closeOf(stranger.ws);
+  stranger.ws.send(JSON.stringify({ type: 'fetch_limits', data: { pad: 'x'.repeat(70 * 1024) } }));
+  t.equal(await closed, 1009, 'closed with 1009');
+  await new Promise((r) => setTimeout(r, 50));
+  const logged = lines.filter((l) => l.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH');
+  t.same(
+    logged.map((l) => ({ level: l.level, stack: JSON.stringify(l).includes('"stack"') })),
+    [{ level: 30, stack: false }],
+    'one info line naming the refusal, without a stack',
+  );
+  t.same(
+    lines.filter((l) => l.level >= 50),
+    [],
+    'nothing at error level',
   );
 });

@@ -242,6 +242,30 @@ t.test('a bad signature, a changed body or an old signature is refused with 400 
   t.match(await me(), { is_pro_team: true });
 });
 
+t.test('a signature dated ahead, and a signed event without an id, are refused with 400 in the detail shape', async (t) => {
+  const { stripe, me, webhook, api, eventCount } = await setup(t);
+  const res = await api('POST', '/stripe/upgrade-to-team-pro');
+  const sessionId = /\/checkout\/([^/]+)$/.exec(res.body.checkout_url)![1]!;
+  const [created] = stripe.completeCheckout(sessionId);
+  const future = await webhook(created!, { timestamp: Math.floor(Date.now() / 1000) + 600 });
+  t.same(
+    { status: future.status, type: future.body.detail?.[0]?.type, loc: future.body.detail?.[0]?.loc },
+    { status: 400, type: 'invalid_signature', loc: ['header', 'stripe-signature'] },
+    'signed 600 s in the future',
+  );
+  t.equal((await webhook(created!, { timestamp: Math.floor(Date.now() / 1000) + 60 })).status, 200, 'a minute ahead (clock skew) is accepted');
+  t.match(await me(), { is_pro_team: true });
+  for (const [what, body] of [
+    ['no id', { a: '\u0000' }],
+    ['an id that is a number', { ...created, id: 42 }],
+    ['an empty id', { ...created, id: '' }],
+  ] as const) {
+    const answer = await webhook(body as unknown as Stripe.Event);
+    t.same({ status: answer.status, loc: answer.body.detail?.[0]?.loc }, { status: 400, loc: ['body', 'id'] }, `a signed event with ${what}`);
+  }
+  t.equal(await eventCount(), 1, 'only the accepted event was recorded');
+});
+
 t.test('a Stripe failure answers 502 with the spec message; an unknown customer is ignored', async (t) => {
   const { api, stripe, webhook, me, subscribe } = await setup(t);
   stripe.failNext('/v1/checkout/sessions');

@@ -3,7 +3,7 @@ import { getTableName, sql, type Table } from 'drizzle-orm';
 import { systemActor, type RequestContext } from '../../../server/core/context.js';
 import { runInTenant } from '../../../server/core/tenancy.js';
 import { createCases } from '../../../server/cases/service.js';
-import { rowsOf } from '../../helpers.js';
+import { LOOPBACK_STAND_INS, rowsOf } from '../../helpers.js';
 import { incidentApp } from '../incidents/helpers.js';
 import { smtpMailbox } from '../core/smtp-mailbox.js';
 import { localServer, until } from '../workflows/receivers.js';
@@ -42,7 +42,12 @@ function counted(ctx: RequestContext) {
 
 t.test('a batch of cases: each subscriber reads its configuration once, and every case still gets its webhook and notification', async (t) => {
   const mailbox = await smtpMailbox(t);
-  const { app, api, projectId, drain } = await incidentApp(t, { JOB_POLL_SECONDS: '0.5', WEBHOOK_RETRY_SECONDS: '0', SMTP_URL: mailbox.url });
+  const { app, api, projectId, drain } = await incidentApp(t, {
+    JOB_POLL_SECONDS: '0.5',
+    WEBHOOK_RETRY_SECONDS: '0',
+    SMTP_URL: mailbox.url,
+    ...LOOPBACK_STAND_INS,
+  });
   const receiver = await localServer(t);
   t.equal((await api('POST', '/webhooks/endpoints', { url: `${receiver.url}/hooks`, events: ['case.created'] })).status, 201);
   const filter = await api('POST', '/search/filters', { name: 'Batch', expression: [{ field: 'title', op: 'ilike', value: '%batch%' }], subject: 'case' });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { buildApp } from '../../../server/app.js';
 import { loadConfig } from '../../../server/core/config.js';
-import { freshDatabase, testApp } from '../../helpers.js';
+import { spawnedServerDatabase, testApp } from '../../helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -43,7 +43,7 @@ t.test("a job queued in a request's transaction wakes the workers of another app
 t.test('a job whose worker process was killed runs again after its lease expires', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'fw-lease-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const db: Record<string, string> = process.env.DATABASE_URL ? { DATABASE_URL: (await freshDatabase(t)).url! } : { DATABASE_URL: '', DATA_DIR: dir };
+  const db = await spawnedServerDatabase(t, dir);
   const env = {
     ...db,
     JOB_LEASE_SECONDS: '2',

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { migratedDataDir } from '../../helpers.js';
 
 // tsx loads in the server process itself, so signals reach server.ts directly.
 const tsxArgs = ['--import', 'tsx', 'server/server.ts'];
@@ -14,12 +15,16 @@ function startServer(env: Record<string, string>) {
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (err += c));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // A first start on a fresh data folder migrates the embedded database: on two shared, loaded cores
+  // that took over a minute, so the wait is generous and its failure says what was seen.
   const waitFor = async (pattern: RegExp) => {
-    for (let i = 0; i < 1200 && !pattern.test(out); i++) {
+    const until = Date.now() + 240_000;
+    while (!pattern.test(out)) {
       if (child.exitCode !== null) throw new Error(`server exited: ${err}`);
+      if (Date.now() > until) throw new Error(`no ${pattern} in 240 s; the server printed: ${out.slice(-500)}${err.slice(-500)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    return pattern.exec(out);
+    return pattern.exec(out)!;
   };
   return { child, exited, waitFor, output: () => out, errors: () => err };
 }
@@ -34,18 +39,22 @@ t.test('a bad configuration value stops the process with one line naming it', as
 
 t.test('SIGTERM lets an in-flight request finish, then exits cleanly', { skip: process.env.DATABASE_URL ? 'embedded database only' : false }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'fw-sigterm-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const server = startServer({
-    DATA_DIR: dir,
+    DATA_DIR: await migratedDataDir(dir),
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
     FIREWATCH_ADMIN_EMAIL: 'a@example.com',
     FIREWATCH_ADMIN_PASSWORD: 'password-1',
   });
-  t.teardown(() => server.child.kill('SIGKILL'));
+  // The folder goes once the process is gone, not while it still writes there.
+  t.teardown(async () => {
+    server.child.kill('SIGKILL');
+    await server.exited;
+    rmSync(dir, { recursive: true, force: true });
+  });
   const listening = await server.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
-  const base = listening![1]!;
+  const base = listening[1]!;
   // A password sign-in spends a while hashing: long enough to be in flight when the signal lands.
   const pending = fetch(`${base}/api/v1/default/auth/login`, {
     method: 'POST',

@@ -26,6 +26,16 @@ t.test('the demo fills an organization repeatably, once, and the dashboards show
   };
   t.equal((await get('/iaos')).total, 300, 'the incident list has them all');
   t.equal((await get('/cases')).total, 150);
+  t.equal((await get('/tasks')).total, result.counts.tasks, 'every task counted is in the task list (incidents and cases)');
+  const incidentPage = (await get('/iaos?itemsPerPage=50')).items as { conversation: unknown; conference: { weblink: string } | null }[];
+  t.ok(
+    incidentPage.every((i) => i.conversation && i.conference?.weblink),
+    'every demo incident has its conversation and conference (the page stops waiting)',
+  );
+  t.ok(
+    ((await get('/cases?itemsPerPage=50')).items as { conversation: unknown }[]).every((c) => c.conversation),
+    'and every case its conversation',
+  );
   for (const path of ['/services', '/teams', '/individuals', '/tasks', '/feedback', '/data/sources', '/documents'])
     t.ok((await get(path)).total > 0, `${path} is not empty`);
   const summary = await get(`/iaos/metric/summary?since=${new Date(now.getTime() - 120 * 86400_000).toISOString()}`);

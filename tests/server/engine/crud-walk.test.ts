@@ -4,6 +4,7 @@ import { organizations } from '../../../server/schema.js';
 import { resources } from '../../../server/resources.js';
 import type { ResourceDefinition } from '../../../server/engine/define.js';
 import { testApp } from '../../helpers.js';
+import { factoriesFor } from '../factories.js';
 
 /**
  * One walk over every registered definition: list (shape, default sort, page size, paging), get,
@@ -26,6 +27,7 @@ interface Parents {
   pluginInstance: number;
   workflow: number;
   webhookEndpoint: number;
+  schedule: number;
 }
 
 interface Sample {
@@ -115,6 +117,18 @@ const samples: Record<string, Sample> = {
   '/plugins/instances': { create: (i) => ({ plugin_slug: 'step-engine', title: i === 0 ? 'Walk zulu' : 'walk alpha' }), update: { enabled: false } },
   '/plugins/plugin_events': { create: (i) => ({ plugin_slug: 'step-engine', name: `Walk event ${i}`, created_at: new Date(at(i)) }), update: {} },
   '/workflows': named((_i, p) => ({ plugin_instance_id: p.pluginInstance })),
+  '/oncall/schedules': named(),
+  '/oncall/escalation_policies': named(() => ({ steps: [{ timeout_minutes: 5, targets: [{ type: 'person', email: 'walker@example.com' }] }] })),
+  '/oncall/overrides': {
+    create: (i, p) => ({
+      schedule_id: p.schedule,
+      email: 'walker@example.com',
+      start_at: at(i),
+      end_at: new Date(Date.parse(at(i)) + 3_600_000).toISOString(),
+    }),
+    update: { note: 'changed by the walk' },
+  },
+  '/oncall/pages': { create: (i) => ({ key: `walk-${i}`, title: `Walk page ${i}`, created_at: new Date(at(i)) }), update: {} },
   '/workflows/instances': { create: (i, p) => ({ workflow_id: p.workflow, deadline_at: new Date(at(i)), created_at: new Date(at(i)) }), update: {} },
   '/webhooks/endpoints': {
     create: (i) => ({ url: i === 0 ? 'https://zulu.example.com/hook' : 'https://alpha.example.com/hook', events: ['incident.created'] }),
@@ -166,11 +180,7 @@ t.test('every definition walks through the standard CRUD flow', async (t) => {
   const token = await login('walker@example.com');
   const api = (method: string, url: string, payload?: unknown) =>
     request({ method: method as never, url: `/api/v1/default${url}`, token, ...(payload === undefined ? {} : { payload: payload as never }) });
-  const make = async (url: string, payload: unknown) => {
-    const res = await api('POST', url, payload);
-    if (res.status !== 201) throw new Error(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.id as number;
-  };
+  const make = factoriesFor(api).makeId;
   const parents: Parents = {
     project: await make('/projects', { name: 'Walk parent project' }),
     tagType: await make('/tag_types', { name: 'Walk parent type' }),
@@ -185,6 +195,7 @@ t.test('every definition walks through the standard CRUD flow', async (t) => {
     pluginInstance: await make('/plugins/instances', { plugin_slug: 'step-engine', title: 'Walk parent steps' }),
     workflow: 0,
     webhookEndpoint: await make('/webhooks/endpoints', { url: 'https://parent.example.com/hook', events: ['incident.created'] }),
+    schedule: await make('/oncall/schedules', { name: 'Walk parent schedule' }),
   };
   parents.signal = await make('/signals', { name: 'Walk parent signal', project_id: parents.project });
   parents.workflow = await make('/workflows', { name: 'Walk parent workflow', plugin_instance_id: parents.pluginInstance });

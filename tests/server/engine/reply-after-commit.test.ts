@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createSubmission } from '../../../server/ai/ingest.js';
-import { planLimits } from '../../../server/ai/limits.js';
+import { planLimits } from '../../../server/billing/limits.js';
 import { withTenant } from '../../../server/core/db/tenant.js';
 import { rowsOf, testApp } from '../../helpers.js';
 

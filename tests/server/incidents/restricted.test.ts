@@ -39,6 +39,9 @@ const subRoutes: [string, string, Record<string, unknown>?][] = [
   ['POST', '/iaos/{id}/stable'],
   ['POST', '/iaos/{id}/closed'],
   ['POST', '/iaos/{id}/active'],
+  ['GET', '/iaos/{id}/statuspage/preview'],
+  ['POST', '/iaos/{id}/statuspage', { name: 'x', status: 'investigating', body: 'x' }],
+  ['GET', '/iaos/{id}/suspect-commits'],
   ['GET', '/incident_steps/{id}/steps'],
   ['PUT', '/incident_steps/{id}/{stepId}', { notes: 'x' }],
   ['GET', '/incident_steps/{id}/{stepId}/ai-summary'],
@@ -100,6 +103,8 @@ t.test('rows and sub-routes of a restricted incident or case: only participants 
     deadline_at: new Date(Date.now() + 3_600_000),
   });
   await insert('PluginEvent', { plugin_slug: 'step-engine', name: `${MARK} message posted`, incident_id: secret.id });
+  await insert('OncallPage', { key: `${MARK}-page`, title: `${MARK} page`, incident_id: secret.id });
+  await insert('OncallPage', { key: `${MARK}-case-page`, title: `${MARK} case page`, case_id: secretCase.id }, true);
   const signal = (await api('POST', '/signals', { name: 'Disk alerts', project_id: projectId })).body;
   // Already processed: the signal processor would otherwise give it a case of its own.
   await insert('SignalInstance', { signal_id: signal.id, source: 'native', raw: { host: MARK }, case_id: secretCase.id, processed_at: new Date() }, true);

@@ -212,7 +212,12 @@ t.test("incidents' and cases' workflow_instances; cases filtered by assignee und
   const { api, createIncident, projectId } = await incidentApp(t);
   const engine = await api('POST', '/plugins/instances', { plugin_slug: 'step-engine', title: 'Steps', configuration: {}, project_id: projectId });
   t.equal(engine.status, 201, JSON.stringify(engine.body));
-  const workflow = await api('POST', '/workflows', { name: 'Collect logs', plugin_instance_id: engine.body.id, project_id: projectId, steps: [] });
+  const workflow = await api('POST', '/workflows', {
+    name: 'Collect logs',
+    plugin_instance_id: engine.body.id,
+    project_id: projectId,
+    steps: [{ kind: 'timeline', with: { description: 'Logs asked for' } }],
+  });
   t.equal(workflow.status, 201, JSON.stringify(workflow.body));
   const incident = await createIncident();
   const made = (await api('POST', '/cases', { title: 'Odd mail', project_id: projectId, assignee_email: 'analyst@example.com' })).body;

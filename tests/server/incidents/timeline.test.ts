@@ -8,20 +8,12 @@ t.test('timeline: add after a given time, pin, edit, delete, filters', async (t)
   const filters = (await api('GET', '/iaos/timeline/filters')).body;
   t.same(
     filters.filters.filter((f: any) => f.default).map((f: any) => f.key),
-    [
-      'participant_updates',
-      'other_events',
-      'ai_generated_events',
-      'resource_updates',
-      'step_updates',
-      'task_updates',
-      'conversation_events',
-      'user_curated_events',
-    ],
+    ['participant_updates', 'other_events', 'ai_generated_events', 'resource_updates', 'step_updates', 'task_updates', 'conversation_events'],
   );
   t.same(
     filters.filters.filter((f: any) => !f.default).map((f: any) => f.key),
-    ['field_updates', 'assessment_updates', 'context_events', 'notification_events'],
+    ['field_updates', 'assessment_updates', 'context_events', 'user_curated_events', 'notification_events'],
+    'spec §9: user curated events among those off',
   );
   t.equal(filters.event_types['Custom event'], 'user_curated_events');
 

@@ -20,10 +20,11 @@ t.test('an open incident page hears every change; stale writes are refused with 
   page.send('watch', { incident_id: incident.id }, 'w1');
   t.match(await page.next((f) => f.id === 'w1'), { type: 'watching', data: { incident_id: incident.id } });
 
-  // Sam joins, marks stable, adds an event and a task: the commander's page hears each.
+  // Sam joins, adds an event and a task; the commander marks it stable: the commander's page hears each.
   t.equal((await api('POST', `/iaos/${incident.id}/join`, undefined, sam)).status, 200);
   await page.next(changedFor(incident.id));
-  t.equal((await api('POST', `/iaos/${incident.id}/stable`, undefined, sam)).status, 200, 'a participant may change the status');
+  t.equal((await api('POST', `/iaos/${incident.id}/stable`, undefined, sam)).status, 403, 'joining gives no right to change the status');
+  t.equal((await api('POST', `/iaos/${incident.id}/stable`)).status, 200, 'the commander may');
   await page.next(changedFor(incident.id));
   const event = await api('POST', `/iaos/${incident.id}/event`, { description: 'Failover started' }, sam);
   t.equal(event.status, 201);
@@ -60,7 +61,10 @@ t.test('an open incident page hears every change; stale writes are refused with 
   const lee = await login('lee@example.com', { role: 'Member' });
   const refused = await api('POST', `/iaos/${incident.id}/closed`, undefined, lee);
   t.equal(refused.status, 403);
-  t.equal(refused.body.detail[0].msg, "Only the incident's commander, the people holding one of its roles, and Admins and above may change its status.");
+  t.equal(
+    refused.body.detail[0].msg,
+    "Only the incident's commander, reporter, liaison or scribe, and Admins and above may change its status; joining as a participant does not give that right.",
+  );
   t.equal((await api('GET', `/iaos/${incident.id}`)).body.status, 'Stable');
 
   // Timeline: system entries stay; one's own custom event can be deleted (by its author or an Admin).

@@ -4,12 +4,12 @@ import { incidentApp } from '../incidents/helpers.js';
 import { smtpMailbox } from '../core/smtp-mailbox.js';
 import { localServer, until } from '../workflows/receivers.js';
 import { sql } from 'drizzle-orm';
-import { rowsOf } from '../../helpers.js';
+import { LOOPBACK_STAND_INS, rowsOf } from '../../helpers.js';
 import { sendDailyReports } from '../../../server/notifications/dispatch.js';
 
 async function setup(t: Test) {
   const mailbox = await smtpMailbox(t);
-  const base = await incidentApp(t, { JOB_POLL_SECONDS: '0.5', SMTP_URL: mailbox.url });
+  const base = await incidentApp(t, { JOB_POLL_SECONDS: '0.5', SMTP_URL: mailbox.url, ...LOOPBACK_STAND_INS });
   const filter = async (name: string, expression: unknown, subject = 'incident', api = base.api) => {
     const res = await api('POST', '/search/filters', { name, expression, subject });
     if (res.status !== 201) throw new Error(`filter: ${res.status} ${JSON.stringify(res.body)}`);

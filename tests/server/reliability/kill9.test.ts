@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { freshDatabase } from '../../helpers.js';
+import { spawnedServerDatabase } from '../../helpers.js';
 import { signIn, startServerProcess } from './server-child.js';
 
 const ADMIN = { FIREWATCH_ADMIN_EMAIL: 'kill9@example.com', FIREWATCH_ADMIN_PASSWORD: 'password-kill9' };
@@ -25,7 +25,7 @@ async function allNames(base: string, token: string): Promise<Set<string>> {
 t.test('kill -9 during concurrent writes loses no acknowledged row', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'fw-kill9-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const db: Record<string, string> = process.env.DATABASE_URL ? { DATABASE_URL: (await freshDatabase(t)).url! } : { DATABASE_URL: '', DATA_DIR: dir };
+  const db = await spawnedServerDatabase(t, dir);
   const env = { ...db, ...ADMIN, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ADMIN_DIST: 'dist/no-admin-in-tests' };
 
   const first = startServerProcess(env);

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import t from 'tap';
 import { createSubmission, indexSubmission } from '../../../server/ai/ingest.js';
-import { planLimits } from '../../../server/ai/limits.js';
+import { planLimits } from '../../../server/billing/limits.js';
 import type { SensitivityLevel } from '../../../server/ai/tables.js';
 import { withTenant } from '../../../server/core/db/tenant.js';
 import { rowsOf } from '../../helpers.js';
@@ -53,7 +53,7 @@ t.test('uploaded passages and titles are found, once, by those who may read them
   const rotating = await search('rotating credentials');
   t.same(
     rotating.results.map((r) => [r.type, r.title]),
-    [['FileSubmission', 'vault-handbook.md']],
+    [['FileSubmissions', 'vault-handbook.md']],
     'English word forms find the passage',
   );
   t.equal(rotating.results[0]!.id, passages.find((p) => p.text.includes('rotates'))!.id, 'the result is the passage, which the chat opens');
@@ -65,7 +65,7 @@ t.test('uploaded passages and titles are found, once, by those who may read them
   const byTitle = await search('handbook');
   t.same(
     byTitle.results.map((r) => [r.type, r.id]),
-    [['FileSubmission', passages[0]!.id]],
+    [['FileSubmissions', passages[0]!.id]],
     'found by its title once, opening at its first passage',
   );
   const both = await search('vault');

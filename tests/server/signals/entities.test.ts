@@ -9,6 +9,8 @@ const event = (raw: Record<string, unknown>, extra: Record<string, unknown> = {}
 
 t.test('every entity sub-route of spec §7 answers; cases, incidents, tasks and instances follow the signal links', async (t) => {
   const s = await signalApp(t);
+  // One case per alert, so that the group's two alerts give the entity two cases to follow.
+  t.equal((await s.api('PUT', `/signals/${s.signal.id}`, { grouping: 'alert' })).status, 200);
   const firing = await s.ingest('/signals/alertmanager', fixture('alertmanager-firing.json'), { key: s.key });
   t.equal(firing.status, 202);
   await s.drain();

@@ -4,7 +4,7 @@ import { and, count, eq } from 'drizzle-orm';
 import type { Test } from 'tap';
 import { incidentApp } from '../incidents/helpers.js';
 import { drainSignals } from '../../../server/signals/ingest.js';
-import { cases } from '../../../server/incidents/tables.js';
+import { cases } from '../../../server/cases/tables.js';
 import { entities, signalGroups, signalInstances } from '../../../server/signals/tables.js';
 
 /** A recorded payload from fixtures/, with ROUTING_KEY replaced by `key` where given. */

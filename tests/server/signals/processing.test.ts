@@ -50,9 +50,16 @@ t.test('extraction by JSONPath and by regular expression, both applied; unsafe o
   // A pattern that backtracks exponentially in JavaScript's engine runs in linear time here.
   const evil = await s.ok('POST', '/entity_type', { name: 'Evil', regular_expression: '^(a+)+$', project_id: s.projectId });
   await s.ok('PUT', `/signals/${s.signal.id}`, { entity_type_ids: [evil.id] });
-  await s.ingest('/signals/instances', event({ text: 'a'.repeat(50_000) + '!' }), { key: s.key });
+  const adversarial = await s.ingest('/signals/instances', event({ text: 'a'.repeat(50_000) + '!' }), { key: s.key });
+  t.equal(adversarial.status, 202);
   await s.drain();
-  t.pass('a 50,000-character adversarial input was processed');
+  const processed = await s.api('GET', `/signals/instances/${adversarial.body.id}`);
+  t.ok(await s.caseOf(adversarial.body.id), 'a 50,000-character adversarial input was processed into its case');
+  t.same(
+    processed.body.entities.filter((e: any) => e.entity_type === 'Evil'),
+    [],
+    'the pattern does not match it, and nothing hung on the way',
+  );
 });
 
 t.test('snooze until expiry; deduplicate within a window, then a new case after it', async (t) => {

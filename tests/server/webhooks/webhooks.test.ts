@@ -3,10 +3,10 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { incidentApp } from '../incidents/helpers.js';
 import { localServer, until } from '../workflows/receivers.js';
-import { rowsOf } from '../../helpers.js';
+import { LOOPBACK_STAND_INS, rowsOf } from '../../helpers.js';
 
 async function setup(t: Test) {
-  const base = await incidentApp(t, { JOB_POLL_SECONDS: '0.5', WEBHOOK_RETRY_SECONDS: '0' });
+  const base = await incidentApp(t, { JOB_POLL_SECONDS: '0.5', WEBHOOK_RETRY_SECONDS: '0', ...LOOPBACK_STAND_INS });
   const deliveries = async (endpointId: number) => {
     const filter = encodeURIComponent(JSON.stringify([{ model: 'WebhookDelivery', field: 'endpoint_id', op: '==', value: endpointId }]));
     return (await base.api('GET', `/webhooks/deliveries?filter=${filter}`)).body.items as Record<string, any>[];

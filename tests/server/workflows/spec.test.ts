@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
 import { incidentApp } from '../incidents/helpers.js';
+import { LOOPBACK_STAND_INS } from '../../helpers.js';
 import { until } from './receivers.js';
 
 /**
@@ -7,7 +8,7 @@ import { until } from './receivers.js';
  * workflow runs of restricted incidents, and the step engine's switch with its default branch.
  */
 async function setup(t: Test) {
-  const base = await incidentApp(t, { JOB_POLL_SECONDS: '0.5' });
+  const base = await incidentApp(t, { JOB_POLL_SECONDS: '0.5', ...LOOPBACK_STAND_INS });
   const plugin = async (plugin_slug: string, title: string, configuration: Record<string, unknown> = {}) => {
     const res = await base.api('POST', '/plugins/instances', { plugin_slug, title, configuration, project_id: base.projectId });
     if (res.status !== 201) throw new Error(`plugin: ${res.status} ${JSON.stringify(res.body)}`);
@@ -37,9 +38,10 @@ t.test('the workflows list: no default sort, every spec field sorts, plugin_inst
   const other = await api('POST', '/projects', { name: 'Aardvark' });
   t.equal(other.status, 201);
   // Made in an order that no field sorts the same way.
-  const b = await workflow({ name: 'Bravo', description: 'c', enabled: true, resource_id: 'r-1', plugin_instance_id: steps.id });
+  const note = [{ kind: 'timeline', with: { description: 'Noted' } }];
+  const b = await workflow({ name: 'Bravo', description: 'c', enabled: true, resource_id: 'r-1', plugin_instance_id: steps.id, steps: note });
   const c = await workflow({ name: 'charlie', description: 'a', enabled: false, resource_id: 'r-3', plugin_instance_id: engine.id, project_id: other.body.id });
-  const a = await workflow({ name: 'Alpha', description: 'b', enabled: true, resource_id: 'r-2', plugin_instance_id: steps.id });
+  const a = await workflow({ name: 'Alpha', description: 'b', enabled: true, resource_id: 'r-2', plugin_instance_id: steps.id, steps: note });
 
   const names = async (query: string) => {
     const res = await api('GET', `/workflows${query}`);

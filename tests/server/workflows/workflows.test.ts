@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { incidentApp } from '../incidents/helpers.js';
 import { smtpMailbox } from '../core/smtp-mailbox.js';
 import { json, localServer, until } from './receivers.js';
-import { rowsOf } from '../../helpers.js';
+import { LOOPBACK_STAND_INS, rowsOf } from '../../helpers.js';
 import { freePort } from '../../free-port.js';
 import { sql } from 'drizzle-orm';
 
@@ -11,7 +11,13 @@ const ENGINE_SECRET = `whsec_${Buffer.from('engine-secret-of-thirty-two-bytes!!'
 
 async function setup(t: Test, env: Record<string, string> = {}) {
   const port = await freePort();
-  const base = await incidentApp(t, { JOB_POLL_SECONDS: '0.5', WORKFLOW_POLL_SECONDS: '0.5', PUBLIC_URL: `http://127.0.0.1:${port}`, ...env });
+  const base = await incidentApp(t, {
+    JOB_POLL_SECONDS: '0.5',
+    WORKFLOW_POLL_SECONDS: '0.5',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ...LOOPBACK_STAND_INS,
+    ...env,
+  });
   // The engine calls back over a real socket.
   await base.app.listen({ port, host: '127.0.0.1' });
   const plugin = async (plugin_slug: string, configuration: Record<string, unknown> = {}, title = plugin_slug) => {
@@ -36,11 +42,37 @@ async function setup(t: Test, env: Record<string, string> = {}) {
 t.test('plugins: the catalog, instances per project, secrets sealed and never returned', async (t) => {
   const { api, plugin, database } = await setup(t);
   const catalog = await api('GET', '/plugins');
+  const slugs = catalog.body.items.map((p: any) => p.slug);
+  t.same(slugs.slice(0, 2), ['step-engine', 'email'], 'built-in plugins first (they need no configuration)');
   t.same(
-    catalog.body.items.map((p: any) => p.slug),
-    ['step-engine', 'email', 'slack-webhook', 'teams-webhook', 'conference-link', 'http-workflow-engine', 'ai-model'],
-    'built-in plugins first',
+    [...slugs].sort(),
+    [
+      'ai-model',
+      'atlassian-statuspage',
+      'conference-link',
+      'email',
+      'firewatch-oncall',
+      'github-commits',
+      'google-meet',
+      'http-workflow-engine',
+      'jira-ticket',
+      'ntfy',
+      'pagerduty-oncall',
+      'slack-app',
+      'slack-webhook',
+      'step-engine',
+      'teams-webhook',
+      'twilio',
+      'zoom-meeting',
+    ],
+    'every plugin found in its integrations folder',
   );
+  // Those that need no configuration first, then the rest; by title within each.
+  const needsNone = (p: any) => !p.configuration_schema.required?.length;
+  const titles = (items: any[]) => items.map((p: any) => p.title as string);
+  const sorted = (list: string[]) => [...list].sort((a, b) => a.localeCompare(b));
+  const all = catalog.body.items as any[];
+  t.same(titles(all), [...sorted(titles(all.filter(needsNone))), ...sorted(titles(all.filter((p) => !needsNone(p))))], 'then by title');
   t.equal(
     catalog.body.items.find((p: any) => p.slug === 'slack-webhook').configuration_schema.properties.webhook_url.writeOnly,
     true,
@@ -71,12 +103,9 @@ t.test('plugins: the catalog, instances per project, secrets sealed and never re
   const bad = await api('POST', '/plugins/instances', { plugin_slug: 'slack-webhook', title: 'x', configuration: { username: 'x' } });
   t.equal(bad.status, 422);
   t.same(bad.body.detail[0].loc, ['body', 'configuration', 'webhook_url']);
-  const unknown = await api('POST', '/plugins/instances', { plugin_slug: 'pagerduty', title: 'x' });
+  const unknown = await api('POST', '/plugins/instances', { plugin_slug: 'no-such-plugin', title: 'x' });
   t.equal(unknown.status, 422);
-  t.equal(
-    unknown.body.detail[0].msg,
-    'Plugin must be one of step-engine, email, slack-webhook, teams-webhook, conference-link, http-workflow-engine, ai-model (GET /plugins lists them)',
-  );
+  t.equal(unknown.body.detail[0].msg, `Plugin must be one of ${slugs.join(', ')} (GET /plugins lists them)`);
   t.same(unknown.body.detail[0].loc, ['body', 'plugin_slug']);
   const notEngine = await api('POST', '/workflows', { name: 'w', plugin_instance_id: slack.id });
   t.equal(notEngine.status, 422, 'a workflow runs on a workflow engine only');
@@ -252,7 +281,8 @@ t.test('the step engine runs each step kind with values from the incident', asyn
   const wf = await workflow({
     name: 'Everything',
     plugin_instance_id: steps.id,
-    parameters: [{ key: 'who', value: 'oncall@example.com' }],
+    // A member of the organization: e-mail steps write to no one else unless the organization allows their domain.
+    parameters: [{ key: 'who', value: 'commander@example.com' }],
     steps: [
       { kind: 'message', with: { plugin_instance_id: slack.id, text: 'Slack: {{incident.name}}' } },
       { kind: 'message', with: { plugin_instance_id: teams.id, text: 'Teams: {{incident.title}}' } },
@@ -282,7 +312,7 @@ t.test('the step engine runs each step kind with values from the incident', asyn
   });
   t.same(JSON.parse(hook.received[0]!.body), { incident: incident.name });
   t.equal(mailbox.received.length, 1, 'the e-mail went through SMTP');
-  t.match(mailbox.received[0], new RegExp(`To: oncall@example.com[\\s\\S]*Subject: ${incident.name} needs you[\\s\\S]*Reason: drill`));
+  t.match(mailbox.received[0], new RegExp(`To: commander@example.com[\\s\\S]*Subject: ${incident.name} needs you[\\s\\S]*Reason: drill`));
   const full = (await api('GET', `/iaos/${incident.id}`)).body;
   t.equal(full.resolution, 'Handled by Everything');
   const descriptions = full.events.map((e: any) => e.description);

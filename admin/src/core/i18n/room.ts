@@ -9,12 +9,13 @@ export const room = {
   event_restored: 'Event restored.',
   edit_event: 'Edit event',
   edit_event_title: 'Edit timeline event',
-  event_time: 'Time (UTC)',
+  event_time: 'When (UTC)',
   delete_event_title: 'Delete this event?',
   delete_event_body: '"%{description}" will be removed from the timeline. You can undo it right after.',
   system_event: 'System event: kept as the record of what happened.',
   save: 'Save',
-  status_right: "Who may change the status: the incident's commander, the people holding one of its roles, and Admins and above.",
+  status_right:
+    "Who may change the status: the incident's commander, reporter, liaison or scribe, and Admins and above (joining as a participant does not give that right).",
   confirm_status: { Stable: 'Mark %{name} stable?', Closed: 'Close %{name}?', Active: 'Reopen %{name}?' },
   confirm_status_body: {
     Stable: 'Everyone on the incident sees it as stable, and the stable status workflows run.',

@@ -1,0 +1,1 @@
+ALTER TABLE "organizations" ADD COLUMN "mail_allowed_domains" jsonb DEFAULT '[]'::jsonb NOT NULL;

@@ -1,0 +1,1 @@
+DROP INDEX "import_map_org_target_idx";

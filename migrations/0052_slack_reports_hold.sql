@@ -1,0 +1,2 @@
+ALTER TABLE "slack_channels" ADD COLUMN "reports_posting_by" text;--> statement-breakpoint
+ALTER TABLE "slack_channels" ADD COLUMN "reports_posting_until" timestamp with time zone;
