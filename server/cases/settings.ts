@@ -2,7 +2,7 @@ import { bodyOf } from '../engine/body.js';
 import { casePriorities, caseSeverities, caseTypes } from './settings-tables.js';
 import { chainHooks, fieldsOf, hours, oneDefault, rankFields } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
-import { text } from '../engine/fields.js';
+import { conversationTarget } from '../engine/fields.js';
 import { typeCommon, typeMeta } from '../incidents/settings.js';
 import { templateChecks } from '../knowledge/resources.js';
 
@@ -40,7 +40,7 @@ export const caseTypeResource = defineResource({
   label: 'Case type',
   path: '/case_types',
   table: caseTypes,
-  create: bodyOf(caseTypes, { ...typeCommon, conversation_target: text(200) }),
+  create: bodyOf(caseTypes, { ...typeCommon, conversation_target: conversationTarget() }),
   pageSize: 10,
   sort: [['name', 'asc']],
   search: ['name', 'description', 'slug'],

@@ -18,7 +18,9 @@ export type DomainEventType =
   /** An incident's tactical or executive report (ids: reports; incident_id: its incident). */
   | 'report.created'
   /** A document, link or ticket attached to an incident (ids: its resources; incident_id: its incident). */
-  | 'resource.added';
+  | 'resource.added'
+  /** A processing batch's signal instances, once each is deduplicated, grouped or made a case (ids: the instances). */
+  | 'signal.processed';
 export interface DomainEvents {
   type: DomainEventType;
   /** The records it happened to, in order, each once. */

@@ -21,3 +21,14 @@ export const requiredRef = () =>
     .positive();
 export const email = () => z.string().trim().toLowerCase().pipe(z.email('Must be an e-mail address'));
 export const url = () => z.url('Must be a URL').nullish();
+
+/** A channel as a conversation_target names it: `#name` (Slack's names: lowercase letters, digits, - and _) or the channel's id (C…, G…). */
+export const CHANNEL_PATTERN = '#[a-z0-9_-]{1,80}|[CG][A-Z0-9]{6,}';
+export const CHANNEL = new RegExp(`^(?:${CHANNEL_PATTERN})$`);
+/** A conversation_target: a channel, or empty for none (a name Slack would refuse is refused here, not dropped later). */
+export const conversationTarget = () =>
+  z
+    .string()
+    .trim()
+    .pipe(z.union([z.literal(''), z.string().regex(CHANNEL, 'Must name a channel: #name (lowercase letters, digits, - and _) or its id (C…, G…)')]))
+    .nullish();

@@ -23,6 +23,7 @@ import type { Mailer } from '../core/mail.js';
 import { pluginInstances } from '../plugins/tables.js';
 import { recordPluginEvent } from '../plugins/runtime.js';
 import { capabilityOf, loadPlugin, slugsWith } from '../plugins/registry.js';
+import { CHANNEL } from '../engine/fields.js';
 
 export const NOTIFICATION_QUEUE = 'notifications';
 export const DAILY_REPORT_JOB = 'notification-daily-report';
@@ -226,6 +227,28 @@ async function conversationPlugin(ctx: RequestContext, note: typeof notification
   return chosen ? loadPlugin(ctx, chosen.id) : null;
 }
 
+/** A notification about one record to a channel its target names, with the line saying what happened. */
+export interface ChannelNotification {
+  notification: typeof notifications.$inferSelect;
+  channel: string;
+  subject: FilterSubject;
+  record_id: number;
+  about: string;
+}
+/** A chat app that posts such a notification itself (a card with buttons, from its own queue) takes it: true. */
+type ChannelPoster = (ctx: RequestContext, n: ChannelNotification) => Promise<boolean>;
+const channelPosters = new Set<ChannelPoster>();
+/** Registered by a chat app's plugin when the app starts (the same function once per process). */
+export const onChannelNotification = (poster: ChannelPoster) => void channelPosters.add(poster);
+
+/** Offers the notification to the chat apps, in a transaction of its own: whether one took it. */
+async function postedByChatApp(tenant: Tenant, n: Omit<ChannelNotification, 'channel'>) {
+  const channel = n.notification.target.trim();
+  if (n.notification.type !== 'conversation' || !CHANNEL.test(channel)) return false;
+  for (const post of channelPosters) if (await tenant((ctx) => post(ctx, { ...n, channel }))) return true;
+  return false;
+}
+
 /** Sends a message (no transaction open meanwhile); a failure throws so the queue retries it. */
 async function deliver(
   app: FastifyInstance,
@@ -239,7 +262,8 @@ async function deliver(
   if (note.type === 'email') return mailer({ to: note.target, subject, text });
   const plugin = await tenant((ctx) => conversationPlugin(ctx, note));
   if (!plugin) throw new Error(`Notification '${note.name}': no enabled conversation plugin instance to post through.`);
-  await capabilityOf(plugin, 'send_message')!(plugin, { text: `${note.target.startsWith('#') ? note.target + ': ' : ''}${text}` });
+  const channel = note.target.trim();
+  await capabilityOf(plugin, 'send_message')!(plugin, { text: `${CHANNEL.test(channel) ? channel + ': ' : ''}${text}` });
   await tenant((ctx) =>
     recordPluginEvent(ctx, plugin, { name: 'Notification sent', description: `${note.name}: ${subject}`, ...context, details: { notification_id: note.id } }),
   );
@@ -255,7 +279,7 @@ async function sendNotification(app: FastifyInstance, mailer: Mailer, job: Job) 
     if (!note || !note.enabled) return null;
     const table = subjects[job.subject].table;
     const [record] = await ctx.tx
-      .select({ id: table.id, name: table.name, title: table.title, status: table.status })
+      .select({ id: table.id, name: table.name, title: table.title, status: table.status, visibility: table.visibility })
       .from(table)
       .where(and(eq(table.organization_id, ctx.orgId), eq(table.id, job.recordId)));
     if (!record) return null;
@@ -267,11 +291,15 @@ async function sendNotification(app: FastifyInstance, mailer: Mailer, job: Job) 
   });
   if (!loaded) return;
   const { note, record, filterNames } = loaded;
+  // People in a channel may not see a restricted record.
+  if (note.type === 'conversation' && record.visibility === 'Restricted') return;
   const noun = job.subject === 'incident' ? 'Incident' : 'Case';
   const what = job.event.endsWith('.created') ? 'created' : 'changed';
   const url = `${app.config.PUBLIC_URL ?? ''}/${job.orgSlug}/${job.subject === 'incident' ? 'incidents' : 'cases'}/${record.id}`;
   const subject = `${noun} ${record.name} ${what}: ${record.title}`;
   const text = `${noun} ${record.name} "${record.title}" was ${what} (status ${record.status}).\nMatched: ${filterNames.join(', ')}\n${url}`;
+  const about = `${noun} ${record.name} was ${what}. Matched: ${filterNames.join(', ')}`;
+  if (await postedByChatApp(tenant, { notification: note, subject: job.subject, record_id: record.id, about })) return;
   await deliver(app, mailer, tenant, note, subject, text, job.subject === 'incident' ? { incident_id: record.id } : { case_id: record.id });
 }
 

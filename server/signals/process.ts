@@ -16,6 +16,7 @@ import { matches } from './filters.js';
 import { afterCasesFromSignals, type FoundEntity } from './follow-up.js';
 import { CASE_GROUP_PREFIX, caseGroupOf, digest, type GroupKey } from './grouping.js';
 import { applyChange } from './changes.js';
+import { publishMany } from '../core/events.js';
 
 /** Instances one transaction processes: large enough to amortize the round trips, small enough to reach cases quickly. */
 export const PROCESS_BATCH = 500;
@@ -650,6 +651,11 @@ export async function processBatch(ctx: RequestContext, limit = PROCESS_BATCH, s
     from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as o(id int, filter_action text, filter_id int, group_id int, case_id int)
     where s.organization_id = ${ctx.orgId} and s.id = o.id`);
   await createSignalCases(ctx, opened, ids);
+  await publishMany(
+    ctx,
+    'signal.processed',
+    batch.map((i) => i.id),
+  );
   return batch.length;
 }
 

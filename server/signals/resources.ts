@@ -5,7 +5,7 @@ import { invalid } from '../core/errors.js';
 import { bodyOf } from '../engine/body.js';
 import { fieldsOf, idList, outer } from '../engine/definition-kit.js';
 import { defineResource } from '../engine/define.js';
-import { ref, requiredText, text, url } from '../engine/fields.js';
+import { conversationTarget, ref, requiredText, text, url } from '../engine/fields.js';
 import { checkExpression } from './filters.js';
 import { jpathError, patternError } from './extract.js';
 import { entities, entityTypes, GROUPINGS, signalEngagements, signalFilters, signalInstances, signals } from './tables.js';
@@ -150,7 +150,7 @@ const signalCreate = bodyOf(
     owner: text(320),
     external_id: text(500),
     external_url: url(),
-    conversation_target: text(500),
+    conversation_target: conversationTarget(),
     source: text(200),
     entity_type_ids: idList().optional(),
     filter_ids: idList().optional(),

@@ -26,8 +26,11 @@ declare module '../plugins/registry.js' {
     create_conversation: (plugin: LoadedPlugin, c: { name: string; topic?: string; private: boolean }) => Promise<{ id: string; name: string }>;
     /** Invites people by e-mail; those without an account come back in `missing`. */
     invite: (plugin: LoadedPlugin, c: { conversation: string; emails: string[] }) => Promise<{ invited: string[]; missing: string[] }>;
-    /** Posts a card (pinned if asked) and returns the message's id, for update_card. */
-    post_card: (plugin: LoadedPlugin, c: { conversation: string; card: Card; pin?: boolean }) => Promise<{ id: string }>;
+    /**
+     * Posts a card (pinned if asked) and returns the message's id and the id of the conversation it
+     * landed in (`conversation` may be a name), both for update_card.
+     */
+    post_card: (plugin: LoadedPlugin, c: { conversation: string; card: Card; pin?: boolean }) => Promise<{ id: string; conversation: string }>;
     update_card: (plugin: LoadedPlugin, c: { conversation: string; id: string; card: Card }) => Promise<void>;
     add_bookmarks: (plugin: LoadedPlugin, c: { conversation: string; links: { title: string; url: string }[] }) => Promise<void>;
     archive_conversation: (plugin: LoadedPlugin, c: { conversation: string }) => Promise<void>;

@@ -137,7 +137,8 @@ async function invite(job: JobRun, plugin: LoadedPlugin, channel: Channel, s: Su
   });
 }
 
-const digestOf = (card: Card) => createHash('sha256').update(JSON.stringify(card)).digest('base64url');
+/** What a card shows, in a few bytes: unchanged, it is not sent again. */
+export const digestOf = (card: Card) => createHash('sha256').update(JSON.stringify(card)).digest('base64url');
 
 /** The pinned card: posted once, then updated in place when what it shows changed. */
 async function keepCard(job: JobRun, plugin: LoadedPlugin, channel: Channel, card: Card) {

@@ -6,19 +6,25 @@ import { onConversationOpened } from '../incidents/lifecycle.js';
 import { channelJob, openCaseChannel, openChannel, syncChannels, syncJob } from './channels.js';
 import { onCaseConversationOpened } from '../cases/service.js';
 import { inboundJob, pruneDeliveriesJob } from './inbound.js';
-import { announceCases, caseNotifyJob } from './notify.js';
+import { onChannelNotification } from '../notifications/dispatch.js';
+import { announceCases, announceSignals, noticeJob, postNotification, refreshNotices } from './notify.js';
 import { registerSlackRoutes } from './routes.js';
 import { SlackSockets } from './socket.js';
 
 /**
  * A changed incident or case with a channel: its name, topic, card, people, documents, reports and
- * (once closed) archiving follow. New cases are announced where their definitions say.
+ * (once closed) archiving follow. New cases and signals are announced where their definitions say,
+ * and those messages follow their cases.
  */
 async function onChange(ctx: RequestContext, events: DomainEvents) {
   if (events.type === 'incident.updated') await syncChannels(ctx, 'incident', events.ids);
   if ((events.type === 'report.created' || events.type === 'resource.added') && events.incident_id) await syncChannels(ctx, 'incident', [events.incident_id]);
-  if (events.type === 'case.updated' || events.type === 'case.escalated') await syncChannels(ctx, 'case', events.ids);
+  if (events.type === 'case.updated' || events.type === 'case.escalated') {
+    await syncChannels(ctx, 'case', events.ids);
+    await refreshNotices(ctx, events.ids);
+  }
   if (events.type === 'case.created') await announceCases(ctx, events.ids);
+  if (events.type === 'signal.processed') await announceSignals(ctx, events.ids);
 }
 
 /**
@@ -29,9 +35,10 @@ export default fp(
   async (scope) => {
     const sockets = new SlackSockets(scope);
     await registerSlackRoutes(scope, () => sockets.reconcile());
-    await registerJobs(scope, [inboundJob, channelJob, syncJob, caseNotifyJob, pruneDeliveriesJob]);
+    await registerJobs(scope, [inboundJob, channelJob, syncJob, noticeJob, pruneDeliveriesJob]);
     onConversationOpened(openChannel);
     onCaseConversationOpened(openCaseChannel);
+    onChannelNotification(postNotification);
     subscribe(onChange);
     scope.addHook('onReady', () => sockets.start());
     scope.addHook('preClose', () => sockets.stop());

@@ -6,6 +6,7 @@ import { pluginInstances } from '../plugins/tables.js';
 import { conversations } from '../timeline/tables.js';
 import { incidents } from '../incidents/tables.js';
 import { cases } from '../cases/tables.js';
+import { signalGroups } from '../signals/tables.js';
 
 const org = () => organizationId().references(() => organizations.id, { onDelete: 'cascade' });
 const ts = () => timestamp({ withTimezone: true });
@@ -129,4 +130,38 @@ export const slackMessages = pgTable(
     ...timestamps(),
   },
   (t) => [...tenantExtras('slack_messages', t), unique('slack_messages_org_channel_ts_unique').on(t.organization_id, t.channel_id, t.ts)],
+);
+
+/**
+ * The one message a case, or a signal group without a case, has in a channel its definitions name
+ * (conversation_target): posted once, then edited in place (chat.update) as signals repeat and the
+ * case moves, so a burst of duplicates is one message with a count, not a flood.
+ */
+export const slackNotices = pgTable(
+  'slack_notices',
+  {
+    id: id(),
+    organization_id: org(),
+    plugin_instance_id: integer().notNull(),
+    /** The channel as the definition names it ("#ops" or an id). */
+    target: text().notNull(),
+    case_id: integer(),
+    signal_group_id: integer(),
+    /** Where Slack put it (chat.update takes the channel's id, not its name) and the message's ts; null while it is being posted. */
+    channel_id: text(),
+    ts: text(),
+    /** A digest of what the message shows: unchanged, it is not sent again. */
+    digest: text(),
+    /** Until when the job posting it holds it: a job that died posting lets it lapse to the next. */
+    posting_until: ts(),
+    ...timestamps(),
+  },
+  (t) => [
+    ...tenantExtras('slack_notices', t),
+    unique('slack_notices_org_subject_unique').on(t.organization_id, t.plugin_instance_id, t.target, t.case_id, t.signal_group_id).nullsNotDistinct(),
+    index('slack_notices_org_case_idx').on(t.organization_id, t.case_id),
+    tenantFk('slack_notices_plugin_fk', t.organization_id, t.plugin_instance_id, pluginInstances).onDelete('cascade'),
+    tenantFk('slack_notices_case_fk', t.organization_id, t.case_id, cases).onDelete('cascade'),
+    tenantFk('slack_notices_group_fk', t.organization_id, t.signal_group_id, signalGroups).onDelete('cascade'),
+  ],
 );

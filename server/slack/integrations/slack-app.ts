@@ -1,6 +1,7 @@
 import { definePlugin, type LoadedPlugin } from '../../plugins/registry.js';
 import { callSlack, slackClient, SlackApiError } from '../client.js';
 import { cardBlocks, channelName } from '../blocks.js';
+import { CHANNEL_PATTERN } from '../../engine/fields.js';
 import '../capabilities.js';
 import '../../plugins/runtime.js';
 
@@ -68,9 +69,9 @@ export default definePlugin({
   },
   implements: {
     async send_message(plugin, { text }) {
-      // Notifications name their channel as a "#channel: " prefix.
-      const named = /^#([\w-]+): ([\s\S]*)$/.exec(text);
-      const channel = named ? `#${named[1]}` : plugin.config.default_channel;
+      // Notifications name their channel (#name or its id) as a "channel: " prefix.
+      const named = new RegExp(`^(${CHANNEL_PATTERN}): ([\\s\\S]*)$`).exec(text);
+      const channel = named ? named[1] : plugin.config.default_channel;
       if (typeof channel !== 'string' || !channel) throw new Error(`${plugin.title}: no channel to post to (set a default channel).`);
       await callSlack(botOf(plugin), 'chat.postMessage', { channel, text: named ? named[2] : text });
     },
@@ -115,9 +116,14 @@ export default definePlugin({
     },
     async post_card(plugin, { conversation, card, pin }) {
       const client = botOf(plugin);
-      const res = await callSlack<{ ts: string }>(client, 'chat.postMessage', { channel: conversation, text: card.title, blocks: cardBlocks(card) });
-      if (pin) await ignoring(['already_pinned'], () => callSlack(client, 'pins.add', { channel: conversation, timestamp: res.ts }));
-      return { id: res.ts };
+      // Slack takes a channel's name here, and answers with its id (chat.update and pins.add take only the id).
+      const res = await callSlack<{ ts: string; channel: string }>(client, 'chat.postMessage', {
+        channel: conversation,
+        text: card.title,
+        blocks: cardBlocks(card),
+      });
+      if (pin) await ignoring(['already_pinned'], () => callSlack(client, 'pins.add', { channel: res.channel, timestamp: res.ts }));
+      return { id: res.ts, conversation: res.channel };
     },
     async update_card(plugin, { conversation, id, card }) {
       await callSlack(botOf(plugin), 'chat.update', { channel: conversation, ts: id, text: card.title, blocks: cardBlocks(card) });

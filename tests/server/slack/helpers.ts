@@ -2,6 +2,7 @@ import type { Test } from 'tap';
 import { incidentApp } from '../incidents/helpers.js';
 import { BACKGROUND_LANE, drainJobs } from '../../../server/core/jobs/define.js';
 import { SLACK_LANE } from '../../../server/slack/work.js';
+import { NOTIFICATION_QUEUE } from '../../../server/notifications/dispatch.js';
 import { slackSigned, startSlackStandIn } from '../../stand-ins/slack/stand-in.js';
 
 /** Waits for a condition the test itself does not control (a job running, a call setting out), or fails saying which. */
@@ -32,10 +33,11 @@ export async function slackApp(t: Test, opts: { install?: boolean; env?: Record<
   const { api, request } = base;
   slack.users.push({ id: 'UCMD', email: 'commander@example.com', name: 'Cora Commander' });
 
-  /** Both queues the Slack work runs on, until neither has anything left (generous: a loaded machine is slow, a passing run is not). */
+  /** The queues the Slack work runs on (and notifications reach it from), until none has anything left (generous: a loaded machine is slow, a passing run is not). */
   const settle = async () => {
     for (let i = 0; i < 3; i++) {
       await drainJobs(base.app, 90_000, BACKGROUND_LANE);
+      await drainJobs(base.app, 90_000, { name: NOTIFICATION_QUEUE, concurrency: 2 });
       await drainJobs(base.app, 90_000, SLACK_LANE);
     }
   };

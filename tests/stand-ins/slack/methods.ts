@@ -85,8 +85,9 @@ export function methods(s: SlackStandIn, codes: Set<string>): Record<string, Han
         c.messages.push({ ts, text: args.text ?? '', user: s.botUserId, blocks: args.blocks });
         return { channel: c.id, ts, message: { text: args.text } };
       }),
+    // Unlike chat.postMessage, chat.update takes only the channel's id, not its name.
     'chat.update': (args) =>
-      withChannel(args.channel, (c) => {
+      withChannel(s.channels.has(args.channel) ? args.channel : '', (c) => {
         const m = c.messages.find((x) => x.ts === args.ts);
         if (!m) return { error: 'message_not_found' };
         Object.assign(m, { text: args.text ?? m.text, blocks: args.blocks ?? m.blocks });
