@@ -27,6 +27,12 @@ export function describePlace(place: ChunkPlace): string {
   return parts.join(', ');
 }
 
+/** How the offline answer introduces a passage's sentences: "From bugs.md (Reporting): ". */
+export function fromLead(title: string, place: ChunkPlace): string {
+  const where = describePlace(place);
+  return `From ${title}${where ? ` (${where})` : ''}: `;
+}
+
 export function formatTime(seconds: number): string {
   const s = Math.floor(seconds);
   const hh = Math.floor(s / 3600);
@@ -140,12 +146,11 @@ export function extractiveAnswer(question: string, passages: Passage[], maxSente
   return [...groups]
     .map(([source, list]) => {
       const p = passages[source]!;
-      const where = describePlace(p.place);
       const body = list
         .sort((a, b) => a.order - b.order)
         .map((s) => `${s.text} [${source + 1}]`)
         .join(' ');
-      return `From ${p.title}${where ? ` (${where})` : ''}: ${body}`;
+      return `${fromLead(p.title, p.place)}${body}`;
     })
     .join('\n\n');
 }
