@@ -130,6 +130,21 @@ test('the timeline: the event time is labelled When, and a pinned event rises to
   await keep(info, 'timeline-pinned');
 });
 
+test("dashboards: a priority's series takes its configured colour, mean times read in minutes and hours", async ({ browserName: _browser }, info) => {
+  const critical = (await api(page, token, 'GET', '/incident_priorities?itemsPerPage=-1')).json.items.find((p: { name: string }) => p.name === 'Critical');
+  expect(critical.color).toBe('#B71C1C');
+  const made = await api(page, token, 'POST', '/iaos', { title: `Login outage ${stamp}`, incident_priority_id: critical.id });
+  expect(made.status).toBe(201);
+  expect((await api(page, token, 'POST', `/iaos/${made.json.id}/closed`)).status).toBe(200);
+  await page.goto('/default/dashboards/iaos');
+  const chart = page.locator('.MuiCard-root', { has: page.getByRole('heading', { name: 'Incidents by priority' }) });
+  await expect(chart.getByRole('img', { name: /Critical [1-9]/ })).toBeVisible();
+  await expect(chart.locator(`path.recharts-rectangle[fill="${critical.color}"]`).first()).toBeVisible();
+  // "2 min", "3 h 10 min", "2 d 4 h": never "0.03 h".
+  await expect(page.getByLabel('Mean time to close')).toHaveText(/^\d+ (min|h( \d+ min)?|d( \d+ h)?)$/);
+  await keep(info, 'dashboard-colours');
+});
+
 test('Create on Incidents is the report form', async ({ browserName: _browser }, info) => {
   await page.goto('/default/incidents');
   await expect(page).toHaveURL(/\/default\/iaos/);
