@@ -27,6 +27,12 @@ export function describePlace(place: ChunkPlace): string {
   return parts.join(', ');
 }
 
+/** How the offline answer introduces a passage's sentences: "From bugs.md (Reporting): ". */
+export function fromLead(title: string, place: ChunkPlace): string {
+  const where = describePlace(place);
+  return `From ${title}${where ? ` (${where})` : ''}: `;
+}
+
 export function formatTime(seconds: number): string {
   const s = Math.floor(seconds);
   const hh = Math.floor(s / 3600);
@@ -90,13 +96,6 @@ function answerness(sentence: string, want: Wants): number {
   return marks.command || marks.setting || marks.number ? 0.3 : 0;
 }
 
-/** Sentences of a passage: a stop counts only before a space, so "billing.env" and "v1.2" stay whole. */
-export const splitSentences = (text: string) =>
-  text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((s) => s.replace(/\s+/g, ' ').trim())
-    .filter(Boolean);
-
 /**
  * The offline answer: the passages' sentences that share words with the question, best first, each
  * one cited with its passage's number, so every sentence is checkable and nothing is invented. A
@@ -111,7 +110,7 @@ export function extractiveAnswer(question: string, passages: Passage[], maxSente
   const scored: { source: number; order: number; text: string; score: number; echo: boolean }[] = [];
   const seen = new Set<string>();
   passages.forEach((p, source) => {
-    const list = splitSentences(p.text).map((text) => ({ text, words: terms(text) }));
+    const list = sentences(p.text).map((text) => ({ text, words: terms(text) }));
     const hits = list.map(({ words }) => new Set(words.filter((w) => want.has(w))).size);
     list.forEach(({ text, words }, order) => {
       if (!words.length || seen.has(text.toLowerCase())) return;
@@ -134,7 +133,7 @@ export function extractiveAnswer(question: string, passages: Passage[], maxSente
   let best = ranked.filter((s) => !s.echo).slice(0, maxSentences);
   if (!best.length) best = ranked.slice(0, 2);
   if (!best.length)
-    best = splitSentences(passages[0]!.text)
+    best = sentences(passages[0]!.text)
       .slice(0, 2)
       .map((text, order) => ({ source: 0, order, text, score: 0, echo: false }));
   // Sentences of one passage stay together, in their own order, under its title; passages follow
@@ -147,12 +146,11 @@ export function extractiveAnswer(question: string, passages: Passage[], maxSente
   return [...groups]
     .map(([source, list]) => {
       const p = passages[source]!;
-      const where = describePlace(p.place);
       const body = list
         .sort((a, b) => a.order - b.order)
         .map((s) => `${s.text} [${source + 1}]`)
         .join(' ');
-      return `From ${p.title}${where ? ` (${where})` : ''}: ${body}`;
+      return `${fromLead(p.title, p.place)}${body}`;
     })
     .join('\n\n');
 }
@@ -183,7 +181,7 @@ function prompt(question: string, passages: Passage[], history: ChatMessage[]): 
  */
 export function ungrounded(answer: string, given: number): string | null {
   const units: string[] = [];
-  for (const s of splitSentences(answer)) {
+  for (const s of sentences(answer)) {
     const lead = /^(\s*\[\d+\])+/.exec(s)?.[0] ?? '';
     if (units.length && lead) units[units.length - 1] += lead;
     const rest = s.slice(lead.length).trim();

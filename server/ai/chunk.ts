@@ -40,14 +40,16 @@ function words(s: string): number {
   return n;
 }
 
-/** Sentences, keeping their end punctuation; abbreviations like "e.g." may split early, which is harmless here. */
+/**
+ * Sentences, keeping their end punctuation (and a closing quote or bracket): a stop ends one only
+ * before a space or a line break, so "billing.env", "v1.2" and "www.example.org" stay whole.
+ * Abbreviations like "e.g." may split early, which is harmless here.
+ */
 export function sentences(text: string): string[] {
-  return (
-    text
-      .match(/[^.!?\n]+(?:[.!?]+(?=\s|$)|$)|[^\s][^.!?\n]*/g)
-      ?.map((s) => s.trim())
-      .filter(Boolean) ?? []
-  );
+  return text
+    .split(/(?<=[.!?]["'\u201d\u2019)\]]*)\s+|\n+/)
+    .map((s) => s.replace(/\s+/g, ' ').trim())
+    .filter(Boolean);
 }
 
 /** Sections whose place differs only in line/row/cue time may share a chunk; pages and headings never mix. */

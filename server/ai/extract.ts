@@ -153,6 +153,10 @@ export function markdownStream(): SectionStream {
     if (t) out.push({ text: t, place: path.length ? { heading: path.filter(Boolean).join(' › ') } : {} });
     buf = [];
   };
+  const heading = (level: number, text: string) => {
+    path.length = level - 1;
+    path[level - 1] = stripInline(text);
+  };
   return lineStream(
     (raw) => {
       if (/^\s*(```|~~~)/.test(raw)) {
@@ -162,11 +166,19 @@ export function markdownStream(): SectionStream {
       const h = inFence ? null : /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(raw);
       if (h) {
         flush();
-        const level = h[1]!.length;
-        path.length = level - 1;
-        path[level - 1] = stripInline(h[2]!);
+        heading(h[1]!.length, h[2]!);
         return;
       }
+      // A line of = or - under a paragraph makes it a heading ("Where to send\n-------------"); on
+      // its own, like *** or ___, it is a rule. Neither is text.
+      const underline = inFence ? null : /^ {0,3}(=+|-+)\s*$/.exec(raw);
+      if (underline && buf.length) {
+        const text = buf.join(' ');
+        buf = [];
+        heading(underline[1]!.startsWith('=') ? 1 : 2, text);
+        return;
+      }
+      if (!inFence && (underline || /^ {0,3}([-*_])(\s*\1){2,}\s*$/.test(raw))) return flush();
       if (!raw.trim()) return flush();
       buf.push(inFence ? raw : stripInline(raw.replace(/^\s*([-*+]|\d+\.)\s+/, '').replace(/^\s*>\s?/, '')));
     },
@@ -311,7 +323,10 @@ export async function* streamSections(
   yield [...stream.push(decoder.decode()), ...stream.end()];
 }
 
-/** Text of each PDF page (pdf.js), with its page number. */
+/**
+ * Text of each PDF page (pdf.js), with its page number. A running header (the same first line on
+ * most pages) and a page's bare number are left out, so passages end with their text, not "… 2".
+ */
 export async function pdfSections(buf: Buffer): Promise<Section[]> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
   let doc;
@@ -320,7 +335,7 @@ export async function pdfSections(buf: Buffer): Promise<Section[]> {
   } catch (err) {
     throw new ExtractError(`The PDF could not be read (${(err as Error).message}).`);
   }
-  const out: Section[] = [];
+  const pages: string[][] = [];
   try {
     for (let page = 1; page <= doc.numPages; page++) {
       const content = await (await doc.getPage(page)).getTextContent();
@@ -329,15 +344,29 @@ export async function pdfSections(buf: Buffer): Promise<Section[]> {
         if (!('str' in item)) continue;
         text += item.str + (item.hasEOL ? '\n' : '');
       }
-      // Paragraphs on a page stay apart so long pages split at their breaks.
-      for (const para of text.split(/\n\s*\n/)) {
-        const t = para.replace(/\s+/g, ' ').trim();
-        if (t) out.push({ text: t, place: { page } });
-      }
+      pages.push(text.split('\n'));
     }
   } finally {
     await doc.destroy();
   }
+  const firstLines = new Map<string, number>();
+  for (const lines of pages) {
+    const first = lines.find((l) => l.trim())?.trim();
+    if (first) firstLines.set(first, (firstLines.get(first) ?? 0) + 1);
+  }
+  const running = (line: string) => pages.length > 2 && (firstLines.get(line.trim()) ?? 0) > pages.length / 2;
+  const out: Section[] = [];
+  pages.forEach((lines, i) => {
+    const first = lines.findIndex((l) => l.trim());
+    if (first >= 0 && running(lines[first]!)) lines.splice(first, 1);
+    const last = lines.findLastIndex((l) => l.trim());
+    if (last >= 0 && lines[last]!.trim() === String(i + 1)) lines.splice(last, 1);
+    // Paragraphs on a page stay apart so long pages split at their breaks.
+    for (const para of lines.join('\n').split(/\n\s*\n/)) {
+      const t = para.replace(/\s+/g, ' ').trim();
+      if (t) out.push({ text: t, place: { page: i + 1 } });
+    }
+  });
   return out;
 }
 

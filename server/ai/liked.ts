@@ -5,7 +5,7 @@ import type { Db } from '../core/db/client.js';
 import { anonymousProjects, chatMessages, chats, chunks, messageFeedback, submissions, type MessageSource, type SensitivityLevel } from './tables.js';
 import { withTenant } from '../core/db/tenant.js';
 import type { Queue } from '../core/jobs/queue.js';
-import { describePlace, NO_MATCH } from './answer.js';
+import { describePlace, fromLead, NO_MATCH } from './answer.js';
 import { createSubmission, indexSubmission, removeChunks, type IndexOptions } from './ingest.js';
 import { SubmitError } from './submit-error.js';
 import { limitsFor } from '../billing/limits.js';
@@ -35,11 +35,14 @@ export const queueLiked = (queue: Queue, orgId: number, feedbackId: number) =>
 /**
  * The curated Q&A as a Markdown text submission: the question is its heading, so it weighs most in
  * search. The answer's [n] markers become the names of what they cited, since a later answer quoting
- * this text numbers its own sources.
+ * this text numbers its own sources; the offline answer's "From bugs.md: " leads go, so a later
+ * answer quotes the Q&A's sentences, not "From Q&A: … From bugs.md: …".
  */
 export function curatedQa(question: string, answer: string, sources: MessageSource[]): string {
   const named = new Map(sources.map((s) => [s.n, `(${[s.title, describePlace(s.place)].filter(Boolean).join(', ')})`]));
-  const body = answer.replace(/\[(\d+)\]/g, (marker, n: string) => named.get(Number(n)) ?? marker).trim();
+  let body = answer;
+  for (const lead of new Set(sources.map((s) => fromLead(s.title, s.place)))) body = body.split(lead).join('');
+  body = body.replace(/\[(\d+)\]/g, (marker, n: string) => named.get(Number(n)) ?? marker).trim();
   return `# ${question.replace(/\s+/g, ' ').trim()}\n\n${body}\n`;
 }
 

@@ -31,13 +31,17 @@ export const workspaceSource: RetrievalSource = {
     if (opts.access.kind !== 'user') return [];
     const ctx = { orgId: opts.orgId, userId: opts.access.userId, role: opts.access.role, tx } as unknown as RequestContext;
     const q = sql`(select case when numnode(w) = 0 then null else replace(w::text, ' & ', ' | ')::tsquery end from websearch_to_tsquery('english', ${opts.query}) w)`;
+    // The floor: a record must hold at least half of the question's words (any one of them selects
+    // it), so a procps question does not cite "Customer reports double charge" for its "report".
+    const words = sql`tsvector_to_array(to_tsvector('english', ${opts.query}))`;
     const search = async (table: SQL, scope: SQL, name: SQL, title: SQL, body: SQL): Promise<Row[]> =>
       rowsOf<Row>(
         await tx.execute(sql`
           with recent as (select * from ${table} where ${scope} order by id desc limit ${RECENT}),
-          doc as (select id, ${name} as name, ${title} as title, ${body} as body from recent)
-          select id, name, title, body, ts_rank_cd(to_tsvector('english', title || ' ' || body), ${q}) as rank
-          from doc where to_tsvector('english', title || ' ' || body) @@ ${q}
+          doc as (select id, ${name} as name, ${title} as title, ${body} as body, to_tsvector('english', ${title} || ' ' || ${body}) as tsv from recent)
+          select id, name, title, body, ts_rank_cd(tsv, ${q}) as rank
+          from doc where tsv @@ ${q}
+            and 2 * (select count(*) from unnest(${words}) w where tsv @@ quote_literal(w)::tsquery) >= cardinality(${words})
           order by rank desc, id desc limit ${PER_KIND}`),
       );
     const found: Passage[] = [];

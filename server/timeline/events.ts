@@ -4,8 +4,8 @@ import { notifyChange } from '../live/changes.js';
 
 /**
  * Timeline event types and the filter toggle each belongs to (spec §9: the first seven are on by
- * default; field, assessment, context and notification are off). User curated events are on: an
- * event someone adds must show at once, not hide behind a toggle (issue 23).
+ * default; field, assessment, context, user curated and notification are off). An event someone adds
+ * while the page is open still shows at once: the page turns its filter on (admin incidents/parts.tsx).
  */
 export const EVENT_TYPES = {
   'Participant updated': 'participant_updates',

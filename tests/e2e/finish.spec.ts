@@ -85,6 +85,66 @@ test('a first workflow runs on the built-in engine; one without steps says why i
   expect(json.plugin_instance.slug).toBe('step-engine');
 });
 
+test('addresses people type reach their lists: /iaos inside the organization, /default/incidents and /default/cases', async () => {
+  for (const [address, list] of [
+    ['/iaos', 'iaos'],
+    ['/default/incidents', 'iaos'],
+    ['/default/cases', 'cases'],
+  ]) {
+    const listed = page.waitForRequest((r) => new URL(r.url()).pathname === `/api/v1/default/${list}`);
+    await page.goto(address!);
+    await expect(page, address).toHaveURL(new RegExp(`/default/${list}$`));
+    await listed;
+    await expect(page.locator('.RaList-main')).toBeVisible();
+  }
+});
+
+test('the timeline: the event time is labelled When, and a pinned event rises to the top under a filled star', async ({ browserName: _browser }, info) => {
+  const made = await api(page, token, 'POST', '/iaos', { title: `Queue backlog ${stamp}` });
+  expect(made.status).toBe(201);
+  await page.goto(`/default/iaos/${made.json.name}/view`);
+  const timeline = page.getByRole('table', { name: 'Timeline' });
+  for (const note of [`First note ${stamp}`, `Second note ${stamp}`]) {
+    await page.getByRole('button', { name: 'Add event' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add timeline event' });
+    await expect(dialog.getByLabel('When (UTC)')).toBeVisible();
+    await dialog.getByLabel('Description').fill(note);
+    await dialog.getByRole('button', { name: 'Add event' }).click();
+    await expect(timeline).toContainText(note);
+  }
+  const rows = timeline.getByRole('row');
+  const texts = await rows.allTextContents();
+  // Pin whichever note is lower down: pinned, it must lead.
+  const lower = [`First note ${stamp}`, `Second note ${stamp}`].sort(
+    (a, b) => texts.findIndex((x) => x.includes(b)) - texts.findIndex((x) => x.includes(a)),
+  )[0]!;
+  expect(texts.findIndex((x) => x.includes(lower))).toBeGreaterThan(0);
+  const row = rows.filter({ hasText: lower });
+  // The filled star is the pinned one (StarIcon in the warning colour); an unpinned event has the outline.
+  const filledStar = 'svg.MuiSvgIcon-colorWarning';
+  await expect(row.getByRole('button', { name: 'Pin' }).locator(filledStar)).toHaveCount(0);
+  await row.getByRole('button', { name: 'Pin' }).click();
+  await expect(rows.first()).toContainText(lower);
+  await expect(rows.first().getByRole('button', { name: 'Unpin' }).locator(filledStar)).toBeVisible();
+  await expect(timeline.locator(filledStar)).toHaveCount(1);
+  await keep(info, 'timeline-pinned');
+});
+
+test("dashboards: a priority's series takes its configured colour, mean times read in minutes and hours", async ({ browserName: _browser }, info) => {
+  const critical = (await api(page, token, 'GET', '/incident_priorities?itemsPerPage=-1')).json.items.find((p: { name: string }) => p.name === 'Critical');
+  expect(critical.color).toBe('#B71C1C');
+  const made = await api(page, token, 'POST', '/iaos', { title: `Login outage ${stamp}`, incident_priority_id: critical.id });
+  expect(made.status).toBe(201);
+  expect((await api(page, token, 'POST', `/iaos/${made.json.id}/closed`)).status).toBe(200);
+  await page.goto('/default/dashboards/iaos');
+  const chart = page.locator('.MuiCard-root', { has: page.getByRole('heading', { name: 'Incidents by priority' }) });
+  await expect(chart.getByRole('img', { name: /Critical [1-9]/ })).toBeVisible();
+  await expect(chart.locator(`path.recharts-rectangle[fill="${critical.color}"]`).first()).toBeVisible();
+  // "2 min", "3 h 10 min", "2 d 4 h": never "0.03 h".
+  await expect(page.getByLabel('Mean time to close')).toHaveText(/^\d+ (min|h( \d+ min)?|d( \d+ h)?)$/);
+  await keep(info, 'dashboard-colours');
+});
+
 test('Create on Incidents is the report form', async ({ browserName: _browser }, info) => {
   await page.goto('/default/incidents');
   await expect(page).toHaveURL(/\/default\/iaos/);

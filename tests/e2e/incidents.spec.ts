@@ -66,7 +66,7 @@ test('its reporter adds a timeline event, adds and resolves a task', async () =>
   await dialog.getByLabel('Description').fill('Rolled back the payment service deploy');
   await dialog.getByRole('button', { name: 'Add event' }).click();
   await expect(page.getByText('Event added.')).toBeVisible();
-  // Custom events ("user curated") show at once: their filter is on by default (issue 23).
+  // A custom event ("user curated") shows at once: its filter is off by default (spec §9), and the page turns it on for an event just added.
   const timeline = page.getByRole('table', { name: 'Timeline' });
   await expect(timeline).toContainText('Rolled back the payment service deploy');
 

@@ -399,7 +399,7 @@ export function IncidentView() {
       {dialog === 'event' ? (
         <EventDialog
           title={translate('fw.responder.add_timeline_event')}
-          timeLabel={translate('fw.responder.after_utc')}
+          timeLabel={translate('fw.room.event_time')}
           timeKey="after"
           saveLabel={translate('fw.responder.add_event')}
           onClose={() => setDialog(null)}

@@ -169,3 +169,23 @@ t.test('an invitation whose e-mail cannot be sent is kept, and the answer says s
   t.match(viaScreen.body, { email: 'other@example.com', emailed: false });
   t.equal((await request({ method: 'GET', url: '/api/v1/alpha/invitations', token: a.token })).body.total, 2, 'both kept');
 });
+
+t.test('the pending invitations say who invited by name, not by id', async (t) => {
+  const { request, login } = await testApp(t);
+  const token = await login('dana@example.com');
+  const api = (method: string, url: string, payload?: unknown) =>
+    request({ method: method as never, url: `/api/v1/default${url}`, token, ...(payload === undefined ? {} : { payload: payload as never }) });
+  const me = (await api('GET', '/auth/me')).body;
+  t.equal((await api('PUT', `/users/${me.id}`, { display_name: 'Dana Ops' })).status, 200);
+  t.equal((await api('POST', '/invitations', { email: 'sam@example.com', role: 'Member' })).status, 201);
+  const [pending] = (await api('GET', '/invitations')).body.items;
+  t.match(pending, { email: 'sam@example.com', invited_by: me.id, invited_by_name: 'Dana Ops' });
+  const fields = ((await api('GET', '/meta/resources')).body.resources as { name: string; fields: { name: string; label: string; list: boolean }[] }[]).find(
+    (m) => m.name === 'invitations',
+  )!.fields;
+  t.same(
+    fields.filter((f) => f.list && /invited/i.test(f.label)).map((f) => [f.name, f.label]),
+    [['invited_by_name', 'Invited by']],
+    'the list shows one "Invited by" column, the name',
+  );
+});

@@ -74,6 +74,9 @@ t.test('anonymous sessions: trending, projects and a public chat; everything els
     'visitors may chat in projects with public material and their own',
   );
 
+  // The landing page's counter: questions asked on the public page today, everyone's together.
+  const askedToday = async () => (await request({ method: 'GET', url: `/api/v1/default/curated_content/anonymous/trending/${key2}` })).body.asked_today;
+  t.equal(await askedToday(), 0, 'nothing asked yet today');
   const visitor = await SocketClient.open(`${wsBase}?key=${key}`);
   t.teardown(() => visitor.close());
   t.match((await visitor.request('fetch_limits', {}, 'limits')).data, { plan: 'anonymous' });
@@ -83,6 +86,7 @@ t.test('anonymous sessions: trending, projects and a public chat; everything els
   t.equal(answer.data.sources.length, 1);
   const pin = await visitor.request('chat', { project_id: ops.id, text: 'outage bridge PIN' }, 'chat_done');
   t.notMatch(JSON.stringify(pin.data), /99871/);
+  t.equal(await askedToday(), 2, "the counter shows the visitor's two questions, to another visitor too");
   t.match(
     (await visitor.request('fetch_submissions', { project_id: ops.id }, 'submissions')).data.detail[0].msg,
     /could not be found/,

@@ -59,6 +59,8 @@ t.test('a liked answer becomes a curated Q&A of the project, then leaves process
     'the question heads the answer, whose markers name what they cited',
   );
   t.notMatch(qa!.content, /\[\d\]/);
+  t.match(first.answer, /^From keys\.txt/, 'the liked answer was the offline one, which leads with its source');
+  t.notMatch(qa!.content, /From keys\.txt/, 'the Q&A keeps the sentences, not that lead');
   const found = await run((tx) =>
     retrieve(tx, { orgId, projectId: project.id, query: 'kraken key rotation steps', access: { kind: 'user', userId: 1, role: 'Owner' } }),
   );
@@ -66,6 +68,9 @@ t.test('a liked answer becomes a curated Q&A of the project, then leaves process
     found.some((p) => p.title === 'Q&A: How do I rotate the kraken API keys?'),
     'later questions retrieve the curated Q&A',
   );
+  const later = await ask(database.db, config, who, { project_id: project.id, text: 'What are the kraken key rotation steps?' }, quiet);
+  t.match(later.answer, /From Q&A: How do I rotate the kraken API keys\?/, 'a later answer quotes the Q&A');
+  t.notMatch(later.answer, /From Q&A[^\n]*From keys\.txt/, 'without re-quoting the answer it was made of');
 
   // Liking again is curated once.
   const again = await run((tx) => giveFeedback(tx, who, first.message_id, 'like'));

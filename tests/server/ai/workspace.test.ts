@@ -32,6 +32,13 @@ t.test("signed-in chats also cite the organization's incidents they may see", as
     },
   });
   t.equal(restricted.status, 201, 'restricted incident created');
+  const unrelated = await request({
+    method: 'POST',
+    url: '/api/v1/default/iaos',
+    token: owner,
+    payload: { title: 'Customer reports double charge', description: 'A customer was charged twice for one order; we refunded it.', project_id: project.id },
+  });
+  t.equal(unrelated.status, 201);
 
   const ws = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?ticket=${await ticket(member)}`);
   t.teardown(() => ws.close());
@@ -49,6 +56,18 @@ t.test("signed-in chats also cite the organization's incidents they may see", as
   t.match(
     done.data.sources.find((s: { object_type: string }) => s.object_type === 'incident'),
     { url: /^iaos\/.+\/view$/ },
+  );
+
+  // The floor: sharing one word ("report") with a question does not make an incident an answer to it.
+  const procps = await ws.request('chat', { project_id: project.id, text: 'Where should I report a bug in procps, and what should I send?' }, 'chat_done');
+  t.notOk(
+    procps.data.sources.some((s: { title: string }) => /double charge/.test(s.title)),
+    'an unrelated incident is not cited',
+  );
+  const charged = await ws.request('chat', { project_id: project.id, text: 'Why was the customer charged twice?' }, 'chat_done');
+  t.ok(
+    charged.data.sources.some((s: { title: string }) => /double charge/.test(s.title)),
+    'it is cited for a question about it',
   );
 
   const ownerWs = await SocketClient.open(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/default/ws?ticket=${await ticket(owner)}`);

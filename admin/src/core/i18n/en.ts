@@ -94,7 +94,6 @@ export const responder = {
   },
   send_report: 'Send report',
   add_timeline_event: 'Add timeline event',
-  after_utc: 'When (UTC)',
   event_added: 'Event added.',
   event_updated: 'Event updated.',
   event_deleted: 'Event deleted.',
