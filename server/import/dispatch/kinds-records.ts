@@ -1,7 +1,7 @@
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { CASE_STATUSES, caseParticipants, cases, caseTags } from '../../cases/tables.js';
 import { INCIDENT_STATUSES, incidentParticipants, incidentResources, incidentRoles, incidents, incidentTags } from '../../incidents/tables.js';
-import { importKind, importLinks, unmapped, type Ctx, type KindSpec, type Target } from './engine.js';
+import { importKinds, importLinks, unmapped, type Ctx, type KindSpec, type Target } from './engine.js';
 import { isResolutionReason, roleOf } from './roles.js';
 import { joined, personEmail } from './source.js';
 
@@ -210,13 +210,13 @@ export const incidentResourceSpecs = [
 
 /** Incidents with their people, roles and tags (their timeline, tasks and costs follow cases: events may name either). */
 export async function importIncidents(ctx: Ctx) {
-  for (const spec of [incidentSpec, participantSpec, roleSpec]) await importKind(ctx, spec);
+  await importKinds(ctx, [incidentSpec, participantSpec, roleSpec]);
   await importTags(ctx, 'incident', incidentTags);
 }
 
 /** Cases (after incidents: an escalated case names its incident) with their people and tags. */
 export async function importCases(ctx: Ctx) {
-  await importKind(ctx, caseSpec);
+  await importKinds(ctx, [caseSpec]);
   await importCaseParticipants(ctx);
   await importTags(ctx, 'case', caseTags);
 }

@@ -2,7 +2,7 @@ import { events } from '../../timeline/tables.js';
 import { incidentCosts, reports } from '../../incidents/tables.js';
 import { tasks, TASK_STATUSES } from '../../tasks/tables.js';
 import { feedback, FEEDBACK_RATINGS } from '../../feedback/tables.js';
-import { importKind, unmapped, type Ctx, type KindSpec } from './engine.js';
+import { importKinds, unmapped, type Ctx, type KindSpec } from './engine.js';
 import { incidentResourceSpecs } from './kinds-records.js';
 import { joined, personEmail } from './source.js';
 
@@ -134,5 +134,5 @@ const reportSpec: KindSpec<Row> = {
 
 /** What hangs off incidents and cases once both exist: timeline, tasks, resources, reports, costs, feedback. */
 export async function importTimeline(ctx: Ctx) {
-  for (const spec of [eventSpec, taskSpec, ...incidentResourceSpecs, reportSpec, costSpec, feedbackSpec]) await importKind(ctx, spec);
+  await importKinds(ctx, [eventSpec, taskSpec, ...incidentResourceSpecs, reportSpec, costSpec, feedbackSpec]);
 }
