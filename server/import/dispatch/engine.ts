@@ -192,7 +192,8 @@ export async function importKinds<Row extends { id: unknown }>(ctx: Ctx, specs: 
  * `write` in a transaction of its own (a dry run: on the database, which it only reads). Its COMMIT does
  * not wait for the disk (relaxed): the import can run again, and a chunk's rows and their map entries
  * commit together, so a crash of the server loses at most the last chunks whole, which a re-run writes
- * again. A kill of the importer loses nothing committed. The wait was about 4 ms a chunk on this machine.
+ * again. A kill of the importer loses nothing committed. (A synchronous commit took about 4 ms here:
+ * 300 small ones from psql in 1.2 s.)
  */
 const committed = <T>(ctx: Ctx, write: (tx: Executor) => Promise<T>) =>
   ctx.dryRun
@@ -319,7 +320,7 @@ async function insertJson(tx: Executor, table: PgTable, rows: Values[], tail: st
   let returned = 0;
   for (const [keys, indexes] of groups) {
     const names = keys.split(',').map((k) => quote(columns[k]!.name));
-    // Renamed only where a property is not its column's name (a copy of every row cost about a tenth of the import's CPU).
+    // Renamed only where a property is not its column's name; otherwise each row is sent as it is, not copied.
     const renamed = keys.split(',').some((k) => columns[k]!.name !== k);
     const objects = indexes.map((i) => (renamed ? Object.fromEntries(Object.entries(rows[i]!).map(([k, v]) => [columns[k]!.name, v])) : rows[i]!));
     const target = quote(getTableName(table));
