@@ -9,7 +9,7 @@ import { chunkSections, type Chunk } from './chunk.js';
 import { ExtractError, extract, fileKind, sectionStream, streamSections, SUPPORTED_FILES, type FileKind, type Section } from './extract.js';
 import { filesInProject } from './limits.js';
 import { formatBytes, type Limits } from '../billing/limits.js';
-import { rowsOf } from '../core/db/client.js';
+import { relaxed, rowsOf } from '../core/db/client.js';
 import { SubmitError } from './submit-error.js';
 import { fetchYoutubeTranscript, youtubeTitle } from './youtube.js';
 import { NUL_MESSAGE } from '../core/input.js';
@@ -315,14 +315,13 @@ function countLexemes(tx: Executor, sub: IndexTarget) {
     on conflict (organization_id, project_id, lexeme) do update set ndoc = chunk_lexemes.ndoc + excluded.ndoc`);
 }
 
-/**
- * An index write need not wait for the disk at its commit: indexing can run again, and what runs it
+/*
+ * Index writes commit relaxed (client.ts), not waiting for the disk: indexing can run again, and what runs it
  * later commits synchronously (the job queue marking the job done, the next upload), which flushes
  * the log up to there, this commit included; a crash before that loses at most a batch whose job is
  * then run again. A small file's index is one commit, and waiting for its flush took about as long
  * as writing it (bench/README.md, `ingest`).
  */
-const relaxed = (tx: Executor) => tx.execute(sql`select set_config('synchronous_commit', 'off', true)`);
 
 /**
  * Chunks are written in batches of about this much text (or BATCH_ROWS rows), each batch one

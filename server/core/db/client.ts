@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import { sql, type ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
 
 // No relational schema: Firewatch uses only the SQL-like builders, so the client knows no tables.
@@ -14,6 +14,13 @@ export type Db = PgDatabase<PgQueryResultHKT, NoSchema>;
 export type Tx = PgTransaction<PgQueryResultHKT, NoSchema, ExtractTablesWithRelations<NoSchema>>;
 /** What a query can run on: the root database or a transaction. */
 export type Executor = Db | Tx;
+
+/**
+ * The transaction's COMMIT does not wait for its log to reach the disk (PostgreSQL's synchronous_commit
+ * off, for this transaction only): for work that can be run again, where a crash may lose the last
+ * commits but never half of one. Its callers say why theirs can.
+ */
+export const relaxed = (tx: Executor) => tx.execute(sql`select set_config('synchronous_commit', 'off', true)`);
 
 export interface Database {
   db: Db;

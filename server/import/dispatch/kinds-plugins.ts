@@ -2,7 +2,7 @@ import { createDecipheriv, createHash } from 'node:crypto';
 import { pluginInstances } from '../../plugins/tables.js';
 import { decryptSecret, encryptSecret, SECRET_MASK } from '../../plugins/secrets.js';
 import { workflows } from '../../workflows/tables.js';
-import { importKind, unmapped, type Ctx, type KindSpec } from './engine.js';
+import { importKinds, unmapped, type Ctx, type KindSpec } from './engine.js';
 
 type Row = Record<string, unknown> & { id: number };
 
@@ -102,5 +102,5 @@ const workflowSpec: KindSpec<Row> = {
 };
 
 export async function importPlugins(ctx: Ctx) {
-  for (const spec of [instanceSpec, workflowSpec]) await importKind(ctx, spec);
+  await importKinds(ctx, [instanceSpec, workflowSpec]);
 }

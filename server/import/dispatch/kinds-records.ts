@@ -1,9 +1,9 @@
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { CASE_STATUSES, caseParticipants, cases, caseTags } from '../../cases/tables.js';
 import { INCIDENT_STATUSES, incidentParticipants, incidentResources, incidentRoles, incidents, incidentTags } from '../../incidents/tables.js';
-import { importKind, importLinks, unmapped, type Ctx, type KindSpec, type Target } from './engine.js';
+import { importKinds, importLinks, unmapped, type Ctx, type KindSpec, type Target } from './engine.js';
 import { isResolutionReason, roleOf } from './roles.js';
-import { personEmail } from './source.js';
+import { joined, personEmail } from './source.js';
 
 type Row = Record<string, unknown> & { id: number | string };
 type Values = Record<string, unknown>;
@@ -15,8 +15,8 @@ interface RecordKind {
   statuses: readonly string[];
   /** Dispatch's participant columns, each read as the person's e-mail (`commander_id` -> `commander_email`). */
   people: string[];
-  /** Further columns of the source query, over the record `r`. */
-  select: string;
+  /** Further columns of the source query, each joined on the record `r`. */
+  joins: ReturnType<typeof joined>[];
   /** The kind's own fields. */
   fields: (r: Row, ctx: Ctx) => Values;
 }
@@ -30,7 +30,11 @@ function recordSpec(k: RecordKind): KindSpec<Row> {
   return {
     kind: k.kind,
     table: k.table,
-    rows: (ctx) => ctx.rows<Row>(`select r.*, ${k.people.map((column) => personEmail('r', column)).join(', ')}, ${k.select} from {s}${source} r order by r.id`),
+    rows: (ctx) =>
+      ctx.rows<Row>(
+        `select r.*, ${[...k.people.map((column) => personEmail('r', column)), ...k.joins.map((j) => j.column)].join(', ')}
+        from {s}${source} r ${k.joins.map((j) => j.join).join(' ')} order by r.id`,
+      ),
     natural: ['name'],
     map: (r, ctx) => {
       if (!r.name) return unmapped(`a ${k.kind} without a name`);
@@ -61,15 +65,18 @@ function recordSpec(k: RecordKind): KindSpec<Row> {
   };
 }
 
+/** The latest row of `table` per record (`column` naming the record), as `value`. */
+const latest = (table: string, column: string, value: string) =>
+  `select distinct on (x.${column}) x.${column} as key, ${value} as value from {s}${table} x where x.${column} is not null order by x.${column}, x.id desc`;
 const resource = (table: string) =>
-  `(select json_build_object('resource_type', x.resource_type, 'resource_id', x.resource_id, 'weblink', x.weblink) from {s}${table} x where x.case_id = r.id order by x.id desc limit 1) as ${table}`;
+  joined(table, 'r.id', latest(table, 'case_id', `json_build_object('resource_type', x.resource_type, 'resource_id', x.resource_id, 'weblink', x.weblink)`));
 
 export const incidentSpec = recordSpec({
   kind: 'incident',
   table: incidents,
   statuses: INCIDENT_STATUSES,
   people: ['commander_id', 'reporter_id'],
-  select: `(select weblink from {s}conference c where c.incident_id = r.id order by c.id desc limit 1) as conference_url`,
+  joins: [joined('conference_url', 'r.id', latest('conference', 'incident_id', 'x.weblink'))],
   fields: (r) => ({ conference_url: r.conference_url ?? null }),
 });
 
@@ -78,7 +85,11 @@ const caseSpec = recordSpec({
   table: cases,
   statuses: CASE_STATUSES,
   people: ['assignee_id', 'reporter_id'],
-  select: `${resource('ticket')}, ${resource('storage')}, (select min(a.incident_id) from {s}assoc_case_incidents a where a.case_id = r.id) as escalated_incident_id`,
+  joins: [
+    resource('ticket'),
+    resource('storage'),
+    joined('escalated_incident_id', 'r.id', `select case_id as key, min(incident_id) as value from {s}assoc_case_incidents group by case_id`),
+  ],
   fields: (r, ctx) => {
     if (r.resolution_reason && !isResolutionReason(r.resolution_reason))
       ctx.report.warn(ctx.org, 'case', String(r.id), `its resolution reason '${String(r.resolution_reason)}' is not one of Firewatch's; left empty`);
@@ -107,12 +118,15 @@ async function importTags(ctx: Ctx, kind: 'incident' | 'case', table: PgTable) {
   await importLinks(ctx, `${kind}_tag`, table, mapped);
 }
 
+/** When a participant was first given a role. */
+const addedAt = joined('added_at', 'p.id', `select participant_id as key, min(assumed_at) as value from {s}participant_role group by participant_id`);
+
 const participantSpec: KindSpec<Row> = {
   kind: 'incident_participant',
   table: incidentParticipants,
   rows: (ctx) =>
-    ctx.rows<Row>(`select p.*, lower(c.email) as email, c.name, (select min(r.assumed_at) from {s}participant_role r where r.participant_id = p.id) as added_at
-      from {s}participant p left join {s}individual_contact c on c.id = p.individual_contact_id where p.incident_id is not null order by p.id`),
+    ctx.rows<Row>(`select p.*, lower(c.email) as email, c.name, ${addedAt.column}
+      from {s}participant p left join {s}individual_contact c on c.id = p.individual_contact_id ${addedAt.join} where p.incident_id is not null order by p.id`),
   natural: ['incident_id', 'email'],
   map: (r, ctx) => {
     const incident = ctx.ref('incident', r.incident_id);
@@ -196,13 +210,13 @@ export const incidentResourceSpecs = [
 
 /** Incidents with their people, roles and tags (their timeline, tasks and costs follow cases: events may name either). */
 export async function importIncidents(ctx: Ctx) {
-  for (const spec of [incidentSpec, participantSpec, roleSpec]) await importKind(ctx, spec);
+  await importKinds(ctx, [incidentSpec, participantSpec, roleSpec]);
   await importTags(ctx, 'incident', incidentTags);
 }
 
 /** Cases (after incidents: an escalated case names its incident) with their people and tags. */
 export async function importCases(ctx: Ctx) {
-  await importKind(ctx, caseSpec);
+  await importKinds(ctx, [caseSpec]);
   await importCaseParticipants(ctx);
   await importTags(ctx, 'case', caseTags);
 }

@@ -6,7 +6,7 @@ import { documents, terms } from '../../knowledge/tables.js';
 import { NOTIFICATION_TYPES, notifications, SEARCH_FILTER_SUBJECTS, searchFilters } from '../../notifications/tables.js';
 import { individuals, services, teams } from '../../people/tables.js';
 import { tags, tagTypes } from '../../tags/tables.js';
-import { importKind, isUnmapped, unmapped, type Ctx, type KindSpec, type Target, type Unmapped } from './engine.js';
+import { importKinds, isUnmapped, unmapped, type Ctx, type KindSpec, type Target, type Unmapped } from './engine.js';
 import { roleOf } from './roles.js';
 
 type Row = Record<string, unknown> & { id: number };
@@ -282,6 +282,5 @@ const rolePolicy: KindSpec<Row> = {
 
 /** Projects, saved filters, people, notifications and every setting incidents and cases point at, in the order they refer to each other. */
 export async function importSettings(ctx: Ctx) {
-  for (const spec of [projectSpec, searchFilterSpec, ...people, notificationSpec, ...knowledge, ...incidentSettings, ...caseSettings, rolePolicy])
-    await importKind(ctx, spec);
+  await importKinds(ctx, [projectSpec, searchFilterSpec, ...people, notificationSpec, ...knowledge, ...incidentSettings, ...caseSettings, rolePolicy]);
 }

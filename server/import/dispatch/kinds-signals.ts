@@ -11,7 +11,7 @@ import {
   signals,
 } from '../../signals/tables.js';
 import { normalize } from '../../signals/extract.js';
-import { importKind, importLinks, unmapped, type Ctx, type KindSpec } from './engine.js';
+import { importKinds, importLinks, unmapped, type Ctx, type KindSpec } from './engine.js';
 
 type Row = Record<string, unknown> & { id: number | string };
 const oneOf = <T extends string>(list: readonly T[], v: unknown, fallback: T): T => ((list as readonly unknown[]).includes(v) ? (v as T) : fallback);
@@ -132,7 +132,7 @@ const instanceSpec: KindSpec<Row> = {
 
 /** Signal definitions, filters, entity types and entities, and the instances of the last `signalsDays` days. */
 export async function importSignals(ctx: Ctx) {
-  for (const spec of [entityTypeSpec, entitySpec, filterSpec, signalSpec, instanceSpec]) await importKind(ctx, spec);
+  await importKinds(ctx, [entityTypeSpec, entitySpec, filterSpec, signalSpec, instanceSpec]);
   const links = await ctx.rows<{ signal_instance_id: string; entity_id: number }>(`select * from {s}assoc_signal_instance_entities order by 1, 2`);
   const mapped = links.flatMap((l) => {
     const [signal_instance_id, entity_id] = [ctx.ref('signal_instance', l.signal_instance_id), ctx.ref('entity', l.entity_id)];

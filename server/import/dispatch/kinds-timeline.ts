@@ -2,9 +2,9 @@ import { events } from '../../timeline/tables.js';
 import { incidentCosts, reports } from '../../incidents/tables.js';
 import { tasks, TASK_STATUSES } from '../../tasks/tables.js';
 import { feedback, FEEDBACK_RATINGS } from '../../feedback/tables.js';
-import { importKind, unmapped, type Ctx, type KindSpec } from './engine.js';
+import { importKinds, unmapped, type Ctx, type KindSpec } from './engine.js';
 import { incidentResourceSpecs } from './kinds-records.js';
-import { personEmail } from './source.js';
+import { joined, personEmail } from './source.js';
 
 type Row = Record<string, unknown> & { id: number | string };
 const parentOf = (r: Row, ctx: Ctx) => ({ incident_id: ctx.ref('incident', r.incident_id), case_id: ctx.ref('case', r.case_id) });
@@ -35,14 +35,19 @@ const eventSpec: KindSpec<Row> = {
   },
 };
 
+const assignees = joined(
+  'assignees',
+  't.id',
+  `select a.task_id as key, array_agg(lower(c.email) order by lower(c.email)) as value from {s}assoc_task_assignees a
+    join {s}participant p on p.id = a.participant_id join {s}individual_contact c on c.id = p.individual_contact_id where c.email is not null group by a.task_id`,
+);
+
 const taskSpec: KindSpec<Row> = {
   kind: 'task',
   table: tasks,
   rows: (ctx) =>
-    ctx.rows<Row>(`select t.*, i.project_id, ${personEmail('t', 'creator_id')}, ${personEmail('t', 'owner_id')},
-      array(select lower(c.email) from {s}assoc_task_assignees a join {s}participant p on p.id = a.participant_id
-        join {s}individual_contact c on c.id = p.individual_contact_id where a.task_id = t.id and c.email is not null order by 1) as assignees
-      from {s}task t left join {s}incident i on i.id = t.incident_id order by t.id`),
+    ctx.rows<Row>(`select t.*, i.project_id, ${personEmail('t', 'creator_id')}, ${personEmail('t', 'owner_id')}, ${assignees.column}
+      from {s}task t left join {s}incident i on i.id = t.incident_id ${assignees.join} order by t.id`),
   map: (r, ctx) => {
     const incident = ctx.ref('incident', r.incident_id);
     if (incident === null) return unmapped(`its incident ${String(r.incident_id)} was not imported`);
@@ -129,5 +134,5 @@ const reportSpec: KindSpec<Row> = {
 
 /** What hangs off incidents and cases once both exist: timeline, tasks, resources, reports, costs, feedback. */
 export async function importTimeline(ctx: Ctx) {
-  for (const spec of [eventSpec, taskSpec, ...incidentResourceSpecs, reportSpec, costSpec, feedbackSpec]) await importKind(ctx, spec);
+  await importKinds(ctx, [eventSpec, taskSpec, ...incidentResourceSpecs, reportSpec, costSpec, feedbackSpec]);
 }
