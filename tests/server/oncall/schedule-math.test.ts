@@ -39,21 +39,24 @@ const from = (l: LayerSpec, tz: string, offsetDays: number) => {
 const contiguous = (shifts: Shift[]) => shifts.every((s, i) => i === 0 || shifts[i - 1]!.end.getTime() === s.start.getTime());
 
 t.test('a layer without restrictions covers its window with neither gap nor overlap, rotating in order', async (t) => {
-  fc.assert(
-    fc.property(layer, fc.constantFrom(...ZONES), window, (l, tz, w) => {
-      const a = new Date(Math.max(from(l, tz, w.offsetDays).getTime(), from(l, tz, 0).getTime() + 24 * HOUR));
-      const b = new Date(a.getTime() + w.days * 24 * HOUR);
-      const shifts = layerShifts(l, tz, a, b);
-      if (!shifts.length || shifts[0]!.start.getTime() !== a.getTime() || shifts.at(-1)!.end.getTime() !== b.getTime()) return false;
-      if (!contiguous(shifts)) return false;
-      // Each hand-off passes to the next member (unless there is only one).
-      return shifts.every(
-        (s, i) => i === 0 || l.members.length === 1 || s.email === l.members[(l.members.indexOf(shifts[i - 1]!.email) + 1) % l.members.length],
-      );
-    }),
-    { numRuns: 300 },
+  t.doesNotThrow(
+    () =>
+      fc.assert(
+        fc.property(layer, fc.constantFrom(...ZONES), window, (l, tz, w) => {
+          const a = new Date(Math.max(from(l, tz, w.offsetDays).getTime(), from(l, tz, 0).getTime() + 24 * HOUR));
+          const b = new Date(a.getTime() + w.days * 24 * HOUR);
+          const shifts = layerShifts(l, tz, a, b);
+          if (!shifts.length || shifts[0]!.start.getTime() !== a.getTime() || shifts.at(-1)!.end.getTime() !== b.getTime()) return false;
+          if (!contiguous(shifts)) return false;
+          // Each hand-off passes to the next member (unless there is only one).
+          return shifts.every(
+            (s, i) => i === 0 || l.members.length === 1 || s.email === l.members[(l.members.indexOf(shifts[i - 1]!.email) + 1) % l.members.length],
+          );
+        }),
+        { numRuns: 300 },
+      ),
+    '300 layers: no counterexample',
   );
-  t.pass('300 layers');
 });
 
 t.test('daily and weekly hand-offs keep their wall time across DST (Berlin, New York)', async (t) => {
@@ -104,39 +107,42 @@ t.test('final schedule: one person at a time; overrides win, leave no gap, and l
     hours: fc.integer({ min: 1, max: 72 }),
     email: fc.constantFrom('ov@x.test', 'ov2@x.test'),
   });
-  fc.assert(
-    fc.property(
-      fc.array(layer, { minLength: 1, maxLength: 3 }),
-      fc.constantFrom(...ZONES),
-      fc.array(override, { maxLength: 4 }),
-      fc.boolean(),
-      (layers, tz, ovs, restricted) => {
-        if (restricted) layers[layers.length - 1] = { ...layers.at(-1)!, restrictions: [{ days: [1, 2, 3, 4, 5], start: '09:00', end: '17:00' }] };
-        const start = Math.max(...layers.map((l) => from(l, tz, 1).getTime()));
-        const [a, b] = [new Date(start), new Date(start + 30 * 24 * HOUR)];
-        const overrides = ovs.map((o) => ({ start: new Date(start + o.at * HOUR), end: new Date(start + (o.at + o.hours) * HOUR), email: o.email }));
-        const final = finalShifts({ time_zone: tz, layers }, overrides, a, b);
-        // Never two at once.
-        if (!final.every((s, i) => s.end > s.start && (i === 0 || final[i - 1]!.end <= s.start))) return false;
-        // No gap when some layer is unrestricted: the first layer (always unrestricted here unless alone) covers all.
-        if (
-          (layers.length > 1 || !restricted) &&
-          !(contiguous(final) && final[0]!.start.getTime() === a.getTime() && final.at(-1)!.end.getTime() === b.getTime())
-        )
-          return false;
-        // At every override's middle the override's person is on call (the last one listed wins).
-        for (const o of overrides) {
-          const mid = new Date((Math.max(o.start.getTime(), a.getTime()) + Math.min(o.end.getTime(), b.getTime())) / 2);
-          if (mid >= b) continue;
-          const later = overrides.filter((x) => x.start <= mid && x.end > mid).at(-1)!;
-          if (onCallAt({ time_zone: tz, layers }, overrides, mid)?.email !== later.email) return false;
-        }
-        return true;
-      },
-    ),
-    { numRuns: 60 },
+  t.doesNotThrow(
+    () =>
+      fc.assert(
+        fc.property(
+          fc.array(layer, { minLength: 1, maxLength: 3 }),
+          fc.constantFrom(...ZONES),
+          fc.array(override, { maxLength: 4 }),
+          fc.boolean(),
+          (layers, tz, ovs, restricted) => {
+            if (restricted) layers[layers.length - 1] = { ...layers.at(-1)!, restrictions: [{ days: [1, 2, 3, 4, 5], start: '09:00', end: '17:00' }] };
+            const start = Math.max(...layers.map((l) => from(l, tz, 1).getTime()));
+            const [a, b] = [new Date(start), new Date(start + 30 * 24 * HOUR)];
+            const overrides = ovs.map((o) => ({ start: new Date(start + o.at * HOUR), end: new Date(start + (o.at + o.hours) * HOUR), email: o.email }));
+            const final = finalShifts({ time_zone: tz, layers }, overrides, a, b);
+            // Never two at once.
+            if (!final.every((s, i) => s.end > s.start && (i === 0 || final[i - 1]!.end <= s.start))) return false;
+            // No gap when some layer is unrestricted: the first layer (always unrestricted here unless alone) covers all.
+            if (
+              (layers.length > 1 || !restricted) &&
+              !(contiguous(final) && final[0]!.start.getTime() === a.getTime() && final.at(-1)!.end.getTime() === b.getTime())
+            )
+              return false;
+            // At every override's middle the override's person is on call (the last one listed wins).
+            for (const o of overrides) {
+              const mid = new Date((Math.max(o.start.getTime(), a.getTime()) + Math.min(o.end.getTime(), b.getTime())) / 2);
+              if (mid >= b) continue;
+              const later = overrides.filter((x) => x.start <= mid && x.end > mid).at(-1)!;
+              if (onCallAt({ time_zone: tz, layers }, overrides, mid)?.email !== later.email) return false;
+            }
+            return true;
+          },
+        ),
+        { numRuns: 60 },
+      ),
+    '60 schedules: no counterexample',
   );
-  t.pass('60 schedules');
 });
 
 t.test('restrictions: business hours on weekdays, in the zone, and nothing at weekends', async (t) => {
@@ -161,19 +167,22 @@ t.test('restrictions: business hours on weekdays, in the zone, and nothing at we
 });
 
 t.test('the iCal feed read back by ical.js gives the same shifts', async (t) => {
-  fc.assert(
-    fc.property(fc.array(layer, { minLength: 1, maxLength: 2 }), fc.constantFrom(...ZONES), (layers, tz) => {
-      const a = from(layers[0]!, tz, 2);
-      const shifts = finalShifts({ time_zone: tz, layers }, [], a, new Date(a.getTime() + 21 * 24 * HOUR));
-      const cal = new ICAL.Component(ICAL.parse(shiftsToIcal('Primary', shifts, 's1')) as unknown[]);
-      const read = cal.getAllSubcomponents('vevent').map((v) => {
-        const ev = new ICAL.Event(v);
-        return [ev.startDate.toJSDate().getTime(), ev.endDate.toJSDate().getTime(), ev.summary];
-      });
-      const want = shifts.map((s) => [s.start.getTime(), s.end.getTime(), `On call: ${s.email}`]);
-      return JSON.stringify(read) === JSON.stringify(want);
-    }),
-    { numRuns: 100 },
+  t.doesNotThrow(
+    () =>
+      fc.assert(
+        fc.property(fc.array(layer, { minLength: 1, maxLength: 2 }), fc.constantFrom(...ZONES), (layers, tz) => {
+          const a = from(layers[0]!, tz, 2);
+          const shifts = finalShifts({ time_zone: tz, layers }, [], a, new Date(a.getTime() + 21 * 24 * HOUR));
+          const cal = new ICAL.Component(ICAL.parse(shiftsToIcal('Primary', shifts, 's1')) as unknown[]);
+          const read = cal.getAllSubcomponents('vevent').map((v) => {
+            const ev = new ICAL.Event(v);
+            return [ev.startDate.toJSDate().getTime(), ev.endDate.toJSDate().getTime(), ev.summary];
+          });
+          const want = shifts.map((s) => [s.start.getTime(), s.end.getTime(), `On call: ${s.email}`]);
+          return JSON.stringify(read) === JSON.stringify(want);
+        }),
+        { numRuns: 100 },
+      ),
+    '100 feeds: no counterexample',
   );
-  t.pass('100 feeds');
 });

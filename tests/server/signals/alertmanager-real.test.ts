@@ -131,7 +131,7 @@ receivers:
         120_000,
         () => log,
       );
-      t.pass('the resolve closed both cases');
+      t.ok((await closed(s.signal.id)) && (await closed(og.id)), 'the resolve closed both cases');
 
       const metrics = await (await fetch(`${api}/metrics`)).text();
       const failed = [...metrics.matchAll(/^alertmanager_notifications_failed_total\{[^}]*integration="(\w+)"[^}]*\} (\d+)/gm)];
