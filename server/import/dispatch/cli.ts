@@ -54,6 +54,7 @@ async function main() {
       signalsDays,
       dispatchKey: values['dispatch-key'] ?? process.env.DISPATCH_ENCRYPTION_KEY,
       trialDays: config.TRIAL_DAYS,
+      relaxedCommits: database.kind === 'postgres',
     };
     const report = await importDispatch(database.db, src, options, options.dryRun ? undefined : stderrProgress());
     console.log(report.toText());

@@ -1,15 +1,17 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type postgres from 'postgres';
 import tap, { type Test } from 'tap';
 import { generateDispatch, GENERATED_ORGS, type GenerateOptions } from '../../../bench/lib/generate-dispatch.js';
-import { rowsOf, type Db } from '../../../server/core/db/client.js';
+import { openDatabase, rowsOf, type Db } from '../../../server/core/db/client.js';
 import { CHUNK } from '../../../server/import/dispatch/engine.js';
 import { roleOf } from '../../../server/import/dispatch/roles.js';
 import { importDispatch } from '../../../server/import/dispatch/run.js';
 import { loadSecretKeys } from '../../../server/plugins/secrets.js';
-import { freshDatabase, testApp } from '../../helpers.js';
+import { freshDatabase, spawnedServerDatabase, testApp } from '../../helpers.js';
 import { dispatchSource } from './dispatch-source.js';
 
 // The Dispatch source is always PostgreSQL; Firewatch (DATABASE_URL) is PostgreSQL or, unset, PGlite.
@@ -148,13 +150,13 @@ async function contents(db: Db) {
   };
 }
 
-/** Runs the CLI into `url`; `stopWhen` (on its progress output) kills it with SIGKILL. Answers its exit code and signal. */
-function cli(url: string, from: string, stopWhen?: RegExp) {
+/** Runs the CLI into the Firewatch database `target` names (env); `stopWhen` (on its progress output) kills it with SIGKILL. Answers its exit code and signal. */
+function cli(target: Record<string, string>, from: string, stopWhen?: RegExp) {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(import.meta.dirname, '..', '..', '..', 'server', 'import', 'dispatch', 'cli.ts'), '--from', from],
     {
-      env: { ...process.env, DATABASE_URL: url, SECRETS_KEY: SECRETS },
+      env: { ...process.env, ...target, SECRETS_KEY: SECRETS },
       cwd: join(import.meta.dirname, '..', '..', '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -171,22 +173,31 @@ function cli(url: string, from: string, stopWhen?: RegExp) {
   );
 }
 
-// The CLI is run into a database by URL: a PostgreSQL Firewatch only.
-const cliSkip = skip || (process.env.DATABASE_URL ? false : 'the CLI writes into DATABASE_URL: a PostgreSQL Firewatch');
-tap.test('a run killed midway and started again ends as one clean run does', { skip: cliSkip }, async (t) => {
+/** Opens the database the CLI writes (a PostgreSQL URL, or the embedded data folder while no CLI has it open) for the test to read. */
+const opened = (target: Record<string, string>) => openDatabase({ url: target.DATABASE_URL || undefined, dataDir: target.DATA_DIR ?? '', max: 1 });
+
+// The CLI writes into the configured Firewatch database: a PostgreSQL one by URL, or the embedded one
+// in DATA_DIR, which a SIGKILL stops mid-commit like a power cut.
+tap.test('a run killed midway and started again ends as one clean run does', { skip }, async (t) => {
   const { src, url: from } = await generated(t, { incidents: 900, eventsPerIncident: 2, cases: 30 });
-  const killed = await freshDatabase(t);
+  const dir = mkdtempSync(join(tmpdir(), 'fw-import-kill-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const target = await spawnedServerDatabase(t, dir);
   // The first chunk of incidents (CHUNK of them) is committed once its progress is printed.
-  const first = await cli(killed.url!, from, new RegExp(`default incident: ${CHUNK}/600`));
+  const first = await cli(target, from, new RegExp(`default incident: ${CHUNK}/600`));
   t.equal(first.signal, 'SIGKILL', 'the first run was killed');
-  const { n } = await one<{ n: number }>(killed.database.db, 'select count(*)::int as n from incidents');
+  const partial = await opened(target);
+  const { n } = await one<{ n: number }>(partial.db, 'select count(*)::int as n from incidents');
+  await partial.close();
   t.ok(n >= CHUNK && n < 900, `it had committed part of the incidents (${n} of 900)`);
-  const second = await cli(killed.url!, from);
+  const second = await cli(target, from);
   t.equal(second.code, 0, `the second run finishes: ${second.output.slice(-300)}`);
 
+  const killed = await opened(target);
+  t.teardown(() => killed.close());
   const clean = await freshDatabase(t);
   await run(clean.database.db, src);
-  const [after, expected] = [await contents(killed.database.db), await contents(clean.database.db)];
+  const [after, expected] = [await contents(killed.db), await contents(clean.database.db)];
   t.equal(after.incidents.length, 900);
   t.equal(after.events.length, 900 * 2 + 30);
   for (const part of Object.keys(expected) as (keyof typeof expected)[]) t.same(after[part], expected[part], `the same ${part}`);
