@@ -107,14 +107,22 @@ export function extractiveAnswer(question: string, passages: Passage[], maxSente
   if (!passages.length) return NO_MATCH;
   const want = new Set(terms(question));
   const kind = wants(question);
-  const scored: { source: number; order: number; text: string; score: number; echo: boolean }[] = [];
-  const seen = new Set<string>();
+  type Scored = { source: number; order: number; text: string; score: number; echo: boolean; also: number[] };
+  const scored: Scored[] = [];
+  const seen = new Map<string, Scored | null>();
   passages.forEach((p, source) => {
     const list = sentences(p.text).map((text) => ({ text, words: terms(text) }));
     const hits = list.map(({ words }) => new Set(words.filter((w) => want.has(w))).size);
     list.forEach(({ text, words }, order) => {
-      if (!words.length || seen.has(text.toLowerCase())) return;
-      seen.add(text.toLowerCase());
+      if (!words.length) return;
+      const key = text.toLowerCase();
+      if (seen.has(key)) {
+        // The same sentence in another passage (a liked Q&A quoting its document): said once, cited to both.
+        const first = seen.get(key);
+        if (first && first.source !== source && !first.also.includes(source)) first.also.push(source);
+        return;
+      }
+      seen.set(key, null);
       const hit = hits[order]!;
       // A sentence without the question's words may still answer when it follows one that has them
       // in the best passage ("The pool timeout is configurable. It defaults to 30 seconds.").
@@ -126,7 +134,9 @@ export function extractiveAnswer(question: string, passages: Passage[], maxSente
       // it the sentence that answers wins. Earlier sources were ranked higher by retrieval: a small
       // bonus keeps their sentences first on ties.
       const score = (hit ? 0.5 + (0.5 * hit) / (want.size || 1) : 0.3) + answerness(text, kind) + (passages.length - source) * 0.01;
-      scored.push({ source, order, text, score: echo ? score * 0.2 : score, echo });
+      const entry = { source, order, text, score: echo ? score * 0.2 : score, echo, also: [] };
+      scored.push(entry);
+      seen.set(key, entry);
     });
   });
   const ranked = scored.sort((a, b) => b.score - a.score);
@@ -135,7 +145,7 @@ export function extractiveAnswer(question: string, passages: Passage[], maxSente
   if (!best.length)
     best = sentences(passages[0]!.text)
       .slice(0, 2)
-      .map((text, order) => ({ source: 0, order, text, score: 0, echo: false }));
+      .map((text, order) => ({ source: 0, order, text, score: 0, echo: false, also: [] }));
   // Sentences of one passage stay together, in their own order, under its title; passages follow
   // the order of their best sentence, so the answering one leads.
   const groups = new Map<number, typeof best>();
@@ -148,7 +158,7 @@ export function extractiveAnswer(question: string, passages: Passage[], maxSente
       const p = passages[source]!;
       const body = list
         .sort((a, b) => a.order - b.order)
-        .map((s) => `${s.text} [${source + 1}]`)
+        .map((s) => `${s.text} ${[source, ...s.also].map((n) => `[${n + 1}]`).join('')}`)
         .join(' ');
       return `${fromLead(p.title, p.place)}${body}`;
     })
