@@ -1,12 +1,11 @@
 import { eq, exists, sql } from 'drizzle-orm';
-import { tags, tagTypes } from '../tags/tables.js';
 import { anyOf } from '../engine/filters.js';
 import { atLeast } from '../core/context.js';
 import { withProject } from '../incidents/defaults.js';
 import { casePriorities, caseSeverities, caseTypes } from './settings-tables.js';
 import { caseParticipants, cases, caseTags } from './tables.js';
 import { caseCreate } from './bodies.js';
-import { tagFilter } from '../tags/filters.js';
+import { tagFilters } from '../tags/filters.js';
 import type { ResourceDefinition } from '../engine/define.js';
 import { defineResource } from '../engine/define.js';
 import { nameOf } from '../engine/definition-kit.js';
@@ -65,16 +64,7 @@ export const caseResource: ResourceDefinition = defineResource({
   scope: caseScope,
   scopeShape: (ctx) => (atLeast(ctx.role, 'Admin') ? 'all' : 'own'),
   customFilters: {
-    'Tag.name': tagFilter(caseTags, caseTags.case_id, cases, 'name'),
-    'Tag.id': tagFilter(caseTags, caseTags.case_id, cases, 'id'),
-    'TagType.name': {
-      type: 'string',
-      ops: ['==', 'in'],
-      build: (op, v) =>
-        exists(
-          sql`(select 1 from ${caseTags} join ${tags} on ${tags.organization_id} = ${caseTags.organization_id} and ${tags.id} = ${caseTags.tag_id} join ${tagTypes} on ${tagTypes.organization_id} = ${tags.organization_id} and ${tagTypes.id} = ${tags.tag_type_id} where ${caseTags.organization_id} = ${cases.organization_id} and ${caseTags.case_id} = ${cases.id} and ${op === 'in' ? anyOf(tagTypes.name, v as string[]) : eq(tagTypes.name, v as string)})`,
-        ),
-    },
+    ...tagFilters(caseTags, caseTags.case_id, cases),
     // Dispatch's client filters cases by assignee under the contact's model name.
     'IndividualContact.email': {
       type: 'string',

@@ -1,12 +1,11 @@
 import { eq, exists, sql } from 'drizzle-orm';
-import { tags, tagTypes } from '../tags/tables.js';
 import { anyOf } from '../engine/filters.js';
 import { atLeast } from '../core/context.js';
 import { withProject } from './defaults.js';
 import { incidentPriorities, incidentSeverities, incidentTypes } from './settings-tables.js';
 import { incidentParticipants, incidents, incidentTags } from './tables.js';
 import { incidentCreate } from './bodies.js';
-import { tagFilter } from '../tags/filters.js';
+import { tagFilters } from '../tags/filters.js';
 import type { ResourceDefinition } from '../engine/define.js';
 import { defineResource } from '../engine/define.js';
 import { nameOf } from '../engine/definition-kit.js';
@@ -60,16 +59,7 @@ export const incidentResource: ResourceDefinition = defineResource({
   // Admins see every incident, others the open ones and their own: one shared list statement each.
   scopeShape: (ctx) => (atLeast(ctx.role, 'Admin') ? 'all' : 'own'),
   customFilters: {
-    'Tag.name': tagFilter(incidentTags, incidentTags.incident_id, incidents, 'name'),
-    'Tag.id': tagFilter(incidentTags, incidentTags.incident_id, incidents, 'id'),
-    'TagType.name': {
-      type: 'string',
-      ops: ['==', 'in'],
-      build: (op, v) =>
-        exists(
-          sql`(select 1 from ${incidentTags} join ${tags} on ${tags.organization_id} = ${incidentTags.organization_id} and ${tags.id} = ${incidentTags.tag_id} join ${tagTypes} on ${tagTypes.organization_id} = ${tags.organization_id} and ${tagTypes.id} = ${tags.tag_type_id} where ${incidentTags.organization_id} = ${incidents.organization_id} and ${incidentTags.incident_id} = ${incidents.id} and ${op === 'in' ? anyOf(tagTypes.name, v as string[]) : eq(tagTypes.name, v as string)})`,
-        ),
-    },
+    ...tagFilters(incidentTags, incidentTags.incident_id, incidents),
     // Commander filter by e-mail also under the Dispatch model name.
     'IndividualContact.email': {
       type: 'string',
