@@ -91,6 +91,9 @@ export async function announceCases(ctx: RequestContext, caseIds: number[]) {
  * makes no case, as its group's. Snoozed ones, and acknowledges, resolves and changes, are not: a
  * snooze is someone asking for quiet, and the others move a case that is posted already.
  */
+/** The channel a signal's messages go to: its definition's, else its case type's. */
+const signalTarget = sql<string | null>`coalesce(nullif(trim(${signals.conversation_target}), ''), ${caseTypes.conversation_target})`;
+
 export async function announceSignals(ctx: RequestContext, instanceIds: number[]) {
   const rows = await ctx.tx
     .select({
@@ -98,7 +101,7 @@ export async function announceSignals(ctx: RequestContext, instanceIds: number[]
       signal_group_id: signalInstances.group_id,
       project_id: signals.project_id,
       visibility: cases.visibility,
-      target: sql<string | null>`coalesce(nullif(trim(${signals.conversation_target}), ''), ${caseTypes.conversation_target})`,
+      target: signalTarget,
     })
     .from(signalInstances)
     .innerJoin(signals, and(eq(signals.organization_id, signalInstances.organization_id), eq(signals.id, signalInstances.signal_id)))
@@ -112,6 +115,8 @@ export async function announceSignals(ctx: RequestContext, instanceIds: number[]
         ne(signalInstances.filter_action, 'snooze'),
         eq(signals.enabled, true),
         or(isNotNull(signalInstances.case_id), isNotNull(signalInstances.group_id)),
+        // Every processed batch comes here: most name no channel, and then no row leaves the database.
+        sql`${signalTarget} <> ''`,
       ),
     );
   await queueKept(
