@@ -4,6 +4,7 @@ import { id, organizationId, tenantPolicy, timestamps } from '../core/db/columns
 import { organizations } from '../core/db/tables.js';
 import { incidentCostTypes, incidentPriorities, incidentSeverities, incidentTypes } from './settings-tables.js';
 import { inList, tenantFk } from '../core/db/mixins.js';
+import { incidentFk } from '../core/db/keys.js';
 import { projects } from '../core/db/projects.js';
 import { tags } from '../tags/tables.js';
 import { entities } from '../signals/tables.js';
@@ -88,10 +89,6 @@ export const incidents = pgTable(
     tenantPolicy('incidents'),
   ],
 );
-
-/** A cascading foreign key from (organization_id, incident_id) to the incident (cases, tasks and the timeline use it too). */
-export const incidentFk = (name: string, t: { organization_id: never; incident_id: never }) =>
-  foreignKey({ name, columns: [t.organization_id, t.incident_id], foreignColumns: [incidents.organization_id, incidents.id] }).onDelete('cascade');
 
 export const incidentParticipants = pgTable(
   'incident_participants',
