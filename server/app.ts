@@ -43,6 +43,7 @@ import billing from './billing/plugin.js';
 import cases from './cases/plugin.js';
 import incidents from './incidents/plugin.js';
 import knowledge from './knowledge/plugin.js';
+import feedback from './feedback/plugin.js';
 import notifications from './notifications/plugin.js';
 import oncall from './oncall/plugin.js';
 import plugins from './plugins/plugin.js';
@@ -188,6 +189,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await scope.register(projects);
       await scope.register(resourcesPlugin, { resources, visibility: [incidentVisibility, caseVisibility] });
       await scope.register(ai);
+      await scope.register(feedback);
       await scope.register(knowledge);
       await scope.register(incidents);
       await scope.register(cases);

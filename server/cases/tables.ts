@@ -3,6 +3,7 @@ import { foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp
 import { id, organizationId, tenantPolicy, timestamps } from '../core/db/columns.js';
 import { organizations } from '../core/db/tables.js';
 import { inList, tenantFk } from '../core/db/mixins.js';
+import { caseFk } from '../core/db/keys.js';
 import { projects } from '../core/db/projects.js';
 import { tags } from '../tags/tables.js';
 import { incidents, VISIBILITIES } from '../incidents/tables.js';
@@ -89,10 +90,6 @@ export const cases = pgTable(
     tenantPolicy('cases'),
   ],
 );
-
-/** A cascading foreign key from (organization_id, case_id) to the case (tasks and the timeline use it too). */
-export const caseFk = (name: string, t: { organization_id: never; case_id: never }) =>
-  foreignKey({ name, columns: [t.organization_id, t.case_id], foreignColumns: [cases.organization_id, cases.id] }).onDelete('cascade');
 
 export const caseTags = pgTable(
   'case_tags',

@@ -1,10 +1,9 @@
 import type { Config } from '../core/config.js';
-import { summarize as aiSummarize } from '../ai/answer.js';
 
 /**
- * The AI layer as incidents use it: the AI workspace's summarizer (the configured model, else the
- * most central sentences of the texts, so it works offline and never invents anything).
- * `setSummarizer` swaps it (e.g. a stub in a test).
+ * The AI layer as incidents and cases use it: a summarizer the AI workspace's plugin sets (the
+ * configured model, else the most central sentences of the texts, so it works offline and never
+ * invents anything). Set from the plugin rather than imported, so incidents sit below the AI layer.
  */
 export interface SummaryRequest {
   config: Config;
@@ -21,15 +20,7 @@ export interface Summary {
 }
 export type Summarizer = (req: SummaryRequest) => Promise<Summary>;
 
-export const aiLayerSummarizer: Summarizer = async ({ config, subject, texts, maxSentences = 3 }) => {
-  const result = await aiSummarize(config, texts, {
-    instruction: `Summarize the ${subject} for an incident responder in at most ${maxSentences} sentences. Use only what the texts say.`,
-    maxSentences,
-  });
-  return { summary: result.summary || 'Nothing has been recorded yet.', method: result.answered_by, notice: result.notice };
-};
-
-let summarizer: Summarizer = aiLayerSummarizer;
+let summarizer: Summarizer = () => Promise.reject(new Error('No summarizer is set: the AI workspace plugin is not loaded.'));
 export const summarize: Summarizer = (req) => summarizer(req);
 export function setSummarizer(s: Summarizer) {
   summarizer = s;

@@ -15,8 +15,6 @@ import { incidentForecast, listSteps, similarIncidents, stepSummary, updateStep 
 import { giveRole, joinIncident, renounceRole, setIncidentStatus, STATUS_RIGHT, subscribeIncident, unsubscribeIncident } from './lifecycle.js';
 import { HttpError } from '../core/errors.js';
 import { fullIncident } from './read.js';
-import { createIncidentHandoff, handoffPrefill } from '../oncall/handoffs.js';
-import { handoffResource } from '../oncall/resources.js';
 import { idOrNameParam, idParam, idValue } from '../engine/crud.js';
 import { nestNamed } from '../engine/nested.js';
 import { incidentResource } from './resources.js';
@@ -32,7 +30,6 @@ import {
   nullableStr,
   num,
   objectOf,
-  recordOf,
   recordWith,
   rowOf,
   str,
@@ -84,7 +81,6 @@ export function registerIncidentRoutes(scope: FastifyInstance, deps: { mailer: M
   registerStatusRoutes(scope);
   registerPeopleRoutes(scope);
   registerReportRoutes(scope, deps.mailer);
-  registerHandoffRoutes(scope);
   registerResourceRoutes(scope);
   registerCostRoute(scope);
   registerStepRoutes(scope);
@@ -259,52 +255,6 @@ function registerReportRoutes(scope: FastifyInstance, mailer: Mailer) {
         report,
         emailed: sent.filter((s) => s.status === 'fulfilled').length,
       });
-    },
-  );
-}
-
-/** On-call handoffs started from an incident. */
-function registerHandoffRoutes(scope: FastifyInstance) {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.get(
-    '/oncall/handoffs/prefill',
-    {
-      schema: {
-        tags: ['Handoff'],
-        summary: "Handoff dialog defaults: the caller's shift, its ongoing incidents (or one incident) and their tasks",
-        querystring: z.strictObject({ incident_id: id.optional() }),
-        ...answers(
-          200,
-          objectOf({
-            handover_from: str,
-            start_time: str,
-            end_time: str,
-            project_id: { type: 'integer', nullable: true },
-            critical_ongoing_issues: str,
-            pending_tasks: str,
-            tasks_completed: str,
-            mentions: str,
-            incidents: arrayOf(str),
-          }),
-        ),
-      },
-    },
-    (req) => inTenant(req, (ctx) => handoffPrefill(ctx, req.query.incident_id), { readOnly: true }),
-  );
-  app.post(
-    '/iaos/:id/handoff',
-    {
-      schema: {
-        tags,
-        summary: "Record an on-call handoff from the incident (in the incident's project) on its timeline",
-        params: idParam,
-        body: handoffResource.create,
-        ...messageAnswer({ handoff: recordOf(handoffResource) }, 201),
-      },
-    },
-    async (req, reply) => {
-      const handoff = await inTenant(req, (ctx) => createIncidentHandoff(ctx, req.params.id, req.body as Record<string, unknown>));
-      return reply.status(201).send({ message: 'Handoff created successfully.', handoff });
     },
   );
 }

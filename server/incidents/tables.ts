@@ -4,9 +4,9 @@ import { id, organizationId, tenantPolicy, timestamps } from '../core/db/columns
 import { organizations } from '../core/db/tables.js';
 import { incidentCostTypes, incidentPriorities, incidentSeverities, incidentTypes } from './settings-tables.js';
 import { inList, tenantFk } from '../core/db/mixins.js';
+import { entityKeys, incidentFk } from '../core/db/keys.js';
 import { projects } from '../core/db/projects.js';
 import { tags } from '../tags/tables.js';
-import { entities } from '../signals/tables.js';
 
 /**
  * Incidents (IAOs) and what hangs off them alone: participants and roles, tags, entities,
@@ -89,10 +89,6 @@ export const incidents = pgTable(
   ],
 );
 
-/** A cascading foreign key from (organization_id, incident_id) to the incident (cases, tasks and the timeline use it too). */
-export const incidentFk = (name: string, t: { organization_id: never; incident_id: never }) =>
-  foreignKey({ name, columns: [t.organization_id, t.incident_id], foreignColumns: [incidents.organization_id, incidents.id] }).onDelete('cascade');
-
 export const incidentParticipants = pgTable(
   'incident_participants',
   {
@@ -166,7 +162,7 @@ export const incidentEntities = pgTable(
     primaryKey({ columns: [t.organization_id, t.incident_id, t.entity_id] }),
     index('incident_entities_org_entity_idx').on(t.organization_id, t.entity_id, t.incident_id),
     incidentFk('incident_entities_incident_fk', t as never),
-    tenantFk('incident_entities_entity_fk', t.organization_id, t.entity_id, entities).onDelete('cascade'),
+    tenantFk('incident_entities_entity_fk', t.organization_id, t.entity_id, entityKeys).onDelete('cascade'),
     tenantPolicy('incident_entities'),
   ],
 );

@@ -8,12 +8,14 @@ import { casePagingJob, subscribePaging } from './hooks.js';
 import { preshiftJob } from './preshift.js';
 import { registerPublicOncallRoutes } from './public.js';
 import { registerOncallRoutes } from './routes.js';
+import { registerIncidentHandoffRoutes } from './incident-handoffs.js';
 
 /** On-call: schedules, escalation, paging from incidents and cases, channels, feeds and e-mail links. */
 export default fp(
   async (scope) => {
     registerOncallRoutes(scope);
     registerChannelRoutes(scope);
+    registerIncidentHandoffRoutes(scope);
     // Encapsulated: its form parser stays with the links' routes.
     await scope.register(async (inner) => registerPublicOncallRoutes(inner));
     await registerJobs(scope, [escalateJob, deliverJob, externalPageJob, resolveExternalJob, casePagingJob, preshiftJob]);

@@ -4,8 +4,7 @@ import { id, organizationId, tenantPolicy, timestamps } from '../core/db/columns
 import { organizations } from '../core/db/tables.js';
 import { inList } from '../core/db/mixins.js';
 import { projects } from '../core/db/projects.js';
-import { incidentFk } from '../incidents/tables.js';
-import { caseFk } from '../cases/tables.js';
+import { caseFk, incidentFk } from '../core/db/keys.js';
 
 /** Follow-up work of an incident or a case (or of a project alone), with its reminders. */
 

@@ -5,10 +5,28 @@ import { httpError } from '../core/errors.js';
 import { atLeast, type RequestContext } from '../core/context.js';
 import { callerEmail } from '../core/caller.js';
 import { notifyChange } from '../live/changes.js';
-import { loadIncident } from '../incidents/scope.js';
-import { loadCase } from '../cases/scope.js';
 
 /** What people add to a timeline themselves: custom events, comments and conversation messages. */
+
+/** What the timeline needs of the record it belongs to: that the caller may see it, and its conversation. */
+type OwnerLoader = (ctx: RequestContext, id: number) => Promise<{ conversation_id: number | null }>;
+const owners = new Map<'incident' | 'case', OwnerLoader>();
+
+/**
+ * Incidents and cases own timelines; each registers how to load one of its records (404 when the
+ * caller may not see it) from its Fastify plugin, so the timeline never imports the domains above it.
+ */
+export function setTimelineOwner(kind: 'incident' | 'case', load: OwnerLoader) {
+  owners.set(kind, load);
+}
+
+function loadOwner(kind: 'incident' | 'case', ctx: RequestContext, id: number) {
+  const load = owners.get(kind);
+  if (!load) throw new Error(`No ${kind} timeline owner is registered: the ${kind}s plugin is not loaded.`);
+  return load(ctx, id);
+}
+const loadIncident = (ctx: RequestContext, id: number) => loadOwner('incident', ctx, id);
+const loadCase = (ctx: RequestContext, id: number) => loadOwner('case', ctx, id);
 
 export interface EventInput {
   description: string;

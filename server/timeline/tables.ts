@@ -1,8 +1,7 @@
 import { boolean, foreignKey, index, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { id, organizationId, tenantPolicy, timestamps } from '../core/db/columns.js';
 import { organizations } from '../core/db/tables.js';
-import { incidentFk } from '../incidents/tables.js';
-import { caseFk } from '../cases/tables.js';
+import { caseFk, incidentFk } from '../core/db/keys.js';
 
 /** The timeline of an incident or a case: its entries, comments, and the conversation each gets in the background. */
 
