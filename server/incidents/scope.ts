@@ -50,4 +50,3 @@ export async function loadIncident(ctx: RequestContext, id: number, lock = false
   if (!row) throw notFound('Incident', id);
   return row;
 }
-export { loadCase } from '../cases/scope.js';
