@@ -112,24 +112,31 @@ export interface ItemsPage<T> {
  */
 export interface FirewatchDataProvider extends DataProvider {
   /** `method` (POST by default) on `{resource}/{id}/{path}`; answers the server's message. */
-  action(resource: string, params: RecordPath & { method?: ActionMethod; data?: unknown }): Promise<{ data: ActionAnswer | null }>;
+  action<T = ActionAnswer | null>(resource: string, params: ActionParams): Promise<{ data: T }>;
   /** GET `{resource}/{id}/{path}?{query}`: a record's costs, messages, probable cause, a step's summary... */
   view<T>(resource: string, params: ViewParams): Promise<{ data: T }>;
 }
 
-export type ViewParams = RecordPath & { query?: Record<string, string | number>; signal?: AbortSignal; globalErrors?: boolean };
+/** `anonymous`: sent without the session (the public site); `globalErrors: false`: the caller shows its own refusal. */
+interface CallOptions {
+  anonymous?: boolean;
+  globalErrors?: boolean;
+}
+
+export type ActionParams = RecordPath & CallOptions & { method?: ActionMethod; data?: unknown };
+export type ViewParams = RecordPath & CallOptions & { query?: Record<string, string | number>; signal?: AbortSignal };
 
 const recordPath = (resource: string, { id, path }: RecordPath) =>
   `${pathOf(resource)}${id === undefined ? '' : `/${encodeURIComponent(String(id))}`}${path ? `/${path}` : ''}`;
 
 /** react-admin ↔ the Firewatch list/CRUD contract (page, itemsPerPage, sortBy, descending, q, filter). */
 export const dataProvider: FirewatchDataProvider = {
-  async action(resource, { method = 'POST', data, ...at }) {
-    return { data: await api<ActionAnswer | null>(recordPath(resource, at), { method, json: data }) };
+  async action<T>(resource: string, { method = 'POST', data, anonymous, globalErrors, ...at }: ActionParams) {
+    return { data: await api<T>(recordPath(resource, at), { method, json: data, anonymous, globalErrors }) };
   },
-  async view<T>(resource: string, { query, signal, globalErrors, ...at }: ViewParams) {
+  async view<T>(resource: string, { query, signal, anonymous, globalErrors, ...at }: ViewParams) {
     const search = query ? `?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()}` : '';
-    return { data: await api<T>(`${recordPath(resource, at)}${search}`, { signal, globalErrors }) };
+    return { data: await api<T>(`${recordPath(resource, at)}${search}`, { signal, anonymous, globalErrors }) };
   },
   async getList(resource, params) {
     const page = await api<Page>(`${pathOf(resource)}?${listQuery(params)}`, { signal: params.signal });
