@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { pluginEvents, pluginInstances } from './tables.js';
-import { allPlugins, pluginBySlug, secretKeysOf } from './registry.js';
+import { allPlugins, pluginBySlug, secretKeysOf, slugsWith, type Capability } from './registry.js';
 import { encryptSecret, SECRET_MASK } from './secrets.js';
 import type { PluginModule } from './registry.js';
 import { invalid, notFound } from '../core/errors.js';
@@ -13,6 +13,7 @@ import { fieldsOf, outer, projectField } from '../engine/definition-kit.js';
 import { bodyOf } from '../engine/body.js';
 import { defineResource } from '../engine/define.js';
 import { flag, requiredText } from '../engine/fields.js';
+import { anyOf } from '../engine/filters.js';
 
 // Formats are checked by hand (URLs must be http or https); ajv-formats is not needed for that.
 const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
@@ -106,6 +107,10 @@ export const pluginInstanceResource = defineResource({
     },
   },
   hidden: ['secrets'],
+  // A caller picks "an instance that can post" by capability, never by a list of slugs.
+  customFilters: {
+    capability: { type: 'string', ops: ['=='], build: (_op, value) => anyOf(pluginInstances.plugin_slug, slugsWith(value as Capability)) },
+  },
   immutable: ['plugin_slug'],
   // Plugins call URLs and send mail on the organization's behalf (F22).
   writeRole: RIGHTS.integrations.least,

@@ -50,6 +50,7 @@ t.test('plugins: the catalog, instances per project, secrets sealed and never re
       'ai-model',
       'atlassian-statuspage',
       'conference-link',
+      'discord-webhook',
       'email',
       'firewatch-oncall',
       'github-commits',
