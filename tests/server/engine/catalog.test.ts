@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import t, { type Test } from 'tap';
 import { incidentParticipants, incidents, okrs, projects } from '../../../server/schema.js';
 import { testApp, type TestApp } from '../../helpers.js';
+import { created } from '../factories.js';
 
 /** What is not plain CRUD in the catalog: defaults, flags, two-id deletes, recommendations, OKRs, filters, forms. */
 
@@ -20,9 +21,7 @@ async function setup(_t: Test) {
       ...(payload === undefined ? {} : { payload: payload as never }),
     });
   const post = async (url: string, payload: unknown) => {
-    const res = await api('POST', url, payload);
-    if (res.status !== 201) throw new Error(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
+    return created(url, await api('POST', url, payload));
   };
   return { ...app, token: org.token, api, post, orgId: org.id };
 }

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { testApp } from '../../helpers.js';
+import { created } from '../factories.js';
 
 /** Another organization's ids, in paths or bodies, are 404 or 422 and change nothing on either side. */
 t.test("organization B's ids in organization A's paths and bodies", async (t) => {
@@ -11,9 +12,7 @@ t.test("organization B's ids in organization A's paths and bodies", async (t) =>
   const apiA = as('default', tokenA);
   const apiB = as(b.slug, b.token);
   const make = async (api: typeof apiA, url: string, payload: unknown) => {
-    const res = await api('POST', url, payload);
-    if (res.status !== 201) throw new Error(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
+    return created(url, await api('POST', url, payload));
   };
 
   const inB = {

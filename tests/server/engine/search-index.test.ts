@@ -10,6 +10,7 @@ import { resources } from '../../../server/resources.js';
 import { tagResource } from '../../../server/tags/resources.js';
 import { defineResource } from '../../../server/engine/define.js';
 import { rowsOf, testApp, type TestApp } from '../../helpers.js';
+import { created } from '../factories.js';
 
 // `q` on tags is answered from search_words (server/engine/list-query.ts, searchMatches) when the list is
 // in its default order: it must find exactly what ILIKE over the names finds, a substring anywhere,
@@ -79,8 +80,7 @@ type Org = { slug: string; token: string; id: number };
 async function seedTags(request: TestApp['request'], org: Org, names: string[]) {
   const type = (await request({ method: 'POST', url: `/api/v1/${org.slug}/tag_types`, token: org.token, payload: { name: 'Service' } })).body;
   for (const name of names) {
-    const res = await request({ method: 'POST', url: `/api/v1/${org.slug}/tags`, token: org.token, payload: { name, tag_type_id: type.id } });
-    if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+    created('tag', await request({ method: 'POST', url: `/api/v1/${org.slug}/tags`, token: org.token, payload: { name, tag_type_id: type.id } }));
   }
   return type.id as number;
 }

@@ -6,19 +6,16 @@ import { localServer, until } from '../workflows/receivers.js';
 import { sql } from 'drizzle-orm';
 import { LOOPBACK_STAND_INS, rowsOf } from '../../helpers.js';
 import { sendDailyReports } from '../../../server/notifications/dispatch.js';
+import { created } from '../factories.js';
 
 async function setup(t: Test) {
   const mailbox = await smtpMailbox(t);
   const base = await incidentApp(t, { JOB_POLL_SECONDS: '0.5', SMTP_URL: mailbox.url, ...LOOPBACK_STAND_INS });
   const filter = async (name: string, expression: unknown, subject = 'incident', api = base.api) => {
-    const res = await api('POST', '/search/filters', { name, expression, subject });
-    if (res.status !== 201) throw new Error(`filter: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.id as number;
+    return created('filter', await api('POST', '/search/filters', { name, expression, subject })).id as number;
   };
   const notification = async (body: Record<string, unknown>, api = base.api) => {
-    const res = await api('POST', '/notifications', { type: 'email', ...body });
-    if (res.status !== 201) throw new Error(`notification: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body as Record<string, any>;
+    return created('notification', await api('POST', '/notifications', { type: 'email', ...body })) as Record<string, any>;
   };
   /** Waits until the notification queue has nothing left to run. */
   const settled = () =>

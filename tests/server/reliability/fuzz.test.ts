@@ -3,6 +3,7 @@ import t from 'tap';
 import { rowsOf, testApp } from '../../helpers.js';
 import { drainJobs } from '../../../server/core/jobs/define.js';
 import { SocketClient, type Frame } from '../ai/socket-client.js';
+import { created } from '../factories.js';
 
 // A standing fuzz of bad input (review F13, F16, F18): list parameters, create/update bodies, path
 // ids and socket frames, from a seeded generator (FUZZ_SEED repeats a run). Every answer must be
@@ -41,9 +42,7 @@ t.test(`seeded fuzz of list parameters, bodies, path ids and socket frames (FUZZ
   const b = await organization('fuzz-b');
   const seed = async (org: { slug: string; token: string }) => {
     const post = async (path: string, payload: object) => {
-      const res = await request({ method: 'POST', url: `/api/v1/${org.slug}${path}`, token: org.token, payload });
-      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body;
+      return created(path, await request({ method: 'POST', url: `/api/v1/${org.slug}${path}`, token: org.token, payload }));
     };
     const type = await post('/tag_types', { name: 'Service' });
     const tag = await post('/tags', { name: `${org.slug}-api`, tag_type_id: type.id });

@@ -5,6 +5,7 @@ import { BACKGROUND_LANE, drainJobs } from '../../../server/core/jobs/define.js'
 
 const BACKGROUND_QUEUE = BACKGROUND_LANE.name;
 import { rowsOf, testApp } from '../../helpers.js';
+import { created } from '../factories.js';
 
 // Review F12, "workers take batches": a worker claims up to 10 jobs with one statement, not one job per
 // round trip. pg-boss's claim is one UPDATE that sets `started_on = now()`, and now() is the statement's
@@ -22,8 +23,10 @@ t.test("a backlog of incidents' jobs is claimed in batches of up to ten, several
   const token = await base.login('commander@example.com');
   const project = await base.request({ method: 'POST', url: '/api/v1/default/projects', token, payload: { name: 'Ops' } });
   for (let i = 0; i < INCIDENTS; i++) {
-    const created = await base.request({ method: 'POST', url: '/api/v1/default/iaos', token, payload: { title: `Burst ${i}`, project_id: project.body.id } });
-    if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
+    created(
+      'incident',
+      await base.request({ method: 'POST', url: '/api/v1/default/iaos', token, payload: { title: `Burst ${i}`, project_id: project.body.id } }),
+    );
   }
   const queued = (await base.app.queue.countJobs(BACKGROUND_QUEUE)).created;
   t.ok(queued >= INCIDENTS, `${queued} jobs wait for a worker`);

@@ -4,6 +4,7 @@ import { BACKGROUND_LANE, drainJobs } from '../../../server/core/jobs/define.js'
 import { SLACK_LANE } from '../../../server/slack/work.js';
 import { NOTIFICATION_QUEUE } from '../../../server/notifications/dispatch.js';
 import { slackSigned, startSlackStandIn } from '../../stand-ins/slack/stand-in.js';
+import { created } from '../factories.js';
 
 /** Waits for a condition the test itself does not control (a job running, a call setting out), or fails saying which. */
 export async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 60_000) {
@@ -43,13 +44,15 @@ export async function slackApp(t: Test, opts: { install?: boolean; env?: Record<
   };
 
   async function addInstance(configuration: Record<string, unknown> = {}) {
-    const made = await api('POST', '/plugins/instances', {
-      plugin_slug: 'slack-app',
-      title: 'Slack',
-      configuration: { client_id: slack.client.id, client_secret: slack.client.secret, signing_secret: SIGNING_SECRET, ...configuration },
-    });
-    if (made.status !== 201) throw new Error(`instance: ${JSON.stringify(made.body)}`);
-    return made.body.id as number;
+    const made = created(
+      'instance',
+      await api('POST', '/plugins/instances', {
+        plugin_slug: 'slack-app',
+        title: 'Slack',
+        configuration: { client_id: slack.client.id, client_secret: slack.client.secret, signing_secret: SIGNING_SECRET, ...configuration },
+      }),
+    );
+    return made.id as number;
   }
 
   /** "Add to Slack" as a browser does it: the link, Slack's consent (a code), the callback. */

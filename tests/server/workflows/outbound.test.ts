@@ -4,6 +4,7 @@ import { incidentApp } from '../incidents/helpers.js';
 import { localServer, until } from './receivers.js';
 import { LOOPBACK_STAND_INS } from '../../helpers.js';
 import { encryptSecret } from '../../../server/plugins/secrets.js';
+import { created } from '../factories.js';
 
 /**
  * F22: what a workflow calls or mails. Internal addresses are refused when saved and when called, a
@@ -16,18 +17,15 @@ async function setup(t: Test, env: Record<string, string> = {}) {
   const base = await incidentApp(t, { JOB_POLL_SECONDS: '0.5', ...env });
   const member = await base.login('member@example.com', { role: 'Member' });
   const create = async (path: string, body: Record<string, unknown>) => {
-    const res = await base.api('POST', path, { project_id: base.projectId, ...body });
-    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body as Record<string, any>;
+    return created(path, await base.api('POST', path, { project_id: base.projectId, ...body })) as Record<string, any>;
   };
   const engine = await create('/plugins/instances', { plugin_slug: 'step-engine', title: 'Steps', configuration: {} });
   const run = async (workflowId: number, parameters: Record<string, string> = {}, as = base.token) => {
     const incident = await base.createIncident();
-    const res = await base.api('POST', `/workflows/${workflowId}/run`, { incident_id: incident.id, parameters }, as);
-    if (res.status !== 201) throw new Error(`run: ${res.status} ${JSON.stringify(res.body)}`);
+    const started = created('run', await base.api('POST', `/workflows/${workflowId}/run`, { incident_id: incident.id, parameters }, as));
     return until(`run of workflow ${workflowId} to finish`, async () => {
       base.app.queue.notify('workflow-runs');
-      const got = await base.api('GET', `/workflows/instances/${res.body.id}`, undefined, member);
+      const got = await base.api('GET', `/workflows/instances/${started.id}`, undefined, member);
       return ['Completed', 'Failed'].includes(got.body.status) && (got.body as Record<string, any>);
     });
   };

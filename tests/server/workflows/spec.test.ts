@@ -2,6 +2,7 @@ import t, { type Test } from 'tap';
 import { incidentApp } from '../incidents/helpers.js';
 import { LOOPBACK_STAND_INS } from '../../helpers.js';
 import { until } from './receivers.js';
+import { created } from '../factories.js';
 
 /**
  * Issue 21 against spec §3 and §9: the workflows list's sorts and its plugin_instance {title, slug},
@@ -10,14 +11,13 @@ import { until } from './receivers.js';
 async function setup(t: Test) {
   const base = await incidentApp(t, { JOB_POLL_SECONDS: '0.5', ...LOOPBACK_STAND_INS });
   const plugin = async (plugin_slug: string, title: string, configuration: Record<string, unknown> = {}) => {
-    const res = await base.api('POST', '/plugins/instances', { plugin_slug, title, configuration, project_id: base.projectId });
-    if (res.status !== 201) throw new Error(`plugin: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body as Record<string, any>;
+    return created('plugin', await base.api('POST', '/plugins/instances', { plugin_slug, title, configuration, project_id: base.projectId })) as Record<
+      string,
+      any
+    >;
   };
   const workflow = async (body: Record<string, unknown>) => {
-    const res = await base.api('POST', '/workflows', { project_id: base.projectId, ...body });
-    if (res.status !== 201) throw new Error(`workflow: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body as Record<string, any>;
+    return created('workflow', await base.api('POST', '/workflows', { project_id: base.projectId, ...body })) as Record<string, any>;
   };
   const finished = (id: number) =>
     until(`workflow instance ${id} to finish`, async () => {

@@ -6,6 +6,7 @@ import { json, localServer, until } from './receivers.js';
 import { LOOPBACK_STAND_INS, rowsOf } from '../../helpers.js';
 import { freePort } from '../../free-port.js';
 import { sql } from 'drizzle-orm';
+import { created } from '../factories.js';
 
 const ENGINE_SECRET = `whsec_${Buffer.from('engine-secret-of-thirty-two-bytes!!').toString('base64')}`;
 
@@ -21,14 +22,13 @@ async function setup(t: Test, env: Record<string, string> = {}) {
   // The engine calls back over a real socket.
   await base.app.listen({ port, host: '127.0.0.1' });
   const plugin = async (plugin_slug: string, configuration: Record<string, unknown> = {}, title = plugin_slug) => {
-    const res = await base.api('POST', '/plugins/instances', { plugin_slug, title, configuration, project_id: base.projectId });
-    if (res.status !== 201) throw new Error(`plugin: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body as Record<string, any>;
+    return created('plugin', await base.api('POST', '/plugins/instances', { plugin_slug, title, configuration, project_id: base.projectId })) as Record<
+      string,
+      any
+    >;
   };
   const workflow = async (body: Record<string, unknown>) => {
-    const res = await base.api('POST', '/workflows', { project_id: base.projectId, ...body });
-    if (res.status !== 201) throw new Error(`workflow: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body as Record<string, any>;
+    return created('workflow', await base.api('POST', '/workflows', { project_id: base.projectId, ...body })) as Record<string, any>;
   };
   const finished = (id: number) =>
     until(`workflow instance ${id} to finish`, async () => {
