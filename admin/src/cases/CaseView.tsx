@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { Box, Button, Chip, Grid, Link as MuiLink, List, ListItem, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
-import { Title, useBasename, useGetList, useNotify, useTranslate } from 'react-admin';
+import { Title, useBasename, useGetList, useNotify } from 'react-admin';
 import { useFirewatchData } from '../core/queries.js';
 import { MANUAL_CASE_STATUSES, type CaseStatus } from '../core/shapes.js';
 import { utc } from '../engine/screens.js';
@@ -14,10 +14,13 @@ import {
   Timeline,
   useRecordAct,
   useRecordByName,
+  useResponderWords,
   useSimilarIncidents,
   WorkflowRuns,
   type ApiRecord,
+  type RecordAct,
 } from '../incidents/parts.js';
+import { RecordLinks } from '../incidents/IncidentPanels.js';
 
 /**
  * cases/{name}/view, the entity case view: the case's timeline, participants, tasks, comments and
@@ -26,8 +29,6 @@ import {
  */
 export function CaseView() {
   const { name = '' } = useParams();
-  const translate = useTranslate();
-  const basename = useBasename();
   const notify = useNotify();
   const {
     record: kase,
@@ -38,17 +39,13 @@ export function CaseView() {
   const act = useRecordAct('cases', kase?.id, load);
   const dataProvider = useFirewatchData();
   const [cause, setCause] = useState<string | null>(null);
-  const [participant, setParticipant] = useState('');
   const [escalating, setEscalating] = useState(false);
-  const t = (key: string, options?: Record<string, unknown>) => translate(`fw.responder.${key}`, options);
-  const r = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
+  const { t, r, translate } = useResponderWords();
   const related = useRelated(kase);
 
   if (missing) return <Typography sx={{ m: 2 }}>{t('not_found', { entity: 'Case', name })}</Typography>;
   if (!kase) return <Typography sx={{ m: 2 }}>{t('loading')}</Typography>;
-  const status = kase.status as CaseStatus;
   const incidents = kase.incidents as ApiRecord[];
-  const participants = kase.participants as string[];
 
   const probableCause = async () => {
     try {
@@ -61,44 +58,8 @@ export function CaseView() {
   return (
     <Box sx={{ p: 2 }}>
       <Title title={`${kase.name} ${kase.title}`} />
-      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 2, gap: 1 }}>
-        <Typography variant="h5" component="h1">
-          {kase.name}: {kase.title}
-        </Typography>
-        <Chip label={status} color={status === 'Closed' ? 'default' : status === 'Escalated' ? 'error' : 'primary'} aria-label={t('status_is', { status })} />
-        {kase.case_type_name ? <Chip variant="outlined" label={`${translate('fw.room.type')}: ${kase.case_type_name}`} /> : null}
-        {kase.case_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: kase.case_priority_name })} /> : null}
-        {kase.visibility === 'Restricted' ? <Chip variant="outlined" label={t('restricted')} /> : null}
-        <LiveChip live={live} />
-      </Stack>
-      <Stack direction="row" sx={{ flexWrap: 'wrap', mb: 2, gap: 1, alignItems: 'center' }}>
-        {!kase.incident_id && status !== 'Closed' ? (
-          <Button variant="contained" onClick={() => setEscalating(true)}>
-            {t('escalate')}
-          </Button>
-        ) : null}
-        <Button variant="outlined" onClick={() => void probableCause()}>
-          {t('probable_cause')}
-        </Button>
-        <TextField
-          select
-          size="small"
-          label={t('status')}
-          value={status}
-          onChange={(e) => void act('', { method: 'PUT', json: { status: e.target.value } }, translate('fw.updated', { name: 'Case' }))}
-          sx={{ minWidth: 160 }}
-        >
-          {/* Escalated is shown (never chosen by hand): it comes only from escalation. */}
-          {(MANUAL_CASE_STATUSES.includes(status) ? MANUAL_CASE_STATUSES : [...MANUAL_CASE_STATUSES, status]).map((s) => (
-            <MenuItem key={s} value={s} disabled={!MANUAL_CASE_STATUSES.includes(s)}>
-              {s}
-            </MenuItem>
-          ))}
-        </TextField>
-        <Button component={Link} to={`${basename}/cases/${kase.id}`}>
-          {translate('ra.action.edit')}
-        </Button>
-      </Stack>
+      <CaseHeading kase={kase} live={live} />
+      <CaseActions kase={kase} act={act} onEscalate={() => setEscalating(true)} onProbableCause={() => void probableCause()} />
       <Typography variant="body2" sx={{ mb: 2 }}>
         {t('case_line', { assignee: kase.assignee_email ?? t('unassigned'), reported: utc(kase.reported_at) })}
         {kase.closed_at ? ` · ${t('closed_at', { at: utc(kase.closed_at) })}` : ''}
@@ -126,96 +87,24 @@ export function CaseView() {
           />
         </Grid>
         <Grid size={{ xs: 12, md: 5 }}>
-          <Section title={t('incident')}>
-            {incidents.length ? (
-              incidents.map((i) => (
-                <Typography key={i.id} variant="body2">
-                  <MuiLink component={Link} to={`${basename}/iaos/${encodeURIComponent(i.name)}/view`}>
-                    {i.name}: {i.title}
-                  </MuiLink>{' '}
-                  ({i.status})
-                  {i.conference_url ? (
-                    <>
-                      {' · '}
-                      <MuiLink href={i.conference_url} target="_blank" rel="noreferrer">
-                        {t('conference')}
-                      </MuiLink>
-                    </>
-                  ) : (
-                    ` · ${t('conversation_pending')}`
-                  )}
-                </Typography>
-              ))
-            ) : (
-              <Typography variant="body2">{t('not_escalated')}</Typography>
-            )}
-          </Section>
-          <Section title={t('participants')}>
-            <List dense aria-label={t('participants')}>
-              {participants.map((p) => (
-                <ListItem key={p} disableGutters>
-                  <ListItemText primary={p} />
-                </ListItem>
-              ))}
-              {participants.length ? null : (
-                <ListItem disableGutters>
-                  <ListItemText primary={t('no_participants')} />
-                </ListItem>
-              )}
-            </List>
-            <Stack direction="row" spacing={1}>
-              <TextField
-                size="small"
-                type="email"
-                label={t('participant_email')}
-                value={participant}
-                onChange={(e) => setParticipant(e.target.value)}
-                sx={{ flex: 1 }}
-              />
-              <Button
-                variant="outlined"
-                disabled={!participant.trim()}
-                onClick={async () => {
-                  if (
-                    await act('', { method: 'PUT', json: { participants: [...participants, participant.trim()] } }, translate('fw.updated', { name: 'Case' }))
-                  )
-                    setParticipant('');
-                }}
-              >
-                {t('add_participant')}
-              </Button>
-            </Stack>
-          </Section>
+          <CaseIncidents incidents={incidents} />
+          <CaseParticipants participants={kase.participants as string[]} act={act} />
           <Tasks tasks={kase.tasks} owner={{ case_id: kase.id }} reload={load} />
           <WorkflowRuns runs={(kase.workflow_instances ?? []) as ApiRecord[]} owner="case" />
-          <Section title={r('related_cases')}>
-            {related.cases.length ? (
-              related.cases.map((c) => (
-                <Typography key={c.id} variant="body2">
-                  <MuiLink component={Link} to={`${basename}/cases/${encodeURIComponent(c.name)}/view`}>
-                    {c.name}: {c.title}
-                  </MuiLink>{' '}
-                  ({c.status})
-                </Typography>
-              ))
-            ) : (
-              <Typography variant="body2">{incidents.length ? r('no_same_incident_cases') : t('not_escalated')}</Typography>
-            )}
-          </Section>
-          <Section title={r('similar')}>
-            {related.similar?.length ? (
-              related.similar.map((s) => (
-                <Typography key={s.id} variant="body2">
-                  <MuiLink component={Link} to={`${basename}/iaos/${encodeURIComponent(s.name)}/view`}>
-                    {s.name}: {s.title}
-                  </MuiLink>{' '}
-                  ({s.status}, {r('score', { score: s.score.toLocaleString('en-US', { maximumSignificantDigits: 6 }) })})
-                </Typography>
-              ))
-            ) : (
-              <Typography variant="body2">{incidents.length ? (related.similar ? r('no_similar') : t('loading')) : t('not_escalated')}</Typography>
-            )}
-          </Section>
+          <RecordLinks
+            title={r('related_cases')}
+            records={related.cases}
+            path="cases"
+            empty={incidents.length ? r('no_same_incident_cases') : t('not_escalated')}
+            note={(c) => c.status}
+          />
+          <RecordLinks
+            title={r('similar')}
+            records={related.similar}
+            path="iaos"
+            empty={incidents.length ? (related.similar ? r('no_similar') : t('loading')) : t('not_escalated')}
+            note={(s) => `${s.status}, ${r('score', { score: s.score.toLocaleString('en-US', { maximumSignificantDigits: 6 }) })}`}
+          />
         </Grid>
       </Grid>
       {escalating ? (
@@ -227,6 +116,132 @@ export function CaseView() {
         />
       ) : null}
     </Box>
+  );
+}
+
+/** Escalate (while open and not yet escalated), the probable cause, the status chosen in place, and the edit form. */
+function CaseActions({ kase, act, onEscalate, onProbableCause }: { kase: ApiRecord; act: RecordAct; onEscalate: () => void; onProbableCause: () => void }) {
+  const { t, translate } = useResponderWords();
+  const basename = useBasename();
+  const status = kase.status as CaseStatus;
+  return (
+    <Stack direction="row" sx={{ flexWrap: 'wrap', mb: 2, gap: 1, alignItems: 'center' }}>
+      {!kase.incident_id && status !== 'Closed' ? (
+        <Button variant="contained" onClick={onEscalate}>
+          {t('escalate')}
+        </Button>
+      ) : null}
+      <Button variant="outlined" onClick={onProbableCause}>
+        {t('probable_cause')}
+      </Button>
+      <TextField
+        select
+        size="small"
+        label={t('status')}
+        value={status}
+        onChange={(e) => void act('', { method: 'PUT', json: { status: e.target.value } }, translate('fw.updated', { name: 'Case' }))}
+        sx={{ minWidth: 160 }}
+      >
+        {/* Escalated is shown (never chosen by hand): it comes only from escalation. */}
+        {(MANUAL_CASE_STATUSES.includes(status) ? MANUAL_CASE_STATUSES : [...MANUAL_CASE_STATUSES, status]).map((s) => (
+          <MenuItem key={s} value={s} disabled={!MANUAL_CASE_STATUSES.includes(s)}>
+            {s}
+          </MenuItem>
+        ))}
+      </TextField>
+      <Button component={Link} to={`${basename}/cases/${kase.id}`}>
+        {translate('ra.action.edit')}
+      </Button>
+    </Stack>
+  );
+}
+
+/** The case's name and title, its status, classification and visibility as chips, and whether the page is live. */
+function CaseHeading({ kase, live }: { kase: ApiRecord; live: boolean }) {
+  const { t, r } = useResponderWords();
+  const status = kase.status as CaseStatus;
+  return (
+    <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 2, gap: 1 }}>
+      <Typography variant="h5" component="h1">
+        {kase.name}: {kase.title}
+      </Typography>
+      <Chip label={status} color={status === 'Closed' ? 'default' : status === 'Escalated' ? 'error' : 'primary'} aria-label={t('status_is', { status })} />
+      {kase.case_type_name ? <Chip variant="outlined" label={`${r('type')}: ${kase.case_type_name}`} /> : null}
+      {kase.case_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: kase.case_priority_name })} /> : null}
+      {kase.visibility === 'Restricted' ? <Chip variant="outlined" label={t('restricted')} /> : null}
+      <LiveChip live={live} />
+    </Stack>
+  );
+}
+
+/** The incident the case was escalated to, with its conference once it has one. */
+function CaseIncidents({ incidents }: { incidents: ApiRecord[] }) {
+  const { t } = useResponderWords();
+  const basename = useBasename();
+  return (
+    <Section title={t('incident')}>
+      {incidents.length ? (
+        incidents.map((i) => (
+          <Typography key={i.id} variant="body2">
+            <MuiLink component={Link} to={`${basename}/iaos/${encodeURIComponent(i.name)}/view`}>
+              {i.name}: {i.title}
+            </MuiLink>{' '}
+            ({i.status})
+            {i.conference_url ? (
+              <>
+                {' · '}
+                <MuiLink href={i.conference_url} target="_blank" rel="noreferrer">
+                  {t('conference')}
+                </MuiLink>
+              </>
+            ) : (
+              ` · ${t('conversation_pending')}`
+            )}
+          </Typography>
+        ))
+      ) : (
+        <Typography variant="body2">{t('not_escalated')}</Typography>
+      )}
+    </Section>
+  );
+}
+
+/** Who takes part in the case, and a person added by e-mail. */
+function CaseParticipants({ participants, act }: { participants: string[]; act: RecordAct }) {
+  const { t, translate } = useResponderWords();
+  const [participant, setParticipant] = useState('');
+  const add = async () => {
+    if (await act('', { method: 'PUT', json: { participants: [...participants, participant.trim()] } }, translate('fw.updated', { name: 'Case' })))
+      setParticipant('');
+  };
+  return (
+    <Section title={t('participants')}>
+      <List dense aria-label={t('participants')}>
+        {participants.map((p) => (
+          <ListItem key={p} disableGutters>
+            <ListItemText primary={p} />
+          </ListItem>
+        ))}
+        {participants.length ? null : (
+          <ListItem disableGutters>
+            <ListItemText primary={t('no_participants')} />
+          </ListItem>
+        )}
+      </List>
+      <Stack direction="row" spacing={1}>
+        <TextField
+          size="small"
+          type="email"
+          label={t('participant_email')}
+          value={participant}
+          onChange={(e) => setParticipant(e.target.value)}
+          sx={{ flex: 1 }}
+        />
+        <Button variant="outlined" disabled={!participant.trim()} onClick={() => void add()}>
+          {t('add_participant')}
+        </Button>
+      </Stack>
+    </Section>
   );
 }
 

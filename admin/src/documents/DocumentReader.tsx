@@ -1,8 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { Alert, Box, Button, Card, CardContent, Stack, TextField, Typography } from '@mui/material';
-import { Title, useNotify } from 'react-admin';
-import { api } from '../core/http.js';
+import { Title, useGetOne, useNotify, useUpdate } from 'react-admin';
 import { Markdown } from './markdown.js';
 import { download, markdownPdf } from './pdf.js';
 
@@ -24,24 +23,28 @@ const fileName = (name: string) => name.replace(/[^A-Za-z0-9._-]+/g, '-').replac
 export function DocumentReader() {
   const { id } = useParams();
   const notify = useNotify();
-  const [doc, setDoc] = useState<Doc | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { data: doc, error } = useGetOne<Doc>('documents', { id: Number(id) }, { enabled: id !== undefined });
+  const [update] = useUpdate<Doc>();
   const [draft, setDraft] = useState<string | null>(null);
-  useEffect(() => {
-    api<Doc>(`/documents/${id}`).then(setDoc, (e: Error) => setFailure(e.message));
-  }, [id]);
-  if (failure) return <Alert severity="error">{failure}</Alert>;
+  if (error) return <Alert severity="error">{error.message}</Alert>;
   if (!doc) return null;
   const text = doc.description ?? '';
-  const save = async () => {
-    try {
-      setDoc(await api<Doc>(`/documents/${doc.id}`, { method: 'PUT', json: { description: draft } }));
-      setDraft(null);
-      notify('Document saved.', { type: 'success' });
-    } catch (e) {
-      notify((e as Error).message, { type: 'error' });
-    }
-  };
+  const save = () =>
+    // Only what changed is sent: an unchanged text has nothing to save.
+    draft === text
+      ? setDraft(null)
+      : update(
+          'documents',
+          { id: doc.id, data: { description: draft }, previousData: doc },
+          {
+            mutationMode: 'pessimistic',
+            onSuccess: () => {
+              setDraft(null);
+              notify('Document saved.', { type: 'success' });
+            },
+            onError: (e) => notify(e.message, { type: 'error' }),
+          },
+        );
   return (
     <Box sx={{ p: 2, maxWidth: 960 }}>
       <Title title={doc.name} />

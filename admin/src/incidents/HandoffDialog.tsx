@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Button, Dialog, DialogActions, DialogContent, DialogTitle, Grid, TextField } from '@mui/material';
 import { useNotify, useRefresh, useTranslate } from 'react-admin';
-import { api } from '../core/http.js';
+import { useFirewatchData } from '../core/queries.js';
 
 /** The handoff fields the dialog edits, in order; the long ones are multi-line. */
 const FIELDS = [
@@ -33,18 +33,19 @@ const fromInput = (value: string) => (value ? `${value}:00Z` : null);
 export function HandoffDialog({ incidentId, onClose, onDone }: { incidentId?: number; onClose: () => void; onDone?: () => unknown }) {
   const translate = useTranslate();
   const notify = useNotify();
+  const dataProvider = useFirewatchData();
   const [values, setValues] = useState<Partial<Record<Field, string>> | null>(null);
   const [busy, setBusy] = useState(false);
   const [touched, setTouched] = useState(false);
   useEffect(() => {
-    void api<Record<string, unknown>>(`/oncall/handoffs/prefill${incidentId ? `?incident_id=${incidentId}` : ''}`).then(
-      (p) => setValues(Object.fromEntries(FIELDS.map((f) => [f, TIMES.has(f) ? toInput(p[f]) : String(p[f] ?? '')]))),
+    void dataProvider.view<Record<string, unknown>>('oncall/handoffs', { path: 'prefill', query: incidentId ? { incident_id: incidentId } : undefined }).then(
+      ({ data: p }) => setValues(Object.fromEntries(FIELDS.map((f) => [f, TIMES.has(f) ? toInput(p[f]) : String(p[f] ?? '')]))),
       (e: Error) => {
         notify(e.message, { type: 'error', autoHideDuration: 0 });
         setValues({});
       },
     );
-  }, [incidentId, notify]);
+  }, [dataProvider, incidentId, notify]);
   const missingTo = !values?.handover_to?.trim();
 
   const save = async () => {
@@ -58,7 +59,8 @@ export function HandoffDialog({ incidentId, onClose, onDone }: { incidentId?: nu
       else if (v) body[f] = v;
     }
     try {
-      await api(incidentId ? `/iaos/${incidentId}/handoff` : '/oncall/handoffs', { method: 'POST', json: body });
+      if (incidentId) await dataProvider.action('iaos', { id: incidentId, path: 'handoff', data: body });
+      else await dataProvider.create('oncall/handoffs', { data: body });
       notify('fw.created', { type: 'success', messageArgs: { name: translate('fw.responder.handoff_entity') } });
       await onDone?.();
       onClose();

@@ -1,15 +1,13 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Link, useParams } from 'react-router-dom';
+import { useParams } from 'react-router-dom';
 import {
   Box,
   Button,
-  Chip,
   Dialog,
   DialogActions,
   DialogContent,
   DialogTitle,
   Grid,
-  Link as MuiLink,
   MenuItem,
   Stack,
   Table,
@@ -19,27 +17,35 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { Title, useBasename, useGetList, useNotify, useTranslate, useUpdate } from 'react-admin';
-import { duration, money } from '../core/units.js';
-import { useFirewatchData, useRecordView } from '../core/queries.js';
-import { STEP_STATUSES, type IncidentStatus } from '../core/shapes.js';
+import { Title, useGetList, useNotify, useTranslate, useUpdate } from 'react-admin';
+import { useFirewatchData } from '../core/queries.js';
+import type { IncidentStatus } from '../core/shapes.js';
 import { Markdown } from '../documents/markdown.js';
-import { utc } from '../engine/screens.js';
 import { ConversationPanel } from './ConversationPanel.js';
 import { HandoffDialog } from './HandoffDialog.js';
+import {
+  IncidentCosts,
+  IncidentDetails,
+  IncidentHeading,
+  IncidentReports,
+  IncidentResources,
+  IncidentSteps,
+  RelatedCases,
+  SimilarIncidents,
+  type Reading,
+} from './IncidentPanels.js';
 import { OutsidePanel } from './OutsidePanel.js';
 import { RunWorkflowDialog } from '../workflows/screens.js';
 import {
   Comments,
   ConfirmDialog,
   EventDialog,
-  LiveChip,
   Section,
   Tasks,
   Timeline,
   useRecordAct,
   useRecordByName,
-  useSimilarIncidents,
+  useResponderWords,
   WorkflowRuns,
   type ApiRecord,
   type RecordAct,
@@ -48,7 +54,8 @@ import {
 /* eslint-disable @typescript-eslint/no-explicit-any -- records come straight from the API */
 type Incident = ApiRecord;
 
-/** Spec: numbers and currency in en-US, up to 6 significant digits. */
+/** The dialogs the incident page opens, one at a time. */
+type IncidentDialog = null | 'report' | 'event' | 'resource' | 'summary' | 'handoff' | 'details' | 'postmortem' | 'workflow';
 
 /**
  * iaos/{name}/view: what a responder works from during an incident. The header carries the
@@ -57,166 +64,33 @@ type Incident = ApiRecord;
  */
 export function IncidentView() {
   const { name = '' } = useParams();
-  const notify = useNotify();
-  const translate = useTranslate();
-  const basename = useBasename();
+  const { t, r } = useResponderWords();
   const { record: incident, missing, load, live } = useRecordByName('iaos', name, (i) => !!i.conversation);
-  const incidentId = incident?.id as number | undefined;
-  // Costs are read with the record (a reload reads every view of it: participants' activity changes them).
-  const { data: cost = null } = useRecordView<any>('iaos', incidentId, 'costs');
-  const similar = useSimilarIncidents(incidentId);
-  const dataProvider = useFirewatchData();
-  const [dialog, setDialog] = useState<null | 'report' | 'event' | 'resource' | 'summary' | 'handoff' | 'details' | 'postmortem' | 'workflow'>(null);
+  const [dialog, setDialog] = useState<IncidentDialog>(null);
   const [confirmStatus, setConfirmStatus] = useState<null | IncidentStatus>(null);
-  const [reading, setReading] = useState<{ title: string; body: string; markdown?: boolean } | null>(null);
+  const [reading, setReading] = useState<Reading | null>(null);
   const [summary, setSummary] = useState<string>('');
-  const incidentAct = useRecordAct('iaos', incidentId, load);
+  const incidentAct = useRecordAct('iaos', incident?.id, load);
 
-  if (missing) return <Typography sx={{ m: 2 }}>{translate('fw.responder.not_found', { entity: 'Incident', name })}</Typography>;
-  if (!incident) return <Typography sx={{ m: 2 }}>{translate('fw.responder.loading')}</Typography>;
-  const status = incident.status as IncidentStatus;
-  const t = (key: string, options?: Record<string, unknown>) => translate(`fw.responder.${key}`, options);
-  const r = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
-  const cases = (incident.cases ?? []) as any[];
-  const comments = (incident.comments ?? []) as any[];
-
+  if (missing) return <Typography sx={{ m: 2 }}>{t('not_found', { entity: 'Incident', name })}</Typography>;
+  if (!incident) return <Typography sx={{ m: 2 }}>{t('loading')}</Typography>;
   return (
     <Box sx={{ p: 2 }}>
       <Title title={`${incident.name} ${incident.title}`} />
-      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 2, gap: 1 }}>
-        <Typography variant="h5" component="h1">
-          {incident.name}: {incident.title}
-        </Typography>
-        <Chip
-          label={status}
-          color={status === 'Active' ? 'error' : status === 'Stable' ? 'primary' : 'default'}
-          aria-label={t('status_is', { status })}
-          data-testid="incident-status"
-        />
-        {incident.incident_severity_name ? <Chip variant="outlined" label={`${r('severity')}: ${incident.incident_severity_name}`} /> : null}
-        {incident.incident_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: incident.incident_priority_name })} /> : null}
-        {incident.incident_type_name ? <Chip variant="outlined" label={`${r('type')}: ${incident.incident_type_name}`} /> : null}
-        <LiveChip live={live} />
-      </Stack>
-      <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', mb: 1, gap: 1 }}>
-        {!incident.is_participant ? (
-          <Button variant="contained" onClick={() => void incidentAct('/join')}>
-            {t('join')}
-          </Button>
-        ) : null}
-        {!incident.subscribed ? (
-          <Button variant="outlined" onClick={() => void incidentAct('/subscribe')}>
-            {t('subscribe')}
-          </Button>
-        ) : (
-          <Button variant="outlined" onClick={() => void incidentAct('/unsubscribe')}>
-            {r('unsubscribe')}
-          </Button>
-        )}
-        {status === 'Active' ? (
-          <Button variant="outlined" onClick={() => setConfirmStatus('Stable')}>
-            {t('mark_stable')}
-          </Button>
-        ) : null}
-        {status !== 'Closed' ? (
-          <Button variant="outlined" onClick={() => setConfirmStatus('Closed')}>
-            {t('mark_closed')}
-          </Button>
-        ) : (
-          <Button variant="outlined" onClick={() => setConfirmStatus('Active')}>
-            {t('reopen')}
-          </Button>
-        )}
-        <Button variant="outlined" onClick={() => setDialog('details')}>
-          {r('edit_details')}
-        </Button>
-        <Button variant="outlined" onClick={() => setDialog('report')}>
-          {t('report')}
-        </Button>
-        <Button variant="outlined" onClick={() => setDialog('event')}>
-          {t('add_event')}
-        </Button>
-        <Button variant="outlined" onClick={() => setDialog('resource')}>
-          {t('add_resource')}
-        </Button>
-        <Button variant="outlined" onClick={() => setDialog('handoff')}>
-          {t('handoff')}
-        </Button>
-        <Button variant="outlined" onClick={() => setDialog('postmortem')}>
-          {t('create_postmortem')}
-        </Button>
-      </Stack>
+      <IncidentHeading incident={incident} live={live} />
+      <IncidentActions incident={incident} act={incidentAct} open={setDialog} confirm={setConfirmStatus} />
       <Typography variant="caption" component="p" sx={{ mb: 2 }}>
         {r('status_right')}
       </Typography>
 
       <Grid container spacing={2}>
         <Grid size={{ xs: 12, md: 7 }}>
-          <Section title={r('details')}>
-            <Typography variant="body2" sx={{ whiteSpace: 'pre-wrap', mb: 1 }}>
-              {incident.description || r('no_description')}
-            </Typography>
-            <Table size="small" aria-label={r('details')}>
-              <TableBody>
-                <TableRow>
-                  <TableCell component="th" scope="row">
-                    {r('type')}
-                  </TableCell>
-                  <TableCell>{incident.incident_type_name ?? r('none')}</TableCell>
-                </TableRow>
-                <TableRow>
-                  <TableCell component="th" scope="row">
-                    {r('severity')}
-                  </TableCell>
-                  <TableCell>{incident.incident_severity_name ?? r('none')}</TableCell>
-                </TableRow>
-                <TableRow>
-                  <TableCell component="th" scope="row">
-                    {r('priority')}
-                  </TableCell>
-                  <TableCell>{incident.incident_priority_name ?? r('none')}</TableCell>
-                </TableRow>
-                <TableRow>
-                  <TableCell component="th" scope="row">
-                    {t('status')}
-                  </TableCell>
-                  <TableCell>
-                    {status} · {r('status_times', { reported: utc(incident.reported_at) })}
-                    {incident.stable_at ? ` · ${t('stable_at', { at: utc(incident.stable_at) })}` : ''}
-                    {incident.closed_at ? ` · ${t('closed_at', { at: utc(incident.closed_at) })}` : ''}
-                  </TableCell>
-                </TableRow>
-                <TableRow>
-                  <TableCell component="th" scope="row">
-                    {translate('fw.responder.conference')}
-                  </TableCell>
-                  <TableCell>
-                    {incident.conference_url ? (
-                      <>
-                        <a href={incident.conference_url} target="_blank" rel="noreferrer">
-                          {translate('fw.responder.conference')}
-                        </a>{' '}
-                        ({incident.conference_url})
-                      </>
-                    ) : (
-                      t('conversation_pending')
-                    )}
-                  </TableCell>
-                </TableRow>
-                <TableRow>
-                  <TableCell component="th" scope="row">
-                    {translate('fw.responder.roles')}
-                  </TableCell>
-                  <TableCell>{t('commander_line', { commander: incident.commander_email ?? t('unassigned'), reported: utc(incident.reported_at) })}</TableCell>
-                </TableRow>
-              </TableBody>
-            </Table>
-          </Section>
+          <IncidentDetails incident={incident} />
           {/* The outside panel names whole paths (/iaos/{id}/statuspage). */}
           <OutsidePanel incident={incident} act={(path, init) => incidentAct(path.slice(`/iaos/${incident.id}`.length), init as never)} />
           <Timeline events={incident.events} act={incidentAct} />
           <ConversationPanel incidentId={incident.id} />
-          <Comments comments={comments} send={(text) => incidentAct('/comments/add', { method: 'POST', json: { text } })} />
+          <Comments comments={(incident.comments ?? []) as any[]} send={(text) => incidentAct('/comments/add', { method: 'POST', json: { text } })} />
         </Grid>
         <Grid size={{ xs: 12, md: 5 }}>
           <Roles incident={incident} act={incidentAct} />
@@ -230,139 +104,19 @@ export function IncidentView() {
               </Button>
             }
           />
-          <Section title={t('costs')}>
-            {cost ? (
-              <Typography variant="body2">
-                {t('cost_line', {
-                  amount: money(cost.amount),
-                  hours: duration(cost.hours),
-                  rate: money(cost.hourly_rate),
-                  model: cost.cost_model ? t('cost_model', { model: cost.cost_model }) : '',
-                })}
-              </Typography>
-            ) : null}
-          </Section>
-          <Section title={t('reports')}>
-            {(incident.reports as any[]).length ? null : <Typography variant="body2">{r('no_reports')}</Typography>}
-            {(incident.reports as any[]).map((rep) => (
-              <Typography key={rep.id} variant="body2">
-                <MuiLink
-                  component="button"
-                  aria-label={r('report_open', { type: rep.type, at: utc(rep.created_at) })}
-                  onClick={() =>
-                    setReading({
-                      title: r('report_title', {
-                        type: rep.type === 'tactical' ? t('tactical') : t('executive'),
-                        at: utc(rep.created_at),
-                        author: rep.author_email ?? 'API key',
-                      }),
-                      body: reportText(rep.details ?? {}, translate),
-                    })
-                  }
-                >
-                  {t('report_line', { at: utc(rep.created_at), type: rep.type, author: rep.author_email })}
-                </MuiLink>
-              </Typography>
-            ))}
-          </Section>
-          <Section title={t('resources')}>
-            {(incident.resources as any[]).length ? null : <Typography variant="body2">{r('no_resources')}</Typography>}
-            {(incident.resources as any[]).map((res) => (
-              <Typography key={res.id} variant="body2">
-                {res.resource_type === 'dispatch-incident-review-document' && /^\/documents\/\d+$/.test(res.weblink ?? '') ? (
-                  // The review is a document of its own: read, edited and exported on its page.
-                  <MuiLink component={Link} to={`${basename}${res.weblink}/read`}>
-                    {res.name}
-                  </MuiLink>
-                ) : res.weblink ? (
-                  <a href={res.weblink}>{res.name}</a>
-                ) : res.content ? (
-                  <MuiLink
-                    component="button"
-                    aria-label={r('open_document', { name: res.name })}
-                    onClick={() => setReading({ title: res.name, body: res.content, markdown: true })}
-                  >
-                    {res.name}
-                  </MuiLink>
-                ) : (
-                  res.name
-                )}{' '}
-                ({res.resource_type === 'dispatch-incident-review-document' ? r('document') : res.resource_type})
-              </Typography>
-            ))}
-          </Section>
-          <Section title={r('related_cases')}>
-            {cases.length ? (
-              cases.map((c) => (
-                <Typography key={c.id} variant="body2">
-                  <MuiLink component={Link} to={`${basename}/cases/${encodeURIComponent(c.name)}/view`}>
-                    {c.name}: {c.title}
-                  </MuiLink>{' '}
-                  ({c.status})
-                </Typography>
-              ))
-            ) : (
-              <Typography variant="body2">{r('no_related_cases')}</Typography>
-            )}
-          </Section>
-          <Section title={r('similar')}>
-            {similar?.length ? (
-              similar.map((s) => (
-                <Typography key={s.id} variant="body2">
-                  <MuiLink component={Link} to={`${basename}/iaos/${encodeURIComponent(s.name)}/view`}>
-                    {s.name}: {s.title}
-                  </MuiLink>{' '}
-                  ({s.status}, {r('score', { score: Number(s.score).toLocaleString('en-US', { maximumSignificantDigits: 3 }) })})
-                </Typography>
-              ))
-            ) : (
-              <Typography variant="body2">{similar ? r('no_similar') : translate('fw.responder.loading')}</Typography>
-            )}
-          </Section>
-          <Section title={t('steps')}>
-            {(incident.steps as any[]).map((s) => (
-              // The step's name is its status field's label: one line each, however narrow the column.
-              <Stack key={s.id} direction="row" spacing={1} sx={{ alignItems: 'center', mb: 1 }}>
-                <TextField
-                  select
-                  size="small"
-                  sx={{ flex: 1 }}
-                  label={`${s.position}. ${s.name}`}
-                  value={s.status}
-                  onChange={async (ev) => {
-                    try {
-                      await dataProvider.action('incident_steps', { id: incident.id, path: String(s.id), method: 'PUT', data: { status: ev.target.value } });
-                      await load();
-                    } catch {
-                      notify('Failed to update step.', { type: 'error', autoHideDuration: 0 });
-                    }
-                  }}
-                >
-                  {STEP_STATUSES.map((v) => (
-                    <MenuItem key={v} value={v}>
-                      {v}
-                    </MenuItem>
-                  ))}
-                </TextField>
-                <Button
-                  size="small"
-                  aria-label={r('ai_summary_of', { step: s.name })}
-                  onClick={async () => {
-                    try {
-                      setSummary(
-                        (await dataProvider.view<{ summary: string }>('incident_steps', { id: incident.id, path: `${s.id}/ai-summary` })).data.summary,
-                      );
-                      setDialog('summary');
-                    } catch {
-                      notify('Failed to get step AI summary.', { type: 'error', autoHideDuration: 0 });
-                    }
-                  }}
-                >
-                  {t('ai_summary')}
-                </Button>
-              </Stack>
-            ))}
-          </Section>
+          <IncidentCosts incidentId={incident.id} />
+          <IncidentReports reports={incident.reports as any[]} onRead={setReading} />
+          <IncidentResources resources={incident.resources as any[]} onRead={setReading} />
+          <RelatedCases cases={(incident.cases ?? []) as any[]} />
+          <SimilarIncidents incidentId={incident.id} />
+          <IncidentSteps
+            incident={incident}
+            reload={load}
+            onSummary={(text) => {
+              setSummary(text);
+              setDialog('summary');
+            }}
+          />
         </Grid>
       </Grid>
 
@@ -380,65 +134,157 @@ export function IncidentView() {
           onConfirm={() => incidentAct(`/${confirmStatus === 'Stable' ? 'stable' : confirmStatus === 'Closed' ? 'closed' : 'active'}`)}
         />
       ) : null}
-      {dialog === 'postmortem' ? (
+      <IncidentDialogs incident={incident} dialog={dialog} onClose={() => setDialog(null)} act={incidentAct} reload={load} summary={summary} />
+      <ReadingDialog reading={reading} onClose={() => setReading(null)} />
+    </Box>
+  );
+}
+
+/** The lifecycle and record actions above the page: join, subscribe, status changes (confirmed), and the dialogs. */
+function IncidentActions({
+  incident,
+  act,
+  open,
+  confirm,
+}: {
+  incident: Incident;
+  act: RecordAct;
+  open: (dialog: IncidentDialog) => void;
+  confirm: (status: IncidentStatus) => void;
+}) {
+  const { t, r } = useResponderWords();
+  const status = incident.status as IncidentStatus;
+  const opens: [IncidentDialog, string][] = [
+    ['details', r('edit_details')],
+    ['report', t('report')],
+    ['event', t('add_event')],
+    ['resource', t('add_resource')],
+    ['handoff', t('handoff')],
+    ['postmortem', t('create_postmortem')],
+  ];
+  return (
+    <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', mb: 1, gap: 1 }}>
+      {!incident.is_participant ? (
+        <Button variant="contained" onClick={() => void act('/join')}>
+          {t('join')}
+        </Button>
+      ) : null}
+      {!incident.subscribed ? (
+        <Button variant="outlined" onClick={() => void act('/subscribe')}>
+          {t('subscribe')}
+        </Button>
+      ) : (
+        <Button variant="outlined" onClick={() => void act('/unsubscribe')}>
+          {r('unsubscribe')}
+        </Button>
+      )}
+      {status === 'Active' ? (
+        <Button variant="outlined" onClick={() => confirm('Stable')}>
+          {t('mark_stable')}
+        </Button>
+      ) : null}
+      {status !== 'Closed' ? (
+        <Button variant="outlined" onClick={() => confirm('Closed')}>
+          {t('mark_closed')}
+        </Button>
+      ) : (
+        <Button variant="outlined" onClick={() => confirm('Active')}>
+          {t('reopen')}
+        </Button>
+      )}
+      {opens.map(([dialog, label]) => (
+        <Button key={dialog} variant="outlined" onClick={() => open(dialog)}>
+          {label}
+        </Button>
+      ))}
+    </Stack>
+  );
+}
+
+/** The one dialog open on the incident page, if any. */
+function IncidentDialogs({
+  incident,
+  dialog,
+  onClose,
+  act,
+  reload,
+  summary,
+}: {
+  incident: Incident;
+  dialog: IncidentDialog;
+  onClose: () => void;
+  act: RecordAct;
+  reload: () => Promise<unknown>;
+  summary: string;
+}) {
+  const { t, r, translate } = useResponderWords();
+  switch (dialog) {
+    case 'postmortem':
+      return (
         <ConfirmDialog
           title={r('confirm_postmortem', { name: incident.name })}
           body={r('confirm_postmortem_body')}
-          onClose={() => setDialog(null)}
-          onConfirm={() => incidentAct('/postmortem/create')}
+          onClose={onClose}
+          onConfirm={() => act('/postmortem/create')}
         />
-      ) : null}
-      {dialog === 'details' ? <DetailsDialog incident={incident} onClose={() => setDialog(null)} reload={load} /> : null}
-      {dialog === 'report' ? (
-        <ReportDialog
-          incident={incident}
-          onClose={() => setDialog(null)}
-          submit={(type, body) => incidentAct(`/report/${type}`, { method: 'POST', json: body })}
-        />
-      ) : null}
-      {dialog === 'event' ? (
+      );
+    case 'details':
+      return <DetailsDialog incident={incident} onClose={onClose} reload={reload} />;
+    case 'report':
+      return <ReportDialog incident={incident} onClose={onClose} submit={(type, body) => act(`/report/${type}`, { method: 'POST', json: body })} />;
+    case 'event':
+      return (
         <EventDialog
           title={translate('fw.responder.add_timeline_event')}
           timeLabel={translate('fw.room.event_time')}
           timeKey="after"
           saveLabel={translate('fw.responder.add_event')}
-          onClose={() => setDialog(null)}
-          submit={(body) => incidentAct('/event', { method: 'POST', json: body }, t('event_added'))}
+          onClose={onClose}
+          submit={(body) => act('/event', { method: 'POST', json: body }, t('event_added'))}
         />
-      ) : null}
-      {dialog === 'resource' ? (
-        <ResourceDialog
-          onClose={() => setDialog(null)}
-          submit={(body) => incidentAct('/add-resource', { method: 'POST', json: body }, undefined, t('add_resource_failed'))}
-        />
-      ) : null}
-      {dialog === 'workflow' ? <RunFromIncident id={incident.id} name={incident.name} title={incident.title} onClose={() => setDialog(null)} /> : null}
-      {dialog === 'handoff' ? <HandoffDialog incidentId={incident.id} onClose={() => setDialog(null)} onDone={load} /> : null}
-      <Dialog open={dialog === 'summary'} onClose={() => setDialog(null)} aria-labelledby="summary-title">
-        <DialogTitle id="summary-title">{t('step_summary')}</DialogTitle>
-        <DialogContent>
-          <Typography>{summary}</Typography>
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={() => setDialog(null)}>{t('close')}</Button>
-        </DialogActions>
-      </Dialog>
-      <Dialog open={reading !== null} onClose={() => setReading(null)} aria-labelledby="reading-title" fullWidth maxWidth="md">
-        <DialogTitle id="reading-title">{reading?.title}</DialogTitle>
-        <DialogContent>
-          {reading?.markdown ? (
-            <Markdown text={reading.body} />
-          ) : (
-            <Typography component="div" variant="body2" sx={{ whiteSpace: 'pre-wrap' }}>
-              {reading?.body}
-            </Typography>
-          )}
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={() => setReading(null)}>{t('close')}</Button>
-        </DialogActions>
-      </Dialog>
-    </Box>
+      );
+    case 'resource':
+      return <ResourceDialog onClose={onClose} submit={(body) => act('/add-resource', { method: 'POST', json: body }, undefined, t('add_resource_failed'))} />;
+    case 'workflow':
+      return <RunFromIncident id={incident.id} name={incident.name} title={incident.title} onClose={onClose} />;
+    case 'handoff':
+      return <HandoffDialog incidentId={incident.id} onClose={onClose} onDone={reload} />;
+    case 'summary':
+      return (
+        <Dialog open onClose={onClose} aria-labelledby="summary-title">
+          <DialogTitle id="summary-title">{t('step_summary')}</DialogTitle>
+          <DialogContent>
+            <Typography>{summary}</Typography>
+          </DialogContent>
+          <DialogActions>
+            <Button onClick={onClose}>{t('close')}</Button>
+          </DialogActions>
+        </Dialog>
+      );
+    default:
+      return null;
+  }
+}
+
+/** A report or a document's text, read in place. */
+function ReadingDialog({ reading, onClose }: { reading: Reading | null; onClose: () => void }) {
+  const { t } = useResponderWords();
+  return (
+    <Dialog open={reading !== null} onClose={onClose} aria-labelledby="reading-title" fullWidth maxWidth="md">
+      <DialogTitle id="reading-title">{reading?.title}</DialogTitle>
+      <DialogContent>
+        {reading?.markdown ? (
+          <Markdown text={reading.body} />
+        ) : (
+          <Typography component="div" variant="body2" sx={{ whiteSpace: 'pre-wrap' }}>
+            {reading?.body}
+          </Typography>
+        )}
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose}>{t('close')}</Button>
+      </DialogActions>
+    </Dialog>
   );
 }
 
@@ -531,14 +377,6 @@ function Roles({ incident, act }: { incident: Incident; act: RecordAct }) {
       ) : null}
     </Section>
   );
-}
-
-/** A sent report as its readers got it: each section under its heading. */
-function reportText(details: Record<string, string>, translate: (k: string) => string) {
-  return Object.entries(details)
-    .filter(([k]) => k !== 'type')
-    .map(([k, v]) => `${translate(`fw.responder.report_fields.${k}`)}\n${v || '—'}`)
-    .join('\n\n');
 }
 
 /**

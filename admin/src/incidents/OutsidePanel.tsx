@@ -1,7 +1,8 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Button, Dialog, DialogActions, DialogContent, DialogTitle, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
-import { api } from '../core/http.js';
+import type { ItemsPage } from '../core/dataProvider.js';
+import { useFirewatchData, useRecordView } from '../core/queries.js';
 import { Section, type ApiRecord } from './parts.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers come straight from the API */
@@ -31,15 +32,11 @@ export function OutsidePanel({ incident, act }: { incident: ApiRecord; act: (pat
   const t = (key: string, fallback: string) => translate(`fw.outside.${key}`, { _: fallback });
   const [preview, setPreview] = useState<any>(null);
   const [draft, setDraft] = useState<any>(null);
-  const [suspects, setSuspects] = useState<any[]>([]);
-  useEffect(() => {
-    void api<{ items: any[] }>(`/iaos/${incident.id}/suspect-commits`).then(
-      (r) => setSuspects(r.items),
-      () => undefined,
-    );
-  }, [incident.id]);
+  const dataProvider = useFirewatchData();
+  // Suspect commits are a hint: none shown when they cannot be read.
+  const suspects = useRecordView<ItemsPage<any>>('iaos', incident.id, 'suspect-commits').data?.items ?? [];
   const open = async () => {
-    const p = await api<any>(`/iaos/${incident.id}/statuspage/preview`);
+    const { data: p } = await dataProvider.view<any>('iaos', { id: incident.id, path: 'statuspage/preview' });
     setPreview(p);
     setDraft({ name: p.name, status: p.status, body: p.body, components: Object.fromEntries(p.components.map((c: any) => [c.id, c.proposed])) });
   };

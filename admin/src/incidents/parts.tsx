@@ -44,6 +44,16 @@ export { ConfirmDialog };
 /* eslint-disable @typescript-eslint/no-explicit-any -- records come straight from the API */
 export type ApiRecord = RaRecord<number> & Record<string, any>;
 
+/** The responder screens' words: `t` for fw.responder.*, `r` for fw.room.*, and the translator itself. */
+export function useResponderWords() {
+  const translate = useTranslate();
+  return {
+    translate,
+    t: (key: string, options?: Record<string, unknown>) => translate(`fw.responder.${key}`, options),
+    r: (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options),
+  };
+}
+
 /** A titled card; a region named by its heading, so a screen reader (and a test) can go to it. */
 export function Section({ title, children }: { title: string; children: ReactNode }) {
   const id = useId();
@@ -236,13 +246,10 @@ function savedFilters(): Record<string, boolean> {
 }
 
 /**
- * The timeline with the spec's filter toggles (their defaults come from the server; a person's
- * choices are remembered). Pin, edit and delete are offered when `act` is given (incidents; a case's
- * timeline is its record of changes). System entries cannot be edited or deleted; a custom event can,
- * after a confirmation, with an undo.
+ * The timeline's filter toggles: their defaults come from the server, a person's choices are
+ * remembered; answers the events they let through, pinned ones first.
  */
-export function Timeline({ events, act }: { events: ApiRecord[]; act?: RecordAct }) {
-  const translate = useTranslate();
+function useTimelineFilters(events: ApiRecord[]) {
   const dataProvider = useFirewatchData();
   // The filters and their defaults are the server's, the same for every record: read once.
   const { data: config } = useQuery({
@@ -254,24 +261,35 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: RecordAct
   const eventTypes = config?.event_types ?? {};
   const [chosen, setOn] = useState<Record<string, boolean>>(savedFilters);
   const on: Record<string, boolean> = { ...Object.fromEntries(filters.map((x) => [x.key, x.default])), ...chosen };
-  const [deleting, setDeleting] = useState<ApiRecord | null>(null);
-  const [editing, setEditing] = useState<ApiRecord | null>(null);
-  const [undo, setUndo] = useState<ApiRecord | null>(null);
   const toggle = (key: string) => {
     const next = { ...on, [key]: !on[key] };
     setOn(next);
     localStorage.setItem(FILTERS_KEY, JSON.stringify(next));
   };
-  const custom = (e: ApiRecord) => e.type === 'Custom event';
   // User curated events are off by default (spec §9); one added while the page is open is still shown.
   const seen = useRef<Set<unknown> | null>(null);
   useEffect(() => {
-    const ids = new Set(events.filter(custom).map((e) => e.id));
+    const ids = new Set(events.filter(isCustom).map((e) => e.id));
     if (seen.current && [...ids].some((id) => !seen.current!.has(id))) setOn((o) => ({ ...o, user_curated_events: true }));
     if (filters.length) seen.current = ids;
   }, [events, filters.length]);
   // Pinned events rise to the top and stay in view whatever the filters.
   const shown = [...events.filter((e) => e.pinned), ...events.filter((e) => !e.pinned && (on[eventTypes[e.type] ?? 'other_events'] ?? true))];
+  return { filters, on, toggle, shown };
+}
+
+const isCustom = (e: ApiRecord) => e.type === 'Custom event';
+
+/**
+ * The timeline with the spec's filter toggles. Pin, edit and delete are offered when `act` is given
+ * (incidents; a case's timeline is its record of changes). System entries cannot be edited or
+ * deleted; a custom event can, after a confirmation, with an undo.
+ */
+export function Timeline({ events, act }: { events: ApiRecord[]; act?: RecordAct }) {
+  const translate = useTranslate();
+  const { filters, on, toggle, shown } = useTimelineFilters(events);
+  const [deleting, setDeleting] = useState<ApiRecord | null>(null);
+  const [editing, setEditing] = useState<ApiRecord | null>(null);
   return (
     <Section title={translate('fw.responder.timeline')}>
       <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 0.5, mb: 1 }} role="group" aria-label={translate('fw.responder.timeline_filters')}>
@@ -302,38 +320,7 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: RecordAct
                   {e.owner ? ` · ${e.owner}` : ''}
                 </Typography>
               </TableCell>
-              {act ? (
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>
-                  <IconButton
-                    size="small"
-                    aria-label={translate(e.pinned ? 'fw.responder.unpin' : 'fw.responder.pin')}
-                    onClick={() => void act('/event', { method: 'PATCH', json: { id: e.id, pinned: !e.pinned } }, translate('fw.responder.event_updated'))}
-                  >
-                    {e.pinned ? <StarIcon fontSize="small" color="warning" /> : <StarBorderIcon fontSize="small" />}
-                  </IconButton>
-                  {custom(e) ? (
-                    <>
-                      <IconButton size="small" aria-label={translate('fw.room.edit_event')} onClick={() => setEditing(e)}>
-                        ✎
-                      </IconButton>
-                      <IconButton size="small" aria-label={translate('fw.responder.delete_event')} onClick={() => setDeleting(e)}>
-                        ✕
-                      </IconButton>
-                    </>
-                  ) : (
-                    <Tooltip title={translate('fw.room.system_event')}>
-                      <LockOutlinedIcon
-                        fontSize="small"
-                        color="action"
-                        role="img"
-                        aria-label={translate('fw.room.system_event')}
-                        aria-hidden={false}
-                        sx={{ verticalAlign: 'middle', mx: 0.5 }}
-                      />
-                    </Tooltip>
-                  )}
-                </TableCell>
-              ) : null}
+              {act ? <EventActions event={e} act={act} onEdit={setEditing} onDelete={setDeleting} /> : null}
             </TableRow>
           ))}
           {shown.length ? null : (
@@ -343,26 +330,108 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: RecordAct
           )}
         </TableBody>
       </Table>
-      {act && deleting ? (
+      {act ? (
+        <EventChanges act={act} deleting={deleting} editing={editing} onDeleteClose={() => setDeleting(null)} onEditClose={() => setEditing(null)} />
+      ) : null}
+    </Section>
+  );
+}
+
+/** An event's row actions: the pin (a star), and for a custom event edit and delete; a system entry shows a lock. */
+function EventActions({
+  event: e,
+  act,
+  onEdit,
+  onDelete,
+}: {
+  event: ApiRecord;
+  act: RecordAct;
+  onEdit: (e: ApiRecord) => void;
+  onDelete: (e: ApiRecord) => void;
+}) {
+  const translate = useTranslate();
+  return (
+    <TableCell sx={{ whiteSpace: 'nowrap' }}>
+      <IconButton
+        size="small"
+        aria-label={translate(e.pinned ? 'fw.responder.unpin' : 'fw.responder.pin')}
+        onClick={() => void act('/event', { method: 'PATCH', json: { id: e.id, pinned: !e.pinned } }, translate('fw.responder.event_updated'))}
+      >
+        {e.pinned ? <StarIcon fontSize="small" color="warning" /> : <StarBorderIcon fontSize="small" />}
+      </IconButton>
+      {isCustom(e) ? (
+        <>
+          <IconButton size="small" aria-label={translate('fw.room.edit_event')} onClick={() => onEdit(e)}>
+            ✎
+          </IconButton>
+          <IconButton size="small" aria-label={translate('fw.responder.delete_event')} onClick={() => onDelete(e)}>
+            ✕
+          </IconButton>
+        </>
+      ) : (
+        <Tooltip title={translate('fw.room.system_event')}>
+          <LockOutlinedIcon
+            fontSize="small"
+            color="action"
+            role="img"
+            aria-label={translate('fw.room.system_event')}
+            aria-hidden={false}
+            sx={{ verticalAlign: 'middle', mx: 0.5 }}
+          />
+        </Tooltip>
+      )}
+    </TableCell>
+  );
+}
+
+/** Deleting an event (confirmed, then undoable for 10 s) and editing one. */
+function EventChanges({
+  act,
+  deleting,
+  editing,
+  onDeleteClose,
+  onEditClose,
+}: {
+  act: RecordAct;
+  deleting: ApiRecord | null;
+  editing: ApiRecord | null;
+  onDeleteClose: () => void;
+  onEditClose: () => void;
+}) {
+  const translate = useTranslate();
+  const [undo, setUndo] = useState<ApiRecord | null>(null);
+  const restore = async () => {
+    const e = undo!;
+    setUndo(null);
+    // Undo writes the event again as it was (same text, time, details and pin).
+    await act(
+      '/event',
+      { method: 'POST', json: { description: e.description, started_at: e.started_at, details: e.details ?? null, pinned: !!e.pinned } },
+      translate('fw.room.event_restored'),
+    );
+  };
+  return (
+    <>
+      {deleting ? (
         <ConfirmDialog
           title={translate('fw.room.delete_event_title')}
           body={translate('fw.room.delete_event_body', { description: deleting.description })}
           confirm={translate('fw.responder.delete_event')}
-          onClose={() => setDeleting(null)}
+          onClose={onDeleteClose}
           onConfirm={async () => {
             const gone = deleting;
             if (await act(`/event/${gone.id}`, { method: 'DELETE' }, translate('fw.responder.event_deleted'))) setUndo(gone);
           }}
         />
       ) : null}
-      {act && editing ? (
+      {editing ? (
         <EventDialog
           title={translate('fw.room.edit_event_title')}
           timeLabel={translate('fw.room.event_time')}
           timeKey="started_at"
           saveLabel={translate('fw.room.save')}
           initial={{ description: editing.description, at: String(editing.started_at) }}
-          onClose={() => setEditing(null)}
+          onClose={onEditClose}
           submit={(json) => act('/event', { method: 'PATCH', json: { id: editing.id, ...json } }, translate('fw.responder.event_updated'))}
         />
       ) : null}
@@ -372,25 +441,12 @@ export function Timeline({ events, act }: { events: ApiRecord[]; act?: RecordAct
         onClose={() => setUndo(null)}
         message={translate('fw.responder.event_deleted')}
         action={
-          <Button
-            color="inherit"
-            size="small"
-            onClick={async () => {
-              const e = undo!;
-              setUndo(null);
-              // Undo writes the event again as it was (same text, time, details and pin).
-              await act?.(
-                '/event',
-                { method: 'POST', json: { description: e.description, started_at: e.started_at, details: e.details ?? null, pinned: !!e.pinned } },
-                translate('fw.room.event_restored'),
-              );
-            }}
-          >
+          <Button color="inherit" size="small" onClick={() => void restore()}>
             {translate('fw.room.undo')}
           </Button>
         }
       />
-    </Section>
+    </>
   );
 }
 
