@@ -47,6 +47,30 @@ export async function trending(tx: Executor, orgId: number, platformName: string
   ).map((r) => ({ ...r, score: Math.round(Number(r.score) * 1000) / 1000 }));
 }
 
+/** A question shows in Trending once this many visitors asked it today, so no one visitor's words are shown to others. */
+export const TRENDING_MIN_ASKERS = 2;
+
+/**
+ * Today's (UTC) most-asked questions on the public landing page: visitors' questions, the same when
+ * they differ only in case, spacing or a closing question mark, by how many visitors asked them; each
+ * in its latest wording.
+ */
+export async function questionsToday(tx: Executor, orgId: number, limit = 5) {
+  return rowsOf<{ text: string; asked: number; last_asked_at: string }>(
+    await tx.execute(sql`
+      select (array_agg(q.text order by q.created_at desc))[1] as text, count(distinct q.anonymous_session_id)::int as asked, max(q.created_at) as last_asked_at
+      from (select m.text, m.created_at, m.anonymous_session_id,
+              lower(regexp_replace(regexp_replace(btrim(m.text), ${'\\s+'}, ' ', 'g'), ${'\\s*\\?+$'}, '')) as normalized
+            from chat_messages m
+            where m.organization_id = ${orgId} and m.role = 'user' and m.user_id is null and m.anonymous_session_id is not null
+              and m.created_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc' and length(m.text) <= 300) q
+      group by q.normalized
+      having count(distinct q.anonymous_session_id) >= ${TRENDING_MIN_ASKERS}
+      order by asked desc, last_asked_at desc
+      limit ${limit}`),
+  ).map((r) => ({ ...r, last_asked_at: new Date(r.last_asked_at).toISOString() }));
+}
+
 export async function recordEngagement(tx: Executor, orgId: number, contentId: number, kind: string) {
   const [row] = rowsOf<{ id: number }>(
     await tx.execute(

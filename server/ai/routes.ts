@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { createAnonymousSession, requireAnonymousSession } from './anonymous.js';
 import { giveFeedback, likedInProcessing, loadChat, messageColumns, type Chatter } from './chat.js';
 import { queueLiked } from './liked.js';
-import { DEFAULT_PLATFORM, recordEngagement, trending } from './curated.js';
+import { DEFAULT_PLATFORM, questionsToday, recordEngagement, trending } from './curated.js';
 import { createSubmissionFromStream, removeChunks, submissionColumns } from './ingest.js';
 import { queueIndex } from './jobs.js';
 import { messagesToday } from './limits.js';
@@ -63,8 +63,16 @@ const trendingFields = {
   ),
 };
 const trendingAnswer = objectOf(trendingFields);
-/** Anonymous visitors also read how many questions were asked on the public page today (UTC), everyone's together. */
-const anonymousTrendingAnswer = objectOf({ ...trendingFields, asked_today: int });
+/**
+ * Anonymous visitors also read how many questions were asked on the public page today (UTC),
+ * everyone's together, and today's most-asked of them (`questions`; the page shows `items`, the
+ * curated content, when there are none).
+ */
+const anonymousTrendingAnswer = objectOf({
+  ...trendingFields,
+  asked_today: int,
+  questions: arrayOf(objectOf({ text: str, asked: int, last_asked_at: { type: 'string', format: 'date-time' } })),
+});
 const chatColumns = { id: chats.id, title: chats.title, project_id: chats.project_id, created_at: chats.created_at, updated_at: chats.updated_at };
 /** A chat as lists show it: `shared` is whether anyone with its link may read it. */
 const chatSummary = { ...chatColumns, shared: bool };
@@ -277,11 +285,12 @@ function registerTrendingRoutes(scope: FastifyInstance) {
     },
     async (req) => {
       await requireAnonymousSession(scope.db, req.org.id, req.params.key);
-      const [items, asked_today] = await anonymousTx(scope, req.org.id, async (tx) => [
+      const [items, asked_today, questions] = await anonymousTx(scope, req.org.id, async (tx) => [
         await trending(tx, req.org.id, req.query.platform, req.query.limit),
         await messagesToday(tx, req.org.id, { userId: null, sessionId: null }),
+        await questionsToday(tx, req.org.id),
       ]);
-      return { platform: req.query.platform, items, asked_today };
+      return { platform: req.query.platform, items, asked_today, questions };
     },
   );
 

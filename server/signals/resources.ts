@@ -77,8 +77,15 @@ export const entityResource = defineResource({
     signal_instances: sql`(select coalesce(jsonb_agg(jsonb_build_object('id', i.id, 'signal_id', i.signal_id, 'case_id', i.case_id, 'created_at', i.created_at) order by i.id desc), '[]'::jsonb)
       from (select si.id, si.signal_id, si.case_id, si.created_at from signal_instance_entities l join signal_instances si on si.organization_id = l.organization_id and si.id = l.signal_instance_id
         where l.organization_id = ${outer(entities, 'organization_id')} and l.entity_id = ${outer(entities, 'id')} order by si.id desc limit 25) i)`,
+    // Spec §3 names these on the entity; they are its type's, read through so they never disagree.
+    ...Object.fromEntries(
+      (['regular_expression', 'jpath', 'default'] as const).map((column) => [
+        column,
+        sql`(select t.${sql.identifier(column)} from ${entityTypes} t where t.organization_id = ${outer(entities, 'organization_id')} and t.id = ${outer(entities, 'entity_type_id')})`,
+      ]),
+    ),
   }),
-  answerOnly: ['name', 'signal_instances'],
+  answerOnly: ['name', 'signal_instances', 'regular_expression', 'jpath', 'default'],
   references: { project_id: 'Project', entity_type_id: 'EntityType' },
   hooks: {
     beforeCreate: (_ctx, data) => ({ ...data, normalized: normalize(String(data.value)) }),

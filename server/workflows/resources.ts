@@ -10,6 +10,9 @@ import { flag, ref, requiredText, text } from '../engine/fields.js';
 import { pluginBySlug, slugsWith } from '../plugins/registry.js';
 import { pluginInstances } from '../plugins/tables.js';
 import { checkOutwardSteps } from './outbound-steps.js';
+import { incidents } from '../incidents/tables.js';
+import { cases } from '../cases/tables.js';
+import { visibleRows } from '../engine/visibility.js';
 
 const STEP_KINDS = ['message', 'email', 'webhook', 'task', 'timeline', 'set_field', 'wait', 'switch'] as const;
 /** How many steps a workflow may hold, its switches' branches included. */
@@ -94,6 +97,20 @@ function stepsRule(slug: string, merged: { enabled?: unknown; steps?: unknown },
   return false;
 }
 
+/**
+ * Spec §3's workflow `case` and `incident`: what its latest run the caller may see ran for, as
+ * `{id, name}` (null when that run had none). Runs of records hidden from the caller are skipped,
+ * as the runs list skips them.
+ */
+function lastRunFor(ctx: RequestContext, target: typeof incidents | typeof cases, column: 'incident_id' | 'case_id') {
+  const seen = visibleRows(ctx, workflowInstances, outer(workflows, 'organization_id'));
+  return sql`(select case when r.${sql.identifier(column)} is null then null else jsonb_build_object('id', x.id, 'name', x.name) end
+    from (select ${workflowInstances.incident_id}, ${workflowInstances.case_id} from ${workflowInstances}
+      where ${workflowInstances.organization_id} = ${outer(workflows, 'organization_id')} and ${workflowInstances.workflow_id} = ${outer(workflows, 'id')}${seen ? sql` and ${seen}` : sql``}
+      order by ${workflowInstances.id} desc limit 1) r
+    left join ${target} x on x.organization_id = ${outer(workflows, 'organization_id')} and x.id = r.${sql.identifier(column)})`;
+}
+
 export const workflowResource = defineResource({
   model: 'Workflow',
   label: 'Workflow',
@@ -146,9 +163,12 @@ export const workflowResource = defineResource({
       },
     },
   },
-  computed: () => ({
+  computed: (ctx) => ({
     plugin_instance: sql`(select jsonb_build_object('id', p.id, 'title', p.title, 'slug', p.plugin_slug) from ${pluginInstances} p where p.organization_id = ${outer(workflows, 'organization_id')} and p.id = ${outer(workflows, 'plugin_instance_id')})`,
+    incident: lastRunFor(ctx, incidents, 'incident_id'),
+    case: lastRunFor(ctx, cases, 'case_id'),
   }),
+  answerOnly: ['incident', 'case'],
   hooks: {
     async beforeCreate(ctx, data) {
       const plugin_instance_id = data.plugin_instance_id ?? (await builtInEngine(ctx));

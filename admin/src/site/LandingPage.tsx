@@ -39,6 +39,12 @@ interface Trending {
   created_at: string;
 }
 
+/** One of today's most-asked questions on this page (the server leaves out any that only one visitor asked). */
+interface AskedQuestion {
+  text: string;
+  asked: number;
+}
+
 /** The visitor's temporary key: the stored one while the server still knows it, else a new one. */
 async function anonymousKey(): Promise<string> {
   const stored = localStorage.getItem(KEY);
@@ -226,6 +232,7 @@ export function LandingPage() {
   const [projects, setProjects] = useState<{ id: number; name: string }[]>([]);
   const [projectId, setProjectId] = useState<number | ''>('');
   const [trending, setTrending] = useState<Trending[]>([]);
+  const [questions, setQuestions] = useState<AskedQuestion[]>([]);
   const [askedToday, setAskedToday] = useState<number | null>(null);
   const [shared, setShared] = useState<{ title: string; messages: Message[] } | null>(null);
   const [question, setQuestion] = useState('');
@@ -247,9 +254,11 @@ export function LandingPage() {
   // Trending and today's count, again after each answer (the count is today's, so it moves as people ask).
   useEffect(() => {
     if (!key || chat.busy) return;
-    api<{ items: Trending[]; asked_today: number }>(`/curated_content/anonymous/trending/${encodeURIComponent(key)}`, { anonymous: true })
-      .then((r) => (setTrending(r.items), setAskedToday(r.asked_today)))
-      .catch(() => setTrending([]));
+    api<{ items: Trending[]; questions: AskedQuestion[]; asked_today: number }>(`/curated_content/anonymous/trending/${encodeURIComponent(key)}`, {
+      anonymous: true,
+    })
+      .then((r) => (setTrending(r.items), setQuestions(r.questions), setAskedToday(r.asked_today)))
+      .catch(() => (setTrending([]), setQuestions([])));
   }, [key, chat.busy]);
 
   useEffect(() => {
@@ -345,14 +354,27 @@ export function LandingPage() {
                   {askedToday === null ? '' : askedToday === 1 ? '1 question asked here today.' : `${askedToday} questions asked here today.`}
                 </Typography>
                 <List dense aria-label="Trending content">
-                  {trending.length === 0 ? (
+                  {/* Today's most-asked questions; the curated content when nobody asked any today. */}
+                  {questions.map((q) => (
+                    <ListItem key={q.text} disableGutters>
+                      <ListItemText
+                        primary={
+                          <Link component="button" type="button" sx={{ textAlign: 'left' }} onClick={() => setQuestion(q.text)}>
+                            {q.text}
+                          </Link>
+                        }
+                        secondary={`Asked by ${q.asked} visitors today`}
+                      />
+                    </ListItem>
+                  ))}
+                  {questions.length === 0 && trending.length === 0 ? (
                     <ListItem disableGutters>
                       <Typography variant="body2" color="text.secondary">
                         Nothing trending yet.
                       </Typography>
                     </ListItem>
                   ) : null}
-                  {trending.map((item) => (
+                  {(questions.length ? [] : trending).map((item) => (
                     <ListItem key={item.id} disableGutters>
                       <ListItemText
                         primary={
