@@ -7,34 +7,23 @@ import { acceptInvitation, authProvider, sendCode, signInProviders, type SignInP
 
 type Mode = 'password' | 'code';
 
-/** /{organization}/auth/login: password, or a six-digit code sent by e-mail; `?invitation=` (an invitation e-mail's link) accepts one. */
-export function LoginPage() {
-  const location = useLocation();
-  const invitation = new URLSearchParams(location.search).get('invitation');
-  // A full load after sign-in starts the app afresh with the new session (resources, caches).
-  const login = async (params: { email: string; password?: string; code?: string }) => {
-    await authProvider.login(params);
-    const next = (location.state as { nextPathname?: string; nextSearch?: string } | null)?.nextPathname;
-    const target =
-      next && next.startsWith(`/${organization}/`) && !next.includes('/auth/')
-        ? next + ((location.state as { nextSearch?: string }).nextSearch ?? '')
-        : `/${organization}/`;
-    window.location.replace(target);
-  };
-  const [mode, setMode] = useState<Mode>('password');
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [code, setCode] = useState('');
-  const [codeSent, setCodeSent] = useState(false);
+type Location = ReturnType<typeof useLocation>;
+
+/** Signs in, then a full load (the app starts afresh with the new session: resources, caches) on the page asked for. */
+async function login(location: Location, params: { email: string; password?: string; code?: string }) {
+  await authProvider.login(params);
+  const next = (location.state as { nextPathname?: string; nextSearch?: string } | null)?.nextPathname;
+  const target =
+    next && next.startsWith(`/${organization}/`) && !next.includes('/auth/')
+      ? next + ((location.state as { nextSearch?: string }).nextSearch ?? '')
+      : `/${organization}/`;
+  window.location.replace(target);
+}
+
+/** One step at a time: `busy` while it runs, its failure as `error`. */
+function useStep() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [info, setInfo] = useState<string | null>(null);
-  // Google (or an OpenID Connect provider) only where the server is configured for it.
-  const [providers, setProviders] = useState<SignInProvider[]>([]);
-  useEffect(() => {
-    signInProviders().then(setProviders, () => setProviders([]));
-  }, []);
-
   async function run(step: () => Promise<unknown>) {
     setBusy(true);
     setError(null);
@@ -46,13 +35,95 @@ export function LoginPage() {
       setBusy(false);
     }
   }
+  return { busy, error, setError, run };
+}
+
+/** Google (or an OpenID Connect provider) only where the server is configured for it. */
+function ProviderButtons() {
+  const [providers, setProviders] = useState<SignInProvider[]>([]);
+  useEffect(() => {
+    signInProviders().then(setProviders, () => setProviders([]));
+  }, []);
+  if (!providers.length) return null;
+  return (
+    <Stack spacing={1} sx={{ mb: 2 }}>
+      {providers.map((p) => (
+        <Button key={p.id} variant="outlined" href={p.url} fullWidth>
+          Sign in with {p.name}
+        </Button>
+      ))}
+      <Divider>or</Divider>
+    </Stack>
+  );
+}
+
+/** `?invitation=` (an invitation e-mail's link): accept it, or sign in with the invited address. */
+function InvitationOffer({ invitation, busy, run }: { invitation: string; busy: boolean; run: (step: () => Promise<unknown>) => Promise<void> }) {
+  return (
+    <Stack spacing={1} sx={{ mb: 2 }}>
+      <Typography variant="body2">You are invited to join {organization}.</Typography>
+      <Button
+        variant="contained"
+        disabled={busy}
+        onClick={() =>
+          void run(async () => {
+            await acceptInvitation(invitation);
+            window.location.replace(`/${organization}/`);
+          })
+        }
+      >
+        Accept invitation
+      </Button>
+      <Typography variant="body2" color="text.secondary">
+        Or sign in below with the invited e-mail address.
+      </Typography>
+    </Stack>
+  );
+}
+
+function LoginHeading() {
+  return (
+    <>
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mb: 1 }}>
+        <LocalFireDepartmentIcon color="error" />
+        <Typography variant="h5" component="h1">
+          Sign in to Firewatch
+        </Typography>
+      </Stack>
+      <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
+        Organization: <strong>{organization}</strong>
+      </Typography>
+    </>
+  );
+}
+
+function ModeTabs({ mode, onChange }: { mode: Mode; onChange: (mode: Mode) => void }) {
+  return (
+    <Tabs value={mode} onChange={(_, value: Mode) => onChange(value)} variant="fullWidth" sx={{ mb: 2 }}>
+      <Tab value="password" label="Password" />
+      <Tab value="code" label="E-mail code" />
+    </Tabs>
+  );
+}
+
+/** /{organization}/auth/login: password, or a six-digit code sent by e-mail; `?invitation=` (an invitation e-mail's link) accepts one. */
+export function LoginPage() {
+  const location = useLocation();
+  const invitation = new URLSearchParams(location.search).get('invitation');
+  const [mode, setMode] = useState<Mode>('password');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [codeSent, setCodeSent] = useState(false);
+  const { busy, error, setError, run } = useStep();
+  const [info, setInfo] = useState<string | null>(null);
 
   const submit = (event: React.FormEvent) => {
     event.preventDefault();
     if (!email.trim()) return setError('Enter your e-mail address.');
     if (mode === 'password') {
       if (!password) return setError('Enter your password.');
-      return void run(() => login({ email, password }));
+      return void run(() => login(location, { email, password }));
     }
     if (!codeSent)
       return void run(async () => {
@@ -60,66 +131,25 @@ export function LoginPage() {
         setCodeSent(true);
       });
     if (!code.trim()) return setError('Enter the code from the e-mail.');
-    return void run(() => login({ email, code: code.trim() }));
+    return void run(() => login(location, { email, code: code.trim() }));
   };
 
   return (
     <Box component="main" sx={{ minHeight: '100vh', display: 'flex', alignItems: 'center', justifyContent: 'center', bgcolor: 'background.default', p: 2 }}>
       <Card sx={{ width: 400, maxWidth: '100%' }}>
         <CardContent>
-          <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mb: 1 }}>
-            <LocalFireDepartmentIcon color="error" />
-            <Typography variant="h5" component="h1">
-              Sign in to Firewatch
-            </Typography>
-          </Stack>
-          <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
-            Organization: <strong>{organization}</strong>
-          </Typography>
-          {providers.length ? (
-            <Stack spacing={1} sx={{ mb: 2 }}>
-              {providers.map((p) => (
-                <Button key={p.id} variant="outlined" href={p.url} fullWidth>
-                  Sign in with {p.name}
-                </Button>
-              ))}
-              <Divider>or</Divider>
-            </Stack>
-          ) : null}
-          <Tabs
-            value={mode}
-            onChange={(_, value: Mode) => {
+          <LoginHeading />
+          <ProviderButtons />
+          <ModeTabs
+            mode={mode}
+            onChange={(value) => {
               setMode(value);
               setError(null);
               setInfo(null);
               setCodeSent(false);
             }}
-            variant="fullWidth"
-            sx={{ mb: 2 }}
-          >
-            <Tab value="password" label="Password" />
-            <Tab value="code" label="E-mail code" />
-          </Tabs>
-          {invitation ? (
-            <Stack spacing={1} sx={{ mb: 2 }}>
-              <Typography variant="body2">You are invited to join {organization}.</Typography>
-              <Button
-                variant="contained"
-                disabled={busy}
-                onClick={() =>
-                  void run(async () => {
-                    await acceptInvitation(invitation);
-                    window.location.replace(`/${organization}/`);
-                  })
-                }
-              >
-                Accept invitation
-              </Button>
-              <Typography variant="body2" color="text.secondary">
-                Or sign in below with the invited e-mail address.
-              </Typography>
-            </Stack>
-          ) : null}
+          />
+          {invitation ? <InvitationOffer invitation={invitation} busy={busy} run={run} /> : null}
           <form onSubmit={submit} noValidate>
             <Stack spacing={2}>
               <TextField

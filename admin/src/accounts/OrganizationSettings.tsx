@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Alert, Button, Card, CardContent, CardHeader, Grid, Stack, Typography } from '@mui/material';
 import { Form, SaveButton, TextInput, Title, useGetIdentity, useGetOne, useNotify } from 'react-admin';
-import { api } from '../core/http.js';
+import { useFirewatchData } from '../core/queries.js';
 import { useOrganizations, type Organization } from '../shell/useOrganization.js';
 import { loadSite, type SiteSettings } from '../site/site.js';
 import { OrganizationDialog } from '../shell/OrganizationDialog.js';
@@ -22,14 +22,15 @@ const LINK_FIELDS: { source: keyof SiteSettings; label: string; help?: string }[
 /** Contact menu, sibling product links and the temporary message (PUT /site/settings). */
 function SiteSettingsForm({ canEdit }: { canEdit: boolean }) {
   const notify = useNotify();
+  const dataProvider = useFirewatchData();
   const [settings, setSettings] = useState<SiteSettings | null>(null);
   useEffect(() => void loadSite(true).then((s) => setSettings(s.settings)), []);
   const submit = (values: Record<string, unknown>) => {
     const body = Object.fromEntries(
       [...LINK_FIELDS.map((f) => f.source), 'temporary_message'].map((k) => [k, typeof values[k] === 'string' && values[k] ? String(values[k]).trim() : null]),
     );
-    return api<SiteSettings>('/site/settings', { method: 'PUT', json: body }).then(
-      (saved) => {
+    return dataProvider.action<SiteSettings>('site', { path: 'settings', method: 'PUT', data: body }).then(
+      ({ data: saved }) => {
         setSettings(saved);
         void loadSite(true);
         notify('Organization settings updated successfully.', { type: 'success' });

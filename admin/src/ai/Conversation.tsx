@@ -6,7 +6,7 @@ import { clock, relativeTime } from './time.js';
 import { organization } from '../core/org.js';
 import { detailText, type Frame } from './socket.js';
 import type { Place, Source } from './sources.js';
-import { cacheContent, contentKey, resetActiveObject, setActiveObject, useActiveObjectState, type ActiveObject } from './activeObject.js';
+import { cacheContent, contentKey, resetActiveObject, setActiveObject, useActiveObjectState, type ActiveObject, type ObjectContent } from './activeObject.js';
 
 export interface Message {
   id?: number;
@@ -54,6 +54,106 @@ function AnswerText({ text, sources, onOpen }: { text: string; sources: Source[]
         );
       })}
     </Typography>
+  );
+}
+
+/** An answer's numbered sources, each opening its passage. */
+function SourceList({ sources, onOpen }: { sources: Source[]; onOpen(s: Source): void }) {
+  return (
+    <Box component="ol" sx={{ pl: 3, mt: 1, mb: 0 }} aria-label="Sources">
+      {sources.map((s) => (
+        <li key={s.n} value={s.n}>
+          <Typography variant="body2">
+            <Link component="button" type="button" onClick={() => onOpen(s)} sx={{ fontWeight: 600 }}>
+              {s.title}
+            </Link>
+            {placeLabel(s.place) ? ` (${placeLabel(s.place)})` : ''}: {s.snippet.replace(/[«»]/g, '')}
+          </Typography>
+        </li>
+      ))}
+    </Box>
+  );
+}
+
+/** Like and dislike an answer (the pressed one shows), and when it was given. */
+function FeedbackBar({ message: m, onFeedback }: { message: Message; onFeedback(message: Message, value: 'like' | 'dislike'): void }) {
+  return (
+    <Stack direction="row" spacing={1} sx={{ mt: 0.5, alignItems: 'center' }}>
+      <Tooltip title="Helpful">
+        <IconButton
+          size="small"
+          aria-label="Like this answer"
+          aria-pressed={m.feedback === 'like'}
+          color={m.feedback === 'like' ? 'primary' : 'default'}
+          onClick={() => onFeedback(m, 'like')}
+        >
+          <ThumbUpIcon fontSize="small" />
+        </IconButton>
+      </Tooltip>
+      <Tooltip title="Not helpful">
+        <IconButton
+          size="small"
+          aria-label="Dislike this answer"
+          aria-pressed={m.feedback === 'dislike'}
+          color={m.feedback === 'dislike' ? 'primary' : 'default'}
+          onClick={() => onFeedback(m, 'dislike')}
+        >
+          <ThumbDownIcon fontSize="small" />
+        </IconButton>
+      </Tooltip>
+      {m.created_at ? (
+        <Typography variant="caption" color="text.secondary">
+          {relativeTime(m.created_at)}
+        </Typography>
+      ) : null}
+    </Stack>
+  );
+}
+
+/** The opened citation's passage at its place, with the text around it. */
+function SourceDialog(props: { opened: ActiveObject | null; content: ObjectContent | undefined; error: string | null; onClose(): void }) {
+  const { opened, content, error, onClose: close } = props;
+  return (
+    <Dialog open={Boolean(opened)} onClose={close} maxWidth="md" fullWidth aria-labelledby="source-title">
+      {opened ? (
+        <>
+          <DialogTitle id="source-title">
+            {opened.n ? `[${opened.n}] ` : ''}
+            {opened.title}
+            {placeLabel(content?.place ?? opened.place ?? {}) ? ` — ${placeLabel(content?.place ?? opened.place ?? {})}` : ''}
+          </DialogTitle>
+          <DialogContent dividers>
+            {error ? <Alert severity="error">{error}</Alert> : null}
+            {!content && !error ? <Typography color="text.secondary">Loading…</Typography> : null}
+            {content ? (
+              <Stack spacing={1.5}>
+                {content.before ? (
+                  <Typography color="text.secondary" sx={{ whiteSpace: 'pre-wrap' }}>
+                    {content.before}
+                  </Typography>
+                ) : null}
+                <Typography data-testid="source-passage" sx={{ whiteSpace: 'pre-wrap', borderLeft: 4, borderColor: 'primary.main', pl: 1.5 }}>
+                  {content.text ?? content.chunks?.map((c) => c.text).join('\n\n')}
+                </Typography>
+                {content.after ? (
+                  <Typography color="text.secondary" sx={{ whiteSpace: 'pre-wrap' }}>
+                    {content.after}
+                  </Typography>
+                ) : null}
+              </Stack>
+            ) : null}
+          </DialogContent>
+          <DialogActions>
+            {opened.url ? (
+              <Button href={opened.url} target="_blank" rel="noreferrer">
+                Open original
+              </Button>
+            ) : null}
+            <Button onClick={close}>Close</Button>
+          </DialogActions>
+        </>
+      ) : null}
+    </Dialog>
   );
 }
 
@@ -146,94 +246,12 @@ export function Conversation(props: {
                 {m.text}
               </Typography>
             )}
-            {m.sources.length && m.role === 'assistant' ? (
-              <Box component="ol" sx={{ pl: 3, mt: 1, mb: 0 }} aria-label="Sources">
-                {m.sources.map((s) => (
-                  <li key={s.n} value={s.n}>
-                    <Typography variant="body2">
-                      <Link component="button" type="button" onClick={() => open(s)} sx={{ fontWeight: 600 }}>
-                        {s.title}
-                      </Link>
-                      {placeLabel(s.place) ? ` (${placeLabel(s.place)})` : ''}: {s.snippet.replace(/[«»]/g, '')}
-                    </Typography>
-                  </li>
-                ))}
-              </Box>
-            ) : null}
-            {m.role === 'assistant' && m.id && props.onFeedback ? (
-              <Stack direction="row" spacing={1} sx={{ mt: 0.5, alignItems: 'center' }}>
-                <Tooltip title="Helpful">
-                  <IconButton
-                    size="small"
-                    aria-label="Like this answer"
-                    aria-pressed={m.feedback === 'like'}
-                    color={m.feedback === 'like' ? 'primary' : 'default'}
-                    onClick={() => props.onFeedback!(m, 'like')}
-                  >
-                    <ThumbUpIcon fontSize="small" />
-                  </IconButton>
-                </Tooltip>
-                <Tooltip title="Not helpful">
-                  <IconButton
-                    size="small"
-                    aria-label="Dislike this answer"
-                    aria-pressed={m.feedback === 'dislike'}
-                    color={m.feedback === 'dislike' ? 'primary' : 'default'}
-                    onClick={() => props.onFeedback!(m, 'dislike')}
-                  >
-                    <ThumbDownIcon fontSize="small" />
-                  </IconButton>
-                </Tooltip>
-                {m.created_at ? (
-                  <Typography variant="caption" color="text.secondary">
-                    {relativeTime(m.created_at)}
-                  </Typography>
-                ) : null}
-              </Stack>
-            ) : null}
+            {m.sources.length && m.role === 'assistant' ? <SourceList sources={m.sources} onOpen={open} /> : null}
+            {m.role === 'assistant' && m.id && props.onFeedback ? <FeedbackBar message={m} onFeedback={props.onFeedback} /> : null}
           </Box>
         ))}
       </Stack>
-      <Dialog open={Boolean(opened)} onClose={close} maxWidth="md" fullWidth aria-labelledby="source-title">
-        {opened ? (
-          <>
-            <DialogTitle id="source-title">
-              {opened.n ? `[${opened.n}] ` : ''}
-              {opened.title}
-              {placeLabel(content?.place ?? opened.place ?? {}) ? ` — ${placeLabel(content?.place ?? opened.place ?? {})}` : ''}
-            </DialogTitle>
-            <DialogContent dividers>
-              {error ? <Alert severity="error">{error}</Alert> : null}
-              {!content && !error ? <Typography color="text.secondary">Loading…</Typography> : null}
-              {content ? (
-                <Stack spacing={1.5}>
-                  {content.before ? (
-                    <Typography color="text.secondary" sx={{ whiteSpace: 'pre-wrap' }}>
-                      {content.before}
-                    </Typography>
-                  ) : null}
-                  <Typography data-testid="source-passage" sx={{ whiteSpace: 'pre-wrap', borderLeft: 4, borderColor: 'primary.main', pl: 1.5 }}>
-                    {content.text ?? content.chunks?.map((c) => c.text).join('\n\n')}
-                  </Typography>
-                  {content.after ? (
-                    <Typography color="text.secondary" sx={{ whiteSpace: 'pre-wrap' }}>
-                      {content.after}
-                    </Typography>
-                  ) : null}
-                </Stack>
-              ) : null}
-            </DialogContent>
-            <DialogActions>
-              {opened.url ? (
-                <Button href={opened.url} target="_blank" rel="noreferrer">
-                  Open original
-                </Button>
-              ) : null}
-              <Button onClick={close}>Close</Button>
-            </DialogActions>
-          </>
-        ) : null}
-      </Dialog>
+      <SourceDialog opened={opened} content={content} error={error} onClose={close} />
     </>
   );
 }

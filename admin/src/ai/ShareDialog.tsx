@@ -1,6 +1,5 @@
-import { useEffect, useState } from 'react';
 import { Alert, Button, Chip, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, List, ListItem, ListItemText } from '@mui/material';
-import { api } from '../core/http.js';
+import { useRecordView } from '../core/queries.js';
 
 interface Preview {
   sources: { title: string; object_type: string; public: boolean; reason: string | null }[];
@@ -13,21 +12,13 @@ interface Preview {
  * every view, so a source restricted later is withheld from then on).
  */
 export function ShareDialog({ chatId, open, onCancel, onShare }: { chatId: string | null; open: boolean; onCancel(): void; onShare(): void }) {
-  const [preview, setPreview] = useState<Preview | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
-  useEffect(() => {
-    if (!open || !chatId) return;
-    let current = true;
-    setPreview(null);
-    setFailure(null);
-    api<Preview>(`/chats/${chatId}/share-preview`).then(
-      (p) => current && setPreview(p),
-      (err: Error) => current && setFailure(err.message),
-    );
-    return () => {
-      current = false;
-    };
-  }, [open, chatId]);
+  // Read afresh at every opening (the server checks again at every view); until then nothing to share.
+  const { data, error, isFetching } = useRecordView<Preview>('chats', chatId ?? undefined, 'share-preview', {
+    enabled: open && !!chatId,
+    refetchOnWindowFocus: false,
+  });
+  const preview = open && !isFetching ? (data ?? null) : null;
+  const failure = open && !isFetching && error ? error.message : null;
   const count = preview?.sources.length ?? 0;
   return (
     <Dialog open={open} onClose={onCancel} aria-labelledby="share-title" fullWidth maxWidth="sm">

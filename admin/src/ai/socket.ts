@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { organization } from '../core/org.js';
-import { api } from '../core/http.js';
+// The landing page opens it outside <Admin> (no react-admin context): the data provider itself, not its hook.
+import { dataProvider } from '../core/dataProvider.js';
 
 export interface Frame {
   type: string;
@@ -46,7 +47,7 @@ export function useLiveSocket(auth: { token?: string | null; anonKey?: string | 
       if (token) {
         // The session token never goes into a URL (URLs end up in logs): each connection gets a single-use ticket.
         try {
-          const { ticket } = await api<{ ticket: string }>('/auth/ws-ticket', { method: 'POST' });
+          const { ticket } = (await dataProvider.action<{ ticket: string }>('auth', { path: 'ws-ticket' })).data;
           query = `ticket=${encodeURIComponent(ticket)}`;
         } catch {
           if (!stopped) again();

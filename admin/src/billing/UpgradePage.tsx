@@ -19,7 +19,7 @@ import CheckIcon from '@mui/icons-material/Check';
 import CloseIcon from '@mui/icons-material/Close';
 import { Title, useGetIdentity, useNotify, usePermissions, useRefresh } from 'react-admin';
 import { useSearchParams } from 'react-router-dom';
-import { api } from '../core/http.js';
+import { useFirewatchData } from '../core/queries.js';
 import { forgetCurrentUser } from '../core/authProvider.js';
 import { storage } from '../core/org.js';
 
@@ -48,7 +48,7 @@ export interface BillingState {
 
 /** Spec §9: subscription messages stay 5 s. */
 const SUBSCRIPTION_MESSAGE_MS = 5000;
-const UPGRADE_PATH: Record<Exclude<Plan, 'free'>, string> = { pro: '/stripe/upgrade-to-pro', team_pro: '/stripe/upgrade-to-team-pro' };
+const UPGRADE_PATH: Record<Exclude<Plan, 'free'>, string> = { pro: 'upgrade-to-pro', team_pro: 'upgrade-to-team-pro' };
 
 const MB = 1024 * 1024;
 const size = (n: number) => (n >= MB ? `${+(n / MB).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`);
@@ -75,30 +75,14 @@ function status(state: BillingState): string {
   return end ? `${label}, renews on ${end}.` : `${label}.`;
 }
 
-/** The `upgrade` screen (spec §2): the plans side by side, and the Owner's subscription actions. */
-export function UpgradePage() {
+type Load = () => Promise<BillingState>;
+
+/** Back from Stripe Checkout: the plan changes when Stripe's webhook arrives, usually within seconds. */
+function useConfirmPlan(load: Load, refreshUser: () => Promise<void>) {
   const notify = useNotify();
-  const refresh = useRefresh();
-  const { refetch: refetchIdentity } = useGetIdentity();
-  const { permissions } = usePermissions<string>();
   const [params, setParams] = useSearchParams();
-  const [state, setState] = useState<BillingState | null>(null);
-  const [busy, setBusy] = useState(false);
   const [waitingFor, setWaitingFor] = useState<Plan | null>(null);
 
-  const load = useCallback(() => api<BillingState>('/billing').then((s) => (setState(s), s)), []);
-  /** The plan changed (or may have): the toolbar, the organization list and the identity read it. */
-  const refreshUser = useCallback(async () => {
-    forgetCurrentUser();
-    await refetchIdentity();
-    refresh();
-  }, [refetchIdentity, refresh]);
-
-  useEffect(() => {
-    void load().catch((e: Error) => notify(e.message, { type: 'error' }));
-  }, [load, notify]);
-
-  // Back from Stripe Checkout: the plan changes when Stripe's webhook arrives, usually within seconds.
   useEffect(() => {
     const plan = params.get('plan') as Plan | null;
     if (plan && params.get('session_id')) setWaitingFor(plan);
@@ -129,12 +113,22 @@ export function UpgradePage() {
     return () => clearInterval(timer);
   }, [waitingFor, load, notify, refreshUser]);
 
+  return { waitingFor, setWaitingFor };
+}
+
+/** The Owner's subscription actions: each one at a time (`busy`), each failure said for 5 s. */
+function useSubscriptionActions(props: { load: Load; refreshUser: () => Promise<void>; setWaitingFor: (plan: Plan) => void; supportEmail?: string }) {
+  const { load, refreshUser, setWaitingFor, supportEmail } = props;
+  const notify = useNotify();
+  const dataProvider = useFirewatchData();
+  const [busy, setBusy] = useState(false);
+
   async function upgrade(entry: PlanEntry) {
     if (!storage.token) return notify('Authentication required to upgrade subscription', { type: 'error', autoHideDuration: SUBSCRIPTION_MESSAGE_MS });
     setBusy(true);
     try {
-      const answer = await api<{ checkout_url?: string; status?: string; message?: string }>(UPGRADE_PATH[entry.plan as Exclude<Plan, 'free'>], {
-        method: 'POST',
+      const { data: answer } = await dataProvider.action<{ checkout_url?: string; status?: string; message?: string } | null>('stripe', {
+        path: UPGRADE_PATH[entry.plan as Exclude<Plan, 'free'>],
       });
       if (answer?.checkout_url) return window.location.assign(answer.checkout_url);
       if (answer?.status === 'success') {
@@ -154,12 +148,12 @@ export function UpgradePage() {
     if (!storage.token) return notify('Authentication required to cancel subscription', { type: 'error', autoHideDuration: SUBSCRIPTION_MESSAGE_MS });
     setBusy(true);
     try {
-      await api('/stripe/cancel-subscription', { method: 'POST' });
+      await dataProvider.action('stripe', { path: 'cancel-subscription' });
       notify('Subscription cancelled successfully.', { type: 'success', autoHideDuration: SUBSCRIPTION_MESSAGE_MS });
       await load();
       await refreshUser();
     } catch {
-      notify(`Failed to cancel subscription. Please try again. If it keeps failing, write to ${state?.support_email ?? 'support'}.`, {
+      notify(`Failed to cancel subscription. Please try again. If it keeps failing, write to ${supportEmail ?? 'support'}.`, {
         type: 'error',
         autoHideDuration: SUBSCRIPTION_MESSAGE_MS,
       });
@@ -171,13 +165,76 @@ export function UpgradePage() {
   async function portal() {
     setBusy(true);
     try {
-      const { url } = await api<{ url: string }>('/stripe/portal', { method: 'POST' });
-      window.location.assign(url);
+      const { data } = await dataProvider.action<{ url: string }>('stripe', { path: 'portal' });
+      window.location.assign(data.url);
     } catch {
       notify('Failed to process subscription request', { type: 'error', autoHideDuration: SUBSCRIPTION_MESSAGE_MS });
       setBusy(false);
     }
   }
+
+  return { busy, upgrade, cancel, portal };
+}
+
+/** One plan, side by side with the others: what it includes, and its upgrade button when it is paid. */
+function PlanCard({ entry, current, disabled, onUpgrade }: { entry: PlanEntry; current: boolean; disabled: boolean; onUpgrade: () => void }) {
+  return (
+    <Grid size={{ xs: 12, md: 4 }}>
+      <Card
+        variant="outlined"
+        sx={{ height: '100%', display: 'flex', flexDirection: 'column', borderColor: current ? 'primary.main' : undefined }}
+        aria-label={entry.label}
+        role="region"
+      >
+        <CardHeader
+          title={entry.label}
+          titleTypographyProps={{ component: 'h2', variant: 'h6' }}
+          action={current ? <Chip size="small" color="primary" label="Current plan" /> : null}
+        />
+        <CardContent sx={{ flexGrow: 1 }}>
+          <List dense disablePadding>
+            <Feature ok>{`${entry.messages_per_day.toLocaleString()} AI questions a day per person`}</Feature>
+            <Feature ok>{`Files up to ${size(entry.max_file_bytes)}, ${entry.files_per_project.toLocaleString()} per project`}</Feature>
+            <Feature ok={entry.custom_settings}>Organization banner</Feature>
+            <Feature ok={entry.custom_settings}>Story curve logging</Feature>
+          </List>
+        </CardContent>
+        {entry.paid ? (
+          <CardActions>
+            <Button variant="contained" disabled={disabled} onClick={onUpgrade}>
+              {`Upgrade to ${entry.label}`}
+            </Button>
+          </CardActions>
+        ) : null}
+      </Card>
+    </Grid>
+  );
+}
+
+/** The `upgrade` screen (spec §2): the plans side by side, and the Owner's subscription actions. */
+export function UpgradePage() {
+  const notify = useNotify();
+  const refresh = useRefresh();
+  const dataProvider = useFirewatchData();
+  const { refetch: refetchIdentity } = useGetIdentity();
+  const { permissions } = usePermissions<string>();
+  const [state, setState] = useState<BillingState | null>(null);
+
+  // Read imperatively: the wait for Stripe's webhook polls it, and each action reads it again.
+  const load = useCallback(() => dataProvider.view<BillingState>('billing', {}).then(({ data: s }) => (setState(s), s)), [dataProvider]);
+  /** The plan changed (or may have): the toolbar, the organization list and the identity read it. */
+  const refreshUser = useCallback(async () => {
+    forgetCurrentUser();
+    await refetchIdentity();
+    refresh();
+  }, [refetchIdentity, refresh]);
+
+  useEffect(() => {
+    void load().catch((e: Error) => notify(e.message, { type: 'error' }));
+  }, [load, notify]);
+
+  const { waitingFor, setWaitingFor } = useConfirmPlan(load, refreshUser);
+  const { busy, upgrade, cancel, portal } = useSubscriptionActions({ load, refreshUser, setWaitingFor, supportEmail: state?.support_email });
 
   const owner = permissions === 'Owner';
   const paid = !!state && state.plan !== 'free';
@@ -205,40 +262,15 @@ export function UpgradePage() {
             </Alert>
           ) : null}
           <Grid container spacing={2}>
-            {state.plans.map((entry) => {
-              const current = entry.plan === state.plan;
-              return (
-                <Grid key={entry.plan} size={{ xs: 12, md: 4 }}>
-                  <Card
-                    variant="outlined"
-                    sx={{ height: '100%', display: 'flex', flexDirection: 'column', borderColor: current ? 'primary.main' : undefined }}
-                    aria-label={entry.label}
-                    role="region"
-                  >
-                    <CardHeader
-                      title={entry.label}
-                      titleTypographyProps={{ component: 'h2', variant: 'h6' }}
-                      action={current ? <Chip size="small" color="primary" label="Current plan" /> : null}
-                    />
-                    <CardContent sx={{ flexGrow: 1 }}>
-                      <List dense disablePadding>
-                        <Feature ok>{`${entry.messages_per_day.toLocaleString()} AI questions a day per person`}</Feature>
-                        <Feature ok>{`Files up to ${size(entry.max_file_bytes)}, ${entry.files_per_project.toLocaleString()} per project`}</Feature>
-                        <Feature ok={entry.custom_settings}>Organization banner</Feature>
-                        <Feature ok={entry.custom_settings}>Story curve logging</Feature>
-                      </List>
-                    </CardContent>
-                    {entry.paid ? (
-                      <CardActions>
-                        <Button variant="contained" disabled={current || busy || !state.enabled || !owner || !!waitingFor} onClick={() => void upgrade(entry)}>
-                          {`Upgrade to ${entry.label}`}
-                        </Button>
-                      </CardActions>
-                    ) : null}
-                  </Card>
-                </Grid>
-              );
-            })}
+            {state.plans.map((entry) => (
+              <PlanCard
+                key={entry.plan}
+                entry={entry}
+                current={entry.plan === state.plan}
+                disabled={entry.plan === state.plan || busy || !state.enabled || !owner || !!waitingFor}
+                onUpgrade={() => void upgrade(entry)}
+              />
+            ))}
           </Grid>
           {state.enabled && owner && paid ? (
             <Box sx={{ mt: 2, display: 'flex', gap: 1 }}>

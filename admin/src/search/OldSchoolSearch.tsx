@@ -15,7 +15,7 @@ import {
   Typography,
   Link as MuiLink,
 } from '@mui/material';
-import { Title, useBasename, useGetList } from 'react-admin';
+import { Title, useBasename, useGetList, type RaRecord } from 'react-admin';
 import { Link } from 'react-router-dom';
 import { INCIDENT_STATUSES } from '../core/shapes.js';
 
@@ -33,6 +33,41 @@ interface Criteria {
 }
 const blank: Criteria = { q: '', status: '', visibility: '', commander: '', from: '', to: '' };
 
+/** The incidents found, each name opening the incident. */
+function IncidentsFound({ rows }: { rows: RaRecord[] }) {
+  const basename = useBasename();
+  return (
+    <Table size="small" aria-label="Incidents found">
+      <TableHead>
+        <TableRow>
+          <TableCell>Name</TableCell>
+          <TableCell>Title</TableCell>
+          <TableCell>Status</TableCell>
+          <TableCell>Visibility</TableCell>
+          <TableCell>Commander</TableCell>
+          <TableCell>Reported</TableCell>
+        </TableRow>
+      </TableHead>
+      <TableBody>
+        {rows.map((r) => (
+          <TableRow key={r.id}>
+            <TableCell>
+              <MuiLink component={Link} to={`${basename}/iaos/${r.name}/view`}>
+                {r.name}
+              </MuiLink>
+            </TableCell>
+            <TableCell>{r.title}</TableCell>
+            <TableCell>{r.status}</TableCell>
+            <TableCell>{r.visibility}</TableCell>
+            <TableCell>{r.commander_email}</TableCell>
+            <TableCell>{r.reported_at ? new Date(r.reported_at).toISOString().slice(0, 16).replace('T', ' ') : ''}</TableCell>
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
+  );
+}
+
 /**
  * iaos/old_school_search (spec §2): the classic incident search. Fill in a form, press Search, get a
  * table; nothing happens while typing. It reads the incidents list (`GET /iaos` with q and filter),
@@ -42,7 +77,6 @@ export function OldSchoolSearch() {
   const [draft, setDraft] = useState<Criteria>(blank);
   const [criteria, setCriteria] = useState<Criteria | null>(null);
   const [page, setPage] = useState(1);
-  const basename = useBasename();
   const c = criteria ?? blank;
   const {
     data = [],
@@ -128,34 +162,7 @@ export function OldSchoolSearch() {
           <Typography variant="body2" sx={{ mb: 1 }}>
             {total} incident{total === 1 ? '' : 's'}
           </Typography>
-          <Table size="small" aria-label="Incidents found">
-            <TableHead>
-              <TableRow>
-                <TableCell>Name</TableCell>
-                <TableCell>Title</TableCell>
-                <TableCell>Status</TableCell>
-                <TableCell>Visibility</TableCell>
-                <TableCell>Commander</TableCell>
-                <TableCell>Reported</TableCell>
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {data.map((r) => (
-                <TableRow key={r.id}>
-                  <TableCell>
-                    <MuiLink component={Link} to={`${basename}/iaos/${r.name}/view`}>
-                      {r.name}
-                    </MuiLink>
-                  </TableCell>
-                  <TableCell>{r.title}</TableCell>
-                  <TableCell>{r.status}</TableCell>
-                  <TableCell>{r.visibility}</TableCell>
-                  <TableCell>{r.commander_email}</TableCell>
-                  <TableCell>{r.reported_at ? new Date(r.reported_at).toISOString().slice(0, 16).replace('T', ' ') : ''}</TableCell>
-                </TableRow>
-              ))}
-            </TableBody>
-          </Table>
+          <IncidentsFound rows={data} />
           {total > PER_PAGE ? <Pagination sx={{ mt: 2 }} count={Math.ceil(total / PER_PAGE)} page={page} onChange={(_e, p) => setPage(p)} /> : null}
         </>
       )}

@@ -9,6 +9,40 @@ import { useSearch, type SearchResult } from './useSearch.js';
 /** How many results the box shows; the rest are on search/results. */
 const SHOWN = 8;
 
+/** The results shown, in the order they come, each group under its type's label. */
+function ResultGroups(props: { shown: SearchResult[]; label: (type: string) => string; active: number; onOpen: (r: SearchResult) => void }) {
+  const { shown, label, active, onOpen: openResult } = props;
+  const groups: { type: string; rows: { r: SearchResult; i: number }[] }[] = [];
+  shown.forEach((r, i) => {
+    if (groups.at(-1)?.type !== r.type) groups.push({ type: r.type, rows: [] });
+    groups.at(-1)!.rows.push({ r, i });
+  });
+  return (
+    <>
+      {groups.map(({ type, rows }) => (
+        <Box key={type} role="group" aria-labelledby={`global-search-group-${type}`}>
+          <ListSubheader id={`global-search-group-${type}`} component="div" role="presentation" sx={{ lineHeight: '28px' }}>
+            {label(type)}
+          </ListSubheader>
+          {rows.map(({ r, i }) => (
+            <ListItemButton
+              key={`${r.type}-${r.id}`}
+              id={`global-search-${i}`}
+              role="option"
+              selected={i === active}
+              aria-selected={i === active}
+              onMouseDown={(e) => e.preventDefault()}
+              onClick={() => openResult(r)}
+            >
+              <ListItemText primary={r.title} secondary={<Highlighted text={r.headline} />} secondaryTypographyProps={{ noWrap: true }} />
+            </ListItemButton>
+          ))}
+        </Box>
+      ))}
+    </>
+  );
+}
+
 /**
  * The toolbar's search box: results as you type, grouped by type; arrow keys move, Enter opens the
  * chosen one (or, with none chosen, every result on search/results), Escape closes.
@@ -48,13 +82,7 @@ export function SearchBox() {
       setActive(-1);
     }
   };
-  // Groups in the order the results come, each under its type's label.
   const label = (type: string) => answer?.groups.find((g) => g.type === type)?.label ?? type;
-  const groups: { type: string; rows: { r: SearchResult; i: number }[] }[] = [];
-  shown.forEach((r, i) => {
-    if (groups.at(-1)?.type !== r.type) groups.push({ type: r.type, rows: [] });
-    groups.at(-1)!.rows.push({ r, i });
-  });
   return (
     <Box
       ref={anchor}
@@ -85,26 +113,7 @@ export function SearchBox() {
         <Paper sx={{ width: 420, maxHeight: 480, overflow: 'auto' }} elevation={8}>
           {!shown.length ? <Typography sx={{ p: 2 }}>No results for “{q.trim()}”.</Typography> : null}
           <List dense id="global-search-results" role="listbox" aria-label="Search results">
-            {groups.map(({ type, rows }) => (
-              <Box key={type} role="group" aria-labelledby={`global-search-group-${type}`}>
-                <ListSubheader id={`global-search-group-${type}`} component="div" role="presentation" sx={{ lineHeight: '28px' }}>
-                  {label(type)}
-                </ListSubheader>
-                {rows.map(({ r, i }) => (
-                  <ListItemButton
-                    key={`${r.type}-${r.id}`}
-                    id={`global-search-${i}`}
-                    role="option"
-                    selected={i === active}
-                    aria-selected={i === active}
-                    onMouseDown={(e) => e.preventDefault()}
-                    onClick={() => openResult(r)}
-                  >
-                    <ListItemText primary={r.title} secondary={<Highlighted text={r.headline} />} secondaryTypographyProps={{ noWrap: true }} />
-                  </ListItemButton>
-                ))}
-              </Box>
-            ))}
+            <ResultGroups shown={shown} label={label} active={active} onOpen={openResult} />
             {answer?.total ? (
               <ListItemButton
                 id={`global-search-${shown.length}`}

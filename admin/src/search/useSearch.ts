@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { api } from '../core/http.js';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useFirewatchData } from '../core/queries.js';
 
 export interface SearchResult {
   type: string;
@@ -28,30 +29,25 @@ export const DEBOUNCE_MS = 250;
 /** GET /search for what was typed, after a pause; the answer to an older text never replaces a newer one. */
 export function useSearch(q: string, opts: { type?: string; page?: number; debounce?: number } = {}) {
   const { type, page = 1, debounce = DEBOUNCE_MS } = opts;
-  const [answer, setAnswer] = useState<SearchAnswer | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(false);
+  const dataProvider = useFirewatchData();
+  const text = q.trim();
+  // The text once typing paused; each text has its own query, so an older answer never shows for a newer one.
+  const [asked, setAsked] = useState(text);
   useEffect(() => {
-    const text = q.trim();
-    if (!text) {
-      setAnswer(null);
-      setError(null);
-      return;
-    }
-    let current = true;
-    const timer = setTimeout(() => {
-      setLoading(true);
-      const params = new URLSearchParams({ q: text, page: String(page) });
-      if (type) params.set('type', type);
-      api<SearchAnswer>(`/search?${params}`)
-        .then((a) => current && (setAnswer(a), setError(null)))
-        .catch((e: Error) => current && setError(e.message))
-        .finally(() => current && setLoading(false));
-    }, debounce);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [q, type, page, debounce]);
-  return { answer, error, loading };
+    const timer = setTimeout(() => setAsked(text), debounce);
+    return () => clearTimeout(timer);
+  }, [text, debounce]);
+  const query = useQuery({
+    queryKey: ['search', 'view', asked, type ?? '', page],
+    queryFn: async ({ signal }) =>
+      (await dataProvider.view<SearchAnswer>('search', { query: { q: asked, page: String(page), ...(type ? { type } : {}) }, signal })).data,
+    enabled: !!text && !!asked,
+    // The previous results stay on screen while the next ones load.
+    placeholderData: keepPreviousData,
+    // One ask per text, as typed: a refusal shows at once and a window focus does not search again.
+    retry: false,
+    refetchOnWindowFocus: false,
+  });
+  if (!text) return { answer: null, error: null, loading: false };
+  return { answer: query.data ?? null, error: query.error?.message ?? null, loading: query.isFetching };
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { useLocation } from 'react-router-dom';
 import { organization, storage } from '../core/org.js';
-import { api } from '../core/http.js';
+import { dataProvider } from '../core/dataProvider.js';
 import { SPEC_ROUTE_ALIASES } from '../core/specRoutes.js';
 import { MENU_GROUPS, SETTINGS_GROUPS } from './groups.js';
 
@@ -39,8 +39,9 @@ export function isKnownAddress(pathname: string, served: string[]): boolean {
 let screens: Promise<string[] | null> | null = null;
 /** The server's resource lists, asked once; null when it cannot be reached (then nothing is called unknown). */
 function servedScreens(): Promise<string[] | null> {
-  screens ??= api<{ screens: string[] }>('/site/screens', { anonymous: true, globalErrors: false }).then(
-    (answer) => answer.screens,
+  // Asked before <Admin> is rendered (no react-admin context): the data provider itself.
+  screens ??= dataProvider.view<{ screens: string[] }>('site', { path: 'screens', anonymous: true, globalErrors: false }).then(
+    ({ data }) => data.screens,
     () => {
       screens = null;
       return null;

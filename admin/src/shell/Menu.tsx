@@ -24,18 +24,10 @@ interface Entry {
 
 const SETTINGS_OPEN_KEY = 'fw.settingsOpen';
 
-/**
- * Side drawer (spec §2 Shell): a responder's work first, each entry with its own icon; then one
- * Settings entry that opens the settings pane: its filter box at the top (so matches show right under
- * it) and its groups. Minimized (the default), Settings opens the drawer with the pane open.
- */
-export function Menu() {
+/** The drawer's groups and the settings pane's (only the entries matching `filter`), from the resources the role may list. */
+function useMenuEntries(filter: string) {
   const resources = useResourceDefinitions();
-  const [open, setOpen] = useSidebarState();
-  const translate = useTranslate();
-  const { pathname } = useLocation();
-  const [filter, setFilter] = useState('');
-  const { menu, settings, settingsNames } = useMemo(() => {
+  return useMemo(() => {
     const listed = Object.values(resources).filter((def) => def.hasList);
     const labelOf = new Map<string, string>([
       ...listed.map((def) => [def.name, MENU_LABELS[def.name] ?? String(def.options?.menuLabel ?? def.name)] as const),
@@ -62,6 +54,19 @@ export function Menu() {
         .filter((g) => g.items.length),
     };
   }, [resources, filter]);
+}
+
+/**
+ * Side drawer (spec §2 Shell): a responder's work first, each entry with its own icon; then one
+ * Settings entry that opens the settings pane: its filter box at the top (so matches show right under
+ * it) and its groups. Minimized (the default), Settings opens the drawer with the pane open.
+ */
+export function Menu() {
+  const [open, setOpen] = useSidebarState();
+  const translate = useTranslate();
+  const { pathname } = useLocation();
+  const [filter, setFilter] = useState('');
+  const { menu, settings, settingsNames } = useMenuEntries(filter);
   // Open where a settings screen is shown (so its entry is in view), else as the person left it; the
   // filter does not count (typing in it must not close the pane it sits in).
   const onSettingsPage = settingsNames.some((name) => pathname.includes(`/${organization}/${name.replace(/^\//, '')}`));

@@ -1,7 +1,8 @@
 import { useEffect } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
 import { organization, RESERVED, SLUG, storage } from '../core/org.js';
-import { api, type DetailItem } from '../core/http.js';
+import type { DetailItem } from '../core/http.js';
+import { dataProvider } from '../core/dataProvider.js';
 
 /** The organization everyone has (created at first start): where an unknown one's address leads. */
 const FALLBACK = 'default';
@@ -31,7 +32,8 @@ export function OrganizationGuard() {
   useEffect(() => {
     if (checked || organization === FALLBACK) return;
     checked = true;
-    api('/site', { anonymous: true, globalErrors: false }).catch((error: unknown) => {
+    // Rendered outside <Admin> (no react-admin context): the data provider itself.
+    dataProvider.view('site', { anonymous: true, globalErrors: false }).catch((error: unknown) => {
       if (!isUnknownOrganization(error)) return;
       localStorage.setItem('organization', FALLBACK);
       window.location.replace(`/${FALLBACK}/${storage.token ? 'chat' : 'landing'}`);

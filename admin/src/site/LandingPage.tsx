@@ -22,7 +22,7 @@ import {
 } from '@mui/material';
 import { Link as RouterLink, useLocation, useSearchParams } from 'react-router-dom';
 import { organization } from '../core/org.js';
-import { api } from '../core/http.js';
+import { dataProvider, type ItemsPage } from '../core/dataProvider.js';
 import { lightTheme } from '../core/theme.js';
 import { Conversation, QuestionForm, type Message } from '../ai/Conversation.js';
 import { NOT_CONNECTED, useLiveSocket } from '../ai/socket.js';
@@ -30,6 +30,10 @@ import { relativeTime } from '../ai/time.js';
 import { useChat } from '../ai/useChat.js';
 
 const KEY = 'anonymous_key';
+const at = encodeURIComponent;
+type Project = { id: number; name: string };
+type Request = (type: string, data: unknown) => Promise<{ type: string; data?: Record<string, unknown> }>;
+// This page is outside <Admin> (no react-admin context), so it calls the data provider itself.
 const theme = createTheme(lightTheme as ThemeOptions);
 
 interface Trending {
@@ -50,13 +54,13 @@ async function anonymousKey(): Promise<string> {
   const stored = localStorage.getItem(KEY);
   if (stored) {
     try {
-      await api(`/auth/anonymous/me/${encodeURIComponent(stored)}`, { anonymous: true });
+      await dataProvider.view('auth', { path: `anonymous/me/${at(stored)}`, anonymous: true });
       return stored;
     } catch {
       localStorage.removeItem(KEY);
     }
   }
-  const created = await api<{ key: string }>('/auth/anonymous', { method: 'POST', anonymous: true });
+  const { data: created } = await dataProvider.action<{ key: string }>('auth', { path: 'anonymous', anonymous: true });
   localStorage.setItem(KEY, created.key);
   return created.key;
 }
@@ -82,31 +86,9 @@ interface Limits {
 const PITCH =
   'Firewatch is where a team reports incidents and cases, works them together in one live room, and asks an assistant that answers from the team’s own documents, citing every passage.';
 
-/**
- * A visitor's own material (spec §6): a project of their own, and files uploaded into it within the
- * anonymous limits (fetched over the socket). Only this visitor and the organization's members can
- * retrieve them.
- */
-function OwnMaterial(props: {
-  anonKey: string;
-  connected: boolean;
-  request: (type: string, data: unknown) => Promise<{ type: string; data?: Record<string, unknown> }>;
-  onProject: (p: { id: number; name: string }) => void;
-  projectId: number | '';
-  /** Whether an answer is being written: the questions-asked count is read again after each. */
-  busy: boolean;
-}) {
-  const { anonKey, connected, request, onProject, projectId, busy } = props;
-  const [own, setOwn] = useState<{ id: number; name: string }[]>([]);
-  const [name, setName] = useState('');
+/** The anonymous limits, read again whenever an answer is done (the questions-asked count moves). */
+function useLimits(connected: boolean, request: Request, busy: boolean) {
   const [limits, setLimits] = useState<Limits | null>(null);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  const [uploads, setUploads] = useState<{ id: number; title: string; status: string }[]>([]);
-  useEffect(() => {
-    api<{ items: { id: number; name: string }[] }>(`/projects/anonymous/user/${encodeURIComponent(anonKey)}`, { anonymous: true })
-      .then((r) => setOwn(r.items))
-      .catch(() => setOwn([]));
-  }, [anonKey]);
   useEffect(() => {
     if (!connected || busy) return;
     void request('fetch_limits', {}).then(
@@ -114,7 +96,12 @@ function OwnMaterial(props: {
       () => undefined,
     );
   }, [connected, request, busy]);
-  const mine = typeof projectId === 'number' && own.some((p) => p.id === projectId);
+  return limits;
+}
+
+/** The files uploaded into the visitor's own project (none for a project that is not theirs). */
+function useUploads(request: Request, projectId: number | '', mine: boolean, connected: boolean) {
+  const [uploads, setUploads] = useState<{ id: number; title: string; status: string }[]>([]);
   const refresh = async () => {
     if (!mine) return setUploads([]);
     const reply = await request('fetch_submissions', { project_id: projectId }).catch(() => null);
@@ -128,13 +115,67 @@ function OwnMaterial(props: {
       );
   };
   useEffect(() => void refresh(), [projectId, mine, connected]);
+  return { uploads, refresh };
+}
+
+const mb = (bytes?: number) => (bytes ? `${Math.round((bytes / 1_048_576) * 10) / 10} MB` : '…');
+
+/** What a visitor may do without an account, once the socket has said. */
+const limitsText = (limits: Limits | null) =>
+  limits
+    ? `up to ${limits.files_per_project ?? '…'} files of ${mb(limits.max_file_bytes)} a project, ${limits.messages_per_day ?? '…'} questions a day (${limits.messages_today ?? 0} asked today).`
+    : 'limits are loading…';
+
+function UploadButton({ disabled, onFiles }: { disabled: boolean; onFiles: (files: FileList | null) => void }) {
+  return (
+    <Button variant="outlined" component="label" disabled={disabled} fullWidth>
+      Upload files
+      <input
+        hidden
+        type="file"
+        multiple
+        accept=".txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv,.json,.vtt,.srt"
+        data-testid="landing-upload-input"
+        onChange={(e) => onFiles(e.target.files)}
+      />
+    </Button>
+  );
+}
+
+/**
+ * A visitor's own material (spec §6): a project of their own, and files uploaded into it within the
+ * anonymous limits (fetched over the socket). Only this visitor and the organization's members can
+ * retrieve them.
+ */
+function OwnMaterial(props: {
+  anonKey: string;
+  connected: boolean;
+  request: Request;
+  onProject: (p: Project) => void;
+  projectId: number | '';
+  /** Whether an answer is being written: the questions-asked count is read again after each. */
+  busy: boolean;
+}) {
+  const { anonKey, connected, request, onProject, projectId, busy } = props;
+  const [own, setOwn] = useState<Project[]>([]);
+  const [name, setName] = useState('');
+  const limits = useLimits(connected, request, busy);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  useEffect(() => {
+    dataProvider
+      .view<ItemsPage<Project>>('projects', { path: `anonymous/user/${at(anonKey)}`, anonymous: true })
+      .then(({ data }) => setOwn(data.items))
+      .catch(() => setOwn([]));
+  }, [anonKey]);
+  const mine = typeof projectId === 'number' && own.some((p) => p.id === projectId);
+  const { uploads, refresh } = useUploads(request, projectId, mine, connected);
 
   const create = async (event: React.FormEvent) => {
     event.preventDefault();
     try {
-      const project = await api<{ id: number; name: string }>(`/projects/anonymous/${encodeURIComponent(anonKey)}`, {
-        method: 'POST',
-        json: { name: name.trim() },
+      const { data: project } = await dataProvider.action<Project>('projects', {
+        path: `anonymous/${at(anonKey)}`,
+        data: { name: name.trim() },
         anonymous: true,
       });
       setOwn((list) => [...list, project]);
@@ -166,7 +207,6 @@ function OwnMaterial(props: {
     }
     await refresh();
   };
-  const mb = (bytes?: number) => (bytes ? `${Math.round((bytes / 1_048_576) * 10) / 10} MB` : '…');
   return (
     <Card sx={{ mt: 2 }}>
       <CardContent>
@@ -174,10 +214,7 @@ function OwnMaterial(props: {
           Your own material
         </Typography>
         <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
-          Create a project, upload your files and ask about them. Without an account:{' '}
-          {limits
-            ? `up to ${limits.files_per_project ?? '…'} files of ${mb(limits.max_file_bytes)} a project, ${limits.messages_per_day ?? '…'} questions a day (${limits.messages_today ?? 0} asked today).`
-            : 'limits are loading…'}
+          Create a project, upload your files and ask about them. Without an account: {limitsText(limits)}
         </Typography>
         <Stack component="form" direction="row" spacing={1} onSubmit={create} sx={{ mb: 1 }}>
           <TextField size="small" label="Project name" value={name} onChange={(e) => setName(e.target.value)} sx={{ flex: 1 }} />
@@ -185,17 +222,7 @@ function OwnMaterial(props: {
             Create project
           </Button>
         </Stack>
-        <Button variant="outlined" component="label" disabled={!connected || !mine} fullWidth>
-          Upload files
-          <input
-            hidden
-            type="file"
-            multiple
-            accept=".txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv,.json,.vtt,.srt"
-            data-testid="landing-upload-input"
-            onChange={(e) => void upload(e.target.files)}
-          />
-        </Button>
+        <UploadButton disabled={!connected || !mine} onFiles={(files) => void upload(files)} />
         {!mine ? (
           <Typography variant="caption" color="text.secondary">
             Pick or create one of your projects to upload into it.
@@ -218,6 +245,156 @@ function OwnMaterial(props: {
   );
 }
 
+/** Trending content and today's count, read again after each answer (the count is today's, so it moves as people ask). */
+function TrendingCard({ anonKey, busy, onPick }: { anonKey: string | null; busy: boolean; onPick: (question: string) => void }) {
+  const [trending, setTrending] = useState<Trending[]>([]);
+  const [questions, setQuestions] = useState<AskedQuestion[]>([]);
+  const [askedToday, setAskedToday] = useState<number | null>(null);
+  useEffect(() => {
+    if (!anonKey || busy) return;
+    dataProvider
+      .view<{ items: Trending[]; questions: AskedQuestion[]; asked_today: number }>('curated_content', {
+        path: `anonymous/trending/${at(anonKey)}`,
+        anonymous: true,
+      })
+      .then(({ data }) => (setTrending(data.items), setQuestions(data.questions), setAskedToday(data.asked_today)))
+      .catch(() => (setTrending([]), setQuestions([])));
+  }, [anonKey, busy]);
+  const engage = (id: number) =>
+    void dataProvider
+      .action('curated_content', { id, path: `engagements?key=${at(anonKey ?? '')}`, data: { kind: 'click' }, anonymous: true })
+      .catch(() => undefined);
+  return (
+    <Card>
+      <CardContent>
+        <Typography variant="h6" component="h2">
+          Trending
+        </Typography>
+        <Typography variant="body2" color="text.secondary" data-testid="asked-today">
+          {askedToday === null ? '' : askedToday === 1 ? '1 question asked here today.' : `${askedToday} questions asked here today.`}
+        </Typography>
+        <List dense aria-label="Trending content">
+          {/* Today's most-asked questions; the curated content when nobody asked any today. */}
+          {questions.map((q) => (
+            <ListItem key={q.text} disableGutters>
+              <ListItemText
+                primary={
+                  <Link component="button" type="button" sx={{ textAlign: 'left' }} onClick={() => onPick(q.text)}>
+                    {q.text}
+                  </Link>
+                }
+                secondary={`Asked by ${q.asked} visitors today`}
+              />
+            </ListItem>
+          ))}
+          {questions.length === 0 && trending.length === 0 ? (
+            <ListItem disableGutters>
+              <Typography variant="body2" color="text.secondary">
+                Nothing trending yet.
+              </Typography>
+            </ListItem>
+          ) : null}
+          {(questions.length ? [] : trending).map((item) => (
+            <ListItem key={item.id} disableGutters>
+              <ListItemText
+                primary={
+                  item.link ? (
+                    <Link href={item.link} target="_blank" rel="noreferrer" onClick={() => engage(item.id)}>
+                      {item.text}
+                    </Link>
+                  ) : (
+                    item.text
+                  )
+                }
+                secondary={relativeTime(item.created_at)}
+              />
+            </ListItem>
+          ))}
+        </List>
+      </CardContent>
+    </Card>
+  );
+}
+
+/** landing?chat_id=: a shared chat, read-only. */
+function SharedChat({ sharedId, request, onFailure }: { sharedId: string; request: Request; onFailure: (message: string) => void }) {
+  const [shared, setShared] = useState<{ title: string; messages: Message[] } | null>(null);
+  useEffect(() => {
+    dataProvider
+      .view<{ title: string; messages: Message[] }>('chats', { path: `shared/${at(sharedId)}`, anonymous: true })
+      .then(({ data }) => setShared(data))
+      .catch((err: Error) => onFailure(err.message));
+  }, [sharedId]);
+  return (
+    <>
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mb: 2 }}>
+        <Typography variant="h6" component="h2" sx={{ flex: 1 }}>
+          {shared?.title ?? 'Shared chat'}
+        </Typography>
+        <Chip size="small" label="Read-only" />
+      </Stack>
+      {shared ? <Conversation messages={shared.messages} chatId={sharedId} sharedView request={request} /> : null}
+      <Button href={`/${organization}/landing`} sx={{ mt: 2 }}>
+        Ask your own question
+      </Button>
+    </>
+  );
+}
+
+/** The public chat: a project to ask about (all public material by default), the conversation and the question. */
+function PublicChat(props: {
+  projects: Project[];
+  projectId: number | '';
+  setProjectId: (id: number | '') => void;
+  chat: ReturnType<typeof useChat>;
+  socket: ReturnType<typeof useLiveSocket>;
+  /** The visitor's key is known, so a socket down is worth saying. */
+  keyed: boolean;
+  /** The question being typed (a Trending question picked fills it). */
+  question: string;
+  setQuestion: (question: string) => void;
+}) {
+  const { projects, projectId, setProjectId, chat, keyed, question, setQuestion } = props;
+  const { connected, send, request } = props.socket;
+  const onAsk = (event: React.FormEvent) => {
+    event.preventDefault();
+    if (chat.ask(send, projectId === '' ? null : projectId, question)) setQuestion('');
+  };
+  return (
+    <>
+      <Stack direction="row" sx={{ alignItems: 'center', mb: 2, flexWrap: 'wrap', gap: 2 }}>
+        <Typography variant="h6" component="h2" sx={{ flex: '1 1 260px' }}>
+          Ask our public knowledge base
+        </Typography>
+        <TextField
+          select
+          size="small"
+          label="Project"
+          // Shows "All public material" before it is opened.
+          slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
+          value={projectId}
+          onChange={(e) => setProjectId(e.target.value === '' ? '' : Number(e.target.value))}
+          sx={{ minWidth: 200 }}
+        >
+          <MenuItem value="">All public material</MenuItem>
+          {projects.map((p) => (
+            <MenuItem key={p.id} value={p.id}>
+              {p.name}
+            </MenuItem>
+          ))}
+        </TextField>
+      </Stack>
+      {keyed && !connected ? (
+        <Alert severity="warning" sx={{ mb: 2 }}>
+          {NOT_CONNECTED}
+        </Alert>
+      ) : null}
+      <Conversation messages={chat.messages} busy={chat.busy} chatId={chat.chatId} request={request} />
+      <QuestionForm question={question} setQuestion={setQuestion} onAsk={onAsk} busy={chat.busy} connected={connected} error={chat.error} />
+    </>
+  );
+}
+
 /**
  * /{organization}/landing: the public chat for visitors without a login, over the organization's
  * public material, with trending content. landing?chat_id= shows a shared chat read-only.
@@ -229,15 +406,11 @@ export function LandingPage() {
   const sharedId = params.get('chat_id');
   const [key, setKey] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const [projects, setProjects] = useState<{ id: number; name: string }[]>([]);
+  const [projects, setProjects] = useState<Project[]>([]);
   const [projectId, setProjectId] = useState<number | ''>('');
-  const [trending, setTrending] = useState<Trending[]>([]);
-  const [questions, setQuestions] = useState<AskedQuestion[]>([]);
-  const [askedToday, setAskedToday] = useState<number | null>(null);
-  const [shared, setShared] = useState<{ title: string; messages: Message[] } | null>(null);
   const [question, setQuestion] = useState('');
   const chat = useChat();
-  const { connected, send, request } = useLiveSocket({ anonKey: key }, (frame) => void chat.onFrame(frame));
+  const socket = useLiveSocket({ anonKey: key }, (frame) => void chat.onFrame(frame));
 
   useEffect(() => {
     anonymousKey()
@@ -247,31 +420,11 @@ export function LandingPage() {
 
   useEffect(() => {
     if (!key) return;
-    api<{ items: { id: number; name: string }[] }>(`/projects/anonymous/${encodeURIComponent(key)}`, { anonymous: true })
-      .then((r) => setProjects(r.items))
+    dataProvider
+      .view<ItemsPage<Project>>('projects', { path: `anonymous/${at(key)}`, anonymous: true })
+      .then(({ data }) => setProjects(data.items))
       .catch(() => setProjects([]));
   }, [key]);
-  // Trending and today's count, again after each answer (the count is today's, so it moves as people ask).
-  useEffect(() => {
-    if (!key || chat.busy) return;
-    api<{ items: Trending[]; questions: AskedQuestion[]; asked_today: number }>(`/curated_content/anonymous/trending/${encodeURIComponent(key)}`, {
-      anonymous: true,
-    })
-      .then((r) => (setTrending(r.items), setQuestions(r.questions), setAskedToday(r.asked_today)))
-      .catch(() => (setTrending([]), setQuestions([])));
-  }, [key, chat.busy]);
-
-  useEffect(() => {
-    if (!sharedId) return;
-    api<{ title: string; messages: Message[] }>(`/chats/shared/${encodeURIComponent(sharedId)}`, { anonymous: true })
-      .then(setShared)
-      .catch((err: Error) => setFailure(err.message));
-  }, [sharedId]);
-
-  const onAsk = (event: React.FormEvent) => {
-    event.preventDefault();
-    if (chat.ask(send, projectId === '' ? null : projectId, question)) setQuestion('');
-  };
 
   return (
     <ThemeProvider theme={theme}>
@@ -297,119 +450,29 @@ export function LandingPage() {
           <Card sx={{ flex: 2, width: '100%' }}>
             <CardContent>
               {sharedId ? (
-                <>
-                  <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mb: 2 }}>
-                    <Typography variant="h6" component="h2" sx={{ flex: 1 }}>
-                      {shared?.title ?? 'Shared chat'}
-                    </Typography>
-                    <Chip size="small" label="Read-only" />
-                  </Stack>
-                  {shared ? <Conversation messages={shared.messages} chatId={sharedId} sharedView request={request} /> : null}
-                  <Button href={`/${organization}/landing`} sx={{ mt: 2 }}>
-                    Ask your own question
-                  </Button>
-                </>
+                <SharedChat sharedId={sharedId} request={socket.request} onFailure={setFailure} />
               ) : (
-                <>
-                  <Stack direction="row" sx={{ alignItems: 'center', mb: 2, flexWrap: 'wrap', gap: 2 }}>
-                    <Typography variant="h6" component="h2" sx={{ flex: '1 1 260px' }}>
-                      Ask our public knowledge base
-                    </Typography>
-                    <TextField
-                      select
-                      size="small"
-                      label="Project"
-                      // Shows "All public material" before it is opened.
-                      slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
-                      value={projectId}
-                      onChange={(e) => setProjectId(e.target.value === '' ? '' : Number(e.target.value))}
-                      sx={{ minWidth: 200 }}
-                    >
-                      <MenuItem value="">All public material</MenuItem>
-                      {projects.map((p) => (
-                        <MenuItem key={p.id} value={p.id}>
-                          {p.name}
-                        </MenuItem>
-                      ))}
-                    </TextField>
-                  </Stack>
-                  {key && !connected ? (
-                    <Alert severity="warning" sx={{ mb: 2 }}>
-                      {NOT_CONNECTED}
-                    </Alert>
-                  ) : null}
-                  <Conversation messages={chat.messages} busy={chat.busy} chatId={chat.chatId} request={request} />
-                  <QuestionForm question={question} setQuestion={setQuestion} onAsk={onAsk} busy={chat.busy} connected={connected} error={chat.error} />
-                </>
+                <PublicChat
+                  projects={projects}
+                  projectId={projectId}
+                  setProjectId={setProjectId}
+                  chat={chat}
+                  socket={socket}
+                  keyed={!!key}
+                  question={question}
+                  setQuestion={setQuestion}
+                />
               )}
             </CardContent>
           </Card>
           <Box sx={{ flex: 1, width: '100%' }}>
-            <Card>
-              <CardContent>
-                <Typography variant="h6" component="h2">
-                  Trending
-                </Typography>
-                <Typography variant="body2" color="text.secondary" data-testid="asked-today">
-                  {askedToday === null ? '' : askedToday === 1 ? '1 question asked here today.' : `${askedToday} questions asked here today.`}
-                </Typography>
-                <List dense aria-label="Trending content">
-                  {/* Today's most-asked questions; the curated content when nobody asked any today. */}
-                  {questions.map((q) => (
-                    <ListItem key={q.text} disableGutters>
-                      <ListItemText
-                        primary={
-                          <Link component="button" type="button" sx={{ textAlign: 'left' }} onClick={() => setQuestion(q.text)}>
-                            {q.text}
-                          </Link>
-                        }
-                        secondary={`Asked by ${q.asked} visitors today`}
-                      />
-                    </ListItem>
-                  ))}
-                  {questions.length === 0 && trending.length === 0 ? (
-                    <ListItem disableGutters>
-                      <Typography variant="body2" color="text.secondary">
-                        Nothing trending yet.
-                      </Typography>
-                    </ListItem>
-                  ) : null}
-                  {(questions.length ? [] : trending).map((item) => (
-                    <ListItem key={item.id} disableGutters>
-                      <ListItemText
-                        primary={
-                          item.link ? (
-                            <Link
-                              href={item.link}
-                              target="_blank"
-                              rel="noreferrer"
-                              onClick={() =>
-                                void api(`/curated_content/${item.id}/engagements?key=${encodeURIComponent(key ?? '')}`, {
-                                  method: 'POST',
-                                  json: { kind: 'click' },
-                                  anonymous: true,
-                                }).catch(() => undefined)
-                              }
-                            >
-                              {item.text}
-                            </Link>
-                          ) : (
-                            item.text
-                          )
-                        }
-                        secondary={relativeTime(item.created_at)}
-                      />
-                    </ListItem>
-                  ))}
-                </List>
-              </CardContent>
-            </Card>
+            <TrendingCard anonKey={key} busy={chat.busy} onPick={setQuestion} />
             {key && !sharedId ? (
               <OwnMaterial
                 busy={chat.busy}
                 anonKey={key}
-                connected={connected}
-                request={request}
+                connected={socket.connected}
+                request={socket.request}
                 projectId={projectId}
                 onProject={(p) => {
                   setProjects((list) => (list.some((x) => x.id === p.id) ? list : [...list, p]));

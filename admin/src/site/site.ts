@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { api } from '../core/http.js';
+import { dataProvider } from '../core/dataProvider.js';
 
 export interface SiteSettings {
   contact_email: string | null;
@@ -33,7 +33,8 @@ let cached: Promise<Site> | null = null;
 /** The organization's public site (GET /site, no sign-in), fetched once a page load unless `fresh`. */
 export function loadSite(fresh = false): Promise<Site> {
   if (!cached || fresh) {
-    cached = api<Site>('/site', { anonymous: true });
+    // Public pages are outside <Admin> (no react-admin context): the data provider itself.
+    cached = dataProvider.view<Site>('site', { anonymous: true }).then(({ data }) => data);
     cached.catch(() => (cached = null));
   }
   return cached;
