@@ -26,7 +26,7 @@ import { resources } from './resources.js';
 import { livePlugin } from './live/plugin.js';
 import { secretsPlugin } from './plugins/secrets.js';
 import { discoverPlugins } from './plugins/registry.js';
-import { setupOidc } from './accounts/oidc.js';
+import { setupOidc, type OidcProviders } from './accounts/oidc.js';
 import { ensureDefaults, jwtSecret } from './accounts/service.js';
 import { registerOrganizationSeed } from './core/seeds.js';
 import { registerStripeWebhook } from './billing/routes.js';
@@ -73,13 +73,66 @@ export interface AppOptions {
   logStream?: { write(line: string): void };
 }
 
-/** Largest request line and headers, together (see buildApp). */
+/** Largest request line and headers, together (see createFastify). */
 export const MAX_HEADER_BYTES = 96 * 1024;
 
 /** Builds the whole Fastify app (API, docs, admin files) without listening. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
-  const app = Fastify({
+  const app = createFastify(options);
+  registerRequestId(app);
+  registerDrain(app);
+  // Plugins are found in server/*/integrations/ (one file each); the catalog is read from here on.
+  await discoverPlugins();
+  const database = options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }));
+  if (!options.database) app.addHook('onClose', () => database.close());
+  app.decorate('db', database.db);
+  app.decorate('database', database);
+  app.decorate('config', config);
+  await app.register(jobsPlugin, { database });
+  await app.register(livePlugin, { database });
+
+  // While shutting down, answers close their connection: a keep-alive socket that was busy when
+  // close() began would otherwise hold the process open after its request finished.
+  let closing = false;
+  app.addHook('preClose', async () => void (closing = true));
+  app.addHook('onSend', async (_req, reply) => void (closing && reply.header('connection', 'close')));
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+  await registerSecurityHeaders(app);
+  registerMetrics(app, database);
+  refuseNulCharacters(app);
+
+  const secret = await jwtSecret(database.db, config.JWT_SECRET);
+  // Verified tokens are remembered (fast-jwt's LRU, keyed by a hash of the token, each entry no longer
+  // than the token's own expiry): checking the signature was about 4% of a list request's CPU.
+  // A token must expire and name its session (`sid`), so that signing out can end it.
+  await app.register(fastifyJwt, { secret, verify: { cache: 1000, requiredClaims: ['exp', 'sid'] } });
+  registerOrganizationSeeds();
+  await ensureDefaults(database.db, { adminEmail: config.FIREWATCH_ADMIN_EMAIL, adminPassword: config.FIREWATCH_ADMIN_PASSWORD, trialDays: config.TRIAL_DAYS });
+  const mailer = options.mailer ?? createMailer(config.SMTP_URL, config.MAIL_FROM, app.log);
+  app.decorate('mailer', mailer);
+  await app.register(secretsPlugin);
+
+  await registerApiDocs(app);
+
+  const oidc = await setupOidc(app, secret);
+
+  app.get('/api/v1/healthcheck', { schema: { hide: true } }, async () => ({ status: 'ok', database: database.kind }));
+  registerHealth(app, database);
+  await registerStripeWebhook(app);
+
+  await registerOrganizationApi(app, { secret, oidc });
+  await serveAdmin(app, config);
+  return app;
+}
+
+/** The Fastify instance with its server options: logging, limits, proxies and URL rewriting. */
+function createFastify(options: AppOptions) {
+  const { config } = options;
+  return Fastify({
     logger:
       options.logger === false
         ? false
@@ -105,29 +158,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler,
     frameworkErrors,
   });
-  registerRequestId(app);
-  registerDrain(app);
-  // Plugins are found in server/*/integrations/ (one file each); the catalog is read from here on.
-  await discoverPlugins();
-  const database = options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }));
-  if (!options.database) app.addHook('onClose', () => database.close());
-  app.decorate('db', database.db);
-  app.decorate('database', database);
-  app.decorate('config', config);
-  await app.register(jobsPlugin, { database });
-  await app.register(livePlugin, { database });
+}
 
-  // While shutting down, answers close their connection: a keep-alive socket that was busy when
-  // close() began would otherwise hold the process open after its request finished.
-  let closing = false;
-  app.addHook('preClose', async () => void (closing = true));
-  app.addHook('onSend', async (_req, reply) => void (closing && reply.header('connection', 'close')));
-
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  registerErrorHandling(app);
-  await registerSecurityHeaders(app);
-  registerMetrics(app, database);
+function refuseNulCharacters(app: FastifyInstance) {
   // PostgreSQL text cannot hold NUL: refused in the path and query before the organization is looked
   // up, and in the body before validation, so no route sends one to the database. A path or query
   // can only hold one written as %00 (Node refuses a raw NUL), so other URLs cost one scan.
@@ -145,12 +178,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('preValidation', (req, _reply, done) =>
     req.body !== undefined && jsonScanOf(req)?.nul !== false ? nulCheck(() => ({ body: req.body }), done) : done(),
   );
+}
 
-  const secret = await jwtSecret(database.db, config.JWT_SECRET);
-  // Verified tokens are remembered (fast-jwt's LRU, keyed by a hash of the token, each entry no longer
-  // than the token's own expiry): checking the signature was about 4% of a list request's CPU.
-  // A token must expire and name its session (`sid`), so that signing out can end it.
-  await app.register(fastifyJwt, { secret, verify: { cache: 1000, requiredClaims: ['exp', 'sid'] } });
+function registerOrganizationSeeds() {
   // What every new organization starts with, each domain's part (accounts/seeds.ts runs them).
   for (const [name, seed] of [
     ['documents', seedDocumentTemplates],
@@ -160,11 +190,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ['cost-models', seedCostModel],
   ] as const)
     registerOrganizationSeed(name, seed);
-  await ensureDefaults(database.db, { adminEmail: config.FIREWATCH_ADMIN_EMAIL, adminPassword: config.FIREWATCH_ADMIN_PASSWORD, trialDays: config.TRIAL_DAYS });
-  const mailer = options.mailer ?? createMailer(config.SMTP_URL, config.MAIL_FROM, app.log);
-  app.decorate('mailer', mailer);
-  await app.register(secretsPlugin);
+}
 
+/** OpenAPI from the route schemas, and its browsable page. */
+async function registerApiDocs(app: FastifyInstance) {
   await app.register(fastifySwagger, {
     openapi: {
       info: { title: 'Firewatch API', version: '1' },
@@ -174,18 +203,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     transform: (input) => documentResponses(jsonSchemaTransform(input as never) as never),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/v1/docs' });
+}
 
-  const oidc = await setupOidc(app, secret);
-
-  app.get('/api/v1/healthcheck', { schema: { hide: true } }, async () => ({ status: 'ok', database: database.kind }));
-  registerHealth(app, database);
-  await registerStripeWebhook(app);
-
+async function registerOrganizationApi(app: FastifyInstance, auth: { secret: string; oidc: OidcProviders }) {
   // Every feature under /api/v1/{organization} is a plugin that names what it needs loaded first.
   await app.register(
     async (scope) => {
       await scope.register(tenancyPlugin);
-      await scope.register(accounts, { secret, oidc });
+      await scope.register(accounts, auth);
       await scope.register(projects);
       await scope.register(resourcesPlugin, { resources, visibility: [incidentVisibility, caseVisibility] });
       await scope.register(ai);
@@ -213,7 +238,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: '/api/v1/:organization' },
   );
+}
 
+/** The built admin app, when there is one; otherwise every unknown URL answers 404 in the API's shape. */
+async function serveAdmin(app: FastifyInstance, config: Config) {
   const adminRoot = resolve(config.ADMIN_DIST);
   const hasAdmin = existsSync(resolve(adminRoot, 'index.html'));
   if (hasAdmin) await app.register(fastifyStatic, { root: adminRoot, wildcard: false });
@@ -222,5 +250,4 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const { statusCode, detail } = httpError(404, `Nothing at ${req.method} ${req.url.split('?')[0]}.`, 'not_found');
     return reply.status(statusCode).send({ detail });
   });
-  return app;
 }

@@ -42,15 +42,31 @@ export const INVALID_CODE = 'Invalid or expired verification code. Please try ag
 
 /** Sign-in: password, or an e-mailed six-digit code; `me` for the signed-in caller. */
 export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Mailer; secret: string }) {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
-  const { db, config } = scope;
-  const publicRoute = { access: 'public' as const };
+  const limit = signInLimit(scope);
+  // Made now, so the first unknown e-mail does not pay for it.
+  void dummyPasswordHash();
+  registerSignInRoutes(scope, deps, limit);
+  registerCodeRoutes(scope, deps, limit);
+  registerSessionRoutes(scope);
+  registerInvitationAcceptRoute(scope);
+  registerMeRoute(scope);
+}
 
+/** Counts a sign-in attempt against its limits; the function it returns takes a successful attempt back. */
+type SignInLimit = ReturnType<typeof signInLimit>;
+
+const publicRoute = { access: 'public' as const };
+
+const session = (scope: FastifyInstance, req: FastifyRequest, org: { id: number; slug: string }, user: { id: number; email: string }) =>
+  signedIn(scope, req, { id: org.id, slug: org.slug }, user);
+
+function signInLimit(scope: FastifyInstance) {
+  const { db, config } = scope;
   // An e-mail's allowance is per address, so someone guessing from elsewhere cannot lock its owner out;
   // an address gets five times that (many people may sign in from one office NAT); and an e-mail has a
   // ceiling of ten allowances over all addresses, against guessing spread over many of them, which does
   // not apply where the e-mail has signed in before.
-  const limit = async (req: FastifyRequest, address: string) => {
+  return async (req: FastifyRequest, address: string) => {
     const limits: [string, number][] = [
       [`auth:email-ip:${address}:${req.ip}`, config.LOGIN_RATE_LIMIT],
       [`auth:ip:${req.ip}`, config.LOGIN_RATE_LIMIT * 5],
@@ -65,11 +81,12 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
     // failures from that address (an Owner signing in a dozen times a quarter-hour is not refused).
     return () => refund([limits[0]![0]]);
   };
-  // Made now, so the first unknown e-mail does not pay for it.
-  void dummyPasswordHash();
+}
 
-  const session = (req: FastifyRequest, orgId: number, slug: string, user: { id: number; email: string }) => signedIn(scope, req, { id: orgId, slug }, user);
-
+/** `/auth/login`: a password signs in; without one, a code is e-mailed. */
+function registerSignInRoutes(scope: FastifyInstance, deps: { mailer: Mailer; secret: string }, limit: SignInLimit) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { db } = scope;
   app.post(
     '/auth/login',
     {
@@ -96,7 +113,7 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
         // an argon2 verification; and a right password outside this organization gets the wrong password's answer.
         const valid = await verifyPassword(row?.hash ?? (await dummyPasswordHash()), req.body.password);
         if (!valid || !row?.hash || !row.role) throw unauthorized('Invalid e-mail or password.', 'invalid_credentials');
-        const answer = await session(req, org.id, org.slug, row);
+        const answer = await session(scope, req, org, row);
         await succeeded();
         return answer;
       }
@@ -118,7 +135,12 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
       return { message: 'Verification code sent to your email.' };
     },
   );
+}
 
+/** `/auth/verify`: the e-mailed code signs in. */
+function registerCodeRoutes(scope: FastifyInstance, deps: { secret: string }, limit: SignInLimit) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { db } = scope;
   app.post(
     '/auth/verify',
     {
@@ -158,12 +180,17 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
         // The code proves the address.
         return admitVerifiedEmail(tx, org, address);
       });
-      const answer = await session(req, org.id, org.slug, user);
+      const answer = await session(scope, req, org, user);
       await succeeded();
       return answer;
     },
   );
+}
 
+/** Sign-out and the live socket's ticket, for a session that is signed in. */
+function registerSessionRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { db } = scope;
   app.post('/auth/logout', { schema: { tags: ['Auth'], summary: 'Sign out: the session token stops working', ...answers(204, null) } }, async (req, reply) => {
     if (req.caller.sid) await endSession(db, req.caller.sid);
     return reply.status(204).send();
@@ -186,6 +213,11 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
       return { ticket, expires_in: SOCKET_TICKET_TTL_MS / 1000 };
     },
   );
+}
+
+function registerInvitationAcceptRoute(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { db } = scope;
   app.post(
     '/auth/invitations/accept',
     {
@@ -202,10 +234,14 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: { mailer: Maile
       // The token was e-mailed to the invited address, so it proves the address as a sign-in code does.
       const user = await db.transaction((tx) => acceptInvitation(tx, org.id, { token: req.body.token }));
       if (!user) throw httpError(400, 'This invitation is invalid, used or expired. Ask for a new one.', 'invalid_invitation', ['body', 'token']);
-      return session(req, org.id, org.slug, user);
+      return session(scope, req, org, user);
     },
   );
+}
 
+function registerMeRoute(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { db } = scope;
   app.get('/auth/me', { schema: { tags: ['Auth'], summary: 'The signed-in user', ...meAnswer } }, async (req) => {
     const { caller } = req;
     if (caller.userId === null)

@@ -50,16 +50,22 @@ function supportEmail(config: FastifyInstance['config']) {
   return config.SUPPORT_EMAIL ?? /<([^>]+)>/.exec(config.MAIL_FROM)?.[1] ?? config.MAIL_FROM;
 }
 
+/** Only an Owner changes what the organization pays for. */
+function owner(req: FastifyRequest) {
+  if (req.caller.userId === null || req.caller.role !== 'Owner') throw forbidden('Only an Owner may change the subscription.');
+}
+
 /** Org-scoped: the plans, the subscription, and what an Owner does with it. */
 export async function registerBillingRoutes(scope: FastifyInstance) {
+  const billing = await billingFrom(scope.config);
+  registerPlanRoutes(scope, billing);
+  registerUpgradeRoutes(scope, billing);
+  registerSubscriptionRoutes(scope, billing);
+}
+
+function registerPlanRoutes(scope: FastifyInstance, billing: Billing | null) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const { db, config } = scope;
-  const billing = await billingFrom(config);
-
-  const owner = (req: FastifyRequest) => {
-    if (req.caller.userId === null || req.caller.role !== 'Owner') throw forbidden('Only an Owner may change the subscription.');
-  };
-
   app.get(
     '/billing',
     { schema: { tags, summary: 'Plans, what each allows, and the organization’s subscription', ...answers(200, billingAnswer) } },
@@ -70,7 +76,12 @@ export async function registerBillingRoutes(scope: FastifyInstance) {
       ...(await subscriptionSummary(db, req.caller.orgId)),
     }),
   );
+}
 
+/** Upgrading to a paid plan: a price change for a paying organization, otherwise Stripe Checkout. */
+function registerUpgradeRoutes(scope: FastifyInstance, billing: Billing | null) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { db, config } = scope;
   const upgrade = (target: Exclude<Plan, 'free'>) => async (req: FastifyRequest) => {
     owner(req);
     if (!billing) throw disabled();
@@ -118,7 +129,12 @@ export async function registerBillingRoutes(scope: FastifyInstance) {
   });
   app.post('/stripe/upgrade-to-pro', { schema: upgradeSchema('Pro') }, upgrade('pro'));
   app.post('/stripe/upgrade-to-team-pro', { schema: upgradeSchema('Team Pro') }, upgrade('team_pro'));
+}
 
+/** Cancelling, and the link to Stripe's portal, for an organization that has subscribed. */
+function registerSubscriptionRoutes(scope: FastifyInstance, billing: Billing | null) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { db, config } = scope;
   app.post(
     '/stripe/cancel-subscription',
     {

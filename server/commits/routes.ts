@@ -15,8 +15,13 @@ import { slugsWith } from '../plugins/registry.js';
 const tags = ['Commit'];
 
 export function registerCommitRoutes(scope: FastifyInstance) {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
+  registerSyncRoutes(scope);
+  registerSuspectCommitRoutes(scope);
+}
 
+/** Syncing the repositories' commits, and how each sync went. */
+function registerSyncRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/commits/sync',
     {
@@ -54,7 +59,11 @@ export function registerCommitRoutes(scope: FastifyInstance) {
         };
       }),
   );
+}
 
+/** The commits that may have caused an incident. */
+function registerSuspectCommitRoutes(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/iaos/:id/suspect-commits',
     {

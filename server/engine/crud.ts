@@ -145,8 +145,19 @@ async function checkReferences(def: ResourceDefinition, ctx: RequestContext, dat
 
 /** Turns one resource definition into its list, get, create, update and delete routes. */
 export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
   const enabled = (route: keyof NonNullable<ResourceDefinition['routes']>) => def.routes?.[route] !== false;
+  const crud = crudRoutes(def);
+  if (enabled('list')) registerListRoute(scope, crud);
+  if (enabled('get')) registerGetRoute(scope, crud);
+  if (enabled('create')) registerCreateRoute(scope, crud);
+  if (enabled('update')) registerUpdateRoute(scope, crud);
+  if (enabled('delete')) registerDeleteRoute(scope, crud);
+}
+
+/** What a definition's routes share: their tag, the record's answer schema, and how nested bodies are taken. */
+type CrudRoutes = ReturnType<typeof crudRoutes>;
+
+function crudRoutes(def: ResourceDefinition) {
   const tags = [def.label];
   const updateSchema = def.update ?? def.create.partial();
   // Bodies in the spec's shape (nested references, a record sent back whole) become the engine's
@@ -172,167 +183,179 @@ export function registerCrud(scope: FastifyInstance, def: ResourceDefinition) {
     const nested = nestedBodyShape(def, schema);
     return Object.keys(nested).length ? schema.safeExtend(nested) : schema;
   };
+  return { def, tags, updateSchema, conflictsOf, accepting, record, documented };
+}
 
-  if (enabled('list')) {
-    // Where only the organization tells callers' lists apart, the compiled statement is shared:
-    // by shape, with the organization as a placeholder (a `computed` that takes no argument is the
-    // same for every caller).
-    const shared = (!def.scope || !!def.scopeShape) && !(def.computed && def.computed.length > 0);
-    const compiled = new StatementCache<ListStatement>(LIST_SHAPES_KEPT);
-    // Whether a shape's list runs on one generic plan (oneListPlan parses the filter: once per shape).
-    const plans = new StatementCache<boolean>(LIST_SHAPES_KEPT);
-    app.get(
-      def.path,
-      { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize), ...answers(200, pageJsonSchema(record)) } },
-      async (req, reply) => {
-        requireReadRole(def, req.caller.role);
-        const listed = listShape(req.query);
-        const answer = await inTenant(
-          req,
-          async (ctx) => {
-            const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx, org);
-            // Callers who see every incident and those who see some read different statements.
-            // So do callers a definition's scope tells apart (scopeShape).
-            // So do callers from whom rows the references name are hidden (their names are not read).
-            const shape = `${listed}${hidesLinkedRows(ctx, def.table) ? '\u0000linked' : ''}${hidesReferences(def, ctx) ? '\u0000refs' : ''}\u0000${def.scopeShape?.(ctx) ?? ''}`;
-            const statement = shared ? compiled.get(shape, () => build(sql.placeholder('org'))) : build(ctx.orgId);
-            // The page is written as JSON text from the rows (serialize.ts): no record objects.
-            return runListPage(ctx.tx, statement, listValues(req.query, ctx.orgId), req.query);
-          },
-          { oneRound: true, genericPlans: plans.get(listed, () => oneListPlan(def, req.query)) },
-        );
-        return reply.type('application/json; charset=utf-8').send(answer);
-      },
-    );
-  }
-
-  if (enabled('get')) {
-    app.get(`${def.path}/:id`, { schema: { tags, summary: `Get one ${def.label.toLowerCase()}`, params: idParam, ...answers(200, record) } }, (req) => {
+function registerListRoute(scope: FastifyInstance, crud: CrudRoutes) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { def, tags, record } = crud;
+  // Where only the organization tells callers' lists apart, the compiled statement is shared:
+  // by shape, with the organization as a placeholder (a `computed` that takes no argument is the
+  // same for every caller).
+  const shared = (!def.scope || !!def.scopeShape) && !(def.computed && def.computed.length > 0);
+  const compiled = new StatementCache<ListStatement>(LIST_SHAPES_KEPT);
+  // Whether a shape's list runs on one generic plan (oneListPlan parses the filter: once per shape).
+  const plans = new StatementCache<boolean>(LIST_SHAPES_KEPT);
+  app.get(
+    def.path,
+    { schema: { tags, summary: `List ${def.label.toLowerCase()}s`, querystring: listQuerySchema(def.pageSize), ...answers(200, pageJsonSchema(record)) } },
+    async (req, reply) => {
       requireReadRole(def, req.caller.role);
-      return inTenant(req, (ctx) => getRecord(def, ctx, req.params.id));
-    });
-  }
-
-  if (enabled('create')) {
-    app.post(
-      def.path,
-      {
-        schema: { tags, summary: `Create a ${def.label.toLowerCase()}`, body: documented(def.create), ...answers(201, record) },
-        preValidation: accepting(def.create, false),
-      },
-      async (req, reply) => {
-        let data = req.body as Record<string, unknown>;
-        const conflict = Object.keys(conflictsOf.get(req) ?? {})[0];
-        if (conflict) throw invalid(`'${conflict}' and its nested object name different records.`, ['body', conflict], 'nested_reference');
-        const saved = await inTenant(req, async (ctx) => {
-          requireRole(def, ctx.role);
-          data = req.body as Record<string, unknown>;
-          if (def.hooks?.beforeCreate) data = await def.hooks.beforeCreate(ctx, data);
-          await checkReferences(def, ctx, data);
-          let id: number;
-          if (def.hooks?.create) id = await def.hooks.create(ctx, data);
-          else {
-            const columns = getTableColumns(def.table) as Record<string, PgColumn>;
-            const values = columns.organization_id && !def.scope ? { ...data, organization_id: ctx.orgId } : data;
-            const [row] = await ctx.tx.insert(def.table).values(values).returning({ id: columns.id! });
-            id = row!.id as number;
-          }
-          const created = await getRecord(def, ctx, id, { madeNow: true });
-          return def.hooks?.afterCreate ? def.hooks.afterCreate(ctx, created, data) : created;
-        });
-        const record = def.hooks?.afterCommit ? await def.hooks.afterCommit(req, saved, data) : saved;
-        return reply.status(201).send(record);
-      },
-    );
-  }
-
-  if (enabled('update')) {
-    app.put(
-      `${def.path}/:id`,
-      {
-        schema: {
-          tags,
-          summary: `Update a ${def.label.toLowerCase()} (send If-Match: its updated_at to refuse a stale write)`,
-          params: idParam,
-          body: documented(updateSchema),
-          ...answers(200, record),
+      const listed = listShape(req.query);
+      const answer = await inTenant(
+        req,
+        async (ctx) => {
+          const build = (org: number | Placeholder) => compileList(def, readableFields(def, ctx), req.query, scopeOf(def, ctx, org), ctx.tx, org);
+          // Callers who see every incident and those who see some read different statements.
+          // So do callers a definition's scope tells apart (scopeShape).
+          // So do callers from whom rows the references name are hidden (their names are not read).
+          const shape = `${listed}${hidesLinkedRows(ctx, def.table) ? '\u0000linked' : ''}${hidesReferences(def, ctx) ? '\u0000refs' : ''}\u0000${def.scopeShape?.(ctx) ?? ''}`;
+          const statement = shared ? compiled.get(shape, () => build(sql.placeholder('org'))) : build(ctx.orgId);
+          // The page is written as JSON text from the rows (serialize.ts): no record objects.
+          return runListPage(ctx.tx, statement, listValues(req.query, ctx.orgId), req.query);
         },
-        preValidation: accepting(updateSchema, true),
-      },
-      (req, reply) =>
-        inTenant(req, async (ctx) => {
-          const id = req.params.id;
-          requireRole(def, ctx.role);
-          await mustSee(def, ctx, id);
-          const ifMatch = req.headers['if-match'];
-          if (typeof ifMatch === 'string') await checkUnchanged(def, ctx, id, ifMatch);
-          let data = req.body as Record<string, unknown>;
-          const conflicts = conflictsOf.get(req);
-          if (conflicts) {
-            // A record sent back with the id and the nested object disagreeing: the one the caller
-            // changed stands (a spec client edits the object, a form edits the id).
-            const current = await getRecord(def, ctx, id);
-            data = { ...data };
-            for (const [field, nestedId] of Object.entries(conflicts)) if (sameValue(data[field], current[field])) data[field] = nestedId;
-          }
-          if (def.immutable?.some((f) => data[f] !== undefined)) {
-            const current = await getRecord(def, ctx, id);
-            for (const field of def.immutable) {
-              if (data[field] !== undefined && data[field] !== current[field])
-                throw invalid('This field cannot be changed after creation.', ['body', field], 'immutable');
-            }
-          }
-          if (def.hooks?.beforeUpdate) data = await def.hooks.beforeUpdate(ctx, id, data);
-          await checkReferences(def, ctx, data);
-          if (def.hooks?.update) {
-            if (!(await def.hooks.update(ctx, id, data))) throw notFound(def.label, id);
-          } else {
-            const columns = getTableColumns(def.table) as Record<string, PgColumn>;
-            const set = columns.updated_at ? { ...data, updated_at: sql`now()` } : data;
-            const done = Object.keys(set).length
-              ? await ctx.tx
-                  .update(def.table)
-                  .set(set)
-                  .where(and(eq(columns.id!, id), scopeOf(def, ctx)))
-                  .returning({ id: columns.id! })
-              : [await getRecord(def, ctx, id)];
-            if (!done.length) throw notFound(def.label, id);
-          }
-          return getRecord(def, ctx, id);
-        }).catch((err: unknown) => {
-          if (err instanceof StaleWrite)
-            return reply.status(409).send({ detail: [{ msg: STALE_MESSAGE, loc: ['header', 'if-match'], type: 'stale_write' }], record: err.record });
-          throw err;
-        }),
-    );
-  }
+        { oneRound: true, genericPlans: plans.get(listed, () => oneListPlan(def, req.query)) },
+      );
+      return reply.type('application/json; charset=utf-8').send(answer);
+    },
+  );
+}
 
-  if (enabled('delete')) {
-    app.delete(
-      `${def.path}/:id`,
-      { schema: { tags, summary: `Delete a ${def.label.toLowerCase()}`, params: idParam, ...answers(204, null) } },
-      async (req, reply) => {
-        await inTenant(req, async (ctx) => {
-          const id = req.params.id;
-          requireRole(def, ctx.role);
-          await mustSee(def, ctx, id);
-          if (def.hooks?.beforeDelete) await def.hooks.beforeDelete(ctx, id);
-          let deleted: boolean;
-          if (def.hooks?.delete) deleted = await def.hooks.delete(ctx, id);
-          else {
-            const columns = getTableColumns(def.table) as Record<string, PgColumn>;
-            deleted =
-              (
-                await ctx.tx
-                  .delete(def.table)
-                  .where(and(eq(columns.id!, id), scopeOf(def, ctx)))
-                  .returning({ id: columns.id! })
-              ).length > 0;
-          }
-          if (!deleted) throw notFound(def.label, id);
-        });
-        return reply.status(204).send();
+function registerGetRoute(scope: FastifyInstance, crud: CrudRoutes) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { def, tags, record } = crud;
+  app.get(`${def.path}/:id`, { schema: { tags, summary: `Get one ${def.label.toLowerCase()}`, params: idParam, ...answers(200, record) } }, (req) => {
+    requireReadRole(def, req.caller.role);
+    return inTenant(req, (ctx) => getRecord(def, ctx, req.params.id));
+  });
+}
+
+function registerCreateRoute(scope: FastifyInstance, crud: CrudRoutes) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { def, tags, record, accepting, documented, conflictsOf } = crud;
+  app.post(
+    def.path,
+    {
+      schema: { tags, summary: `Create a ${def.label.toLowerCase()}`, body: documented(def.create), ...answers(201, record) },
+      preValidation: accepting(def.create, false),
+    },
+    async (req, reply) => {
+      let data = req.body as Record<string, unknown>;
+      const conflict = Object.keys(conflictsOf.get(req) ?? {})[0];
+      if (conflict) throw invalid(`'${conflict}' and its nested object name different records.`, ['body', conflict], 'nested_reference');
+      const saved = await inTenant(req, async (ctx) => {
+        requireRole(def, ctx.role);
+        data = req.body as Record<string, unknown>;
+        if (def.hooks?.beforeCreate) data = await def.hooks.beforeCreate(ctx, data);
+        await checkReferences(def, ctx, data);
+        let id: number;
+        if (def.hooks?.create) id = await def.hooks.create(ctx, data);
+        else {
+          const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+          const values = columns.organization_id && !def.scope ? { ...data, organization_id: ctx.orgId } : data;
+          const [row] = await ctx.tx.insert(def.table).values(values).returning({ id: columns.id! });
+          id = row!.id as number;
+        }
+        const created = await getRecord(def, ctx, id, { madeNow: true });
+        return def.hooks?.afterCreate ? def.hooks.afterCreate(ctx, created, data) : created;
+      });
+      const record = def.hooks?.afterCommit ? await def.hooks.afterCommit(req, saved, data) : saved;
+      return reply.status(201).send(record);
+    },
+  );
+}
+
+/** Update: If-Match against a stale write, nested conflicts resolved, immutable fields kept. */
+function registerUpdateRoute(scope: FastifyInstance, crud: CrudRoutes) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { def, tags, record, accepting, documented, conflictsOf, updateSchema } = crud;
+  app.put(
+    `${def.path}/:id`,
+    {
+      schema: {
+        tags,
+        summary: `Update a ${def.label.toLowerCase()} (send If-Match: its updated_at to refuse a stale write)`,
+        params: idParam,
+        body: documented(updateSchema),
+        ...answers(200, record),
       },
-    );
-  }
+      preValidation: accepting(updateSchema, true),
+    },
+    (req, reply) =>
+      inTenant(req, async (ctx) => {
+        const id = req.params.id;
+        requireRole(def, ctx.role);
+        await mustSee(def, ctx, id);
+        const ifMatch = req.headers['if-match'];
+        if (typeof ifMatch === 'string') await checkUnchanged(def, ctx, id, ifMatch);
+        let data = req.body as Record<string, unknown>;
+        const conflicts = conflictsOf.get(req);
+        if (conflicts) {
+          // A record sent back with the id and the nested object disagreeing: the one the caller
+          // changed stands (a spec client edits the object, a form edits the id).
+          const current = await getRecord(def, ctx, id);
+          data = { ...data };
+          for (const [field, nestedId] of Object.entries(conflicts)) if (sameValue(data[field], current[field])) data[field] = nestedId;
+        }
+        if (def.immutable?.some((f) => data[f] !== undefined)) {
+          const current = await getRecord(def, ctx, id);
+          for (const field of def.immutable) {
+            if (data[field] !== undefined && data[field] !== current[field])
+              throw invalid('This field cannot be changed after creation.', ['body', field], 'immutable');
+          }
+        }
+        if (def.hooks?.beforeUpdate) data = await def.hooks.beforeUpdate(ctx, id, data);
+        await checkReferences(def, ctx, data);
+        if (def.hooks?.update) {
+          if (!(await def.hooks.update(ctx, id, data))) throw notFound(def.label, id);
+        } else {
+          const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+          const set = columns.updated_at ? { ...data, updated_at: sql`now()` } : data;
+          const done = Object.keys(set).length
+            ? await ctx.tx
+                .update(def.table)
+                .set(set)
+                .where(and(eq(columns.id!, id), scopeOf(def, ctx)))
+                .returning({ id: columns.id! })
+            : [await getRecord(def, ctx, id)];
+          if (!done.length) throw notFound(def.label, id);
+        }
+        return getRecord(def, ctx, id);
+      }).catch((err: unknown) => {
+        if (err instanceof StaleWrite)
+          return reply.status(409).send({ detail: [{ msg: STALE_MESSAGE, loc: ['header', 'if-match'], type: 'stale_write' }], record: err.record });
+        throw err;
+      }),
+  );
+}
+
+function registerDeleteRoute(scope: FastifyInstance, crud: CrudRoutes) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { def, tags } = crud;
+  app.delete(
+    `${def.path}/:id`,
+    { schema: { tags, summary: `Delete a ${def.label.toLowerCase()}`, params: idParam, ...answers(204, null) } },
+    async (req, reply) => {
+      await inTenant(req, async (ctx) => {
+        const id = req.params.id;
+        requireRole(def, ctx.role);
+        await mustSee(def, ctx, id);
+        if (def.hooks?.beforeDelete) await def.hooks.beforeDelete(ctx, id);
+        let deleted: boolean;
+        if (def.hooks?.delete) deleted = await def.hooks.delete(ctx, id);
+        else {
+          const columns = getTableColumns(def.table) as Record<string, PgColumn>;
+          deleted =
+            (
+              await ctx.tx
+                .delete(def.table)
+                .where(and(eq(columns.id!, id), scopeOf(def, ctx)))
+                .returning({ id: columns.id! })
+            ).length > 0;
+        }
+        if (!deleted) throw notFound(def.label, id);
+      });
+      return reply.status(204).send();
+    },
+  );
 }

@@ -79,6 +79,96 @@ export function likeRegex(pattern: string, insensitive: boolean) {
   return new RegExp(`${start}${tokens.map((t) => t ?? '[\\s\\S]*').join('')}${end}`, insensitive ? 'i' : '');
 }
 
+/** Thrown where a filter cannot be evaluated in JavaScript (compilePredicate then gives undefined). */
+const UNSUPPORTED = Symbol('unsupported');
+
+/** `and`, `or` and `not` over their parts, in three-valued logic. */
+function groupPredicate(group: 'and' | 'or' | 'not', parts: Predicate[]): Predicate {
+  if (group === 'or')
+    return (row) => {
+      let unknown = false;
+      for (const p of parts) {
+        const v = p(row);
+        if (v === true) return true;
+        if (v === null) unknown = true;
+      }
+      return unknown ? null : false;
+    };
+  const all: Predicate = (row) => {
+    let unknown = false;
+    for (const p of parts) {
+      const v = p(row);
+      if (v === false) return false;
+      if (v === null) unknown = true;
+    }
+    return unknown ? null : true;
+  };
+  if (group === 'and') return parts.length ? all : () => true;
+  return (row) => {
+    const v = all(row);
+    return v === null ? null : !v;
+  };
+}
+
+/** A comparison of one plain column (`field`, of the column's `type`) with the filter's value. */
+function fieldPredicate(field: string, type: ReturnType<typeof columnType>, op: string, value: unknown): Predicate {
+  const scalar = (v: unknown): unknown => {
+    if (type === 'number') return Number(v);
+    if (type === 'date') return new Date(v as string).getTime();
+    if (type === 'boolean') return v === true || v === 'true';
+    return String(v);
+  };
+  const read = (row: Record<string, unknown>): unknown => {
+    const v = row[field];
+    if (v === null || v === undefined) return null;
+    if (type === 'date') return v instanceof Date ? v.getTime() : new Date(v as string).getTime();
+    if (type === 'number') return Number(v);
+    return v;
+  };
+  if (op === 'is_null') return (row) => read(row) === null;
+  if (op === 'is_not_null') return (row) => read(row) !== null;
+  if (op === 'any' || op === 'not_any') {
+    const wanted = String(value);
+    const contains = (row: Record<string, unknown>): Truth => {
+      const v = read(row);
+      return v === null ? null : Array.isArray(v) && v.some((x) => String(x) === wanted);
+    };
+    return op === 'any' ? contains : (row) => !(contains(row) ?? false);
+  }
+  if (op === 'in' || op === 'not_in') {
+    const set = new Set((value as unknown[]).map(scalar));
+    return (row) => {
+      const v = read(row);
+      if (v === null) return set.size ? null : op === 'not_in';
+      return set.has(v) === (op === 'in');
+    };
+  }
+  if (op === 'like' || op === 'ilike' || op === 'not_ilike') {
+    const re = likeRegex(String(value), op !== 'like');
+    return (row) => {
+      const v = read(row);
+      return v === null ? null : re.test(String(v)) === (op !== 'not_ilike');
+    };
+  }
+  // Text order follows the database's collation: left to SQL.
+  if (type === 'string' && op !== '==' && op !== '!=') throw UNSUPPORTED;
+  if (type !== 'string' && type !== 'number' && type !== 'date' && type !== 'boolean') throw UNSUPPORTED;
+  const wanted = scalar(value) as number | string | boolean;
+  const compare = {
+    '==': (a: unknown) => a === wanted,
+    '!=': (a: unknown) => a !== wanted,
+    '>': (a: unknown) => (a as number) > (wanted as number),
+    '<': (a: unknown) => (a as number) < (wanted as number),
+    '>=': (a: unknown) => (a as number) >= (wanted as number),
+    '<=': (a: unknown) => (a as number) <= (wanted as number),
+  }[op];
+  if (!compare) throw UNSUPPORTED;
+  return (row) => {
+    const v = read(row);
+    return v === null ? null : compare(v);
+  };
+}
+
 /**
  * The expression as a function of the record's row, with SQL's three-valued logic (a comparison
  * with NULL is unknown; a filter matches when its expression is true), for expressions on plain
@@ -101,36 +191,12 @@ function compilePredicate(
   const allowed = new Set(def ? ['id', ...def.fields] : Object.keys(columns));
   let tree = expression;
   if (Array.isArray(tree)) tree = { and: tree };
-  const unsupported = Symbol('unsupported');
   const walk = (node: unknown): Predicate => {
     const n = node as Record<string, unknown>;
     for (const group of ['and', 'or', 'not'] as const) {
       if (!Object.hasOwn(n, group)) continue;
       const parts = (n[group] as unknown[]).map(walk);
-      if (group === 'or')
-        return (row) => {
-          let unknown = false;
-          for (const p of parts) {
-            const v = p(row);
-            if (v === true) return true;
-            if (v === null) unknown = true;
-          }
-          return unknown ? null : false;
-        };
-      const all: Predicate = (row) => {
-        let unknown = false;
-        for (const p of parts) {
-          const v = p(row);
-          if (v === false) return false;
-          if (v === null) unknown = true;
-        }
-        return unknown ? null : true;
-      };
-      if (group === 'and') return parts.length ? all : () => true;
-      return (row) => {
-        const v = all(row);
-        return v === null ? null : !v;
-      };
+      return groupPredicate(group, parts);
     }
     const { model, field, op, value } = n as { model?: string; field: string; op: string; value?: unknown };
     // The record's tags (read with its row as `record_tags`), as the subjects' Tag and TagType filters have them.
@@ -140,71 +206,16 @@ function compilePredicate(
       return tagPredicate(named as keyof typeof TAG_FILTERS, op, value);
     }
     if ((model !== undefined && model.toLowerCase() !== target.model.toLowerCase()) || !allowed.has(field) || !columns[field] || def?.customFilters?.[field])
-      throw unsupported;
+      throw UNSUPPORTED;
     const type = columnType(columns[field]);
-    const key = field;
     reads.add(field);
-    const scalar = (v: unknown): unknown => {
-      if (type === 'number') return Number(v);
-      if (type === 'date') return new Date(v as string).getTime();
-      if (type === 'boolean') return v === true || v === 'true';
-      return String(v);
-    };
-    const read = (row: Record<string, unknown>): unknown => {
-      const v = row[key];
-      if (v === null || v === undefined) return null;
-      if (type === 'date') return v instanceof Date ? v.getTime() : new Date(v as string).getTime();
-      if (type === 'number') return Number(v);
-      return v;
-    };
-    if (op === 'is_null') return (row) => read(row) === null;
-    if (op === 'is_not_null') return (row) => read(row) !== null;
-    if (op === 'any' || op === 'not_any') {
-      const wanted = String(value);
-      const contains = (row: Record<string, unknown>): Truth => {
-        const v = read(row);
-        return v === null ? null : Array.isArray(v) && v.some((x) => String(x) === wanted);
-      };
-      return op === 'any' ? contains : (row) => !(contains(row) ?? false);
-    }
-    if (op === 'in' || op === 'not_in') {
-      const set = new Set((value as unknown[]).map(scalar));
-      return (row) => {
-        const v = read(row);
-        if (v === null) return set.size ? null : op === 'not_in';
-        return set.has(v) === (op === 'in');
-      };
-    }
-    if (op === 'like' || op === 'ilike' || op === 'not_ilike') {
-      const re = likeRegex(String(value), op !== 'like');
-      return (row) => {
-        const v = read(row);
-        return v === null ? null : re.test(String(v)) === (op !== 'not_ilike');
-      };
-    }
-    // Text order follows the database's collation: left to SQL.
-    if (type === 'string' && op !== '==' && op !== '!=') throw unsupported;
-    if (type !== 'string' && type !== 'number' && type !== 'date' && type !== 'boolean') throw unsupported;
-    const wanted = scalar(value) as number | string | boolean;
-    const compare = {
-      '==': (a: unknown) => a === wanted,
-      '!=': (a: unknown) => a !== wanted,
-      '>': (a: unknown) => (a as number) > (wanted as number),
-      '<': (a: unknown) => (a as number) < (wanted as number),
-      '>=': (a: unknown) => (a as number) >= (wanted as number),
-      '<=': (a: unknown) => (a as number) <= (wanted as number),
-    }[op];
-    if (!compare) throw unsupported;
-    return (row) => {
-      const v = read(row);
-      return v === null ? null : compare(v);
-    };
+    return fieldPredicate(field, type, op, value);
   };
   try {
     const predicate = walk(tree);
     return { predicate, needsTags, reads: [...reads] };
   } catch (err) {
-    if (err === unsupported) return undefined;
+    if (err === UNSUPPORTED) return undefined;
     throw err;
   }
 }

@@ -185,6 +185,47 @@ function uploadRows(ctx: RequestContext, filter: SQL, tail: SQL = sql``): SQL {
 }
 
 /**
+ * How a result is shown and ranked: its headline (the words marked in its passage) and its text score,
+ * on the candidates `r` and `c`. `tsq` is the words' query, `ctsq` the uploaded passages' (English) one.
+ */
+function resultExpressions(tsq: SQL | undefined, ctsq: SQL) {
+  // The passage: from the body where the words are in it, else the title (a tag's name, a term); an
+  // uploaded passage is found by its words and marked by the English query.
+  const passage = sql`left(case when ${tsq ? sql`to_tsvector('simple', regexp_replace(lower(r.body), '[^[:alnum:]]+', ' ', 'g')) @@ (${tsq})` : sql`false`} then r.body else r.title end, 5000)`;
+  const marks = 'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2';
+  const headline = tsq
+    ? sql`case when r.source = 'chunks' then ts_headline('english', left(r.body, 5000), ${ctsq}, ${marks}) else ts_headline('simple', ${passage}, ${tsq}, ${marks}) end`
+    : sql`left(${passage}, 200)`;
+  // A passage weighs like a record's text, its headings as much (chunks.tsv: headings B, text D).
+  const score = tsq
+    ? sql`case when c.source = 'chunks' then ts_rank_cd('{0.4, 0.2, 0.4, 1.0}'::float4[], c.tsv, ${ctsq}) else ts_rank_cd(c.tsv, ${tsq}) end`
+    : sql`0`;
+  return { headline, score };
+}
+
+/** The answer from the statement's row: the counts per type in their groups' order, and the page. */
+function searchAnswer(row: { counts: unknown; results: unknown }, query: string, page: number, broad: boolean): SearchAnswer {
+  const counted = json<{ type: SearchType; n: number }[]>(row.counts);
+  const total = counted.reduce((s, c) => s + c.n, 0);
+  const order = Object.keys(SEARCH_TYPES) as SearchType[];
+  const groups = counted
+    .sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type))
+    .map((c) => ({ type: specName(c.type) as SearchType, label: SEARCH_TYPES[c.type] ?? c.type, count: c.n }));
+  const results = json<(SearchResult & { pos: number })[]>(row.results).map(({ pos: _pos, ...r }) => ({
+    ...r,
+    type: specName(r.type) as SearchType,
+    updated_at: new Date(r.updated_at).toISOString(),
+  }));
+  return {
+    ...empty(query, page),
+    total: broad ? total : Math.min(total, COUNT_CAP),
+    total_capped: broad || total > COUNT_CAP,
+    groups,
+    results: total ? results : [],
+  };
+}
+
+/**
  * One search over every type, in the caller's organization and rights. Two round trips on PostgreSQL
  * (statements sent together are pipelined; each wait costs a request dearly on a loaded machine): the
  * settings, the planner's estimates and the hidden incidents and cases; then the plan's settings and
@@ -249,17 +290,7 @@ export async function search(ctx: RequestContext, query: string, types: SearchTy
     types.length && !broad
       ? sql`(select ${columns} from search_entries e where ${where}${ofTypes} and ${matching} limit ${CANDIDATES})${uploadCandidates}`
       : sql`(select e.* from matches e where true${ofTypes} limit ${CANDIDATES + 1})`;
-  // The passage: from the body where the words are in it, else the title (a tag's name, a term); an
-  // uploaded passage is found by its words and marked by the English query.
-  const passage = sql`left(case when ${tsq ? sql`to_tsvector('simple', regexp_replace(lower(r.body), '[^[:alnum:]]+', ' ', 'g')) @@ (${tsq})` : sql`false`} then r.body else r.title end, 5000)`;
-  const marks = 'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2';
-  const headline = tsq
-    ? sql`case when r.source = 'chunks' then ts_headline('english', left(r.body, 5000), ${ctsq}, ${marks}) else ts_headline('simple', ${passage}, ${tsq}, ${marks}) end`
-    : sql`left(${passage}, 200)`;
-  // A passage weighs like a record's text, its headings as much (chunks.tsv: headings B, text D).
-  const score = tsq
-    ? sql`case when c.source = 'chunks' then ts_rank_cd('{0.4, 0.2, 0.4, 1.0}'::float4[], c.tsv, ${ctsq}) else ts_rank_cd(c.tsv, ${tsq}) end`
-    : sql`0`;
+  const { headline, score } = resultExpressions(tsq, ctsq);
   // Incidents and cases, what people search for most, weigh half again as much as the rest.
   // Exact names first, found through their own index whatever the text search thinks of them; then the
   // text matches (CANDIDATES at most, see there), ranked by relevance (title words weigh more) with a recency boost
@@ -303,22 +334,5 @@ export async function search(ctx: RequestContext, query: string, types: SearchTy
     ),
   ] as const);
   const [row] = rowsOf<{ counts: unknown; results: unknown }>(result);
-  const counted = json<{ type: SearchType; n: number }[]>(row!.counts);
-  const total = counted.reduce((s, c) => s + c.n, 0);
-  const order = Object.keys(SEARCH_TYPES) as SearchType[];
-  const groups = counted
-    .sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type))
-    .map((c) => ({ type: specName(c.type) as SearchType, label: SEARCH_TYPES[c.type] ?? c.type, count: c.n }));
-  const results = json<(SearchResult & { pos: number })[]>(row!.results).map(({ pos: _pos, ...r }) => ({
-    ...r,
-    type: specName(r.type) as SearchType,
-    updated_at: new Date(r.updated_at).toISOString(),
-  }));
-  return {
-    ...empty(query, page),
-    total: broad ? total : Math.min(total, COUNT_CAP),
-    total_capped: broad || total > COUNT_CAP,
-    groups,
-    results: total ? results : [],
-  };
+  return searchAnswer(row!, query, page, broad);
 }

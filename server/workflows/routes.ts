@@ -23,6 +23,12 @@ const idOf = (v: number | { id: number } | null | undefined) => (v === null || v
 
 /** Spec §7 /workflows: a manual run, and the HTTP engine's callback. */
 export function registerWorkflowRoutes(scope: FastifyInstance) {
+  registerRunRoutes(scope);
+  registerEngineCallbackRoute(scope);
+}
+
+/** A manual run, and the engine the run form preselects. */
+function registerRunRoutes(scope: FastifyInstance) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
 
   // The form's engine preselection: the built-in step engine instance, made on first need.
@@ -95,7 +101,11 @@ export function registerWorkflowRoutes(scope: FastifyInstance) {
       return reply.status(201).send(instance);
     },
   );
+}
 
+/** The HTTP engine's signed report on a run. */
+function registerEngineCallbackRoute(scope: FastifyInstance) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   // The engine's report is verified against the raw body it signed, so this route reads the body as text.
   void app.register(async (raw) => {
     raw.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));

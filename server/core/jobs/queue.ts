@@ -157,22 +157,114 @@ function tracked(executor: SqlExecutor): SqlExecutor & { settled(): Promise<void
   };
 }
 
-export function createQueue(database: Database, opts: QueueOptions = {}): Queue {
-  const poll = opts.pollingIntervalSeconds ?? 2;
-  const lease = opts.leaseSeconds ?? 10;
-  // How often expired jobs are looked for. pg-boss's own maintenance (which also expires) stays at 5 min:
-  // it archives too.
-  const sweepSeconds = Math.max(1, Math.min(5, lease / 2));
-  const db = tracked(adapter(database));
-  const boss = new PgBoss({
+/** pg-boss on the app's executor, its clocks set from the workers' polling interval (see QueueOptions). */
+function createBoss(db: SqlExecutor, poll: number) {
+  return new PgBoss({
     db,
     schema: 'pgboss',
     maintenanceIntervalSeconds: 300,
     cronMonitorIntervalSeconds: Math.min(30, Math.max(1, Math.round(poll * 15))),
     cronWorkerIntervalSeconds: Math.min(30, Math.max(1, Math.ceil(poll))),
   } as never);
-  const events = new EventEmitter();
+}
+
+/** The queues this process has created in pg-boss, each once. */
+function queueCreator(boss: PgBoss) {
   const created = new Set<string>();
+  return {
+    has: (name: string) => created.has(name),
+    async ensure(name: string) {
+      if (created.has(name)) return;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await boss.createQueue(name);
+          break;
+        } catch (err) {
+          // Processes creating queues at once on a new database can deadlock in pg-boss's create_queue
+          // (each adds its queue's partition); PostgreSQL aborts one, which tries again.
+          if ((err as { code?: string }).code !== '40P01' || attempt === 5) throw err;
+        }
+      }
+      created.add(name);
+    },
+  };
+}
+
+const notReady = (name: string) => new Error(`The job queue '${name}' is not ready: start the queue with a worker for it first.`);
+
+/** pg-boss's retry and expiry options for a job. */
+const retryOptions = (o: Pick<JobOptions, 'retryLimit' | 'retryDelaySeconds'>, lease: number) => ({
+  retryLimit: o.retryLimit ?? 2,
+  retryDelay: o.retryDelaySeconds ?? 5,
+  retryBackoff: true,
+  expireInSeconds: lease,
+});
+
+/** Sends a job inside the caller's transaction `tx`, and wakes the workers when it commits. */
+async function sendInTransaction(boss: PgBoss, tx: SqlExecutor, name: string, data: object, options: object, startAfterSeconds?: number) {
+  // Delivered at commit to every process's listener (nothing if the transaction rolls back).
+  // Sent behind the insert without waiting for it: no extra round trip.
+  const sent = boss.send(name, data, { ...options, db: tx } as never);
+  const notified = tx.executeSql('select pg_notify($1, $2)', [JOBS_CHANNEL, name]);
+  const [id] = await settle([sent, notified] as const);
+  // pg-boss binds startAfter as both a timestamp and an interval, which one statement inside a
+  // transaction cannot take (each placeholder is bound separately): a delayed job is moved on instead.
+  if (id && startAfterSeconds)
+    await tx.executeSql(`update pgboss.job set start_after = now() + make_interval(secs => $1) where name = $2 and id = $3`, [startAfterSeconds, name, id]);
+  return id;
+}
+
+/** Jobs of `name` (whose data contains `match`, if given) per state. */
+async function countJobStates(db: SqlExecutor, name: string, match?: object): Promise<JobCounts> {
+  const { rows } = await db.executeSql(
+    `select state, count(*)::int as n from pgboss.job where name = $1 and ($2::jsonb is null or data @> $2::jsonb) group by state`,
+    [name, match ? JSON.stringify(match) : null],
+  );
+  const counts: JobCounts = { created: 0, retry: 0, active: 0, completed: 0, cancelled: 0, failed: 0 };
+  for (const row of rows as { state: keyof JobCounts; n: number }[]) counts[row.state] = Number(row.n);
+  return counts;
+}
+
+/** One worker of `name`: its errors go to pg-boss's error event, its jobs' failures to `events`. */
+function startJobWorker(
+  on: { boss: PgBoss; db: SqlExecutor; events: EventEmitter; poll: number; lease: number },
+  name: string,
+  handler: JobHandler<object>,
+  batchSize: number,
+) {
+  return startWorker({
+    boss: on.boss,
+    db: on.db,
+    name,
+    batchSize,
+    // Short jobs (an incident's provisioning) are mostly round trips: a few at once keep up
+    // with a burst of requests without taking most of the pool (10 connections) from them.
+    parallel: Math.min(batchSize, 3),
+    pollMs: on.poll * 1000,
+    leaseSeconds: on.lease,
+    handler,
+    onError: (err) => on.boss.emit('error', err),
+    onFailed: (err) => on.events.emit('failed', name, err),
+  });
+}
+
+/** Expires the running jobs whose lease ran out (their process died), until `stopped()`. */
+function expireEvery(boss: PgBoss, lease: number, stopped: () => boolean) {
+  // How often expired jobs are looked for. pg-boss's own maintenance (which also expires) stays at 5 min:
+  // it archives too.
+  const sweepSeconds = Math.max(1, Math.min(5, lease / 2));
+  return setInterval(() => {
+    if (!stopped()) (boss as unknown as { expire(): Promise<void> }).expire().catch((err: unknown) => boss.emit('error', err));
+  }, sweepSeconds * 1000);
+}
+
+export function createQueue(database: Database, opts: QueueOptions = {}): Queue {
+  const poll = opts.pollingIntervalSeconds ?? 2;
+  const lease = opts.leaseSeconds ?? 10;
+  const db = tracked(adapter(database));
+  const boss = createBoss(db, poll);
+  const events = new EventEmitter();
+  const queues = queueCreator(boss);
   const workers = new Map<string, Worker[]>();
   let unlisten: (() => Promise<void>) | null = null;
   let sweep: NodeJS.Timeout | null = null;
@@ -183,24 +275,15 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
     if (!stopped && events.listenerCount('error')) events.emit('error', err);
   });
 
-  const ensureQueue = async (name: string) => {
-    if (created.has(name)) return;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await boss.createQueue(name);
-        break;
-      } catch (err) {
-        // Processes creating queues at once on a new database can deadlock in pg-boss's create_queue
-        // (each adds its queue's partition); PostgreSQL aborts one, which tries again.
-        if ((err as { code?: string }).code !== '40P01' || attempt === 5) throw err;
-      }
-    }
-    created.add(name);
-  };
-
   // Workers and schedules registered before start() begin when the queue starts (when the app is
   // ready, see server/app-jobs.ts).
   const pending: (() => Promise<void>)[] = [];
+  const whenStarted = async (register: () => Promise<void>) => {
+    if (started) {
+      await started;
+      await register();
+    } else pending.push(register);
+  };
   const notify = (name: string) => {
     for (const w of workers.get(name) ?? []) w.wake();
   };
@@ -215,17 +298,15 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
         // Jobs queued in a transaction, by this process or another, wake the workers once it commits.
         unlisten = await listen(database, JOBS_CHANNEL, (name) => notify(name));
         for (const register of pending.splice(0)) await register();
-        sweep = setInterval(() => {
-          if (!stopped) (boss as unknown as { expire(): Promise<void> }).expire().catch((err: unknown) => boss.emit('error', err));
-        }, sweepSeconds * 1000);
+        sweep = expireEvery(boss, lease, () => stopped);
         ready = true;
       })();
       return started;
     },
     async enqueueMany(name, data, o) {
       if (!data.length) return;
-      if (!ready || !created.has(name)) throw new Error(`The job queue '${name}' is not ready: start the queue with a worker for it first.`);
-      const options = { retryLimit: o.retryLimit ?? 2, retryDelay: o.retryDelaySeconds ?? 5, retryBackoff: true, expireInSeconds: lease };
+      if (!ready || !queues.has(name)) throw notReady(name);
+      const options = retryOptions(o, lease);
       await settle([
         boss.insert(
           data.map((d) => ({ name, data: d, ...options })),
@@ -235,85 +316,39 @@ export function createQueue(database: Database, opts: QueueOptions = {}): Queue 
       ] as const);
     },
     async enqueue(name, data, o = {}) {
-      const options = {
-        retryLimit: o.retryLimit ?? 2,
-        retryDelay: o.retryDelaySeconds ?? 5,
-        retryBackoff: true,
-        singletonKey: o.singletonKey,
-        expireInSeconds: lease,
-      };
+      const options = { ...retryOptions(o, lease), singletonKey: o.singletonKey };
       if (o.db) {
         // Inside the caller's transaction nothing else may touch the database (PGlite would wait
         // for that transaction forever), so the queue must exist already.
-        if (!ready || !created.has(name)) throw new Error(`The job queue '${name}' is not ready: start the queue with a worker for it first.`);
-        // Delivered at commit to every process's listener (nothing if the transaction rolls back).
-        // Sent behind the insert without waiting for it: no extra round trip.
-        const sent = boss.send(name, data, { ...options, db: o.db } as never);
-        const notified = o.db.executeSql('select pg_notify($1, $2)', [JOBS_CHANNEL, name]);
-        const [id] = await settle([sent, notified] as const);
-        // pg-boss binds startAfter as both a timestamp and an interval, which one statement inside a
-        // transaction cannot take (each placeholder is bound separately): a delayed job is moved on instead.
-        if (id && o.startAfterSeconds)
-          await o.db.executeSql(`update pgboss.job set start_after = now() + make_interval(secs => $1) where name = $2 and id = $3`, [
-            o.startAfterSeconds,
-            name,
-            id,
-          ]);
-        return id;
+        if (!ready || !queues.has(name)) throw notReady(name);
+        return sendInTransaction(boss, o.db, name, data, options, o.startAfterSeconds);
       }
       await queue.start();
-      await ensureQueue(name);
+      await queues.ensure(name);
       const id = await boss.send(name, data, options);
       notify(name);
       return id;
     },
     notify,
     async schedule(name, cron, data = {}) {
-      const register = async () => {
-        await ensureQueue(name);
+      await whenStarted(async () => {
+        await queues.ensure(name);
         if (cron) await boss.schedule(name, cron, data, { tz: 'UTC', expireInSeconds: lease });
         else await boss.unschedule(name);
-      };
-      if (started) {
-        await started;
-        await register();
-      } else pending.push(register);
+      });
     },
     async countJobs(name, match) {
       await queue.start();
-      const { rows } = await db.executeSql(
-        `select state, count(*)::int as n from pgboss.job where name = $1 and ($2::jsonb is null or data @> $2::jsonb) group by state`,
-        [name, match ? JSON.stringify(match) : null],
-      );
-      const counts: JobCounts = { created: 0, retry: 0, active: 0, completed: 0, cancelled: 0, failed: 0 };
-      for (const row of rows as { state: keyof JobCounts; n: number }[]) counts[row.state] = Number(row.n);
-      return counts;
+      return countJobStates(db, name, match);
     },
     async work(name, handler, o = {}) {
-      const register = async () => {
-        await ensureQueue(name);
+      await whenStarted(async () => {
+        await queues.ensure(name);
         for (let i = 0; i < (o.concurrency ?? 1); i++) {
-          const worker = startWorker({
-            boss,
-            db,
-            name,
-            batchSize: o.batchSize ?? 10,
-            // Short jobs (an incident's provisioning) are mostly round trips: a few at once keep up
-            // with a burst of requests without taking most of the pool (10 connections) from them.
-            parallel: Math.min(o.batchSize ?? 10, 3),
-            pollMs: poll * 1000,
-            leaseSeconds: lease,
-            handler: handler as JobHandler<object>,
-            onError: (err) => boss.emit('error', err),
-            onFailed: (err) => events.emit('failed', name, err),
-          });
+          const worker = startJobWorker({ boss, db, events, poll, lease }, name, handler as JobHandler<object>, o.batchSize ?? 10);
           workers.set(name, [...(workers.get(name) ?? []), worker]);
         }
-      };
-      if (started) {
-        await started;
-        await register();
-      } else pending.push(register);
+      });
     },
     async stop() {
       if (!started || stopped) return;
