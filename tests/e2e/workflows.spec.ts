@@ -194,8 +194,11 @@ test('marking an incident stable runs its stable workflow, whose message reaches
   const conversation = page.getByRole('combobox', { name: /^Conversation plugin/ });
   await conversation.fill(`Discord room ${stamp}`);
   await expect(page.getByRole('option', { name: `Discord room ${stamp}` })).toBeVisible();
-  await conversation.clear();
-  await choose(/^Conversation plugin/, `Ops channel ${stamp}`);
+  await conversation.fill(`Ops channel ${stamp}`);
+  await page
+    .getByRole('option', { name: `Ops channel ${stamp}` })
+    .first()
+    .click();
   await page.getByRole('textbox', { name: /^Message/ }).fill('{{incident.name}} is stable: {{incident.title}}');
   await expectNoSeriousAxeViolations(page, 'workflow editor with a step');
   await page.getByRole('button', { name: 'Save' }).click();
