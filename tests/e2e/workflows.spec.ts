@@ -171,6 +171,12 @@ test('marking an incident stable runs its stable workflow, whose message reaches
     configuration: { webhook_url: `${slack.url}/services/T1/B1/secret` },
   });
   expect(channel.status).toBe(201);
+  const discord = await api('POST', '/plugins/instances', {
+    plugin_slug: 'discord-webhook',
+    title: `Discord room ${stamp}`,
+    configuration: { webhook_url: `${slack.url}/api/webhooks/1/secret` },
+  });
+  expect(discord.status).toBe(201);
   const steps = await api('POST', '/plugins/instances', { plugin_slug: 'step-engine', title: `Steps ${stamp}` });
   expect(steps.status).toBe(201);
 
@@ -184,7 +190,15 @@ test('marking an incident stable runs its stable workflow, whose message reaches
   // The step list comes after the parameters' list: its Add button is the last.
   await page.getByRole('button', { name: 'Add' }).last().click();
   await choose(/^Step/, 'Send a message');
-  await choose(/^Conversation plugin/, `Ops channel ${stamp}`);
+  // Every plugin that can send a message is offered, Discord's webhook among them.
+  const conversation = page.getByRole('combobox', { name: /^Conversation plugin/ });
+  await conversation.fill(`Discord room ${stamp}`);
+  await expect(page.getByRole('option', { name: `Discord room ${stamp}` })).toBeVisible();
+  await conversation.fill(`Ops channel ${stamp}`);
+  await page
+    .getByRole('option', { name: `Ops channel ${stamp}` })
+    .first()
+    .click();
   await page.getByRole('textbox', { name: /^Message/ }).fill('{{incident.name}} is stable: {{incident.title}}');
   await expectNoSeriousAxeViolations(page, 'workflow editor with a step');
   await page.getByRole('button', { name: 'Save' }).click();

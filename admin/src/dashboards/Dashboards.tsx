@@ -1,9 +1,10 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router-dom';
 import { Alert, Box, Button, Card, CardContent, Grid, Stack, Tab, Tabs, TextField, Typography } from '@mui/material';
 import { Title, useBasename, useGetList, useNotify, useTranslate } from 'react-admin';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { api } from '../core/http.js';
+import { useFirewatchData } from '../core/queries.js';
 import { utc } from '../engine/screens.js';
 import { duration, money } from '../core/units.js';
 
@@ -164,6 +165,192 @@ const EFFORT_RATINGS = ['No effort', 'Little effort', 'Moderate effort', 'Lots o
 const cell = { xs: 12, md: 3 } as const;
 const half = { xs: 12, md: 6 } as const;
 
+/** The dashboards' own translations (`fw.dashboards.*`). */
+type T = (key: string, options?: Record<string, unknown>) => string;
+
+/** Incidents: counts, times to stable and close, cost, and by status, type and priority. */
+function IncidentFigures({ s, t, configured }: { s: Summary; t: T; configured: Record<string, string> }) {
+  return (
+    <Grid container spacing={2}>
+      <Grid size={cell}>
+        <Figure label={t('incidents')} value={s.incidents.total} />
+      </Grid>
+      <Grid size={cell}>
+        <Figure label={t('time_to_stable')} value={hours(s.incidents.hours_to_stable)} />
+      </Grid>
+      <Grid size={cell}>
+        <Figure label={t('time_to_close')} value={hours(s.incidents.hours_to_close)} />
+      </Grid>
+      <Grid size={cell}>
+        <Figure label={t('cost')} value={money(s.incidents.cost)} />
+      </Grid>
+      <Grid size={{ xs: 12, md: 4 }}>
+        <Chart title={t('incidents_by_status')} rows={s.incidents.by_month} by={(r) => r.status} />
+      </Grid>
+      <Grid size={{ xs: 12, md: 4 }}>
+        <Chart title={t('incidents_by_type')} rows={s.incidents.by_month} by={(r) => r.type} colors={configured} />
+      </Grid>
+      <Grid size={{ xs: 12, md: 4 }}>
+        <Chart title={t('incidents_by_priority')} rows={s.incidents.by_month} by={(r) => r.priority} colors={configured} />
+      </Grid>
+    </Grid>
+  );
+}
+
+/** Cases: counts, times to triage and close, and by status and type. */
+function CaseFigures({ s, t, configured }: { s: Summary; t: T; configured: Record<string, string> }) {
+  return (
+    <Grid container spacing={2}>
+      <Grid size={{ xs: 12, md: 4 }}>
+        <Figure label={t('cases')} value={s.cases.total} />
+      </Grid>
+      <Grid size={{ xs: 12, md: 4 }}>
+        <Figure label={t('time_to_triage')} value={hours(s.cases.hours_to_triage)} />
+      </Grid>
+      <Grid size={{ xs: 12, md: 4 }}>
+        <Figure label={t('time_to_close')} value={hours(s.cases.hours_to_close)} />
+      </Grid>
+      <Grid size={half}>
+        <Chart title={t('cases_by_status')} rows={s.cases.by_month} by={(r) => r.status} />
+      </Grid>
+      <Grid size={half}>
+        <Chart title={t('cases_by_type')} rows={s.cases.by_month} by={(r) => r.type} colors={configured} />
+      </Grid>
+    </Grid>
+  );
+}
+
+/** Tasks: counts, open and overdue ones, time to resolve, and by status and priority. */
+function TaskFigures({ s, t, configured }: { s: Summary; t: T; configured: Record<string, string> }) {
+  return (
+    <Grid container spacing={2}>
+      <Grid size={cell}>
+        <Figure label={t('tasks')} value={s.tasks.total} />
+      </Grid>
+      <Grid size={cell}>
+        <Figure label={t('open_tasks')} value={s.tasks.open} />
+      </Grid>
+      <Grid size={cell}>
+        <Figure label={t('overdue_tasks')} value={s.tasks.overdue} />
+      </Grid>
+      <Grid size={cell}>
+        <Figure label={t('time_to_resolve')} value={hours(s.tasks.hours_to_resolve)} />
+      </Grid>
+      <Grid size={half}>
+        <Chart title={t('tasks_by_status')} rows={s.tasks.by_month} by={(r) => r.status} />
+      </Grid>
+      <Grid size={half}>
+        <Chart title={t('tasks_by_priority')} rows={s.tasks.by_month} by={(r) => r.priority} colors={configured} />
+      </Grid>
+    </Grid>
+  );
+}
+
+/** Data sources: counts, volume, cost, delay, freshness, and by type, status and environment. */
+function DataFigures({ s, t }: { s: Summary; t: T }) {
+  return (
+    <Grid container spacing={2}>
+      <Grid size={cell}>
+        <Figure label={t('sources')} value={s.data.total} />
+      </Grid>
+      <Grid size={cell}>
+        <Figure label={t('daily_volume')} value={bytes(s.data.bytes_per_day)} />
+      </Grid>
+      <Grid size={cell}>
+        <Figure label={t('data_cost')} value={money(s.data.cost)} />
+      </Grid>
+      <Grid size={cell}>
+        <Figure label={t('mean_delay')} value={s.data.mean_delay_minutes === null ? null : t('minutes', { n: number(s.data.mean_delay_minutes) })} />
+      </Grid>
+      {(s.data.freshness as any[]).map((f) => (
+        <Grid key={f.name} size={cell}>
+          <Figure label={f.name} value={f.count} />
+        </Grid>
+      ))}
+      <Grid size={half}>
+        <Chart title={t('sources_by_type')} rows={s.data.by_month} by={(r) => r.type} />
+      </Grid>
+      <Grid size={half}>
+        <Chart title={t('sources_by_status')} rows={s.data.by_month} by={(r) => r.status} />
+      </Grid>
+      <Grid size={half}>
+        <Chart title={t('sources_by_environment')} rows={s.data.by_month} by={(r) => r.environment} />
+      </Grid>
+      <Grid size={half}>
+        <Lines title={t('most_queried')} lines={(s.data.most_queried as any[]).map((q) => t('queries_line', { name: q.name, smart_count: q.queries }))} />
+      </Grid>
+    </Grid>
+  );
+}
+
+/** Feedback: counts, mean ratings, ratings over time, the summary and the latest. */
+function FeedbackFigures({ s, t, project }: { s: Summary; t: T; project: string }) {
+  return (
+    <Grid container spacing={2}>
+      <Grid size={cell}>
+        <Figure label={t('feedback')} value={s.feedback.total} />
+      </Grid>
+      <Grid size={cell}>
+        <Figure label={t('mean_rating')} value={s.feedback.mean_score === null ? null : t('of_five', { n: number(s.feedback.mean_score) })} />
+      </Grid>
+      <Grid size={cell}>
+        <Figure label={t('service_feedback')} value={s.feedback.service.total} />
+      </Grid>
+      <Grid size={cell}>
+        <Figure label={t('mean_effort')} value={s.feedback.service.mean_score === null ? null : t('of_five', { n: number(s.feedback.service.mean_score) })} />
+      </Grid>
+      <Grid size={half}>
+        <Chart title={t('ratings')} rows={s.feedback.by_month} by={(r) => r.rating} order={FEEDBACK_RATINGS} />
+      </Grid>
+      <Grid size={half}>
+        <Chart title={t('effort')} rows={s.feedback.service.by_month} by={(r) => r.rating} order={EFFORT_RATINGS} />
+      </Grid>
+      <Grid size={12}>
+        <FeedbackSummary project={project} />
+      </Grid>
+      <Grid size={12}>
+        <Lines
+          title={t('latest_feedback')}
+          lines={(s.feedback.latest as any[]).map((f) => `${utc(f.created_at)} · ${f.rating}${f.incident ? ` · ${f.incident}` : ''}: ${f.feedback}`)}
+        />
+      </Grid>
+    </Grid>
+  );
+}
+
+/** The figures of one dashboard, once the summary is read. */
+function KindFigures({ kind, s, t, project, configured }: { kind: Kind; s: Summary; t: T; project: string; configured: Record<string, string> }) {
+  if (kind === 'cases') return <CaseFigures s={s} t={t} configured={configured} />;
+  if (kind === 'tasks') return <TaskFigures s={s} t={t} configured={configured} />;
+  if (kind === 'people')
+    return <Lines title={t('engaged')} lines={(s.people as any[]).map((p) => t('engaged_line', { email: p.email, smart_count: p.incidents }))} />;
+  if (kind === 'data') return <DataFigures s={s} t={t} />;
+  if (kind === 'feedback') return <FeedbackFigures s={s} t={t} project={project} />;
+  return <IncidentFigures s={s} t={t} configured={configured} />;
+}
+
+/** The summary behind every dashboard, for a start date and a project; the last one stays shown while the next is read. */
+function useSummary(since: string, project: string) {
+  const dataProvider = useFirewatchData();
+  const notify = useNotify();
+  const { data } = useQuery({
+    queryKey: ['iaos', 'view', 'metric/summary', since, project],
+    queryFn: async ({ signal }) => {
+      const query = { since, ...(project ? { project_id: project } : {}) };
+      try {
+        return (await dataProvider.view<Summary>('iaos', { path: 'metric/summary', query, signal })).data;
+      } catch (e) {
+        notify((e as Error).message, { type: 'error', autoHideDuration: 0 });
+        throw e;
+      }
+    },
+    enabled: !!since,
+    placeholderData: keepPreviousData,
+    retry: false,
+  });
+  return data ?? null;
+}
+
 /**
  * dashboards/{iaos|cases|tasks|data|people|feedback}: counts over time by status, type and
  * priority, times to stable and close, cost, data sources and their freshness, feedback ratings;
@@ -173,7 +360,6 @@ export function Dashboards() {
   // Spec §2 writes dashboards/People and dashboards/Feedback with capitals.
   const asked = (useParams().kind ?? 'iaos').toLowerCase();
   const kind: Kind = (KINDS as readonly string[]).includes(asked) ? (asked as Kind) : 'iaos';
-  const notify = useNotify();
   const basename = useBasename();
   const translate = useTranslate();
   const t = (key: string, options?: Record<string, unknown>) => translate(`fw.dashboards.${key}`, options);
@@ -183,15 +369,7 @@ export function Dashboards() {
     pagination: { page: 1, perPage: 200 },
     sort: { field: 'name', order: 'ASC' },
   });
-  const [summary, setSummary] = useState<Summary | null>(null);
-  useEffect(() => {
-    if (!since) return;
-    const query = new URLSearchParams({ since, ...(project ? { project_id: project } : {}) });
-    void api<Summary>(`/iaos/metric/summary?${query}`)
-      .then(setSummary)
-      .catch((e: Error) => notify(e.message, { type: 'error', autoHideDuration: 0 }));
-  }, [since, project, notify]);
-  const s = summary;
+  const s = useSummary(since, project);
   const configured = useConfiguredColors();
   return (
     <Box sx={{ p: 2 }}>
@@ -226,139 +404,7 @@ export function Dashboards() {
           ))}
         </TextField>
       </Stack>
-      {!s ? (
-        <Typography>{translate('fw.responder.loading')}</Typography>
-      ) : kind === 'cases' ? (
-        <Grid container spacing={2}>
-          <Grid size={{ xs: 12, md: 4 }}>
-            <Figure label={t('cases')} value={s.cases.total} />
-          </Grid>
-          <Grid size={{ xs: 12, md: 4 }}>
-            <Figure label={t('time_to_triage')} value={hours(s.cases.hours_to_triage)} />
-          </Grid>
-          <Grid size={{ xs: 12, md: 4 }}>
-            <Figure label={t('time_to_close')} value={hours(s.cases.hours_to_close)} />
-          </Grid>
-          <Grid size={half}>
-            <Chart title={t('cases_by_status')} rows={s.cases.by_month} by={(r) => r.status} />
-          </Grid>
-          <Grid size={half}>
-            <Chart title={t('cases_by_type')} rows={s.cases.by_month} by={(r) => r.type} colors={configured} />
-          </Grid>
-        </Grid>
-      ) : kind === 'tasks' ? (
-        <Grid container spacing={2}>
-          <Grid size={cell}>
-            <Figure label={t('tasks')} value={s.tasks.total} />
-          </Grid>
-          <Grid size={cell}>
-            <Figure label={t('open_tasks')} value={s.tasks.open} />
-          </Grid>
-          <Grid size={cell}>
-            <Figure label={t('overdue_tasks')} value={s.tasks.overdue} />
-          </Grid>
-          <Grid size={cell}>
-            <Figure label={t('time_to_resolve')} value={hours(s.tasks.hours_to_resolve)} />
-          </Grid>
-          <Grid size={half}>
-            <Chart title={t('tasks_by_status')} rows={s.tasks.by_month} by={(r) => r.status} />
-          </Grid>
-          <Grid size={half}>
-            <Chart title={t('tasks_by_priority')} rows={s.tasks.by_month} by={(r) => r.priority} colors={configured} />
-          </Grid>
-        </Grid>
-      ) : kind === 'people' ? (
-        <Lines title={t('engaged')} lines={(s.people as any[]).map((p) => t('engaged_line', { email: p.email, smart_count: p.incidents }))} />
-      ) : kind === 'data' ? (
-        <Grid container spacing={2}>
-          <Grid size={cell}>
-            <Figure label={t('sources')} value={s.data.total} />
-          </Grid>
-          <Grid size={cell}>
-            <Figure label={t('daily_volume')} value={bytes(s.data.bytes_per_day)} />
-          </Grid>
-          <Grid size={cell}>
-            <Figure label={t('data_cost')} value={money(s.data.cost)} />
-          </Grid>
-          <Grid size={cell}>
-            <Figure label={t('mean_delay')} value={s.data.mean_delay_minutes === null ? null : t('minutes', { n: number(s.data.mean_delay_minutes) })} />
-          </Grid>
-          {(s.data.freshness as any[]).map((f) => (
-            <Grid key={f.name} size={cell}>
-              <Figure label={f.name} value={f.count} />
-            </Grid>
-          ))}
-          <Grid size={half}>
-            <Chart title={t('sources_by_type')} rows={s.data.by_month} by={(r) => r.type} />
-          </Grid>
-          <Grid size={half}>
-            <Chart title={t('sources_by_status')} rows={s.data.by_month} by={(r) => r.status} />
-          </Grid>
-          <Grid size={half}>
-            <Chart title={t('sources_by_environment')} rows={s.data.by_month} by={(r) => r.environment} />
-          </Grid>
-          <Grid size={half}>
-            <Lines title={t('most_queried')} lines={(s.data.most_queried as any[]).map((q) => t('queries_line', { name: q.name, smart_count: q.queries }))} />
-          </Grid>
-        </Grid>
-      ) : kind === 'feedback' ? (
-        <Grid container spacing={2}>
-          <Grid size={cell}>
-            <Figure label={t('feedback')} value={s.feedback.total} />
-          </Grid>
-          <Grid size={cell}>
-            <Figure label={t('mean_rating')} value={s.feedback.mean_score === null ? null : t('of_five', { n: number(s.feedback.mean_score) })} />
-          </Grid>
-          <Grid size={cell}>
-            <Figure label={t('service_feedback')} value={s.feedback.service.total} />
-          </Grid>
-          <Grid size={cell}>
-            <Figure
-              label={t('mean_effort')}
-              value={s.feedback.service.mean_score === null ? null : t('of_five', { n: number(s.feedback.service.mean_score) })}
-            />
-          </Grid>
-          <Grid size={half}>
-            <Chart title={t('ratings')} rows={s.feedback.by_month} by={(r) => r.rating} order={FEEDBACK_RATINGS} />
-          </Grid>
-          <Grid size={half}>
-            <Chart title={t('effort')} rows={s.feedback.service.by_month} by={(r) => r.rating} order={EFFORT_RATINGS} />
-          </Grid>
-          <Grid size={12}>
-            <FeedbackSummary project={project} />
-          </Grid>
-          <Grid size={12}>
-            <Lines
-              title={t('latest_feedback')}
-              lines={(s.feedback.latest as any[]).map((f) => `${utc(f.created_at)} · ${f.rating}${f.incident ? ` · ${f.incident}` : ''}: ${f.feedback}`)}
-            />
-          </Grid>
-        </Grid>
-      ) : (
-        <Grid container spacing={2}>
-          <Grid size={cell}>
-            <Figure label={t('incidents')} value={s.incidents.total} />
-          </Grid>
-          <Grid size={cell}>
-            <Figure label={t('time_to_stable')} value={hours(s.incidents.hours_to_stable)} />
-          </Grid>
-          <Grid size={cell}>
-            <Figure label={t('time_to_close')} value={hours(s.incidents.hours_to_close)} />
-          </Grid>
-          <Grid size={cell}>
-            <Figure label={t('cost')} value={money(s.incidents.cost)} />
-          </Grid>
-          <Grid size={{ xs: 12, md: 4 }}>
-            <Chart title={t('incidents_by_status')} rows={s.incidents.by_month} by={(r) => r.status} />
-          </Grid>
-          <Grid size={{ xs: 12, md: 4 }}>
-            <Chart title={t('incidents_by_type')} rows={s.incidents.by_month} by={(r) => r.type} colors={configured} />
-          </Grid>
-          <Grid size={{ xs: 12, md: 4 }}>
-            <Chart title={t('incidents_by_priority')} rows={s.incidents.by_month} by={(r) => r.priority} colors={configured} />
-          </Grid>
-        </Grid>
-      )}
+      {!s ? <Typography>{translate('fw.responder.loading')}</Typography> : <KindFigures kind={kind} s={s} t={t} project={project} configured={configured} />}
     </Box>
   );
 }
@@ -373,10 +419,12 @@ function FeedbackSummary({ project }: { project: string }) {
   const t = (key: string) => translate(`fw.dashboards.${key}`);
   const [answer, setAnswer] = useState<{ project: string; summary: string; notice: string | null } | null>(null);
   const [busy, setBusy] = useState(false);
+  const dataProvider = useFirewatchData();
   const run = () => {
     setBusy(true);
-    api<{ summary: string; notice: string | null }>(`/feedback/summarize/${project}`)
-      .then((r) => setAnswer({ project, summary: r.summary, notice: r.notice }))
+    dataProvider
+      .view<{ summary: string; notice: string | null }>('feedback', { path: `summarize/${project}` })
+      .then(({ data: r }) => setAnswer({ project, summary: r.summary, notice: r.notice }))
       .catch(() => notify('Failed to summarize feedback.', { type: 'error' }))
       .finally(() => setBusy(false));
   };

@@ -13,7 +13,8 @@ import {
   Typography,
 } from '@mui/material';
 import { useListContext, useNotify, useRefresh, useTranslate } from 'react-admin';
-import { api } from '../core/http.js';
+import type { FieldMeta } from '../core/meta-types.js';
+import { useFirewatchData } from '../core/queries.js';
 import { useCanWrite, useMeta } from './screens.js';
 
 /** Field kinds a bulk edit can set to one value for every selected row. */
@@ -22,6 +23,102 @@ const EDITABLE_KINDS = new Set(['enum', 'text', 'email', 'number', 'boolean', 'd
 interface Outcome {
   ok: number;
   failed: { id: unknown; message: string }[];
+}
+
+type R = (key: string, options?: Record<string, unknown>) => string;
+
+/** The field to set and the value every selected row gets. */
+function BulkEditInputs({
+  fields,
+  field,
+  setField,
+  value,
+  setValue,
+  disabled,
+  r,
+}: {
+  fields: FieldMeta[];
+  field: string;
+  setField: (name: string) => void;
+  value: string;
+  setValue: (value: string) => void;
+  disabled: boolean;
+  r: R;
+}) {
+  const spec = fields.find((f) => f.name === field);
+  return (
+    <>
+      <TextField
+        select
+        label={r('bulk_field')}
+        value={field}
+        onChange={(e) => (setField(e.target.value), setValue(''))}
+        fullWidth
+        sx={{ mt: 1 }}
+        disabled={disabled}
+      >
+        {fields.map((f) => (
+          <MenuItem key={f.name} value={f.name}>
+            {f.label}
+          </MenuItem>
+        ))}
+      </TextField>
+      {spec ? (
+        spec.kind === 'enum' || spec.kind === 'boolean' ? (
+          <TextField select label={r('bulk_value')} value={value} onChange={(e) => setValue(e.target.value)} fullWidth sx={{ mt: 2 }} disabled={disabled}>
+            {(spec.kind === 'boolean'
+              ? [
+                  { id: 'true', name: 'Yes' },
+                  { id: 'false', name: 'No' },
+                ]
+              : (spec.choices ?? [])
+            ).map((c) => (
+              <MenuItem key={c.id} value={c.id}>
+                {c.name}
+              </MenuItem>
+            ))}
+          </TextField>
+        ) : (
+          <TextField
+            label={r('bulk_value')}
+            type={spec.kind === 'number' ? 'number' : spec.kind === 'date' ? 'datetime-local' : 'text'}
+            value={value}
+            onChange={(e) => setValue(e.target.value)}
+            fullWidth
+            sx={{ mt: 2 }}
+            disabled={disabled}
+            slotProps={{ inputLabel: { shrink: true } }}
+          />
+        )
+      ) : null}
+    </>
+  );
+}
+
+/** The progress through the selected rows, then what worked and what failed, and why. */
+function BulkProgress({ done, total, outcome, mode, r }: { done: number; total: number; outcome: Outcome | null; mode: 'edit' | 'delete' | null; r: R }) {
+  return (
+    <>
+      <Box sx={{ mt: 2 }}>
+        <LinearProgress variant="determinate" value={(done / Math.max(total, 1)) * 100} aria-label={r('bulk_progress', { done, total })} />
+        <Typography variant="body2" sx={{ mt: 1 }} role="status">
+          {r('bulk_progress', { done, total })}
+        </Typography>
+      </Box>
+      {outcome ? (
+        <Box sx={{ mt: 2 }} data-testid="bulk-summary">
+          <Typography variant="body1">
+            {r(mode === 'delete' ? 'bulk_summary_deleted' : 'bulk_summary', { ok: outcome.ok, failed: outcome.failed.length })}
+          </Typography>
+          {outcome.failed.map((f) => (
+            <Typography key={String(f.id)} variant="body2" color="error">
+              {r('failed_rows')} #{String(f.id)}: {f.message}
+            </Typography>
+          ))}
+        </Box>
+      ) : null}
+    </>
+  );
 }
 
 /**
@@ -35,6 +132,7 @@ export function BulkActions() {
   const translate = useTranslate();
   const notify = useNotify();
   const refresh = useRefresh();
+  const dataProvider = useFirewatchData();
   const r = (key: string, options?: Record<string, unknown>) => translate(`fw.room.${key}`, options);
   const [mode, setMode] = useState<null | 'edit' | 'delete'>(null);
   const updatable = new Set(Object.keys((meta.update as { properties?: Record<string, unknown> }).properties ?? {}));
@@ -66,8 +164,9 @@ export function BulkActions() {
     const typed = spec?.kind === 'number' ? Number(value) : spec?.kind === 'boolean' ? value === 'true' : value === '' ? null : value;
     for (const id of ids) {
       try {
-        if (mode === 'edit') await api(`${meta.path}/${id}`, { method: 'PUT', json: { [field]: typed } });
-        else await api(`${meta.path}/${id}`, { method: 'DELETE' });
+        // The value as chosen, null included: the provider's update would drop a null it takes for a blank field.
+        if (mode === 'edit') await dataProvider.action(meta.name, { id, method: 'PUT', data: { [field]: typed } });
+        else await dataProvider.delete(meta.name, { id });
         result.ok++;
       } catch (e) {
         result.failed.push({ id, message: (e as Error).message });
@@ -97,84 +196,9 @@ export function BulkActions() {
         <DialogContent>
           {mode === 'delete' ? <DialogContentText>{r('bulk_delete_body')}</DialogContentText> : null}
           {mode === 'edit' ? (
-            <>
-              <TextField
-                select
-                label={r('bulk_field')}
-                value={field}
-                onChange={(e) => (setField(e.target.value), setValue(''))}
-                fullWidth
-                sx={{ mt: 1 }}
-                disabled={running || !!outcome}
-              >
-                {fields.map((f) => (
-                  <MenuItem key={f.name} value={f.name}>
-                    {f.label}
-                  </MenuItem>
-                ))}
-              </TextField>
-              {spec ? (
-                spec.kind === 'enum' || spec.kind === 'boolean' ? (
-                  <TextField
-                    select
-                    label={r('bulk_value')}
-                    value={value}
-                    onChange={(e) => setValue(e.target.value)}
-                    fullWidth
-                    sx={{ mt: 2 }}
-                    disabled={running || !!outcome}
-                  >
-                    {(spec.kind === 'boolean'
-                      ? [
-                          { id: 'true', name: 'Yes' },
-                          { id: 'false', name: 'No' },
-                        ]
-                      : (spec.choices ?? [])
-                    ).map((c) => (
-                      <MenuItem key={c.id} value={c.id}>
-                        {c.name}
-                      </MenuItem>
-                    ))}
-                  </TextField>
-                ) : (
-                  <TextField
-                    label={r('bulk_value')}
-                    type={spec.kind === 'number' ? 'number' : spec.kind === 'date' ? 'datetime-local' : 'text'}
-                    value={value}
-                    onChange={(e) => setValue(e.target.value)}
-                    fullWidth
-                    sx={{ mt: 2 }}
-                    disabled={running || !!outcome}
-                    slotProps={{ inputLabel: { shrink: true } }}
-                  />
-                )
-              ) : null}
-            </>
+            <BulkEditInputs fields={fields} field={field} setField={setField} value={value} setValue={setValue} disabled={running || !!outcome} r={r} />
           ) : null}
-          {running || outcome ? (
-            <Box sx={{ mt: 2 }}>
-              <LinearProgress
-                variant="determinate"
-                value={(done / Math.max(ids.length, 1)) * 100}
-                aria-label={r('bulk_progress', { done, total: ids.length })}
-              />
-              <Typography variant="body2" sx={{ mt: 1 }} role="status">
-                {r('bulk_progress', { done, total: ids.length })}
-              </Typography>
-            </Box>
-          ) : null}
-          {outcome ? (
-            <Box sx={{ mt: 2 }} data-testid="bulk-summary">
-              <Typography variant="body1">
-                {r(mode === 'delete' ? 'bulk_summary_deleted' : 'bulk_summary', { ok: outcome.ok, failed: outcome.failed.length })}
-              </Typography>
-              {outcome.failed.map((f) => (
-                <Typography key={String(f.id)} variant="body2" color="error">
-                  {r('failed_rows')} #{String(f.id)}: {f.message}
-                </Typography>
-              ))}
-            </Box>
-          ) : null}
+          {running || outcome ? <BulkProgress done={done} total={ids.length} outcome={outcome} mode={mode} r={r} /> : null}
         </DialogContent>
         <DialogActions>
           <Button onClick={close} disabled={running}>

@@ -1,8 +1,7 @@
-import { useEffect, useState } from 'react';
+import { keepPreviousData } from '@tanstack/react-query';
 import { useWatch } from 'react-hook-form';
 import { Box, Typography } from '@mui/material';
-import { BooleanInput, DateTimeInput, NumberInput, required, SelectInput, TextInput, type Validator } from 'react-admin';
-import { api } from '../core/http.js';
+import { BooleanInput, DateTimeInput, NumberInput, required, SelectInput, TextInput, useGetOne, type Validator } from 'react-admin';
 
 /** A field an incident or case type adds to its records (server/incidents/settings.ts `customField`). */
 interface CustomField {
@@ -41,18 +40,13 @@ function CustomFieldInput({ field }: { field: CustomField }) {
  */
 export function TypeFields({ typeField, typesPath, heading }: { typeField: string; typesPath: string; heading: (typeName: string) => string }) {
   const typeId = useWatch({ name: typeField }) as number | null | undefined;
-  const [type, setType] = useState<{ name: string; fields: CustomField[] } | null>(null);
-  useEffect(() => {
-    if (!typeId) return setType(null);
-    let current = true;
-    void api<{ name: string; custom_fields?: CustomField[] }>(`${typesPath}/${typeId}`).then(
-      (t) => current && setType({ name: t.name, fields: t.custom_fields ?? [] }),
-      () => current && setType(null),
-    );
-    return () => {
-      current = false;
-    };
-  }, [typeId, typesPath]);
+  // A resource's name is its path without the slash; the type picked before stays shown until the new one is read.
+  const { data } = useGetOne<{ id: number; name: string; custom_fields?: CustomField[] }>(
+    typesPath.replace(/^\//, ''),
+    { id: typeId! },
+    { enabled: !!typeId, placeholderData: keepPreviousData, retry: false },
+  );
+  const type = typeId && data ? { name: data.name, fields: data.custom_fields ?? [] } : null;
   if (!type?.fields.length) return null;
   return (
     <Box component="fieldset" sx={{ border: 0, p: 0, m: 0, mt: 1, width: '100%' }}>

@@ -3,7 +3,7 @@ import { Button } from '@mui/material';
 import { Link } from 'react-router-dom';
 import { TopToolbar, useBasename, useNotify, useRecordContext, useRefresh, type RaRecord } from 'react-admin';
 import type { ResourceMeta } from '../core/meta-types.js';
-import { api } from '../core/http.js';
+import { useFirewatchData } from '../core/queries.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 
 /** A button on a record's screen that calls `{path}/{id}/{action}` (spec §7 actions beyond CRUD). */
@@ -26,15 +26,14 @@ export function RecordActions({ meta, actions }: { meta: ResourceMeta; actions: 
   const notify = useNotify();
   const refresh = useRefresh();
   const basename = useBasename();
+  const dataProvider = useFirewatchData();
   const [busy, setBusy] = useState<string | null>(null);
   const [asking, setAsking] = useState<RecordAction | null>(null);
   if (!record) return <TopToolbar />;
   const run = async (a: RecordAction) => {
     setBusy(a.action);
     try {
-      const answer = await api<{ message?: string } | null>(`${meta.path}/${encodeURIComponent(String(record.id))}/${a.action}`, {
-        method: a.method ?? 'POST',
-      });
+      const { data: answer } = await dataProvider.action(meta.name, { id: record.id, path: a.action, method: a.method ?? 'POST' });
       notify(answer?.message ?? a.success ?? 'Done.', { type: 'success' });
       refresh();
     } catch (error) {

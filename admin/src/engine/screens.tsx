@@ -1,7 +1,6 @@
 import { useEffect, useMemo, type ReactElement, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { ThemeProvider, type Theme } from '@mui/material/styles';
-import { api } from '../core/http.js';
 import {
   AutocompleteInput,
   BooleanField,
@@ -26,6 +25,7 @@ import {
   Toolbar,
   TopToolbar,
   useCreatePath,
+  useDataProvider,
   useNotify,
   usePermissions,
   useRecordContext,
@@ -309,21 +309,22 @@ function useAddressedById(meta: ResourceMeta): 'ready' | 'resolving' {
   const navigate = useNavigate();
   const notify = useNotify();
   const createPath = useCreatePath();
+  const dataProvider = useDataProvider();
   const field = ADDRESS_FIELDS[meta.name];
   const byName = !!id && !/^[0-9]+$/.test(id) && !!field;
   useEffect(() => {
     if (!byName) return;
-    const filter = JSON.stringify([{ field, op: '==', value: id }]);
-    api<{ items: { id: number }[] }>(`${meta.path}?itemsPerPage=1&filter=${encodeURIComponent(filter)}`)
+    dataProvider
+      .getList(meta.name, { pagination: { page: 1, perPage: 1 }, filter: { [field]: id } })
       .then((page) => {
-        if (page.items[0]) navigate(createPath({ resource: meta.name, id: page.items[0].id, type: 'edit' }), { replace: true });
+        if (page.data[0]) navigate(createPath({ resource: meta.name, id: page.data[0].id, type: 'edit' }), { replace: true });
         else {
           notify(`${meta.label} '${id}' could not be found.`, { type: 'error' });
           navigate(createPath({ resource: meta.name, type: 'list' }), { replace: true });
         }
       })
       .catch((error: Error) => notify(error.message, { type: 'error' }));
-  }, [byName, field, id, meta, navigate, notify, createPath]);
+  }, [byName, field, id, meta, navigate, notify, createPath, dataProvider]);
   return byName ? 'resolving' : 'ready';
 }
 

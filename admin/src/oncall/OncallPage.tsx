@@ -1,7 +1,9 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { Box, Button, Card, CardContent, MenuItem, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
 import { Title, useNotify } from 'react-admin';
-import { api } from '../core/http.js';
+import type { ItemsPage } from '../core/dataProvider.js';
+import { useFirewatchData } from '../core/queries.js';
 
 /**
  * On-call at a glance: who is on call on every schedule now, a schedule's next four weeks as a
@@ -31,12 +33,16 @@ const DAY = 86_400_000;
 const time = (iso: string) => new Date(iso).toLocaleString(undefined, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
 
 function Calendar({ scheduleId }: { scheduleId: number }) {
-  const [shifts, setShifts] = useState<Shift[]>([]);
-  useEffect(() => {
-    const from = new Date(new Date().setHours(0, 0, 0, 0));
-    const to = new Date(from.getTime() + 28 * DAY);
-    void api<{ items: Shift[] }>(`/oncall/schedules/${scheduleId}/shifts?from=${from.toISOString()}&to=${to.toISOString()}`).then((r) => setShifts(r.items));
-  }, [scheduleId]);
+  const dataProvider = useFirewatchData();
+  const { data: shifts = [] } = useQuery({
+    queryKey: ['oncall/schedules', 'view', String(scheduleId), 'shifts'],
+    queryFn: async ({ signal }) => {
+      const from = new Date(new Date().setHours(0, 0, 0, 0));
+      const to = new Date(from.getTime() + 28 * DAY);
+      const query = { from: from.toISOString(), to: to.toISOString() };
+      return (await dataProvider.view<ItemsPage<Shift>>('oncall/schedules', { id: scheduleId, path: 'shifts', query, signal })).data.items;
+    },
+  });
   const days = Array.from({ length: 28 }, (_, i) => new Date(new Date().setHours(0, 0, 0, 0) + i * DAY));
   return (
     <Table size="small" aria-label="On-call calendar">
@@ -71,21 +77,24 @@ function Calendar({ scheduleId }: { scheduleId: number }) {
 
 function Channels() {
   const notify = useNotify();
-  const [items, setItems] = useState<Channel[]>([]);
+  const dataProvider = useFirewatchData();
+  // The caller's own channels (/oncall/channels is not a generic resource).
+  const { data: items = [], refetch } = useQuery({
+    queryKey: ['oncall/channels', 'view', 'mine'],
+    queryFn: async ({ signal }) => (await dataProvider.view<ItemsPage<Channel>>('oncall/channels', { signal })).data.items,
+  });
   const [draft, setDraft] = useState({ kind: 'email', address: '', delay_minutes: '0' });
-  const load = useCallback(() => void api<{ items: Channel[] }>('/oncall/channels').then((r) => setItems(r.items)), []);
-  useEffect(load, [load]);
   const add = async () => {
     try {
-      await api('/oncall/channels', { method: 'POST', json: { ...draft, delay_minutes: Number(draft.delay_minutes) } });
+      await dataProvider.action('oncall/channels', { data: { ...draft, delay_minutes: Number(draft.delay_minutes) } });
       setDraft({ ...draft, address: '' });
-      load();
+      void refetch();
     } catch (e) {
       notify((e as Error).message, { type: 'error' });
     }
   };
   const test = async (id: number) => {
-    const r = await api<{ ok: boolean; error: string | null }>(`/oncall/channels/${id}/test`, { method: 'POST' });
+    const { data: r } = await dataProvider.action<{ ok: boolean; error: string | null }>('oncall/channels', { id, path: 'test' });
     notify(r.ok ? 'Test message sent' : `Not sent: ${r.error}`, { type: r.ok ? 'info' : 'error' });
   };
   return (
@@ -125,15 +134,16 @@ function Channels() {
 }
 
 export function OncallPage() {
-  const [now, setNow] = useState<Now[]>([]);
-  const [chosen, setChosen] = useState<number | null>(null);
+  const dataProvider = useFirewatchData();
+  const { data: now = [] } = useQuery({
+    queryKey: ['oncall', 'view', 'now'],
+    queryFn: async ({ signal }) => (await dataProvider.view<ItemsPage<Now>>('oncall', { path: 'now', signal })).data.items,
+  });
+  const [picked, setChosen] = useState<number | null>(null);
+  // Until one is picked, the first schedule's calendar is shown.
+  const chosen = picked ?? now[0]?.schedule_id ?? null;
   const [feed, setFeed] = useState<string | null>(null);
-  useEffect(() => {
-    void api<{ items: Now[] }>('/oncall/now').then((r) => {
-      setNow(r.items);
-      setChosen((c) => c ?? r.items[0]?.schedule_id ?? null);
-    });
-  }, []);
+  const makeFeed = () => dataProvider.action<{ url: string }>('oncall', { path: 'feeds/me', data: {} }).then(({ data }) => setFeed(data.url));
   return (
     <Stack spacing={2} sx={{ mt: 2 }}>
       <Title title="On-call" />
@@ -164,9 +174,7 @@ export function OncallPage() {
           <Typography variant="h6">My notification channels</Typography>
           <Channels />
           <Box sx={{ mt: 2 }}>
-            <Button onClick={() => void api<{ url: string }>('/oncall/feeds/me', { method: 'POST', json: {} }).then((r) => setFeed(r.url))}>
-              My calendar feed (iCal)
-            </Button>
+            <Button onClick={() => void makeFeed()}>My calendar feed (iCal)</Button>
             {feed && <Typography sx={{ wordBreak: 'break-all' }}>{feed}</Typography>}
           </Box>
         </CardContent>

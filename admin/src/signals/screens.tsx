@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   Alert,
   Box,
@@ -21,7 +22,8 @@ import {
 import { FunctionField, useNotify, useRecordContext, type RaRecord } from 'react-admin';
 import { GenericEdit, GenericList } from '../engine/screens.js';
 import { SignalSetup, SourcePanel } from './setup.js';
-import { api } from '../core/http.js';
+import type { ItemsPage } from '../core/dataProvider.js';
+import { useFirewatchData } from '../core/queries.js';
 import { organization } from '../core/org.js';
 import type { Screens } from '../engine/registry.js';
 
@@ -47,7 +49,12 @@ interface InstanceDetail {
 function RawSignalButton({ record }: { record: RaRecord }) {
   const [detail, setDetail] = useState<InstanceDetail | null>(null);
   const notify = useNotify();
-  const open = () => api<InstanceDetail>(`/signals/instances/${record.id}`).then(setDetail, (e: Error) => notify(e.message, { type: 'error' }));
+  const dataProvider = useFirewatchData();
+  const open = () =>
+    dataProvider.view<InstanceDetail>('signals/instances', { id: record.id }).then(
+      ({ data }) => setDetail(data),
+      (e: Error) => notify(e.message, { type: 'error' }),
+    );
   return (
     <>
       <Button
@@ -110,6 +117,7 @@ function ExtractionPreview() {
   const [text, setText] = useState('');
   const [result, setResult] = useState<{ title: string; entities: { entity_type: string; value: string | null; error?: string }[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const dataProvider = useFirewatchData();
   useEffect(() => {
     if (!text.trim()) return setResult(null);
     let raw: unknown;
@@ -120,13 +128,13 @@ function ExtractionPreview() {
       return;
     }
     const timer = setTimeout(() => {
-      api<typeof result>('/signals/preview', { method: 'POST', json: { raw, entity_type_ids: record?.entity_type_ids ?? [] } }).then(
-        (r) => (setResult(r), setError(null)),
+      dataProvider.action<typeof result>('signals', { path: 'preview', data: { raw, entity_type_ids: record?.entity_type_ids ?? [] } }).then(
+        ({ data }) => (setResult(data), setError(null)),
         (e: Error) => setError(e.message),
       );
     }, 300);
     return () => clearTimeout(timer);
-  }, [text, record?.entity_type_ids]);
+  }, [text, record?.entity_type_ids, dataProvider]);
   return (
     <Card sx={panel}>
       <CardContent>
@@ -180,22 +188,39 @@ interface Run {
   percent: number;
 }
 
+const runDone = (run: Run | undefined) => !run || run.status === 'completed' || run.status === 'failed';
+
+/**
+ * An entity type's view, read again when its saved pattern changes (the key holds the pattern).
+ * The re-processing run is followed every second until it is over.
+ */
+function usePatternView<T>(record: RaRecord | undefined, path: 'backtest' | 'process') {
+  const dataProvider = useFirewatchData();
+  const key = ['entity_type', 'view', String(record?.id), path, record?.jpath, record?.regular_expression];
+  const query = useQuery<T>({
+    queryKey: key,
+    queryFn: async ({ signal }) => (await dataProvider.view<T>('entity_type', { id: record!.id, path, signal })).data,
+    enabled: !!record?.id,
+    retry: false,
+    placeholderData: keepPreviousData,
+    refetchInterval: path === 'process' ? ({ state }) => (runDone(state.data as Run | undefined) ? false : 1000) : false,
+  });
+  return { ...query, key };
+}
+
 /** How the saved pattern does on the last 1,000 instances, and the re-extraction over all of them. */
 function BackTestPanel() {
   const record = useRecordContext();
   const notify = useNotify();
-  const [test, setTest] = useState<BackTest | null>(null);
-  const [run, setRun] = useState<Run | null>(null);
-  useEffect(() => {
-    if (!record?.id) return;
-    api<BackTest>(`/entity_type/${record.id}/backtest`).then(setTest, () => setTest(null));
-    api<Run>(`/entity_type/${record.id}/process`).then(setRun, () => setRun(null));
-  }, [record?.id, record?.jpath, record?.regular_expression]);
-  useEffect(() => {
-    if (!run || run.status === 'completed' || run.status === 'failed') return;
-    const timer = setTimeout(() => api<Run>(`/entity_type/${record?.id}/process`).then(setRun, () => undefined), 1000);
-    return () => clearTimeout(timer);
-  }, [run, record?.id]);
+  const dataProvider = useFirewatchData();
+  const queryClient = useQueryClient();
+  const { data: test } = usePatternView<BackTest>(record, 'backtest');
+  const { data: run, key: runKey } = usePatternView<Run>(record, 'process');
+  const reprocess = () =>
+    dataProvider.action<Run>('entity_type', { id: record?.id, path: 'process', method: 'PUT' }).then(
+      ({ data }) => queryClient.setQueryData(runKey, data),
+      (e: Error) => notify(e.message, { type: 'error' }),
+    );
   return (
     <Card sx={panel}>
       <CardContent>
@@ -216,11 +241,7 @@ function BackTestPanel() {
         ) : (
           <LinearProgress />
         )}
-        <Button
-          variant="outlined"
-          sx={{ mt: 1 }}
-          onClick={() => api<Run>(`/entity_type/${record?.id}/process`, { method: 'PUT' }).then(setRun, (e: Error) => notify(e.message, { type: 'error' }))}
-        >
+        <Button variant="outlined" sx={{ mt: 1 }} onClick={() => void reprocess()}>
           Re-process past signals
         </Button>
         {run ? (
@@ -247,14 +268,16 @@ interface SeenCase {
 function EntityCases() {
   const record = useRecordContext();
   const notify = useNotify();
-  const [cases, setCases] = useState<SeenCase[] | null>(null);
-  useEffect(() => {
-    if (record?.id)
-      api<{ items: SeenCase[] }>(`/entity/${record.id}/cases?itemsPerPage=100`).then(
-        (r) => setCases(r.items),
-        () => setCases([]),
-      );
-  }, [record?.id]);
+  const dataProvider = useFirewatchData();
+  const seen = useQuery({
+    queryKey: ['entity', 'view', String(record?.id), 'cases'],
+    queryFn: async ({ signal }) =>
+      (await dataProvider.view<ItemsPage<SeenCase>>('entity', { id: record!.id, path: 'cases', query: { itemsPerPage: 100 }, signal })).data,
+    enabled: !!record?.id,
+    retry: false,
+  });
+  // Nothing while reading; none on a failure.
+  const cases = seen.isError ? [] : (seen.data?.items ?? null);
   const open = cases?.filter((c) => c.status !== 'Closed').length ?? 0;
   return (
     <Card sx={panel}>
@@ -273,8 +296,8 @@ function EntityCases() {
         <Button
           variant="outlined"
           onClick={() =>
-            api<{ message: string }>(`/entity/${record?.id}/subscribe`, { method: 'POST' }).then(
-              (r) => notify(r.message, { type: 'success' }),
+            dataProvider.action<{ message: string }>('entity', { id: record?.id, path: 'subscribe' }).then(
+              ({ data }) => notify(data.message, { type: 'success' }),
               (e: Error) => notify(e.message, { type: 'error' }),
             )
           }

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import {
   Alert,
   Box,
@@ -16,7 +17,8 @@ import {
 } from '@mui/material';
 import { useNotify, useRecordContext, useRedirect, type Identifier } from 'react-admin';
 import { GenericCreate } from '../engine/screens.js';
-import { api } from '../core/http.js';
+import type { ItemsPage } from '../core/dataProvider.js';
+import { useFirewatchData } from '../core/queries.js';
 import { organization } from '../core/org.js';
 import { SENDERS, senderOf, type Sender, type SenderId } from './senders.js';
 
@@ -51,18 +53,16 @@ const outcomeOf = (r: Received) =>
 
 /** "Last received" and its outcome, refreshed every 2 seconds. */
 export function LastReceived({ signalId }: { signalId: Identifier }) {
-  const [last, setLast] = useState<Received | null | undefined>(undefined);
-  useEffect(() => {
-    let stop = false;
-    const load = () =>
-      api<{ items: Received[] }>(`/signals/${signalId}/instances?itemsPerPage=1`).then(
-        (r) => !stop && setLast(r.items[0] ?? null),
-        () => undefined,
-      );
-    void load();
-    const timer = setInterval(load, 2000);
-    return () => ((stop = true), clearInterval(timer));
-  }, [signalId]);
+  const dataProvider = useFirewatchData();
+  // A failed read keeps what was last shown; the next tick asks again.
+  const { data: last } = useQuery({
+    queryKey: ['signals', 'view', String(signalId), 'instances'],
+    queryFn: async ({ signal }) =>
+      (await dataProvider.view<ItemsPage<Received>>('signals', { id: signalId, path: 'instances', query: { itemsPerPage: 1 }, signal })).data.items[0] ?? null,
+    refetchInterval: 2000,
+    refetchIntervalInBackground: true,
+    retry: false,
+  });
   return (
     <Typography variant="body2" aria-label="Last received" sx={{ mt: 1 }}>
       {last === undefined

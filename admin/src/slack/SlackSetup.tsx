@@ -1,7 +1,9 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Alert, Button, Card, CardContent, CardHeader, Chip, MenuItem, Stack, TextField, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
-import { Title, useGetIdentity, useNotify } from 'react-admin';
-import { api } from '../core/http.js';
+import { Title, useCreate, useGetIdentity, useGetList, useNotify, useUpdate } from 'react-admin';
+import type { ItemsPage } from '../core/dataProvider.js';
+import { useFirewatchData } from '../core/queries.js';
 
 interface Manifest {
   manifest: string;
@@ -28,8 +30,14 @@ const atLeastAdmin = (role: unknown) => role === 'Admin' || role === 'Manager' |
 
 /** Step 1: the manifest to paste into api.slack.com/apps, with the scopes and why each is needed. */
 function ManifestStep({ mode, setMode }: { mode: 'events' | 'socket'; setMode: (m: 'events' | 'socket') => void }) {
-  const [manifest, setManifest] = useState<Manifest | null>(null);
-  useEffect(() => void api<Manifest>(`/slack/manifest?mode=${mode}`).then(setManifest), [mode]);
+  const dataProvider = useFirewatchData();
+  // The other mode's manifest stays on screen until this one is read.
+  const { data: manifest } = useQuery({
+    queryKey: ['slack', 'view', 'manifest', mode],
+    queryFn: async ({ signal }) => (await dataProvider.view<Manifest>('slack', { path: 'manifest', query: { mode }, signal })).data,
+    placeholderData: keepPreviousData,
+    retry: false,
+  });
   return (
     <Card>
       <CardHeader title="1. Create the Slack app from this manifest" subheader='api.slack.com/apps → "Create New App" → "From a manifest", then paste.' />
@@ -62,6 +70,8 @@ function ManifestStep({ mode, setMode }: { mode: 'events' | 'socket'; setMode: (
 /** Step 2: the app's credentials (a `slack-app` plugin instance; secrets are sealed and never shown again). */
 function CredentialsStep({ instance, mode, onSaved }: { instance: Instance | null; mode: string; onSaved: () => void }) {
   const notify = useNotify();
+  const [update] = useUpdate();
+  const [create] = useCreate();
   const [values, setValues] = useState<Record<string, string>>({});
   const field = (key: string, label: string, secret = false) => (
     <TextField
@@ -78,8 +88,9 @@ function CredentialsStep({ instance, mode, onSaved }: { instance: Instance | nul
   const save = async () => {
     const configuration = { ...(instance?.configuration ?? {}), connection_mode: mode, ...values };
     try {
-      if (instance) await api(`/plugins/instances/${instance.id}`, { method: 'PUT', json: { configuration } });
-      else await api('/plugins/instances', { method: 'POST', json: { plugin_slug: 'slack-app', title: 'Slack', configuration } });
+      // No previous data: the whole configuration is sent, as the form holds it.
+      if (instance) await update('plugins/instances', { id: instance.id, data: { configuration } }, { returnPromise: true });
+      else await create('plugins/instances', { data: { plugin_slug: 'slack-app', title: 'Slack', configuration } }, { returnPromise: true });
       setValues({});
       notify('Slack app credentials saved.', { type: 'success' });
       onSaved();
@@ -118,10 +129,11 @@ function CredentialsStep({ instance, mode, onSaved }: { instance: Instance | nul
 /** Step 3 and after: "Add to Slack", then each installed workspace's health with the fix in words. */
 function InstallStep({ instance, installations }: { instance: Instance | null; installations: Installation[] }) {
   const notify = useNotify();
+  const dataProvider = useFirewatchData();
   const addToSlack = async () => {
     try {
-      const { url } = await api<{ url: string }>('/slack/install-link', { method: 'POST', json: { plugin_instance_id: instance!.id } });
-      window.location.assign(url);
+      const { data } = await dataProvider.action<{ url: string }>('slack', { path: 'install-link', data: { plugin_instance_id: instance!.id } });
+      window.location.assign(data.url);
     } catch (err) {
       notify((err as Error).message, { type: 'error' });
     }
@@ -157,18 +169,25 @@ function InstallStep({ instance, installations }: { instance: Instance | null; i
 export function SlackSetup() {
   const { identity } = useGetIdentity();
   const [mode, setMode] = useState<'events' | 'socket'>('events');
-  const [instance, setInstance] = useState<Instance | null>(null);
-  const [installations, setInstallations] = useState<Installation[]>([]);
+  const dataProvider = useFirewatchData();
   const installed = new URLSearchParams(window.location.search);
-  const reload = useCallback(async () => {
-    const filter = encodeURIComponent(JSON.stringify([{ field: 'plugin_slug', op: '==', value: 'slack-app' }]));
-    const list = await api<{ items: Instance[] }>(`/plugins/instances?filter=${filter}`);
-    const found = list.items[0] ?? null;
-    setInstance(found);
-    if (found?.configuration.connection_mode === 'socket') setMode('socket');
-    setInstallations((await api<{ items: Installation[] }>('/slack/installations')).items);
-  }, []);
-  useEffect(() => void reload(), [reload]);
+  // The organization's slack-app instance, first in the server's order (by title).
+  const instances = useGetList<Instance>('plugins/instances', {
+    pagination: { page: 1, perPage: 1 },
+    sort: { field: 'title', order: 'ASC' },
+    filter: { plugin_slug: 'slack-app' },
+  });
+  const instance = instances.data?.[0] ?? null;
+  const workspaces = useQuery({
+    queryKey: ['slack', 'view', 'installations'],
+    queryFn: async ({ signal }) => (await dataProvider.view<ItemsPage<Installation>>('slack', { path: 'installations', signal })).data.items,
+  });
+  const installations = workspaces.data ?? [];
+  const socket = instance?.configuration.connection_mode === 'socket';
+  useEffect(() => {
+    if (socket) setMode('socket');
+  }, [socket, instance]);
+  const reload = () => Promise.all([instances.refetch(), workspaces.refetch()]);
   if (identity && !atLeastAdmin(identity.role)) return <Alert severity="info">Only an Admin or above may connect Slack.</Alert>;
   return (
     <Stack spacing={2} sx={{ mt: 2, maxWidth: 960 }}>

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { useFormContext, useWatch } from 'react-hook-form';
 import {
   Alert,
@@ -26,6 +27,7 @@ import {
   SelectArrayInput,
   SelectInput,
   SimpleFormIterator,
+  useGetList,
   useNotify,
   useRecordContext,
   useRefresh,
@@ -33,7 +35,8 @@ import {
 } from 'react-admin';
 import { GenericCreate, GenericEdit, GenericList, useMeta, utc } from '../engine/screens.js';
 import { FieldInput } from '../engine/inputs.js';
-import { api } from '../core/http.js';
+import type { FirewatchDataProvider, ItemsPage } from '../core/dataProvider.js';
+import { useFirewatchData, useRecordView } from '../core/queries.js';
 import { organization } from '../core/org.js';
 import { fieldSpecs, metaOf, type FieldSpec } from '../core/meta.js';
 import type { Screens } from '../engine/registry.js';
@@ -66,19 +69,16 @@ interface CatalogPlugin {
   configuration_schema: { properties: Record<string, SchemaProperty>; required?: string[] };
 }
 
-let catalog: Promise<CatalogPlugin[]> | null = null;
-const loadCatalog = () => (catalog ??= api<{ items: CatalogPlugin[] }>('/plugins').then((r) => r.items));
-
+/** The plugin catalog (GET /plugins): the same for the whole session, so read once. */
 function useCatalog() {
-  const [plugins, setPlugins] = useState<CatalogPlugin[]>([]);
-  useEffect(() => {
-    let live = true;
-    void loadCatalog().then((p) => live && setPlugins(p));
-    return () => {
-      live = false;
-    };
-  }, []);
-  return plugins;
+  const dataProvider = useFirewatchData();
+  const { data } = useQuery({
+    queryKey: ['plugins', 'view', 'catalog'],
+    queryFn: async () => (await dataProvider.view<ItemsPage<CatalogPlugin>>('plugins', {})).data.items,
+    staleTime: Infinity,
+    retry: false,
+  });
+  return data ?? [];
 }
 
 /** Spec §5: a property starts from its default, else the empty value of its type. */
@@ -207,7 +207,7 @@ const STEP_KINDS: { id: string; name: string; params: FieldSpec[] }[] = [
         label: 'Conversation plugin',
         kind: 'reference',
         resource: 'plugins/instances',
-        referenceFilter: { plugin_slug: ['slack-webhook', 'teams-webhook'] },
+        referenceFilter: { capability: 'send_message' },
         list: false,
         form: true,
         required: true,
@@ -310,34 +310,16 @@ interface IncidentOption {
 /** Spec §4: a run's instance is polled every 5 s until it is Completed or Failed, or gone. */
 export const POLL_MS = 5000;
 
+const isGone = (error: unknown) => (error as { status?: number } | null)?.status === 404;
+
 function useInstance(id: number | null) {
-  const [instance, setInstance] = useState<Instance | null>(null);
-  const [gone, setGone] = useState(false);
-  useEffect(() => {
-    if (id === null) return;
-    let live = true;
-    let timer: ReturnType<typeof setTimeout>;
-    const poll = async () => {
-      try {
-        const now = await api<Instance>(`/workflows/instances/${id}`, { globalErrors: false });
-        if (!live) return;
-        setInstance(now);
-        if (now.status === 'Completed' || now.status === 'Failed') return;
-      } catch (error) {
-        if ((error as { status?: number }).status === 404) {
-          if (live) setGone(true);
-          return;
-        }
-      }
-      if (live) timer = setTimeout(() => void poll(), POLL_MS);
-    };
-    void poll();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [id]);
-  return { instance, gone };
+  const { data, error } = useRecordView<Instance>('workflows/instances', id ?? undefined, '', {
+    globalErrors: false,
+    // Polled until it is done or gone; a passing failure is asked again at the next tick.
+    refetchInterval: ({ state }) => (state.data?.status === 'Completed' || state.data?.status === 'Failed' || isGone(state.error) ? false : POLL_MS),
+    refetchIntervalInBackground: true,
+  });
+  return { instance: data ?? null, gone: isGone(error) };
 }
 
 function InstanceStatus({ id }: { id: number }) {
@@ -377,6 +359,90 @@ function InstanceStatus({ id }: { id: number }) {
   );
 }
 
+type Parameter = { key: string; value: string };
+
+/** What a run is asked with: the workflow, the incident, the reason and the parameters' values. */
+interface RunChoice {
+  chosen: WorkflowRecord | null;
+  target: IncidentOption | null;
+  reason: string;
+  parameters: Parameter[];
+}
+
+/** The run dialog's inputs; the workflow and the incident are offered unless the dialog was opened with one. */
+function RunInputs({
+  open,
+  workflow,
+  incident,
+  choice,
+  onChange,
+}: {
+  open: boolean;
+  workflow?: WorkflowRecord;
+  incident?: IncidentOption;
+  choice: RunChoice;
+  onChange: (next: Partial<RunChoice>) => void;
+}) {
+  // The servers' default orders: workflows as they were made, the newest incidents first.
+  const { data: all = [] } = useGetList<WorkflowRecord & RaRecord>(
+    'workflows',
+    { pagination: { page: 1, perPage: 100 }, sort: { field: 'id', order: 'ASC' } },
+    { enabled: open && !workflow },
+  );
+  const workflows = all.filter((w) => w.enabled);
+  const { data: incidents = [] } = useGetList<IncidentOption & RaRecord>(
+    'iaos',
+    { pagination: { page: 1, perPage: 50 }, sort: { field: 'reported_at', order: 'DESC' } },
+    { enabled: open && !incident },
+  );
+  const { chosen, target, reason, parameters } = choice;
+  return (
+    <Box sx={{ display: 'flex', flexDirection: 'column', gap: 2, pt: 1 }}>
+      {workflow ? null : (
+        <MuiTextField
+          select
+          label="Workflow"
+          value={chosen?.id ?? ''}
+          onChange={(e) => {
+            const w = workflows.find((x) => x.id === Number(e.target.value)) ?? null;
+            onChange({ chosen: w, parameters: w?.parameters ?? [] });
+          }}
+          required
+        >
+          {workflows.map((w) => (
+            <MenuItem key={w.id} value={w.id}>
+              {w.name}
+            </MenuItem>
+          ))}
+        </MuiTextField>
+      )}
+      {incident ? (
+        <Typography>
+          Incident {incident.name}: {incident.title}
+        </Typography>
+      ) : (
+        <Autocomplete
+          options={incidents}
+          value={target}
+          onChange={(_e, v) => onChange({ target: v })}
+          getOptionLabel={(i) => `${i.name} ${i.title}`}
+          isOptionEqualToValue={(a, b) => a.id === b.id}
+          renderInput={(params) => <MuiTextField {...params} label="Incident (optional)" />}
+        />
+      )}
+      <MuiTextField label="Run reason" value={reason} onChange={(e) => onChange({ reason: e.target.value })} multiline minRows={2} />
+      {parameters.map((p, i) => (
+        <MuiTextField
+          key={p.key}
+          label={`Parameter ${p.key}`}
+          value={p.value}
+          onChange={(e) => onChange({ parameters: parameters.map((q, j) => (j === i ? { ...q, value: e.target.value } : q)) })}
+        />
+      ))}
+    </Box>
+  );
+}
+
 /**
  * Runs a workflow (POST /workflows/{id}/run with run_reason, parameters and the incident) and follows
  * its instance. Opened from a workflow (the incident is chosen) or from an incident (the workflow is).
@@ -393,39 +459,22 @@ export function RunWorkflowDialog({
   incident?: IncidentOption;
 }) {
   const notify = useNotify();
-  const [workflows, setWorkflows] = useState<WorkflowRecord[]>([]);
-  const [incidents, setIncidents] = useState<IncidentOption[]>([]);
-  const [chosen, setChosen] = useState<WorkflowRecord | null>(workflow ?? null);
-  const [target, setTarget] = useState<IncidentOption | null>(incident ?? null);
-  const [reason, setReason] = useState('');
-  const [parameters, setParameters] = useState<{ key: string; value: string }[]>(workflow?.parameters ?? []);
+  const dataProvider = useFirewatchData();
+  const [choice, setChoice] = useState<RunChoice>({ chosen: workflow ?? null, target: incident ?? null, reason: '', parameters: workflow?.parameters ?? [] });
   const [running, setRunning] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    if (!open) return;
-    setRunning(null);
-    if (!workflow)
-      void api<{ items: WorkflowRecord[] }>('/workflows?itemsPerPage=100').then(
-        (r) => setWorkflows(r.items.filter((w) => w.enabled)),
-        () => undefined,
-      );
-    if (!incident)
-      void api<{ items: IncidentOption[] }>('/iaos?itemsPerPage=50').then(
-        (r) => setIncidents(r.items),
-        () => undefined,
-      );
-  }, [open, workflow, incident]);
-  const choose = (w: WorkflowRecord | null) => {
-    setChosen(w);
-    setParameters(w?.parameters ?? []);
-  };
+    if (open) setRunning(null);
+  }, [open]);
+  const { chosen, target, reason, parameters } = choice;
   const run = async () => {
     if (!chosen) return;
     setBusy(true);
     try {
-      const instance = await api<Instance>(`/workflows/${chosen.id}/run`, {
-        method: 'POST',
-        json: {
+      const { data: instance } = await dataProvider.action<Instance>('workflows', {
+        id: chosen.id,
+        path: 'run',
+        data: {
           run_reason: reason || null,
           parameters: Object.fromEntries(parameters.map((p) => [p.key, p.value])),
           ...(target ? { incident_id: target.id } : {}),
@@ -443,46 +492,7 @@ export function RunWorkflowDialog({
       <DialogTitle id="run-workflow-title">Run {chosen ? `workflow ${chosen.name}` : 'a workflow'}</DialogTitle>
       <DialogContent>
         {running === null ? (
-          <Box sx={{ display: 'flex', flexDirection: 'column', gap: 2, pt: 1 }}>
-            {workflow ? null : (
-              <MuiTextField
-                select
-                label="Workflow"
-                value={chosen?.id ?? ''}
-                onChange={(e) => choose(workflows.find((w) => w.id === Number(e.target.value)) ?? null)}
-                required
-              >
-                {workflows.map((w) => (
-                  <MenuItem key={w.id} value={w.id}>
-                    {w.name}
-                  </MenuItem>
-                ))}
-              </MuiTextField>
-            )}
-            {incident ? (
-              <Typography>
-                Incident {incident.name}: {incident.title}
-              </Typography>
-            ) : (
-              <Autocomplete
-                options={incidents}
-                value={target}
-                onChange={(_e, v) => setTarget(v)}
-                getOptionLabel={(i) => `${i.name} ${i.title}`}
-                isOptionEqualToValue={(a, b) => a.id === b.id}
-                renderInput={(params) => <MuiTextField {...params} label="Incident (optional)" />}
-              />
-            )}
-            <MuiTextField label="Run reason" value={reason} onChange={(e) => setReason(e.target.value)} multiline minRows={2} />
-            {parameters.map((p, i) => (
-              <MuiTextField
-                key={p.key}
-                label={`Parameter ${p.key}`}
-                value={p.value}
-                onChange={(e) => setParameters(parameters.map((q, j) => (j === i ? { ...q, value: e.target.value } : q)))}
-              />
-            ))}
-          </Box>
+          <RunInputs open={open} workflow={workflow} incident={incident} choice={choice} onChange={(next) => setChoice((c) => ({ ...c, ...next }))} />
         ) : (
           <InstanceStatus id={running} />
         )}
@@ -503,15 +513,12 @@ export function RunWorkflowDialog({
 function WorkflowRuns() {
   const record = useRecordContext<WorkflowRecord & RaRecord>();
   const [open, setOpen] = useState(false);
-  const [runs, setRuns] = useState<Instance[]>([]);
-  useEffect(() => {
-    if (!record || open) return;
-    const filter = JSON.stringify([{ field: 'workflow_id', op: '==', value: record.id }]);
-    void api<{ items: Instance[] }>(`/workflows/instances?itemsPerPage=5&filter=${encodeURIComponent(filter)}`).then(
-      (r) => setRuns(r.items),
-      () => undefined,
-    );
-  }, [record, open]);
+  // Read again each time the dialog closes (a run may have been added); the newest first, as the server lists them.
+  const { data: runs = [] } = useGetList<Instance & RaRecord>(
+    'workflows/instances',
+    { pagination: { page: 1, perPage: 5 }, sort: { field: 'created_at', order: 'DESC' }, filter: { workflow_id: record?.id } },
+    { enabled: !!record && !open },
+  );
   if (!record) return null;
   return (
     <Card sx={panel}>
@@ -534,13 +541,14 @@ function WorkflowRuns() {
 
 /** The organization's built-in step engine instance (the server makes it on first need); undefined while asking. */
 function useBuiltInEngine() {
+  const dataProvider = useFirewatchData();
   const [engine, setEngine] = useState<number | null | undefined>(undefined);
   useEffect(() => {
-    void api<{ id: number }>('/workflows/default_engine', { method: 'POST' }).then(
-      (r) => setEngine(r.id),
+    void dataProvider.action<{ id: number }>('workflows', { path: 'default_engine' }).then(
+      ({ data }) => setEngine(data.id),
       () => setEngine(null),
     );
-  }, []);
+  }, [dataProvider]);
   return engine;
 }
 
@@ -588,6 +596,10 @@ interface Preview {
 }
 
 type Subject = 'incident' | 'case';
+
+/** POST /search/filters/preview; the screen shows a refusal itself. */
+const askPreview = async (dataProvider: FirewatchDataProvider, body: { subject: string; filters?: unknown; expression?: unknown }) =>
+  (await dataProvider.action<Preview>('search/filters', { path: 'preview', data: body, globalErrors: false })).data;
 
 /**
  * What a filter picks from, per subject: the server's pick keys (server/notifications/resources.ts
@@ -673,10 +685,11 @@ function SearchFilterInputs() {
   // The picks' expression shown as it will be saved: asked of the server after each change.
   const body = picking ? JSON.stringify(picksBody(subject, picks)) : null;
   const [preview, setPreview] = useState<Preview | null>(null);
+  const dataProvider = useFirewatchData();
   useEffect(() => {
     if (!body || body === '{}') return;
     const timer = setTimeout(() => {
-      api<Preview>('/search/filters/preview', { method: 'POST', json: { subject, filters: JSON.parse(body) }, globalErrors: false })
+      askPreview(dataProvider, { subject, filters: JSON.parse(body) })
         .then((answer) => {
           setValue('expression', answer.expression);
           setPreview(answer);
@@ -684,7 +697,7 @@ function SearchFilterInputs() {
         .catch(() => setPreview(null));
     }, 300);
     return () => clearTimeout(timer);
-  }, [body, subject, setValue]);
+  }, [body, subject, setValue, dataProvider]);
   return (
     <Box sx={{ width: '100%' }}>
       <BooleanInput
@@ -716,13 +729,14 @@ function SearchFilterInputs() {
 function FilterPreview({ picked }: { picked?: Preview | null }) {
   const [subject, expression] = useWatch({ name: ['subject', 'expression'] }) as [string | undefined, unknown];
   const [asked, setAsked] = useState<Preview | null>(null);
+  const dataProvider = useFirewatchData();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const ask = async () => {
     setBusy(true);
     setError(null);
     try {
-      setAsked(await api<Preview>('/search/filters/preview', { method: 'POST', json: { subject: subject || 'incident', expression }, globalErrors: false }));
+      setAsked(await askPreview(dataProvider, { subject: subject || 'incident', expression }));
     } catch (e) {
       setAsked(null);
       setError((e as Error).message);
@@ -839,6 +853,7 @@ function DeliveryAttempts({ record }: { record: RaRecord }) {
 function ReplayButton({ record }: { record: RaRecord }) {
   const notify = useNotify();
   const refresh = useRefresh();
+  const dataProvider = useFirewatchData();
   if (record.status === 'Pending') return null;
   return (
     <Button
@@ -846,7 +861,7 @@ function ReplayButton({ record }: { record: RaRecord }) {
       variant="outlined"
       onClick={(e) => {
         e.stopPropagation();
-        api(`/webhooks/deliveries/${record.id}/replay`, { method: 'POST' }).then(
+        dataProvider.action('webhooks/deliveries', { id: record.id, path: 'replay' }).then(
           () => {
             notify('Delivery queued again.', { type: 'success' });
             refresh();
