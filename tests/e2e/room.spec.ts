@@ -118,6 +118,8 @@ test('roles are given and taken back from the incident page, and both pages show
   await expect(samScribe(maya)).toBeVisible();
   await expect(samScribe(sam)).toBeVisible(LIVE);
   await expectNoSeriousAxeViolations(maya, 'incident room, roles');
+  // The form empties once the role is given (after the page has read the record again).
+  await expect(roles.getByLabel("Person's e-mail")).toHaveValue('');
 
   // The commander changes hands: the previous one's entry stays, Inactive.
   await roles.getByLabel("Person's e-mail").fill(samEmail);
