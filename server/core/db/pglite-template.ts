@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import { closeSync, cpSync, existsSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * A new PGlite data folder is a copy of a template: a folder set up once (initdb, then every migration)
+ * under the OS's temporary folder, named by what it was made from (the migrations and PGlite's version),
+ * so a changed migration or PGlite makes another. Setting up a folder is most of a first start.
+ */
+export async function copyTemplate(migrationsFolder: string, dataDir: string, setUp: (dir: string) => Promise<void>, sync: boolean) {
+  const template = join(tmpdir(), `firewatch-pglite-${templateKey(migrationsFolder)}`);
+  if (!existsSync(join(template, 'PG_VERSION'))) await buildTemplate(template, setUp);
+  copyFolder(template, dataDir, sync);
+}
+
+/** Set up in a sibling folder, then renamed into place: another process sees a whole template or none. */
+async function buildTemplate(template: string, setUp: (dir: string) => Promise<void>) {
+  const building = mkdtempSync(`${template}.building-`);
+  try {
+    await setUp(building);
+    renameSync(building, template);
+  } catch (error) {
+    // Another process renamed its template into place first: that one is used.
+    if (!existsSync(join(template, 'PG_VERSION'))) throw error;
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+}
+
+/** What the template is made from: the migrations drizzle applies (journal and SQL files) and PGlite's version. */
+function templateKey(migrationsFolder: string) {
+  const hash = createHash('sha256').update(pgliteVersion());
+  const journal = join(migrationsFolder, 'meta', '_journal.json');
+  hash.update(readFileSync(journal));
+  for (const file of readdirSync(migrationsFolder)
+    .filter((f) => f.endsWith('.sql'))
+    .sort())
+    hash.update(file).update(readFileSync(join(migrationsFolder, file)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+function pgliteVersion() {
+  let dir = dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')));
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return String((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string }).version);
+}
+
+/**
+ * Copies the template into dataDir, PG_VERSION last: openDatabase takes a folder with PG_VERSION as set
+ * up, so a copy cut short is copied again at the next start. With `sync`, every file reaches the disk
+ * before PG_VERSION is written, as the setup's own commits did.
+ */
+function copyFolder(from: string, to: string, sync: boolean) {
+  cpSync(from, to, { recursive: true, filter: (source) => source !== join(from, 'PG_VERSION') });
+  if (sync) fsyncTree(to);
+  cpSync(join(from, 'PG_VERSION'), join(to, 'PG_VERSION'));
+  if (sync) {
+    fsyncPath(join(to, 'PG_VERSION'));
+    fsyncPath(to);
+  }
+}
+
+function fsyncTree(dir: string) {
+  for (const entry of readdirSync(dir, { withFileTypes: true }))
+    if (entry.isDirectory()) fsyncTree(join(dir, entry.name));
+    else fsyncPath(join(dir, entry.name));
+  fsyncPath(dir);
+}
+
+function fsyncPath(path: string) {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
