@@ -4,13 +4,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The start of a template folder's name in os.tmpdir(). */
+export const TEMPLATE_PREFIX = 'firewatch-pglite-';
+
 /**
  * A new PGlite data folder is a copy of a template: a folder set up once (initdb, then every migration)
  * under the OS's temporary folder, named by what it was made from (the migrations and PGlite's version),
  * so a changed migration or PGlite makes another. Setting up a folder is most of a first start.
  */
 export async function copyTemplate(migrationsFolder: string, dataDir: string, setUp: (dir: string) => Promise<void>, sync: boolean) {
-  const template = join(tmpdir(), `firewatch-pglite-${templateKey(migrationsFolder)}`);
+  const template = join(tmpdir(), `${TEMPLATE_PREFIX}${templateKey(migrationsFolder)}`);
   if (!existsSync(join(template, 'PG_VERSION'))) await buildTemplate(template, setUp);
   copyFolder(template, dataDir, sync);
 }
