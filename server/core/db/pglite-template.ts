@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, cpSync, existsSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,22 +13,30 @@ export const TEMPLATE_PREFIX = 'firewatch-pglite-';
  * so a changed migration or PGlite makes another. Setting up a folder is most of a first start.
  */
 export async function copyTemplate(migrationsFolder: string, dataDir: string, setUp: (dir: string) => Promise<void>, sync: boolean) {
-  const template = join(tmpdir(), `${TEMPLATE_PREFIX}${templateKey(migrationsFolder)}`);
-  if (!existsSync(join(template, 'PG_VERSION'))) await buildTemplate(template, setUp);
-  copyFolder(template, dataDir, sync);
-}
-
-/** Set up in a sibling folder, then renamed into place: another process sees a whole template or none. */
-async function buildTemplate(template: string, setUp: (dir: string) => Promise<void>) {
+  // The user's id in the name: the temporary folder may be shared with other accounts.
+  const template = join(tmpdir(), `${TEMPLATE_PREFIX}${process.getuid?.() ?? 0}-${templateKey(migrationsFolder)}`);
+  if (ownTemplate(template)) return copyFolder(template, dataDir, sync);
+  // Set up in a sibling folder, then renamed into place: another process sees a whole template or none.
   const building = mkdtempSync(`${template}.building-`);
   try {
     await setUp(building);
-    renameSync(building, template);
-  } catch (error) {
-    // Another process renamed its template into place first: that one is used.
-    if (!existsSync(join(template, 'PG_VERSION'))) throw error;
+    try {
+      renameSync(building, template);
+    } catch {
+      // Another process renamed its template into place first; a folder of that name not ours is never used.
+    }
+    copyFolder(ownTemplate(template) ? template : building, dataDir, sync);
   } finally {
     rmSync(building, { recursive: true, force: true });
+  }
+}
+
+/** A whole template made by this user: another account could have put a folder of that name there. */
+function ownTemplate(template: string) {
+  try {
+    return statSync(template).uid === (process.getuid?.() ?? statSync(template).uid) && existsSync(join(template, 'PG_VERSION'));
+  } catch {
+    return false;
   }
 }
 

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +42,7 @@ t.test('new data folders are copies of one template, set up once and never seen 
   }
   const left = readdirSync(templates);
   t.equal(left.length, 1, 'one template, no half-built folder left behind');
-  t.match(left[0], /^firewatch-pglite-[0-9a-f]{16}$/);
+  t.match(left[0], /^firewatch-pglite-\d+-[0-9a-f]{16}$/);
 
   // Cached: a third folder is copied without setting anything up.
   const setUps = calls.length;
@@ -67,4 +67,17 @@ t.test('a setup that fails leaves no template and no copy', async (t) => {
   );
   t.same(readdirSync(templates), [], 'nothing half made stays');
   t.notOk(existsSync(join(scratch, 'a', 'PG_VERSION')));
+});
+
+t.test('a template folder of the same name made by another account is not used', { skip: process.getuid?.() !== 0 && 'needs root to chown' }, async (t) => {
+  const { scratch, templates } = scratchTmpdir(t);
+  await copyTemplate(migrations, join(scratch, 'a'), slowSetUp([]), false);
+  const [name] = readdirSync(templates);
+  writeFileSync(join(templates, name!, 'base', 'table'), 'planted');
+  chownSync(join(templates, name!), 65534, 65534);
+  const calls: string[] = [];
+  await copyTemplate(migrations, join(scratch, 'b'), slowSetUp(calls), false);
+  t.equal(calls.length, 1, 'set up afresh');
+  t.equal(readFileSync(join(scratch, 'b', 'base', 'table'), 'utf8'), 'rows', 'from its own setup, not the planted folder');
+  t.same(readdirSync(templates), [name], 'and nothing left beside it');
 });
