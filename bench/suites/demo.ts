@@ -1,13 +1,17 @@
 /**
  * Issue 40: `npm run demo` as a newcomer runs it, on a fresh embedded data folder (no PostgreSQL
  * needed): the whole command (start, migrations, the demo, exit) and the demo's own part (the `ms`
- * of its "demo data loaded" log line); then the same command again on the loaded folder (the demo
- * finds its flag and does nothing). Target: the first run under 10 s. Needs GNU time (/usr/bin/time).
+ * of its "demo data loaded" log line). First with no data-folder template yet (a newcomer's first
+ * run: the template is set up), then on another fresh folder copied from that template, then the same
+ * command again on the loaded folder (the demo finds its flag and does nothing). The runs get a TMPDIR
+ * of their own, where the template goes; tsx keeps its compile cache there too, so an unmeasured run
+ * fills that first and its template is removed. Target: the first run under 10 s. Needs GNU time.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TEMPLATE_PREFIX } from '../../server/core/db/pglite-template.js';
 import type { Suite } from '../lib/suite.js';
 import { printTable } from '../lib/table.js';
 
@@ -18,13 +22,13 @@ const root = join(import.meta.dirname, '..', '..');
  * `npm run demo`'s command on `dataDir`: its wall seconds, its CPU seconds (user + system, from GNU
  * time: a figure the machine's load inflates far less than the wall's) and the demo's own milliseconds.
  */
-function demo(dataDir: string) {
+function demo(dataDir: string, templates: string) {
   // The embedded database, whatever the bench's environment names.
   const { DATABASE_URL: _url, ...env } = process.env;
   const started = Date.now();
   const child = spawn('/usr/bin/time', ['-f', 'cpu %U %S', process.execPath, '--import', 'tsx', join(root, 'server', 'server.ts'), '--demo-only'], {
     cwd: root,
-    env: { ...env, DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    env: { ...env, DATA_DIR: dataDir, TMPDIR: templates, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let [output, errors] = ['', ''];
@@ -45,23 +49,27 @@ const suite: Suite = {
   name: 'demo',
   description: `npm run demo on a fresh embedded data folder; target under ${TARGET_SECONDS} s`,
   async run() {
-    const dataDir = mkdtempSync(join(tmpdir(), 'firewatch-demo-'));
+    const dir = mkdtempSync(join(tmpdir(), 'firewatch-demo-'));
+    const templates = join(dir, 'tmp');
+    mkdirSync(templates);
     try {
-      const load = loadavg()[0]!.toFixed(1);
-      const first = await demo(dataDir);
-      const afterFirst = loadavg()[0]!.toFixed(1);
-      const again = await demo(dataDir);
-      const passed = first.loaded && first.seconds < TARGET_SECONDS;
-      printTable(
-        ['run', 'npm run demo (s)', 'its CPU (s)', 'the demo itself (s)', 'loaded', 'load before', 'load after', 'target'],
-        [
-          ['fresh data folder', first.seconds, first.cpu, first.demoMs / 1000, String(first.loaded), load, afterFirst, passed ? 'met' : 'missed'],
-          ['again (already loaded)', again.seconds, again.cpu, again.demoMs / 1000, String(again.loaded), afterFirst, loadavg()[0]!.toFixed(1), '-'],
-        ],
-      );
+      const rows: (string | number)[][] = [];
+      const line = async (name: string, dataDir: string, target?: boolean) => {
+        const load = loadavg()[0]!.toFixed(1);
+        const r = await demo(dataDir, templates);
+        const met = r.loaded && r.seconds < TARGET_SECONDS;
+        rows.push([name, r.seconds, r.cpu, r.demoMs / 1000, String(r.loaded), load, loadavg()[0]!.toFixed(1), target ? (met ? 'met' : 'missed') : '-']);
+        return met;
+      };
+      await demo(join(dir, 'warm-up'), templates);
+      for (const made of readdirSync(templates)) if (made.startsWith(TEMPLATE_PREFIX)) rmSync(join(templates, made), { recursive: true });
+      const passed = await line('fresh data folder, no template yet', join(dir, 'first'), true);
+      await line('fresh data folder, template set up', join(dir, 'second'));
+      await line('again (already loaded)', join(dir, 'second'));
+      printTable(['run', 'npm run demo (s)', 'its CPU (s)', 'the demo itself (s)', 'loaded', 'load before', 'load after', 'target'], rows);
       return { passed };
     } finally {
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
     }
   },
 };

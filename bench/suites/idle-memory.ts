@@ -114,12 +114,12 @@ const suite: Suite = {
       const fresh = await idleProcess([serverJs], serverEnv(join(dir, 'app')), listening);
       row('server, fresh data folder', fresh);
       row('server, started again on it', await idleProcess([serverJs], serverEnv(join(dir, 'app')), listening));
-      const floor = await idleProcess(
-        [floorScript, join(dir, 'floor'), JSON.stringify([...PGlite.defaultStartParams, ...PGLITE_MEMORY_PARAMS])],
-        process.env,
-        /ready/,
-      );
+      const floorArgs = [floorScript, join(dir, 'floor'), JSON.stringify([...PGlite.defaultStartParams, ...PGLITE_MEMORY_PARAMS])];
+      const floor = await idleProcess(floorArgs, process.env, /ready/);
       row('floor: bare PGlite, fresh folder', floor);
+      // Its initdb ran in the process above; the server sets up a folder in a child, so this is the like-for-like floor.
+      const floorAgain = await idleProcess(floorArgs, process.env, /ready/);
+      row('floor: bare PGlite, started again on it', floorAgain);
       row(
         'bare PGlite, PostgreSQL memory defaults',
         await idleProcess([floorScript, join(dir, 'defaults'), JSON.stringify(PGlite.defaultStartParams)], process.env, /ready/),
@@ -127,7 +127,7 @@ const suite: Suite = {
       printTable(['process', 'ready s', 'RSS MB', 'JS heap MB', 'external MB', 'peak RSS MB'], rows);
       const passed = fresh.rss < TARGET_MB;
       console.log(
-        `\nserver fresh ${fresh.rss.toFixed(0)} MB = ${(fresh.rss / floor.rss).toFixed(2)}x the floor (${floor.rss.toFixed(0)} MB); target < ${TARGET_MB} MB: ${passed ? 'met' : 'missed'}` +
+        `\nserver fresh ${fresh.rss.toFixed(0)} MB = ${(fresh.rss / floorAgain.rss).toFixed(2)}x the floor started again (${floorAgain.rss.toFixed(0)} MB; fresh ${floor.rss.toFixed(0)} MB); target < ${TARGET_MB} MB: ${passed ? 'met' : 'missed'}` +
           ` (load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
       );
       return { passed };

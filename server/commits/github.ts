@@ -1,4 +1,3 @@
-import { Octokit } from '@octokit/rest';
 import { RateLimited, retryAfterSeconds } from '../core/http/outbound.js';
 import { ServiceRefused } from '../plugins/outside.js';
 import type { LoadedPlugin } from '../plugins/registry.js';
@@ -33,6 +32,9 @@ export function githubProblem(err: unknown, repo: Repository): Error {
   return new ServiceRefused(`GitHub answered ${e.status} for ${where}: ${said}`, e.status);
 }
 
+// Loaded on first use: a server that syncs no GitHub repository never needs Octokit.
+let octokitModule: Promise<typeof import('@octokit/rest')> | undefined;
+
 const nextOf = (link: string | undefined) => /<([^>]+)>;\s*rel="next"/.exec(link ?? '')?.[1] ?? null;
 
 /** GET /repos/{owner}/{repo}/commits?since=…, one page at a time by the Link header, the first with If-None-Match. */
@@ -41,6 +43,7 @@ export async function commitPage(
   repo: Repository,
   from: { since: string; etag: string | null; next: string | null },
 ): Promise<CommitPage> {
+  const { Octokit } = await (octokitModule ??= import('@octokit/rest'));
   const octokit = new Octokit({
     auth: String(plugin.config.token),
     baseUrl: String(plugin.config.api_url ?? 'https://api.github.com').replace(/\/+$/, ''),

@@ -7,7 +7,7 @@ import { seedOrganization } from '../core/seeds.js';
 import { casePriorities, caseSeverities, caseTypes } from '../cases/settings-tables.js';
 import { incidentCostTypes, incidentPriorities, incidentSeverities, incidentTypes } from '../incidents/settings-tables.js';
 import { cases } from '../cases/tables.js';
-import { comments, events } from '../timeline/tables.js';
+import { comments, conversationMessages, events } from '../timeline/tables.js';
 import { incidentCosts, incidentParticipants, incidentRoles, incidents, nameCounters, reports } from '../incidents/tables.js';
 import { tasks } from '../tasks/tables.js';
 import { feedback, FEEDBACK_RATINGS, serviceFeedback, SERVICE_FEEDBACK_RATINGS } from '../feedback/tables.js';
@@ -167,6 +167,14 @@ const NOTES = [
   'Monitoring for recurrence',
 ];
 
+/** What responders write in an incident's conversation, in the order a response goes. */
+const CHAT = [
+  ['Looking at the dashboards now.', 'I see it too, errors started a few minutes ago.', 'Paging the owning team.'],
+  ['Is this related to the deploy this morning?', 'Checking the logs.', 'Found a spike in timeouts upstream.', 'Trying a rollback.'],
+  ['Rollback is out, watching the error rate.', 'Looks better on my side.', 'Updating the status page.'],
+  ['Customers confirm it works again.', 'Leaving it stable for an hour before closing.', 'I will write the postmortem.'],
+] as const;
+
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 
@@ -260,6 +268,8 @@ async function fill(tx: Tx, opts: DemoOptions): Promise<{ result: DemoResult; or
   await addServiceFeedback(d, madeServices, madeIndividuals);
   const madeSources = await addDataCatalog(d, emails);
   const uploaded = await addRunbooks(d, projectByName, people[0]?.id ?? null);
+  // Last, so every draw above stays as the seed gave it before messages were added.
+  const messages = await addConversationMessages(d, activity.scopes);
 
   return {
     orgId,
@@ -275,6 +285,7 @@ async function fill(tx: Tx, opts: DemoOptions): Promise<{ result: DemoResult; or
         incidents: incidentsMade.made.length,
         cases: casesMade.made.length,
         events: activity.eventRows.length + caseActivity.events.length,
+        messages: messages.length,
         tasks: activity.taskRows.length + caseActivity.tasks.length,
         reports: activity.reportRows.length,
         feedback: activity.feedbackRows.length,
@@ -492,12 +503,14 @@ async function addIncidentActivity(d: Demo, incidentsMade: IncidentsMade, { emai
   const { tx, end } = d;
   const crewOf = await addParticipants(d, incidentsMade, emails);
   const out: ActivityRows = { roleRows: [], eventRows: [], commentRows: [], taskRows: [], reportRows: [], costRows: [], feedbackRows: [] };
+  const scopes: IncidentScope[] = [];
   for (const [i, inc] of incidentsMade.made.entries()) {
     const row = incidentsMade.rows[i]!;
     const reported = row.reported_at.getTime();
     const last = (row.closed_at ?? row.stable_at ?? new Date(Math.min(end, reported + 6 * HOUR))).getTime();
     const at = (f: number) => new Date(reported + (last - reported) * f);
     const s: IncidentScope = { row, id: inc.id, crew: crewOf.get(inc.id)!, reported, last, at };
+    scopes.push(s);
     incidentRolesOf(d, s, out);
     incidentTimelineOf(d, s, out);
     incidentTasksOf(d, s, out);
@@ -512,7 +525,37 @@ async function addIncidentActivity(d: Demo, incidentsMade: IncidentsMade, { emai
   await insertAll(tx, reports, out.reportRows);
   await insertAll(tx, incidentCosts, out.costRows);
   await insertAll(tx, feedback, out.feedbackRows);
-  return out;
+  return { ...out, scopes };
+}
+
+/**
+ * Each incident's conversation a thread by its crew, from the first stage of a response to the stage
+ * the incident reached (a closed one's to its end), as people would have written it there.
+ */
+async function addConversationMessages({ tx, orgId, o, rng }: Demo, scopes: IncidentScope[]) {
+  const conversationOf = new Map(
+    (await tx.select({ id: incidents.id, conversation_id: incidents.conversation_id }).from(incidents).where(eq(incidents.organization_id, orgId))).map((r) => [
+      r.id,
+      r.conversation_id,
+    ]),
+  );
+  const rows: (typeof conversationMessages.$inferInsert)[] = [];
+  for (const { row, id, crew, at } of scopes) {
+    const stages = row.status === 'Closed' ? CHAT.length : row.status === 'Stable' ? 3 : 2;
+    const lines = CHAT.slice(0, stages).flatMap((stage) => stage.slice(0, rng.int(1, stage.length)));
+    lines.forEach((text, n) =>
+      rows.push({
+        ...o,
+        conversation_id: conversationOf.get(id)!,
+        author_email: rng.pick(crew).email,
+        text,
+        // Spread over the incident, in the thread's order.
+        created_at: at((n + 1) / (lines.length + 1)),
+      }),
+    );
+  }
+  await insertAll(tx, conversationMessages, rows);
+  return rows;
 }
 
 function incidentRolesOf({ o, rng }: Demo, { row, id, crew }: IncidentScope, out: ActivityRows) {

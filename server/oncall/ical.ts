@@ -1,8 +1,11 @@
-import ICAL from 'ical.js';
 import type { Shift } from './schedule-math.js';
 
+// Loaded on first use: only a calendar feed's request needs ical.js.
+let icalModule: Promise<typeof import('ical.js')> | undefined;
+
 /** Shifts as an iCalendar feed (RFC 5545) that calendar apps subscribe to; times in UTC. */
-export function shiftsToIcal(name: string, shifts: (Shift & { schedule?: string })[], uidPrefix: string): string {
+export async function shiftsToIcal(name: string, shifts: (Shift & { schedule?: string })[], uidPrefix: string): Promise<string> {
+  const { default: ICAL } = await (icalModule ??= import('ical.js'));
   const cal = new ICAL.Component(['vcalendar', [], []]);
   cal.updatePropertyWithValue('prodid', '-//Firewatch//On-call//EN');
   cal.updatePropertyWithValue('version', '2.0');

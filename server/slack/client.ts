@@ -1,4 +1,4 @@
-import { ErrorCode, WebClient, type WebAPICallResult } from '@slack/web-api';
+import type { WebAPICallResult, WebClient } from '@slack/web-api';
 import { limitOf, RateLimiter } from './rate-limits.js';
 
 /**
@@ -14,22 +14,42 @@ export const slackFetch: typeof fetch = (input, init) => fetch(input, init);
  */
 const TIMEOUT_MS = 30_000;
 
+// Loaded on the first call: @slack/web-api is a large module that a server with no Slack app never needs.
+let webApi: Promise<typeof import('@slack/web-api')> | undefined;
+const loadWebApi = () => (webApi ??= import('@slack/web-api'));
+
+/** A token's Web API client, made at its first call (callSlack). */
+export interface SlackClient {
+  readonly slackApiUrl: string;
+  readonly token?: string;
+  web(): Promise<WebClient>;
+}
+
 /**
  * A Web API client for a token. A 429 is not waited out inside the call (rejectRateLimitedCalls): it
  * throws SlackRateLimited, and the job queue runs the work again after Retry-After, so no worker
  * sleeps and no transaction stays open meanwhile.
  */
-export function slackClient(apiUrl: string, token?: string) {
-  return new WebClient(token, {
+export function slackClient(apiUrl: string, token?: string): SlackClient {
+  let web: Promise<WebClient> | undefined;
+  return {
     slackApiUrl: apiUrl,
-    fetch: slackFetch as never,
-    timeout: TIMEOUT_MS,
-    rejectRateLimitedCalls: true,
-    // Transport failures are retried by the job queue too, not inside the call.
-    retryConfig: { retries: 0 },
-    // A method name can never send the token anywhere but apiUrl.
-    allowAbsoluteUrls: false,
-  });
+    token,
+    web: () =>
+      (web ??= loadWebApi().then(
+        ({ WebClient }) =>
+          new WebClient(token, {
+            slackApiUrl: apiUrl,
+            fetch: slackFetch as never,
+            timeout: TIMEOUT_MS,
+            rejectRateLimitedCalls: true,
+            // Transport failures are retried by the job queue too, not inside the call.
+            retryConfig: { retries: 0 },
+            // A method name can never send the token anywhere but apiUrl.
+            allowAbsoluteUrls: false,
+          }),
+      )),
+  };
 }
 
 /** Slack answered 429: the work runs again after `retryAfter` seconds. */
@@ -79,7 +99,7 @@ export const WAIT_INLINE_MS = 5_000;
  * over the limit waits up to `maxWaitMs`, else throws SlackRateLimited as a 429 would.
  */
 export async function callSlack<T extends object = WebAPICallResult>(
-  client: WebClient,
+  client: SlackClient,
   method: string,
   args: Record<string, unknown>,
   { maxWaitMs = WAIT_INLINE_MS }: { maxWaitMs?: number } = {},
@@ -90,8 +110,9 @@ export async function callSlack<T extends object = WebAPICallResult>(
     if (slot.wait > 0) await new Promise((r) => setTimeout(r, slot.wait));
   }
   try {
-    return (await client.apiCall(method, args)) as unknown as T;
+    return (await (await client.web()).apiCall(method, args)) as unknown as T;
   } catch (err) {
+    const { ErrorCode } = await loadWebApi();
     const e = err as { code?: string; retryAfter?: number; data?: { error?: string } };
     if (e.code === ErrorCode.RateLimitedError) throw new SlackRateLimited(method, e.retryAfter ?? 1);
     if (e.code === ErrorCode.PlatformError) throw new SlackApiError(method, e.data?.error ?? 'unknown_error');

@@ -1,4 +1,4 @@
-import { SocketModeClient } from '@slack/socket-mode';
+import type { SocketModeClient } from '@slack/socket-mode';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { organizations } from '../core/db/tables.js';
@@ -9,6 +9,9 @@ import { runInTenant } from '../core/tenancy.js';
 import { systemActor } from '../core/context.js';
 import { slackFetch } from './client.js';
 import { acceptInbound, type InboundKind } from './inbound.js';
+
+// Loaded when the first socket opens: most servers have no Slack app in Socket Mode.
+let socketMode: Promise<typeof import('@slack/socket-mode')> | undefined;
 
 const KINDS: Record<string, InboundKind> = { events_api: 'event', slash_commands: 'command', interactive: 'interaction' };
 /** How often a process looks for Slack apps switched to Socket Mode (or away from it) meanwhile. */
@@ -62,6 +65,9 @@ export class SlackSockets {
   }
 
   private async open(instanceId: number, org: { orgId: number; orgSlug: string }, token: string) {
+    const { SocketModeClient } = await (socketMode ??= import('@slack/socket-mode'));
+    // stop() may have run while the module loaded: no socket opens after it.
+    if (this.stopped) return;
     const client = new SocketModeClient({ appToken: token, clientOptions: { slackApiUrl: this.app.config.SLACK_API_URL, fetch: slackFetch as never } });
     client.on('slack_event', async ({ ack, type, body }: { ack: (r?: unknown) => Promise<void>; type: string; body: Record<string, unknown> }) => {
       const kind = KINDS[type];

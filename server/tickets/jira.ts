@@ -1,12 +1,16 @@
-import { Version3Client } from 'jira.js';
+import type { Version3Client } from 'jira.js';
 import { RateLimited, retryAfterSeconds } from '../core/http/outbound.js';
 import { ServiceRefused } from '../plugins/outside.js';
 import type { LoadedPlugin } from '../plugins/registry.js';
 import type { StatusCategory, TicketRef, TicketRequest } from './capabilities.js';
 import { ticketsFetch } from './http.js';
 
+// Loaded on first use: jira.js is a large module that a server with no Jira plugin never needs.
+let jiraModule: Promise<typeof import('jira.js')> | undefined;
+
 /** A Jira Cloud site's REST v3 client for a plugin instance (basic auth: e-mail and API token). */
-export function jiraClient(plugin: LoadedPlugin) {
+export async function jiraClient(plugin: LoadedPlugin): Promise<Version3Client> {
+  const { Version3Client } = await (jiraModule ??= import('jira.js'));
   return new Version3Client({
     host: String(plugin.config.site_url).replace(/\/+$/, ''),
     authentication: { basic: { email: String(plugin.config.email), apiToken: String(plugin.config.api_token) } },
@@ -91,7 +95,7 @@ export const labelOf = (t: TicketRequest) => `firewatch-${t.organization}-${t.na
 
 /** Creates the issue, or finds the one an earlier run created (by its label). */
 export async function createIssue(plugin: LoadedPlugin, t: TicketRequest): Promise<TicketRef> {
-  const client = jiraClient(plugin);
+  const client = await jiraClient(plugin);
   const label = labelOf(t);
   const site = String(plugin.config.site_url).replace(/\/+$/, '');
   const ref = (key: string, warning?: string): TicketRef => ({ resource_type: 'jira-ticket', resource_id: key, weblink: `${site}/browse/${key}`, warning });
@@ -121,7 +125,7 @@ export async function createIssue(plugin: LoadedPlugin, t: TicketRequest): Promi
 
 /** Moves the issue through the first transition whose target status is of `category` (never by name). */
 export async function moveIssue(plugin: LoadedPlugin, key: string, category: StatusCategory): Promise<{ status: string }> {
-  const client = jiraClient(plugin);
+  const client = await jiraClient(plugin);
   const issue = await jira(() => client.issues.getIssue({ issueIdOrKey: key, fields: ['status'] }));
   const current = issue.fields?.status;
   if (current?.statusCategory?.key === category) return { status: current.name ?? category };
@@ -138,7 +142,7 @@ export async function moveIssue(plugin: LoadedPlugin, key: string, category: Sta
 
 /** The credentials and the rights the plugin needs on its project, in words. */
 export async function jiraHealth(plugin: LoadedPlugin) {
-  const client = jiraClient(plugin);
+  const client = await jiraClient(plugin);
   const findings: string[] = [];
   try {
     const me = await jira(() => client.myself.getCurrentUser());

@@ -7,6 +7,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { sql, type ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
+import { copyTemplate } from './pglite-template.js';
 
 // No relational schema: Firewatch uses only the SQL-like builders, so the client knows no tables.
 type NoSchema = Record<string, never>;
@@ -104,10 +105,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   ]);
   const inMemory = options.dataDir.startsWith('memory://');
   if (!inMemory) mkdirSync(options.dataDir, { recursive: true });
-  // A new folder is set up (initdb, then the migrations) by a process of its own, whose scratch memory
-  // goes back to the OS when it exits: in this process, initdb's own PGlite and the setup's large
-  // buffers left about 100 MB in malloc's heap for good. This process then opens a ready folder.
-  if (!inMemory && !options.snapshot && !options.setUpHere && !existsSync(join(options.dataDir, 'PG_VERSION'))) await setUpInChild(options);
+  // A new folder is copied from a template (see pglite-template.ts), which is set up (initdb, then the
+  // migrations) by a process of its own, whose scratch memory goes back to the OS when it exits: in this
+  // process, initdb's own PGlite and the setup's large buffers left about 100 MB in malloc's heap for
+  // good. This process then opens a ready folder.
+  if (!inMemory && !options.snapshot && !options.setUpHere && !existsSync(join(options.dataDir, 'PG_VERSION')))
+    await copyTemplate(migrationsFolder, options.dataDir, (dir) => setUpInChild({ ...options, dataDir: dir }), options.sync !== false);
   // A folder on disk syncs every commit (see pglite-sync.ts); memory:// has nothing to sync.
   const durable = !inMemory && options.sync !== false;
   const client = await PGlite.create(options.dataDir, {

@@ -27,11 +27,28 @@ t.test('the demo fills an organization repeatably, once, and the dashboards show
   t.equal((await get('/iaos')).total, 300, 'the incident list has them all');
   t.equal((await get('/cases')).total, 150);
   t.equal((await get('/tasks')).total, result.counts.tasks, 'every task counted is in the task list (incidents and cases)');
-  const incidentPage = (await get('/iaos?itemsPerPage=50')).items as { conversation: unknown; conference: { weblink: string } | null }[];
+  const incidentPage = (await get('/iaos?itemsPerPage=50')).items as { id: number; conversation: unknown; conference: { weblink: string } | null }[];
   t.ok(
     incidentPage.every((i) => i.conversation && i.conference?.weblink),
     'every demo incident has its conversation and conference (the page stops waiting)',
   );
+  // The conversation tab of an incident shows its thread, from people on the incident.
+  for (const incident of incidentPage.slice(0, 10)) {
+    const { items } = (await get(`/iaos/${incident.id}/conversation/messages`)) as { items: { author_email: string; text: string }[] };
+    t.ok(
+      items.length > 0 && items.every((m) => m.text && m.author_email.endsWith('@demo.firewatch.test')),
+      `incident ${incident.id} has conversation messages`,
+    );
+  }
+  const { conversationMessages } = await import('../../../server/timeline/tables.js');
+  const { incidents: incidentTable } = await import('../../../server/incidents/tables.js');
+  const { count, countDistinct, eq: equal } = await import('drizzle-orm');
+  const [threads] = await app.database.db
+    .select({ incidents: countDistinct(incidentTable.id), messages: count() })
+    .from(conversationMessages)
+    .innerJoin(incidentTable, equal(incidentTable.conversation_id, conversationMessages.conversation_id));
+  t.equal(threads!.incidents, 300, "every demo incident's conversation has messages");
+  t.equal(threads!.messages, result.counts.messages, 'every message counted is in a conversation');
   t.ok(
     ((await get('/cases?itemsPerPage=50')).items as { conversation: unknown }[]).every((c) => c.conversation),
     'and every case its conversation',
