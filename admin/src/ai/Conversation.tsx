@@ -75,32 +75,29 @@ function SourceList({ sources, onOpen }: { sources: Source[]; onOpen(s: Source):
   );
 }
 
+/** The two feedback buttons under an answer. */
+const FEEDBACK = [
+  { value: 'like', title: 'Helpful', label: 'Like this answer', Icon: ThumbUpIcon },
+  { value: 'dislike', title: 'Not helpful', label: 'Dislike this answer', Icon: ThumbDownIcon },
+] as const;
+
 /** Like and dislike an answer (the pressed one shows), and when it was given. */
 function FeedbackBar({ message: m, onFeedback }: { message: Message; onFeedback(message: Message, value: 'like' | 'dislike'): void }) {
   return (
     <Stack direction="row" spacing={1} sx={{ mt: 0.5, alignItems: 'center' }}>
-      <Tooltip title="Helpful">
-        <IconButton
-          size="small"
-          aria-label="Like this answer"
-          aria-pressed={m.feedback === 'like'}
-          color={m.feedback === 'like' ? 'primary' : 'default'}
-          onClick={() => onFeedback(m, 'like')}
-        >
-          <ThumbUpIcon fontSize="small" />
-        </IconButton>
-      </Tooltip>
-      <Tooltip title="Not helpful">
-        <IconButton
-          size="small"
-          aria-label="Dislike this answer"
-          aria-pressed={m.feedback === 'dislike'}
-          color={m.feedback === 'dislike' ? 'primary' : 'default'}
-          onClick={() => onFeedback(m, 'dislike')}
-        >
-          <ThumbDownIcon fontSize="small" />
-        </IconButton>
-      </Tooltip>
+      {FEEDBACK.map(({ value, title, label, Icon }) => (
+        <Tooltip key={value} title={title}>
+          <IconButton
+            size="small"
+            aria-label={label}
+            aria-pressed={m.feedback === value}
+            color={m.feedback === value ? 'primary' : 'default'}
+            onClick={() => onFeedback(m, value)}
+          >
+            <Icon fontSize="small" />
+          </IconButton>
+        </Tooltip>
+      ))}
       {m.created_at ? (
         <Typography variant="caption" color="text.secondary">
           {relativeTime(m.created_at)}

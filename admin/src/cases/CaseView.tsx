@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { Box, Button, Chip, Grid, Link as MuiLink, List, ListItem, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import { Box, Button, Grid, Link as MuiLink, List, ListItem, ListItemText, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import { Title, useBasename, useGetList, useNotify } from 'react-admin';
 import { useFirewatchData } from '../core/queries.js';
 import { MANUAL_CASE_STATUSES, type CaseStatus } from '../core/shapes.js';
@@ -8,7 +8,7 @@ import { utc } from '../engine/screens.js';
 import {
   Comments,
   ConfirmDialog,
-  LiveChip,
+  RecordHeading,
   Section,
   Tasks,
   Timeline,
@@ -156,21 +156,21 @@ function CaseActions({ kase, act, onEscalate, onProbableCause }: { kase: ApiReco
   );
 }
 
-/** The case's name and title, its status, classification and visibility as chips, and whether the page is live. */
+/** The case's name and title, its status, classification and visibility, and whether the page is live. */
 function CaseHeading({ kase, live }: { kase: ApiRecord; live: boolean }) {
   const { t, r } = useResponderWords();
   const status = kase.status as CaseStatus;
   return (
-    <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 2, gap: 1 }}>
-      <Typography variant="h5" component="h1">
-        {kase.name}: {kase.title}
-      </Typography>
-      <Chip label={status} color={status === 'Closed' ? 'default' : status === 'Escalated' ? 'error' : 'primary'} aria-label={t('status_is', { status })} />
-      {kase.case_type_name ? <Chip variant="outlined" label={`${r('type')}: ${kase.case_type_name}`} /> : null}
-      {kase.case_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: kase.case_priority_name })} /> : null}
-      {kase.visibility === 'Restricted' ? <Chip variant="outlined" label={t('restricted')} /> : null}
-      <LiveChip live={live} />
-    </Stack>
+    <RecordHeading
+      record={kase}
+      statusColor={status === 'Closed' ? 'default' : status === 'Escalated' ? 'error' : 'primary'}
+      facts={[
+        kase.case_type_name && `${r('type')}: ${kase.case_type_name}`,
+        kase.case_priority_name && t('priority_is', { priority: kase.case_priority_name }),
+        kase.visibility === 'Restricted' && t('restricted'),
+      ]}
+      live={live}
+    />
   );
 }
 

@@ -123,20 +123,22 @@ interface CallOptions {
   globalErrors?: boolean;
 }
 
-export type ActionParams = RecordPath & CallOptions & { method?: ActionMethod; data?: unknown };
-export type ViewParams = RecordPath & CallOptions & { query?: Record<string, string | number>; signal?: AbortSignal };
+type Query = { query?: Record<string, string | number> };
+export type ActionParams = RecordPath & CallOptions & Query & { method?: ActionMethod; data?: unknown };
+export type ViewParams = RecordPath & CallOptions & Query & { signal?: AbortSignal };
 
-const recordPath = (resource: string, { id, path }: RecordPath) =>
-  `${pathOf(resource)}${id === undefined ? '' : `/${encodeURIComponent(String(id))}`}${path ? `/${path}` : ''}`;
+/** `{resource}/{id}/{path}?{query}`. */
+const recordPath = (resource: string, { id, path, query }: RecordPath & Query) =>
+  `${pathOf(resource)}${id === undefined ? '' : `/${encodeURIComponent(String(id))}`}${path ? `/${path}` : ''}` +
+  (query ? `?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()}` : '');
 
 /** react-admin ↔ the Firewatch list/CRUD contract (page, itemsPerPage, sortBy, descending, q, filter). */
 export const dataProvider: FirewatchDataProvider = {
   async action<T>(resource: string, { method = 'POST', data, anonymous, globalErrors, ...at }: ActionParams) {
     return { data: await api<T>(recordPath(resource, at), { method, json: data, anonymous, globalErrors }) };
   },
-  async view<T>(resource: string, { query, signal, anonymous, globalErrors, ...at }: ViewParams) {
-    const search = query ? `?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()}` : '';
-    return { data: await api<T>(`${recordPath(resource, at)}${search}`, { signal, anonymous, globalErrors }) };
+  async view<T>(resource: string, { signal, anonymous, globalErrors, ...at }: ViewParams) {
+    return { data: await api<T>(recordPath(resource, at), { signal, anonymous, globalErrors }) };
   },
   async getList(resource, params) {
     const page = await api<Page>(`${pathOf(resource)}?${listQuery(params)}`, { signal: params.signal });

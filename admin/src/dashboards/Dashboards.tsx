@@ -164,6 +164,16 @@ const FEEDBACK_RATINGS = ['Very satisfied', 'Somewhat satisfied', 'Neither satis
 const EFFORT_RATINGS = ['No effort', 'Little effort', 'Moderate effort', 'Lots of effort', 'Very high effort'];
 const cell = { xs: 12, md: 3 } as const;
 const half = { xs: 12, md: 6 } as const;
+type GridSize = typeof cell | { xs: number; md: number };
+
+/** A row of figures, each in its grid cell. */
+function FigureCells({ figures, size = cell }: { figures: [label: string, value: string | number | null | undefined][]; size?: GridSize }) {
+  return figures.map(([label, value]) => (
+    <Grid key={label} size={size}>
+      <Figure label={label} value={value} />
+    </Grid>
+  ));
+}
 
 /** The dashboards' own translations (`fw.dashboards.*`). */
 type T = (key: string, options?: Record<string, unknown>) => string;
@@ -172,18 +182,14 @@ type T = (key: string, options?: Record<string, unknown>) => string;
 function IncidentFigures({ s, t, configured }: { s: Summary; t: T; configured: Record<string, string> }) {
   return (
     <Grid container spacing={2}>
-      <Grid size={cell}>
-        <Figure label={t('incidents')} value={s.incidents.total} />
-      </Grid>
-      <Grid size={cell}>
-        <Figure label={t('time_to_stable')} value={hours(s.incidents.hours_to_stable)} />
-      </Grid>
-      <Grid size={cell}>
-        <Figure label={t('time_to_close')} value={hours(s.incidents.hours_to_close)} />
-      </Grid>
-      <Grid size={cell}>
-        <Figure label={t('cost')} value={money(s.incidents.cost)} />
-      </Grid>
+      <FigureCells
+        figures={[
+          [t('incidents'), s.incidents.total],
+          [t('time_to_stable'), hours(s.incidents.hours_to_stable)],
+          [t('time_to_close'), hours(s.incidents.hours_to_close)],
+          [t('cost'), money(s.incidents.cost)],
+        ]}
+      />
       <Grid size={{ xs: 12, md: 4 }}>
         <Chart title={t('incidents_by_status')} rows={s.incidents.by_month} by={(r) => r.status} />
       </Grid>
@@ -201,15 +207,14 @@ function IncidentFigures({ s, t, configured }: { s: Summary; t: T; configured: R
 function CaseFigures({ s, t, configured }: { s: Summary; t: T; configured: Record<string, string> }) {
   return (
     <Grid container spacing={2}>
-      <Grid size={{ xs: 12, md: 4 }}>
-        <Figure label={t('cases')} value={s.cases.total} />
-      </Grid>
-      <Grid size={{ xs: 12, md: 4 }}>
-        <Figure label={t('time_to_triage')} value={hours(s.cases.hours_to_triage)} />
-      </Grid>
-      <Grid size={{ xs: 12, md: 4 }}>
-        <Figure label={t('time_to_close')} value={hours(s.cases.hours_to_close)} />
-      </Grid>
+      <FigureCells
+        size={{ xs: 12, md: 4 }}
+        figures={[
+          [t('cases'), s.cases.total],
+          [t('time_to_triage'), hours(s.cases.hours_to_triage)],
+          [t('time_to_close'), hours(s.cases.hours_to_close)],
+        ]}
+      />
       <Grid size={half}>
         <Chart title={t('cases_by_status')} rows={s.cases.by_month} by={(r) => r.status} />
       </Grid>
@@ -224,18 +229,14 @@ function CaseFigures({ s, t, configured }: { s: Summary; t: T; configured: Recor
 function TaskFigures({ s, t, configured }: { s: Summary; t: T; configured: Record<string, string> }) {
   return (
     <Grid container spacing={2}>
-      <Grid size={cell}>
-        <Figure label={t('tasks')} value={s.tasks.total} />
-      </Grid>
-      <Grid size={cell}>
-        <Figure label={t('open_tasks')} value={s.tasks.open} />
-      </Grid>
-      <Grid size={cell}>
-        <Figure label={t('overdue_tasks')} value={s.tasks.overdue} />
-      </Grid>
-      <Grid size={cell}>
-        <Figure label={t('time_to_resolve')} value={hours(s.tasks.hours_to_resolve)} />
-      </Grid>
+      <FigureCells
+        figures={[
+          [t('tasks'), s.tasks.total],
+          [t('open_tasks'), s.tasks.open],
+          [t('overdue_tasks'), s.tasks.overdue],
+          [t('time_to_resolve'), hours(s.tasks.hours_to_resolve)],
+        ]}
+      />
       <Grid size={half}>
         <Chart title={t('tasks_by_status')} rows={s.tasks.by_month} by={(r) => r.status} />
       </Grid>
@@ -250,23 +251,15 @@ function TaskFigures({ s, t, configured }: { s: Summary; t: T; configured: Recor
 function DataFigures({ s, t }: { s: Summary; t: T }) {
   return (
     <Grid container spacing={2}>
-      <Grid size={cell}>
-        <Figure label={t('sources')} value={s.data.total} />
-      </Grid>
-      <Grid size={cell}>
-        <Figure label={t('daily_volume')} value={bytes(s.data.bytes_per_day)} />
-      </Grid>
-      <Grid size={cell}>
-        <Figure label={t('data_cost')} value={money(s.data.cost)} />
-      </Grid>
-      <Grid size={cell}>
-        <Figure label={t('mean_delay')} value={s.data.mean_delay_minutes === null ? null : t('minutes', { n: number(s.data.mean_delay_minutes) })} />
-      </Grid>
-      {(s.data.freshness as any[]).map((f) => (
-        <Grid key={f.name} size={cell}>
-          <Figure label={f.name} value={f.count} />
-        </Grid>
-      ))}
+      <FigureCells
+        figures={[
+          [t('sources'), s.data.total],
+          [t('daily_volume'), bytes(s.data.bytes_per_day)],
+          [t('data_cost'), money(s.data.cost)],
+          [t('mean_delay'), s.data.mean_delay_minutes === null ? null : t('minutes', { n: number(s.data.mean_delay_minutes) })],
+        ]}
+      />
+      <FigureCells figures={(s.data.freshness as any[]).map((f) => [f.name, f.count])} />
       <Grid size={half}>
         <Chart title={t('sources_by_type')} rows={s.data.by_month} by={(r) => r.type} />
       </Grid>
@@ -287,18 +280,14 @@ function DataFigures({ s, t }: { s: Summary; t: T }) {
 function FeedbackFigures({ s, t, project }: { s: Summary; t: T; project: string }) {
   return (
     <Grid container spacing={2}>
-      <Grid size={cell}>
-        <Figure label={t('feedback')} value={s.feedback.total} />
-      </Grid>
-      <Grid size={cell}>
-        <Figure label={t('mean_rating')} value={s.feedback.mean_score === null ? null : t('of_five', { n: number(s.feedback.mean_score) })} />
-      </Grid>
-      <Grid size={cell}>
-        <Figure label={t('service_feedback')} value={s.feedback.service.total} />
-      </Grid>
-      <Grid size={cell}>
-        <Figure label={t('mean_effort')} value={s.feedback.service.mean_score === null ? null : t('of_five', { n: number(s.feedback.service.mean_score) })} />
-      </Grid>
+      <FigureCells
+        figures={[
+          [t('feedback'), s.feedback.total],
+          [t('mean_rating'), s.feedback.mean_score === null ? null : t('of_five', { n: number(s.feedback.mean_score) })],
+          [t('service_feedback'), s.feedback.service.total],
+          [t('mean_effort'), s.feedback.service.mean_score === null ? null : t('of_five', { n: number(s.feedback.service.mean_score) })],
+        ]}
+      />
       <Grid size={half}>
         <Chart title={t('ratings')} rows={s.feedback.by_month} by={(r) => r.rating} order={FEEDBACK_RATINGS} />
       </Grid>

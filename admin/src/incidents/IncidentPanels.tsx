@@ -1,11 +1,11 @@
 import { Link } from 'react-router-dom';
-import { Button, Chip, Link as MuiLink, MenuItem, Stack, Table, TableBody, TableCell, TableRow, TextField, Typography } from '@mui/material';
+import { Button, Link as MuiLink, MenuItem, Stack, Table, TableBody, TableCell, TableRow, TextField, Typography } from '@mui/material';
 import { useBasename, useNotify } from 'react-admin';
 import { duration, money } from '../core/units.js';
 import { useFirewatchData, useRecordView } from '../core/queries.js';
 import { STEP_STATUSES, type IncidentStatus } from '../core/shapes.js';
 import { utc } from '../engine/screens.js';
-import { LiveChip, Section, useResponderWords, useSimilarIncidents, type ApiRecord } from './parts.js';
+import { RecordHeading, Section, useResponderWords, useSimilarIncidents, type ApiRecord } from './parts.js';
 
 /**
  * The panels of the incident page (iaos/{name}/view), each one section of the record: IncidentView
@@ -20,26 +20,22 @@ export type Reading = { title: string; body: string; markdown?: boolean };
 /** The review document's resource type (server/incidents: the postmortem). */
 const REVIEW_DOCUMENT = 'dispatch-incident-review-document';
 
-/** The incident's name and title, its status and its classification as chips, and whether the page is live. */
+/** The incident's name and title, its status and its classification, and whether the page is live. */
 export function IncidentHeading({ incident, live }: { incident: ApiRecord; live: boolean }) {
   const { t, r } = useResponderWords();
   const status = incident.status as IncidentStatus;
   return (
-    <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 2, gap: 1 }}>
-      <Typography variant="h5" component="h1">
-        {incident.name}: {incident.title}
-      </Typography>
-      <Chip
-        label={status}
-        color={status === 'Active' ? 'error' : status === 'Stable' ? 'primary' : 'default'}
-        aria-label={t('status_is', { status })}
-        data-testid="incident-status"
-      />
-      {incident.incident_severity_name ? <Chip variant="outlined" label={`${r('severity')}: ${incident.incident_severity_name}`} /> : null}
-      {incident.incident_priority_name ? <Chip variant="outlined" label={t('priority_is', { priority: incident.incident_priority_name })} /> : null}
-      {incident.incident_type_name ? <Chip variant="outlined" label={`${r('type')}: ${incident.incident_type_name}`} /> : null}
-      <LiveChip live={live} />
-    </Stack>
+    <RecordHeading
+      record={incident}
+      statusColor={status === 'Active' ? 'error' : status === 'Stable' ? 'primary' : 'default'}
+      statusTestId="incident-status"
+      facts={[
+        incident.incident_severity_name && `${r('severity')}: ${incident.incident_severity_name}`,
+        incident.incident_priority_name && t('priority_is', { priority: incident.incident_priority_name }),
+        incident.incident_type_name && `${r('type')}: ${incident.incident_type_name}`,
+      ]}
+      live={live}
+    />
   );
 }
 

@@ -229,6 +229,35 @@ export function LiveChip({ live }: { live: boolean }) {
   );
 }
 
+/**
+ * A record page's heading: its name and title, its status as a chip in its colour, its other facts as
+ * outlined chips (those it has), and whether the page is live.
+ */
+export function RecordHeading(props: {
+  record: ApiRecord;
+  statusColor: 'error' | 'primary' | 'default';
+  facts: (string | false | null | undefined)[];
+  live: boolean;
+  statusTestId?: string;
+}) {
+  const { t } = useResponderWords();
+  const { record, statusColor, facts, live, statusTestId } = props;
+  return (
+    <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 2, gap: 1 }}>
+      <Typography variant="h5" component="h1">
+        {record.name}: {record.title}
+      </Typography>
+      <Chip label={record.status} color={statusColor} aria-label={t('status_is', { status: record.status })} data-testid={statusTestId} />
+      {facts
+        .filter((fact): fact is string => !!fact)
+        .map((fact) => (
+          <Chip key={fact} variant="outlined" label={fact} />
+        ))}
+      <LiveChip live={live} />
+    </Stack>
+  );
+}
+
 interface Filter {
   key: string;
   label: string;

@@ -262,7 +262,7 @@ function TrendingCard({ anonKey, busy, onPick }: { anonKey: string | null; busy:
   }, [anonKey, busy]);
   const engage = (id: number) =>
     void dataProvider
-      .action('curated_content', { id, path: `engagements?key=${at(anonKey ?? '')}`, data: { kind: 'click' }, anonymous: true })
+      .action('curated_content', { id, path: 'engagements', query: { key: anonKey ?? '' }, data: { kind: 'click' }, anonymous: true })
       .catch(() => undefined);
   return (
     <Card>
