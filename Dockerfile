@@ -13,7 +13,8 @@ ENV NODE_ENV=production PORT=8000
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/migrations ./migrations
+COPY bin ./bin
 COPY package.json ./
 EXPOSE 8000
 # server.ts handles SIGTERM: in-flight requests finish before the process exits.
-CMD ["node", "dist/server/server.js"]
+CMD ["bin/with-memory-settings", "node", "dist/server/server.js"]

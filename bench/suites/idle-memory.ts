@@ -1,8 +1,9 @@
 /**
- * The embedded default's memory at rest: `npm start`'s process (the compiled server, PGlite, no
- * DATABASE_URL) on a fresh data folder, 15 s after it first listens, then restarted on that folder;
- * beside the floor, a bare PGlite with the same settings in a process of its own (and with PostgreSQL's
- * own memory defaults, to show what PGLITE_MEMORY_PARAMS buys). RSS is read from /proc (Linux).
+ * The embedded default's memory at rest: `npm start`'s process (the compiled server under
+ * bin/with-memory-settings, PGlite, no DATABASE_URL) on a fresh data folder, 15 s after it first
+ * listens, then restarted on that folder, and once on a fresh folder without those settings; beside the
+ * floor, a bare PGlite with the same settings in a process of its own (and with PostgreSQL's own memory
+ * defaults, to show what PGLITE_MEMORY_PARAMS buys). RSS is read from /proc (Linux).
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -20,6 +21,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const probe = fileURLToPath(new URL('../lib/memory-probe.mjs', import.meta.url));
 const floorScript = fileURLToPath(new URL('../lib/idle-floor.mjs', import.meta.url));
 const serverJs = join(root, 'dist/server/server.js');
+const withMemorySettings = join(root, 'bin/with-memory-settings');
+/** The environment without the launcher's settings (npm run bench itself runs under it). */
+const { MALLOC_MMAP_THRESHOLD_: _mmap, MALLOC_ARENA_MAX: _arenas, NODE_OPTIONS: _options, ...plainEnv } = process.env;
 
 const newest = (dir: string): number =>
   Math.max(...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)));
@@ -49,13 +53,17 @@ interface Idle {
   external: number;
 }
 
-/** Starts `args` under node with the memory probe, waits for `ready` on its stdout, idles, measures, stops it. */
-async function idleProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<Idle> {
+/**
+ * Starts `args` under node with the memory probe (through bin/with-memory-settings unless `plain`),
+ * waits for `ready` on its stdout, idles, measures, stops it. The launcher execs node: the pid is node's.
+ */
+async function idleProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, plain = false): Promise<Idle> {
   const probeFile = join(mkdtempSync(join(tmpdir(), 'fw-idle-probe-')), 'usage.json');
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', probe, ...args], {
+  const node = [process.execPath, '--import', probe, ...args];
+  const child = spawn(plain ? node[0]! : withMemorySettings, plain ? node.slice(1) : node, {
     cwd: root,
-    env: { ...env, MEMORY_PROBE_FILE: probeFile },
+    env: { ...plainEnv, ...env, MEMORY_PROBE_FILE: probeFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -93,7 +101,6 @@ async function idleProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp
 }
 
 const serverEnv = (dataDir: string): NodeJS.ProcessEnv => ({
-  ...process.env,
   DATABASE_URL: '',
   DATA_DIR: dataDir,
   PORT: '0',
@@ -114,20 +121,22 @@ const suite: Suite = {
       const fresh = await idleProcess([serverJs], serverEnv(join(dir, 'app')), listening);
       row('server, fresh data folder', fresh);
       row('server, started again on it', await idleProcess([serverJs], serverEnv(join(dir, 'app')), listening));
+      const plain = await idleProcess([serverJs], serverEnv(join(dir, 'plain')), listening, true);
+      row('server, fresh folder, plain node (no memory settings)', plain);
       const floorArgs = [floorScript, join(dir, 'floor'), JSON.stringify([...PGlite.defaultStartParams, ...PGLITE_MEMORY_PARAMS])];
-      const floor = await idleProcess(floorArgs, process.env, /ready/);
+      const floor = await idleProcess(floorArgs, {}, /ready/);
       row('floor: bare PGlite, fresh folder', floor);
       // Its initdb ran in the process above; the server sets up a folder in a child, so this is the like-for-like floor.
-      const floorAgain = await idleProcess(floorArgs, process.env, /ready/);
+      const floorAgain = await idleProcess(floorArgs, {}, /ready/);
       row('floor: bare PGlite, started again on it', floorAgain);
       row(
         'bare PGlite, PostgreSQL memory defaults',
-        await idleProcess([floorScript, join(dir, 'defaults'), JSON.stringify(PGlite.defaultStartParams)], process.env, /ready/),
+        await idleProcess([floorScript, join(dir, 'defaults'), JSON.stringify(PGlite.defaultStartParams)], {}, /ready/),
       );
       printTable(['process', 'ready s', 'RSS MB', 'JS heap MB', 'external MB', 'peak RSS MB'], rows);
       const passed = fresh.rss < TARGET_MB;
       console.log(
-        `\nserver fresh ${fresh.rss.toFixed(0)} MB = ${(fresh.rss / floorAgain.rss).toFixed(2)}x the floor started again (${floorAgain.rss.toFixed(0)} MB; fresh ${floor.rss.toFixed(0)} MB); target < ${TARGET_MB} MB: ${passed ? 'met' : 'missed'}` +
+        `\nserver fresh ${fresh.rss.toFixed(0)} MB = ${(fresh.rss / floorAgain.rss).toFixed(2)}x the floor started again (${floorAgain.rss.toFixed(0)} MB; fresh ${floor.rss.toFixed(0)} MB); plain node ${plain.rss.toFixed(0)} MB; target < ${TARGET_MB} MB: ${passed ? 'met' : 'missed'}` +
           ` (load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
       );
       return { passed };
