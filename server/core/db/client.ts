@@ -110,7 +110,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // process, initdb's own PGlite and the setup's large buffers left about 100 MB in malloc's heap for
   // good. This process then opens a ready folder.
   if (!inMemory && !options.snapshot && !options.setUpHere && !existsSync(join(options.dataDir, 'PG_VERSION')))
-    await copyTemplate(migrationsFolder, options.dataDir, (dir) => setUpInChild({ ...options, dataDir: dir }), options.sync !== false);
+    await copyTemplate(migrationsFolder, options.dataDir, (dir) => setUpInChild({ ...options, dataDir: dir, sync: false }), options.sync !== false);
   // A folder on disk syncs every commit (see pglite-sync.ts); memory:// has nothing to sync.
   const durable = !inMemory && options.sync !== false;
   const client = await PGlite.create(options.dataDir, {

@@ -11,6 +11,8 @@ export const TEMPLATE_PREFIX = 'firewatch-pglite-';
  * A new PGlite data folder is a copy of a template: a folder set up once (initdb, then every migration)
  * under the OS's temporary folder, named by what it was made from (the migrations and PGlite's version),
  * so a changed migration or PGlite makes another. Setting up a folder is most of a first start.
+ * `setUp` need not sync anything (a scratch folder until it is renamed): every file of it reaches the
+ * disk once, before the rename, so a template in place is whole on disk too.
  */
 export async function copyTemplate(migrationsFolder: string, dataDir: string, setUp: (dir: string) => Promise<void>, sync: boolean) {
   // The user's id in the name: the temporary folder may be shared with other accounts.
@@ -20,7 +22,10 @@ export async function copyTemplate(migrationsFolder: string, dataDir: string, se
   const building = mkdtempSync(`${template}.building-`);
   try {
     await setUp(building);
+    // One pass of fsyncs here instead of one per commit of the setup (initdb's and 55 migrations').
+    fsyncTree(building);
     try {
+      // Not synced: a rename lost to a crash only means the template is set up again.
       renameSync(building, template);
     } catch {
       // Another process renamed its template into place first; a folder of that name not ours is never used.
