@@ -1,13 +1,10 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync } from 'node:fs';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { sql, type ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
-import { copyTemplate } from './pglite-template.js';
+import { migrationsFolder, prepareFolder } from './pglite-template.js';
 
 // No relational schema: Firewatch uses only the SQL-like builders, so the client knows no tables.
 type NoSchema = Record<string, never>;
@@ -30,9 +27,6 @@ export interface Database {
   /** PGlite only: the whole data folder as a tarball, to open copies with `snapshot` (tests). */
   dump?(): Promise<Blob>;
 }
-
-// The migrations folder sits at the project root, whether this runs from server/ or dist/server/.
-const migrationsFolder = fileURLToPath(new URL('../../../migrations', import.meta.url)).replace(/\/dist\/migrations$/, '/migrations');
 
 export interface DatabaseOptions {
   /** A PostgreSQL URL; without it the embedded PGlite is used. */
@@ -108,9 +102,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // A new folder is copied from a template (see pglite-template.ts), which is set up (initdb, then the
   // migrations) by a process of its own, whose scratch memory goes back to the OS when it exits: in this
   // process, initdb's own PGlite and the setup's large buffers left about 100 MB in malloc's heap for
-  // good. This process then opens a ready folder.
-  if (!inMemory && !options.snapshot && !options.setUpHere && !existsSync(join(options.dataDir, 'PG_VERSION')))
-    await copyTemplate(migrationsFolder, options.dataDir, (dir) => setUpInChild({ ...options, dataDir: dir, sync: false }), options.sync !== false);
+  // good. This process then opens a ready folder. The server may have started this already (server.ts).
+  if (!options.snapshot && !options.setUpHere) await prepareFolder(options.dataDir, options.sync !== false);
   // A folder on disk syncs every commit (see pglite-sync.ts); memory:// has nothing to sync.
   const durable = !inMemory && options.sync !== false;
   const client = await PGlite.create(options.dataDir, {
@@ -122,19 +115,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const db = drizzlePglite({ client }) as unknown as Db;
   return migrated({ db, kind: 'pglite', close: () => client.close(), dump: () => client.dumpDataDir('none') }, () =>
     migratePglite(db as never, { migrationsFolder }),
-  );
-}
-
-const setupScript = fileURLToPath(new URL(`./setup-folder${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
-
-/** Runs setup-folder in a child node (with this process's loader flags, so under tsx too); rejects with its output if it fails. */
-function setUpInChild(options: DatabaseOptions) {
-  const execArgv = process.execArgv.filter((a) => !a.startsWith('--inspect'));
-  const args = [...execArgv, setupScript, options.dataDir, options.sync === false ? 'no-sync' : 'sync'];
-  return new Promise<void>((resolve, reject) =>
-    execFile(process.execPath, args, { maxBuffer: 1 << 20 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`Setting up the data folder ${options.dataDir} failed: ${stderr || stdout || error.message}`)) : resolve(),
-    ),
   );
 }
 

@@ -1,11 +1,47 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, cpSync, existsSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The start of a template folder's name in os.tmpdir(). */
 export const TEMPLATE_PREFIX = 'firewatch-pglite-';
+
+// The migrations folder sits at the project root, whether this runs from server/ or dist/server/.
+export const migrationsFolder = fileURLToPath(new URL('../../../migrations', import.meta.url)).replace(/\/dist\/migrations$/, '/migrations');
+
+/** Folders being made in this process, by absolute path. */
+const underway = new Map<string, Promise<void>>();
+
+/**
+ * Makes `dataDir` a copy of the template when it is a new folder on disk (no PG_VERSION yet), setting
+ * the template up first in a child process (setup-folder) if there is none. Once per folder at a time:
+ * the server starts this before its modules load (the setup is most of a first start and the loading
+ * takes seconds of its own), and openDatabase awaits the same promise.
+ */
+export function prepareFolder(dataDir: string, sync = true, setUp: (dir: string) => Promise<void> = setUpInChild): Promise<void> {
+  if (dataDir.startsWith('memory://') || existsSync(join(dataDir, 'PG_VERSION'))) return Promise.resolve();
+  const key = resolve(dataDir);
+  const pending = underway.get(key) ?? copyTemplate(migrationsFolder, dataDir, setUp, sync).finally(() => underway.delete(key));
+  underway.set(key, pending);
+  return pending;
+}
+
+const setupScript = fileURLToPath(new URL(`./setup-folder${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+
+/**
+ * Runs setup-folder on `dir` in a child node (with this process's loader flags, so under tsx too),
+ * without an fsync per commit (copyTemplate syncs the folder once); rejects with its output if it fails.
+ */
+function setUpInChild(dir: string) {
+  const execArgv = process.execArgv.filter((a) => !a.startsWith('--inspect'));
+  return new Promise<void>((resolve, reject) =>
+    execFile(process.execPath, [...execArgv, setupScript, dir, 'no-sync'], { maxBuffer: 1 << 20 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`Setting up the data folder ${dir} failed: ${stderr || stdout || error.message}`)) : resolve(),
+    ),
+  );
+}
 
 /**
  * A new PGlite data folder is a copy of a template: a folder set up once (initdb, then every migration)
