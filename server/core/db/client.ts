@@ -1,9 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { sql, type ExtractTablesWithRelations } from 'drizzle-orm';
-import postgres from 'postgres';
 import { migrationsFolder, prepareFolder } from './pglite-template.js';
 
 // No relational schema: Firewatch uses only the SQL-like builders, so the client knows no tables.
@@ -77,7 +74,14 @@ export const PGLITE_MEMORY_PARAMS = ['-c', 'shared_buffers=16MB', '-c', 'mainten
 
 /** Opens the database and applies the committed migrations. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  // Each driver imported when used: the setup child (setup-folder.ts) needs only PGlite's, and loading
+  // postgres.js there (under tsx) was about 0.3 s of its start.
   if (options.url) {
+    const [{ default: postgres }, { drizzle: drizzlePostgres }, { migrate: migratePostgres }] = await Promise.all([
+      import('postgres'),
+      import('drizzle-orm/postgres-js'),
+      import('drizzle-orm/postgres-js/migrator'),
+    ]);
     const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {} });
     const db = drizzlePostgres({ client }) as unknown as Db;
     // Connections still busy after POOL_CLOSE_SECONDS are cut.
@@ -87,8 +91,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
     return migrated({ db, kind: 'postgres', close }, () => migratePostgres(db as never, { migrationsFolder }));
   }
-  // Imported here: PGlite costs about a third of a second of CPU to load, which a server on
-  // PostgreSQL (and each test file of the suite's PostgreSQL run) need not pay.
+  // PGlite costs about a third of a second of CPU to load, which a server on PostgreSQL (and each test
+  // file of the suite's PostgreSQL run) need not pay.
   const [{ PGlite }, { btree_gin }, { pg_trgm }, { drizzle: drizzlePglite }, { migrate: migratePglite }, { syncedFs, durableStartParams }] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite/contrib/btree_gin'),
