@@ -1,8 +1,12 @@
-import { buildApp } from './app.js';
 import { loadConfig } from './core/config.js';
-import { runDemo } from './demo/demo.js';
+import { prepareFolder } from './core/db/pglite-template.js';
 
 const config = loadConfig();
+// A new embedded data folder is set up (a child process, most of a first start) while the app's
+// modules load, seconds of their own: started before they are imported; openDatabase awaits the same
+// setup (and reports its error: here it is only started).
+if (!config.DATABASE_URL) prepareFolder(config.DATA_DIR).catch(() => {});
+const [{ buildApp }, { runDemo }] = await Promise.all([import('./app.js'), import('./demo/demo.js')]);
 const app = await buildApp({ config });
 
 // --demo fills `default` with a made-up quarter of work first (once; see server/demo); --demo-only then exits.

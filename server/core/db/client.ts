@@ -1,13 +1,7 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import { mkdirSync } from 'node:fs';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { sql, type ExtractTablesWithRelations } from 'drizzle-orm';
-import postgres from 'postgres';
-import { copyTemplate } from './pglite-template.js';
+import { migrationsFolder, prepareFolder } from './pglite-template.js';
 
 // No relational schema: Firewatch uses only the SQL-like builders, so the client knows no tables.
 type NoSchema = Record<string, never>;
@@ -30,9 +24,6 @@ export interface Database {
   /** PGlite only: the whole data folder as a tarball, to open copies with `snapshot` (tests). */
   dump?(): Promise<Blob>;
 }
-
-// The migrations folder sits at the project root, whether this runs from server/ or dist/server/.
-const migrationsFolder = fileURLToPath(new URL('../../../migrations', import.meta.url)).replace(/\/dist\/migrations$/, '/migrations');
 
 export interface DatabaseOptions {
   /** A PostgreSQL URL; without it the embedded PGlite is used. */
@@ -83,7 +74,14 @@ export const PGLITE_MEMORY_PARAMS = ['-c', 'shared_buffers=16MB', '-c', 'mainten
 
 /** Opens the database and applies the committed migrations. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  // Each driver imported when used: the setup child (setup-folder.ts) needs only PGlite's, and loading
+  // postgres.js there (under tsx) was about 0.3 s of its start.
   if (options.url) {
+    const [{ default: postgres }, { drizzle: drizzlePostgres }, { migrate: migratePostgres }] = await Promise.all([
+      import('postgres'),
+      import('drizzle-orm/postgres-js'),
+      import('drizzle-orm/postgres-js/migrator'),
+    ]);
     const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {} });
     const db = drizzlePostgres({ client }) as unknown as Db;
     // Connections still busy after POOL_CLOSE_SECONDS are cut.
@@ -93,8 +91,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
     return migrated({ db, kind: 'postgres', close }, () => migratePostgres(db as never, { migrationsFolder }));
   }
-  // Imported here: PGlite costs about a third of a second of CPU to load, which a server on
-  // PostgreSQL (and each test file of the suite's PostgreSQL run) need not pay.
+  // PGlite costs about a third of a second of CPU to load, which a server on PostgreSQL (and each test
+  // file of the suite's PostgreSQL run) need not pay.
   const [{ PGlite }, { btree_gin }, { pg_trgm }, { drizzle: drizzlePglite }, { migrate: migratePglite }, { syncedFs, durableStartParams }] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite/contrib/btree_gin'),
@@ -108,9 +106,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // A new folder is copied from a template (see pglite-template.ts), which is set up (initdb, then the
   // migrations) by a process of its own, whose scratch memory goes back to the OS when it exits: in this
   // process, initdb's own PGlite and the setup's large buffers left about 100 MB in malloc's heap for
-  // good. This process then opens a ready folder.
-  if (!inMemory && !options.snapshot && !options.setUpHere && !existsSync(join(options.dataDir, 'PG_VERSION')))
-    await copyTemplate(migrationsFolder, options.dataDir, (dir) => setUpInChild({ ...options, dataDir: dir }), options.sync !== false);
+  // good. This process then opens a ready folder. The server may have started this already (server.ts).
+  if (!options.snapshot && !options.setUpHere) await prepareFolder(options.dataDir, options.sync !== false);
   // A folder on disk syncs every commit (see pglite-sync.ts); memory:// has nothing to sync.
   const durable = !inMemory && options.sync !== false;
   const client = await PGlite.create(options.dataDir, {
@@ -122,19 +119,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const db = drizzlePglite({ client }) as unknown as Db;
   return migrated({ db, kind: 'pglite', close: () => client.close(), dump: () => client.dumpDataDir('none') }, () =>
     migratePglite(db as never, { migrationsFolder }),
-  );
-}
-
-const setupScript = fileURLToPath(new URL(`./setup-folder${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
-
-/** Runs setup-folder in a child node (with this process's loader flags, so under tsx too); rejects with its output if it fails. */
-function setUpInChild(options: DatabaseOptions) {
-  const execArgv = process.execArgv.filter((a) => !a.startsWith('--inspect'));
-  const args = [...execArgv, setupScript, options.dataDir, options.sync === false ? 'no-sync' : 'sync'];
-  return new Promise<void>((resolve, reject) =>
-    execFile(process.execPath, args, { maxBuffer: 1 << 20 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`Setting up the data folder ${options.dataDir} failed: ${stderr || stdout || error.message}`)) : resolve(),
-    ),
   );
 }
 

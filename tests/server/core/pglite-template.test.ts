@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
-import { copyTemplate } from '../../../server/core/db/pglite-template.js';
+import { copyTemplate, prepareFolder } from '../../../server/core/db/pglite-template.js';
 
 const migrations = fileURLToPath(new URL('../../../migrations', import.meta.url));
 
@@ -57,6 +57,21 @@ t.test('new data folders are copies of one template, set up once and never seen 
   await copyTemplate(changed, join(scratch, 'd'), slowSetUp(calls), false);
   t.equal(calls.length, setUps + 1, 'a changed migration sets up a new template');
   t.equal(readdirSync(templates).length, 2);
+});
+
+t.test('a folder asked for again while it is being made waits for the same setup (the server starts it early, openDatabase awaits it)', async (t) => {
+  const { scratch, templates } = scratchTmpdir(t);
+  const calls: string[] = [];
+  const folder = join(scratch, 'data');
+  await Promise.all([prepareFolder(folder, true, slowSetUp(calls)), prepareFolder(folder, true, slowSetUp(calls))]);
+  t.equal(calls.length, 1, 'one setup');
+  t.equal(readFileSync(join(folder, 'base', 'table'), 'utf8'), 'rows', 'the folder is whole');
+  t.equal(readdirSync(templates).length, 1, 'one template');
+  // Made: asking again sets nothing up and copies nothing over it.
+  writeFileSync(join(folder, 'base', 'table'), 'written since');
+  await prepareFolder(folder, true, slowSetUp(calls));
+  t.equal(readFileSync(join(folder, 'base', 'table'), 'utf8'), 'written since', 'a made folder is left alone');
+  t.equal(calls.length, 1);
 });
 
 t.test('a setup that fails leaves no template and no copy', async (t) => {
