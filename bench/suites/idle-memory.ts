@@ -23,7 +23,7 @@ const floorScript = fileURLToPath(new URL('../lib/idle-floor.mjs', import.meta.u
 const serverJs = join(root, 'dist/server/server.js');
 const withMemorySettings = join(root, 'bin/with-memory-settings');
 /** The environment without the launcher's settings (npm run bench itself runs under it). */
-const { MALLOC_MMAP_THRESHOLD_: _mmap, MALLOC_ARENA_MAX: _arenas, NODE_OPTIONS: _options, ...plainEnv } = process.env;
+const { MALLOC_MMAP_THRESHOLD_: _mmap, MALLOC_ARENA_MAX: _arenas, ...plainEnv } = process.env;
 
 const newest = (dir: string): number =>
   Math.max(...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)));
