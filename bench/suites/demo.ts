@@ -21,7 +21,7 @@ import { printTable } from '../lib/table.js';
 
 const TARGET_SECONDS = 10;
 const root = join(import.meta.dirname, '..', '..');
-const floorScript = join(import.meta.dirname, 'demo-floor', 'floor.mjs');
+const floorScript = join(import.meta.dirname, '..', 'lib', 'demo-floor.mjs');
 
 /** `args` run by node under GNU time: its wall seconds, its CPU seconds (user + system: a figure the machine's load inflates far less than the wall's) and its output. */
 function timed(args: string[], env: NodeJS.ProcessEnv) {

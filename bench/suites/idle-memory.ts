@@ -61,7 +61,8 @@ async function idleProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp
   const probeFile = join(mkdtempSync(join(tmpdir(), 'fw-idle-probe-')), 'usage.json');
   const started = performance.now();
   const node = [process.execPath, '--import', probe, ...args];
-  const child = spawn(plain ? node[0]! : withMemorySettings, plain ? node.slice(1) : node, {
+  const [command, ...commandArgs] = plain ? node : [withMemorySettings, ...node];
+  const child = spawn(command!, commandArgs, {
     cwd: root,
     env: { ...plainEnv, ...env, MEMORY_PROBE_FILE: probeFile },
     stdio: ['ignore', 'pipe', 'pipe'],
