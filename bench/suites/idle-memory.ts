@@ -22,7 +22,7 @@ const probe = fileURLToPath(new URL('../lib/memory-probe.mjs', import.meta.url))
 const floorScript = fileURLToPath(new URL('../lib/idle-floor.mjs', import.meta.url));
 const serverJs = join(root, 'dist/server/server.js');
 const withMemorySettings = join(root, 'bin/with-memory-settings');
-/** The environment without the launcher's settings (npm run bench itself runs under it). */
+/** The environment without the launcher's settings (a caller's own would win over the launcher's). */
 const { MALLOC_MMAP_THRESHOLD_: _mmap, MALLOC_ARENA_MAX: _arenas, ...plainEnv } = process.env;
 
 const newest = (dir: string): number =>
