@@ -43,5 +43,6 @@ t.test("the launched process is the launcher's own (exec), so SIGTERM reaches th
 t.test('npm start and the Docker image run the server through it', async (t) => {
   const scripts = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
   t.match(scripts.start, /bin\/with-memory-settings node dist\/server\/server\.js$/);
+  t.notMatch(scripts.bench, /with-memory-settings/, 'the PostgreSQL benches run as a PostgreSQL deployment does');
   t.match(readFileSync(`${root}Dockerfile`, 'utf8'), /^CMD \["bin\/with-memory-settings", "node", "dist\/server\/server\.js"\]$/m);
 });
